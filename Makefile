@@ -1,0 +1,129 @@
+# oomlint build. `make` fetches the pinned tree-sitter sources (npm registry,
+# sha512-verified), compiles them and oomlint into build/oomlint.
+# `make setup` installs the system packages (Debian/Ubuntu); `make test` runs
+# every test, including the sanitizer build; `make bench` measures speed.
+
+BUILD    ?= build
+DEPS     := build/deps
+CC       ?= cc
+OPT      ?= -O2 -g
+SAN      ?=
+PREFIX   ?= /usr/local
+
+SANITIZERS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_FLAGS  := $(if $(SAN),$(SANITIZERS))
+
+PKGS       := libcjson libpcre2-8
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+TS_LIB   := $(DEPS)/tree-sitter/vendor/tree-sitter/lib
+PY_SRC   := $(DEPS)/tree-sitter-python/src
+JSON_SRC := $(DEPS)/tree-sitter-json/src
+TOML_SRC := $(DEPS)/_tree-sitter-grammars-tree-sitter-toml/src
+DEPS_OK  := $(DEPS)/.fetched
+
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
+CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE $(OPT) $(SAN_FLAGS)
+OUR_CFLAGS    := $(CFLAGS_COMMON) $(WARN) $(EXTRA_WARN) -Iinclude -I$(TS_LIB)/include $(PKG_CFLAGS)
+# Third-party grammars are generated code; their warnings are not ours to fix.
+DEP_CFLAGS    := $(CFLAGS_COMMON) -w -I$(TS_LIB)/include -I$(TS_LIB)/src
+LDFLAGS_ALL   := $(SAN_FLAGS) $(PKG_LIBS) -lpthread
+
+LIB_SRCS  := $(sort $(filter-out src/cli/main.c src/tools/%,$(wildcard src/*/*.c)))
+LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/gen/rules_embedded.o
+DEP_OBJS  := $(BUILD)/obj/deps/ts_lib.o $(BUILD)/obj/deps/py_parser.o $(BUILD)/obj/deps/py_scanner.o \
+             $(BUILD)/obj/deps/json_parser.o $(BUILD)/obj/deps/toml_parser.o $(BUILD)/obj/deps/toml_scanner.o
+TEST_SRCS := $(sort $(wildcard tests/unit/*.c))
+TEST_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(TEST_SRCS))
+RULE_FILES := $(shell find rules -type f 2>/dev/null)
+HEADERS   := $(wildcard include/oomlint/*.h src/*/internal.h)
+
+.PHONY: all setup check-system deps test unit asan bench install clean
+
+all: check-system $(BUILD)/oomlint
+
+check-system:
+	@for p in $(PKGS); do \
+	  if ! pkg-config --exists $$p 2>/dev/null; then \
+	    case $$p in libcjson) pkg=libcjson-dev;; libpcre2-8) pkg=libpcre2-dev;; esac; \
+	    echo "error: $$p not found by pkg-config; install it with: apt-get install pkg-config $$pkg (or run: make setup)" >&2; exit 1; \
+	  fi; done
+
+setup:
+	@sh tests/setup.sh
+
+deps: $(DEPS_OK)
+
+$(DEPS_OK): src/deps/deps.lock src/deps/fetch.sh
+	sh src/deps/fetch.sh $(DEPS)
+	@touch $@
+
+$(BUILD)/oomlint: $(BUILD)/obj/cli/main.o $(BUILD)/liboomlint.a
+	$(CC) -o $@ $^ $(LDFLAGS_ALL)
+
+$(BUILD)/liboomlint.a: $(LIB_OBJS) $(DEP_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/oomlint-tests: $(TEST_OBJS) $(BUILD)/liboomlint.a
+	$(CC) -o $@ $^ $(LDFLAGS_ALL)
+
+$(BUILD)/obj/%.o: src/%.c $(HEADERS) $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(OUR_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/tests/%.o: tests/unit/%.c $(HEADERS) $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(OUR_CFLAGS) -Isrc -c $< -o $@
+
+$(BUILD)/gen/rules_embedded.c: $(RULE_FILES) $(BUILD)/tools/embed
+	@mkdir -p $(dir $@)
+	$(BUILD)/tools/embed rules > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/gen/rules_embedded.o: $(BUILD)/gen/rules_embedded.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(OUR_CFLAGS) -c $< -o $@
+
+# Built without sanitizers: it only runs at build time.
+$(BUILD)/tools/embed: src/tools/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 $(WARN) -o $@ $<
+
+$(BUILD)/obj/deps/ts_lib.o: $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(DEP_CFLAGS) -c $(TS_LIB)/src/lib.c -o $@
+$(BUILD)/obj/deps/py_parser.o: $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(DEP_CFLAGS) -I$(PY_SRC) -c $(PY_SRC)/parser.c -o $@
+$(BUILD)/obj/deps/py_scanner.o: $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(DEP_CFLAGS) -I$(PY_SRC) -c $(PY_SRC)/scanner.c -o $@
+$(BUILD)/obj/deps/json_parser.o: $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(DEP_CFLAGS) -I$(JSON_SRC) -c $(JSON_SRC)/parser.c -o $@
+$(BUILD)/obj/deps/toml_parser.o: $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(DEP_CFLAGS) -I$(TOML_SRC) -c $(TOML_SRC)/parser.c -o $@
+$(BUILD)/obj/deps/toml_scanner.o: $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(DEP_CFLAGS) -I$(TOML_SRC) -c $(TOML_SRC)/scanner.c -o $@
+
+unit: check-system $(BUILD)/oomlint $(BUILD)/oomlint-tests
+
+# The sanitizer build lives in its own folder so both can coexist.
+asan:
+	$(MAKE) BUILD=build/asan SAN=1 OPT="-O1 -g" unit
+
+test:
+	@sh tests/run.sh
+
+bench: all
+	@sh tests/bench.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BUILD)/oomlint $(DESTDIR)$(PREFIX)/bin/oomlint
+
+clean:
+	rm -rf build/obj build/gen build/tools build/asan build/oomlint build/oomlint-tests build/liboomlint.a

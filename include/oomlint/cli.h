@@ -1,0 +1,44 @@
+/* cli: the command line. Parsing is separate from running so that both can
+ * be tested, and so that nothing below the CLI ever exits the process. */
+#ifndef OOMLINT_CLI_H
+#define OOMLINT_CLI_H
+
+#include <stdbool.h>
+
+#include "oomlint/report.h"
+#include "oomlint/select.h"
+#include "oomlint/util.h"
+
+#define OOM_EXIT_CLEAN 0
+#define OOM_EXIT_FOUND 1
+#define OOM_EXIT_FAILURE 2
+
+typedef enum {
+    OOM_CMD_CHECK,
+    OOM_CMD_RULE,
+    OOM_CMD_RULES,
+    OOM_CMD_VERSION,
+    OOM_CMD_HELP,
+} oom_command;
+
+typedef enum { OOM_COLOR_AUTO, OOM_COLOR_ALWAYS, OOM_COLOR_NEVER } oom_color_mode;
+
+typedef struct {
+    oom_command command;
+    oom_strlist paths;
+    oom_strlist exclude;
+    oom_strlist rule_dirs;
+    oom_selection selection;
+    oom_format format;
+    oom_color_mode color;
+    char *stdin_filename; /* may be NULL */
+    char *rule_code;      /* for `oomlint rule CODE` */
+} oom_settings;
+
+/* Returns 0, or -1 with a one-line reason in err. */
+int oom_cli_parse(int argc, char **argv, oom_settings *s, oom_buf *err);
+void oom_settings_free(oom_settings *s);
+
+int oom_cli_main(int argc, char **argv);
+
+#endif

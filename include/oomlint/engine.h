@@ -1,0 +1,38 @@
+/* engine: runs the rules over one file. The rules of a language are compiled
+ * into one combined tree-sitter query, so each tree is walked once; each
+ * pattern index maps back to its rule. */
+#ifndef OOMLINT_ENGINE_H
+#define OOMLINT_ENGINE_H
+
+#include <stdbool.h>
+
+#include "oomlint/diag.h"
+#include "oomlint/rules.h"
+#include "oomlint/select.h"
+#include "oomlint/source.h"
+
+/* Compiled, read-only after creation: may be shared by threads. */
+typedef struct oom_compiled oom_compiled;
+
+/* Compiles the selected rules of `rules` (which must outlive the result). On
+ * an error in a rule's query, returns NULL with "FILE:LINE:COL: reason". */
+oom_compiled *oom_compiled_new(const oom_rule_list *rules, const oom_selection *selection,
+                               oom_buf *err);
+void oom_compiled_free(oom_compiled *c);
+bool oom_compiled_rule_enabled(const oom_compiled *c, const char *code);
+
+/* Per-thread state: parser, query cursor, scratch buffers. */
+typedef struct oom_linter oom_linter;
+
+oom_linter *oom_linter_new(const oom_compiled *c);
+void oom_linter_free(oom_linter *l);
+
+/* Lints one source of the given language and appends findings (after
+ * suppression comments are applied) to `out`. */
+void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list *out);
+
+/* Appends the finding for a file that could not be read (OOM002). */
+void oom_report_unreadable(const oom_compiled *c, const char *path, const char *reason,
+                           oom_diag_list *out);
+
+#endif

@@ -1,0 +1,61 @@
+/* model: what a Python file means, as far as the rules need to know, built in
+ * one walk of its syntax tree: imports and aliases, function scopes, loops,
+ * where autograd is switched off, simple bindings, train/eval switches. Rules
+ * ask it questions ("is this call torch.no_grad?", "does this value carry an
+ * autograd graph?") instead of matching spellings. */
+#ifndef OOMLINT_MODEL_H
+#define OOMLINT_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <tree_sitter/api.h>
+
+#include "oomlint/util.h"
+
+typedef struct oom_pymodel oom_pymodel;
+
+typedef enum {
+    OOM_GRAD_ENABLED = 0,
+    OOM_GRAD_DISABLED,       /* no_grad, inference_mode, set_grad_enabled(False) */
+    OOM_GRAD_MAYBE_DISABLED, /* set_grad_enabled(<expression>): unknown statically */
+} oom_grad_state;
+
+/* The tree and source must outlive the model. */
+oom_pymodel *oom_pymodel_build(const TSTree *tree, const char *src, size_t len);
+void oom_pymodel_free(oom_pymodel *m);
+
+/* Dotted name an expression refers to once import aliases are applied:
+ * with `import torch as T`, `T.nn.DataParallel` -> "torch.nn.DataParallel";
+ * with `from torch import no_grad`, `no_grad` -> "torch.no_grad". Names that
+ * are not imported resolve to themselves. Returns false (and leaves `out`
+ * empty) for expressions that are not dotted names. */
+bool oom_pymodel_qualname(const oom_pymodel *m, TSNode expr, oom_buf *out);
+
+bool oom_pymodel_in_loop(const oom_pymodel *m, TSNode node);
+oom_grad_state oom_pymodel_grad_state(const oom_pymodel *m, TSNode node);
+/* Evaluation code: a function named for evaluation (eval, validate, test,
+ * predict, infer, score ... as a word part), or code after `x.eval()` and
+ * before `x.train()` in the same function. */
+bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node);
+/* A forward call of a model: `model(x)`, `self.encoder(x)`, `net.forward(x)`,
+ * or a call of a name bound to `AutoModel.from_pretrained(...)`, an nn.Module... */
+bool oom_pymodel_is_model_call(const oom_pymodel *m, TSNode call);
+/* Whether the value of `expr` carries autograd history (when grad is on):
+ * model and loss outputs, names bound to them, arithmetic on them; not after
+ * .item(), .detach(), .tolist(), .numpy(), float(...). */
+bool oom_pymodel_carries_graph(const oom_pymodel *m, TSNode expr);
+/* Whether the storage `target` (a name, attribute or subscript) lives longer
+ * than one iteration of the innermost loop around `site`. */
+bool oom_pymodel_outlives_iteration(const oom_pymodel *m, TSNode target, TSNode site);
+/* Whether `.backward()` is called on the name `target` in its function. */
+bool oom_pymodel_is_backpropagated(const oom_pymodel *m, TSNode target);
+/* A constant: a string without substitutions, a number, or a concatenation of them. */
+bool oom_pymodel_is_literal(const oom_pymodel *m, TSNode expr);
+/* The value of a string literal without substitutions, into `out`. */
+bool oom_pymodel_string_value(const oom_pymodel *m, TSNode str, oom_buf *out);
+
+/* Splits an identifier into lower-case word parts (snake_case and camelCase)
+ * and reports whether any part is in the NULL-terminated list `words`. */
+bool oom_name_has_word(const char *name, size_t len, const char *const *words);
+
+#endif

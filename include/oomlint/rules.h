@@ -1,0 +1,61 @@
+/* rules: rule definitions as data. A rule is a folder holding rule.json
+ * (code, name, language, severity, message, help), query.scm (its
+ * tree-sitter query; absent for the engine's own rules) and doc.md (What it
+ * does / Why is this bad? / Example / Use instead / References). The rules
+ * under rules/ are embedded at build time; --rules DIR adds more. */
+#ifndef OOMLINT_RULES_H
+#define OOMLINT_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "oomlint/diag.h"
+#include "oomlint/lang.h"
+#include "oomlint/util.h"
+
+typedef struct {
+    char *code;      /* OOM201 */
+    char *name;      /* tensor-with-graph-stored */
+    oom_lang lang;   /* OOM_LANG_NONE: reported by the engine itself */
+    oom_severity severity;
+    char *message;   /* may name captures: {{value}} */
+    char *help;
+    char *url;       /* may be NULL */
+    char *doc;       /* Markdown */
+    char *summary;   /* first sentence of "What it does" */
+    char *query;     /* may be NULL */
+    char *origin;    /* folder it came from, for error messages */
+} oom_rule;
+
+/* One file of a rule tree: embedded at build time or read from --rules. */
+typedef struct {
+    const char *path; /* relative: "python/OOM201-tensor-with-graph-stored/rule.json" */
+    const char *data;
+    size_t len;
+} oom_rule_file;
+
+typedef struct {
+    oom_rule *items;
+    size_t len;
+    size_t cap;
+} oom_rule_list;
+
+/* The files under rules/, generated into the binary by the build. */
+extern const oom_rule_file oom_embedded_rule_files[];
+extern const size_t oom_embedded_rule_file_count;
+
+/* Adds the rules of `files` (grouped by folder). On error returns -1 with a
+ * message "FILE:LINE:COL: reason" in `err`; rules already added stay. */
+int oom_rules_add_files(oom_rule_list *rules, const oom_rule_file *files, size_t count,
+                        const char *origin_root, oom_buf *err);
+int oom_rules_add_embedded(oom_rule_list *rules, oom_buf *err);
+/* Reads every rule folder under `dir` (recursively). */
+int oom_rules_add_dir(oom_rule_list *rules, const char *dir, oom_buf *err);
+
+const oom_rule *oom_rules_find(const oom_rule_list *rules, const char *code);
+void oom_rules_free(oom_rule_list *rules);
+
+/* Line and column (1-based, characters) of byte `offset` in text. */
+void oom_text_line_col(const char *text, size_t offset, size_t *line, size_t *col);
+
+#endif

@@ -1,0 +1,22 @@
+/* select: which rule codes a run reports (--select / --ignore). */
+#ifndef OOMLINT_SELECT_H
+#define OOMLINT_SELECT_H
+
+#include <stdbool.h>
+
+#include "oomlint/util.h"
+
+typedef struct {
+    oom_strlist select; /* empty: every rule */
+    oom_strlist ignore;
+} oom_selection;
+
+/* Adds comma-separated codes or prefixes ("OOM2,OOM101"). Returns -1 and
+ * names the bad entry in err when one is not a code prefix (letters then digits). */
+int oom_selection_parse_list(oom_strlist *list, const char *csv, oom_buf *err);
+/* The longest matching prefix decides, as in Ruff: `--select OOM2 --ignore
+ * OOM201` keeps OOM202; `--select OOM201 --ignore OOM2` keeps OOM201. */
+bool oom_selection_enabled(const oom_selection *sel, const char *code);
+void oom_selection_free(oom_selection *sel);
+
+#endif

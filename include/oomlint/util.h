@@ -1,0 +1,58 @@
+/* util: growable byte buffers and allocation that cannot fail silently. */
+#ifndef OOMLINT_UTIL_H
+#define OOMLINT_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Allocation failure is not a recoverable condition for a linter: these abort
+ * with a message instead of returning NULL into code that would crash later. */
+void *oom_xmalloc(size_t n);
+void *oom_xcalloc(size_t count, size_t size);
+void *oom_xrealloc(void *p, size_t n);
+char *oom_xstrdup(const char *s);
+char *oom_xstrndup(const char *s, size_t n);
+
+/* Grow an array `*items` of `*cap` elements of `elem` bytes to hold `need`. */
+void oom_grow(void **items, size_t *cap, size_t need, size_t elem);
+#define OOM_PUSH(arr, len, cap, value)                                          \
+    do {                                                                       \
+        oom_grow((void **)&(arr), &(cap), (len) + 1, sizeof(*(arr)));          \
+        (arr)[(len)++] = (value);                                              \
+    } while (0)
+
+/* A NUL-terminated growable string. */
+typedef struct {
+    char *data;
+    size_t len;
+    size_t cap;
+} oom_buf;
+
+void oom_buf_init(oom_buf *b);
+void oom_buf_free(oom_buf *b);
+void oom_buf_clear(oom_buf *b);
+void oom_buf_append(oom_buf *b, const char *s, size_t n);
+void oom_buf_puts(oom_buf *b, const char *s);
+void oom_buf_putc(oom_buf *b, char c);
+void oom_buf_printf(oom_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void oom_buf_vprintf(oom_buf *b, const char *fmt, va_list ap);
+/* Hand the string over to the caller (who frees it); the buffer is reset. */
+char *oom_buf_take(oom_buf *b);
+
+bool oom_str_starts_with(const char *s, const char *prefix);
+bool oom_str_ends_with(const char *s, const char *suffix);
+
+/* A list of owned strings. */
+typedef struct {
+    char **items;
+    size_t len;
+    size_t cap;
+} oom_strlist;
+
+void oom_strlist_push(oom_strlist *l, const char *s);
+void oom_strlist_free(oom_strlist *l);
+bool oom_strlist_contains(const oom_strlist *l, const char *s);
+
+#endif

@@ -1,0 +1,51 @@
+; os.environ["CUDA_VISIBLE_DEVICES"] = "0"   (any alias of os.environ)
+(assignment
+  left: (subscript
+    value: (_) @env
+    subscript: (string) @key)
+  right: (_) @value
+  (#oom-literal? @value)
+  (#oom-string? @key "CUDA_VISIBLE_DEVICES")
+  (#oom-qualname? @env "os.environ")) @report
+
+; os.environ.update({"CUDA_VISIBLE_DEVICES": "0", ...})
+(call
+  function: (attribute
+    object: (_) @env
+    attribute: (identifier) @method)
+  arguments: (argument_list
+    (dictionary
+      (pair
+        key: (string) @key
+        value: (_) @value) @report))
+  (#eq? @method "update")
+  (#oom-literal? @value)
+  (#oom-string? @key "CUDA_VISIBLE_DEVICES")
+  (#oom-qualname? @env "os.environ"))
+
+; os.environ.update(CUDA_VISIBLE_DEVICES="0")
+(call
+  function: (attribute
+    object: (_) @env
+    attribute: (identifier) @method)
+  arguments: (argument_list
+    (keyword_argument
+      name: (identifier) @key
+      value: (_) @value) @report)
+  (#eq? @method "update")
+  (#eq? @key "CUDA_VISIBLE_DEVICES")
+  (#oom-literal? @value)
+  (#oom-qualname? @env "os.environ"))
+
+; os.putenv("CUDA_VISIBLE_DEVICES", "0")
+(call
+  function: (_) @fn
+  arguments: (argument_list
+    .
+    (string) @key
+    .
+    (_) @value
+    .)
+  (#oom-literal? @value)
+  (#oom-string? @key "CUDA_VISIBLE_DEVICES")
+  (#oom-qualname? @fn "os.putenv")) @report

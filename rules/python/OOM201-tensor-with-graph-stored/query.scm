@@ -1,0 +1,35 @@
+; losses.append(loss), self.history.extend(outputs.logits), ...
+(call
+  function: (attribute
+    object: (_) @store
+    attribute: (identifier) @method)
+  arguments: (argument_list
+    .
+    (_) @value
+    .)
+  (#any-of? @method "append" "extend")
+  (#oom-in-loop? @store)
+  (#oom-grad-enabled? @store)
+  (#oom-outlives-iteration? @store)
+  (#oom-carries-graph? @value)) @report
+
+; history[step] = loss
+(assignment
+  left: (subscript
+    value: (_) @store)
+  right: (_) @value
+  (#oom-in-loop? @store)
+  (#oom-grad-enabled? @store)
+  (#oom-outlives-iteration? @store)
+  (#oom-carries-graph? @value)) @report
+
+; self.last_logits = outputs.logits: the previous step's graph stays alive
+; while the next step builds its own
+(assignment
+  left: (attribute
+    object: (identifier) @owner) @store
+  right: (_) @value
+  (#eq? @owner "self")
+  (#oom-in-loop? @store)
+  (#oom-grad-enabled? @store)
+  (#oom-carries-graph? @value)) @report

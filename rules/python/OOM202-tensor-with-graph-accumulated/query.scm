@@ -1,0 +1,38 @@
+; total_loss += loss
+(augmented_assignment
+  left: (_) @total
+  operator: ["+=" "-="]
+  right: (_) @value
+  (#oom-in-loop? @total)
+  (#oom-grad-enabled? @total)
+  (#oom-outlives-iteration? @total)
+  (#not-oom-backpropagated? @total)
+  (#oom-carries-graph? @value)) @report
+
+; total_loss = total_loss + loss
+(assignment
+  left: (identifier) @total
+  right: (binary_operator
+    left: (identifier) @same
+    operator: ["+" "-"]
+    right: (_) @value)
+  (#eq? @total @same)
+  (#oom-in-loop? @total)
+  (#oom-grad-enabled? @total)
+  (#oom-outlives-iteration? @total)
+  (#not-oom-backpropagated? @total)
+  (#oom-carries-graph? @value)) @report
+
+; total_loss = loss + total_loss
+(assignment
+  left: (identifier) @total
+  right: (binary_operator
+    left: (_) @value
+    operator: "+"
+    right: (identifier) @same)
+  (#eq? @total @same)
+  (#oom-in-loop? @total)
+  (#oom-grad-enabled? @total)
+  (#oom-outlives-iteration? @total)
+  (#not-oom-backpropagated? @total)
+  (#oom-carries-graph? @value)) @report

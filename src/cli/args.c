@@ -1,0 +1,175 @@
+/* cli/args: argv to settings. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "oomlint/cli.h"
+
+typedef struct {
+    int argc;
+    char **argv;
+    int i;
+    oom_buf *err;
+} arg_cursor;
+
+/* Matches "--name VALUE" and "--name=VALUE"; sets *value. */
+static int take_value(arg_cursor *c, const char *name, const char **value)
+{
+    const char *arg = c->argv[c->i];
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0)
+        return 0;
+    if (arg[n] == '=') {
+        *value = arg + n + 1;
+        return 1;
+    }
+    if (arg[n] != '\0')
+        return 0;
+    if (c->i + 1 >= c->argc) {
+        oom_buf_printf(c->err, "option %s needs a value", name);
+        return -1;
+    }
+    *value = c->argv[++c->i];
+    return 1;
+}
+
+static int parse_color(const char *v, oom_color_mode *out, oom_buf *err)
+{
+    if (strcmp(v, "auto") == 0)
+        *out = OOM_COLOR_AUTO;
+    else if (strcmp(v, "always") == 0)
+        *out = OOM_COLOR_ALWAYS;
+    else if (strcmp(v, "never") == 0)
+        *out = OOM_COLOR_NEVER;
+    else {
+        oom_buf_printf(err, "invalid --color '%s' (expected auto, always or never)", v);
+        return -1;
+    }
+    return 0;
+}
+
+/* One option at c->i: 1 consumed, 0 not an option we know, -1 error. */
+static int parse_option(arg_cursor *c, oom_settings *s)
+{
+    const char *v = NULL;
+    int r;
+    if ((r = take_value(c, "--select", &v)) != 0)
+        return r < 0 ? r : oom_selection_parse_list(&s->selection.select, v, c->err) == 0 ? 1 : -1;
+    if ((r = take_value(c, "--ignore", &v)) != 0)
+        return r < 0 ? r : oom_selection_parse_list(&s->selection.ignore, v, c->err) == 0 ? 1 : -1;
+    if ((r = take_value(c, "--exclude", &v)) != 0) {
+        if (r > 0)
+            oom_strlist_push(&s->exclude, v);
+        return r;
+    }
+    if ((r = take_value(c, "--rules", &v)) != 0) {
+        if (r > 0)
+            oom_strlist_push(&s->rule_dirs, v);
+        return r;
+    }
+    if ((r = take_value(c, "--stdin-filename", &v)) != 0) {
+        if (r > 0) {
+            free(s->stdin_filename);
+            s->stdin_filename = oom_xstrdup(v);
+        }
+        return r;
+    }
+    if ((r = take_value(c, "--format", &v)) != 0) {
+        if (r > 0 && oom_format_parse(v, &s->format) != 0) {
+            oom_buf_printf(c->err, "invalid --format '%s' (expected full, concise or json)", v);
+            return -1;
+        }
+        return r;
+    }
+    if ((r = take_value(c, "--output-format", &v)) != 0) { /* Ruff's spelling */
+        if (r > 0 && oom_format_parse(v, &s->format) != 0) {
+            oom_buf_printf(c->err, "invalid --output-format '%s' (expected full, concise or json)", v);
+            return -1;
+        }
+        return r;
+    }
+    if ((r = take_value(c, "--color", &v)) != 0)
+        return r < 0 ? r : parse_color(v, &s->color, c->err) == 0 ? 1 : -1;
+    const char *arg = c->argv[c->i];
+    if (strcmp(arg, "--version") == 0 || strcmp(arg, "-V") == 0) {
+        s->command = OOM_CMD_VERSION;
+        return 1;
+    }
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+        s->command = OOM_CMD_HELP;
+        return 1;
+    }
+    return 0;
+}
+
+static void settings_init(oom_settings *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->command = OOM_CMD_CHECK;
+    s->format = OOM_FORMAT_FULL;
+    s->color = OOM_COLOR_AUTO;
+}
+
+int oom_cli_parse(int argc, char **argv, oom_settings *s, oom_buf *err)
+{
+    settings_init(s);
+    arg_cursor c = {argc, argv, 1, err};
+    bool only_paths = false;
+    bool command_seen = false;
+    for (; c.i < argc; c.i++) {
+        const char *arg = argv[c.i];
+        if (!only_paths && strcmp(arg, "--") == 0) {
+            only_paths = true;
+            continue;
+        }
+        if (!only_paths && arg[0] == '-' && arg[1] != '\0') {
+            int r = parse_option(&c, s);
+            if (r < 0)
+                return -1;
+            if (r == 0) {
+                oom_buf_printf(err, "unknown option '%s' (see oomlint --help)", arg);
+                return -1;
+            }
+            continue;
+        }
+        if (!command_seen && !only_paths && s->paths.len == 0) {
+            command_seen = true;
+            if (strcmp(arg, "check") == 0)
+                continue;
+            if (strcmp(arg, "rules") == 0) {
+                s->command = s->command == OOM_CMD_CHECK ? OOM_CMD_RULES : s->command;
+                continue;
+            }
+            if (strcmp(arg, "rule") == 0) {
+                if (c.i + 1 >= argc) {
+                    oom_buf_puts(err, "usage: oomlint rule CODE (see oomlint rules for the list)");
+                    return -1;
+                }
+                s->command = s->command == OOM_CMD_CHECK ? OOM_CMD_RULE : s->command;
+                s->rule_code = oom_xstrdup(argv[++c.i]);
+                continue;
+            }
+            if (strcmp(arg, "help") == 0) {
+                s->command = OOM_CMD_HELP;
+                continue;
+            }
+            if (strcmp(arg, "version") == 0) {
+                s->command = OOM_CMD_VERSION;
+                continue;
+            }
+        }
+        oom_strlist_push(&s->paths, arg);
+    }
+    if (s->command == OOM_CMD_CHECK && s->paths.len == 0)
+        oom_strlist_push(&s->paths, ".");
+    return 0;
+}
+
+void oom_settings_free(oom_settings *s)
+{
+    oom_strlist_free(&s->paths);
+    oom_strlist_free(&s->exclude);
+    oom_strlist_free(&s->rule_dirs);
+    oom_selection_free(&s->selection);
+    free(s->stdin_filename);
+    free(s->rule_code);
+}

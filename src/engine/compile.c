@@ -1,0 +1,224 @@
+/* engine/compile: one combined query per language from the selected rules. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Appended to the Python query so that suppression comments are collected in
+ * the same pass over the tree as every rule's matches. */
+static const char comment_pattern_source[] = "(comment) @oom.comment\n";
+
+static const char *query_error_name(TSQueryError e)
+{
+    switch (e) {
+    case TSQueryErrorSyntax:
+        return "syntax error";
+    case TSQueryErrorNodeType:
+        return "unknown node type";
+    case TSQueryErrorField:
+        return "unknown field";
+    case TSQueryErrorCapture:
+        return "unknown capture";
+    case TSQueryErrorStructure:
+        return "impossible pattern structure";
+    case TSQueryErrorLanguage:
+        return "language mismatch";
+    default:
+        return "error";
+    }
+}
+
+static const oom_rule_slot *slot_for_offset(const oom_lang_query *lq, uint32_t offset)
+{
+    for (size_t i = 0; i < lq->slot_count; i++)
+        if (offset >= lq->slots[i].source_start && offset < lq->slots[i].source_end)
+            return &lq->slots[i];
+    return NULL;
+}
+
+static void error_in_rule(oom_buf *err, const oom_rule_slot *slot, uint32_t offset,
+                          const char *reason)
+{
+    size_t line = 1, col = 1;
+    uint32_t rel = offset - slot->source_start;
+    oom_text_line_col(slot->rule->query, rel, &line, &col);
+    oom_buf_clear(err);
+    oom_buf_printf(err, "%s/query.scm:%zu:%zu: %s", slot->rule->origin, line, col, reason);
+}
+
+/* Every {{name}} in a message must be a capture of the query (or {{detail}},
+ * which the engine fills for its own findings). */
+static int check_placeholders(const TSQuery *q, const oom_rule *r, oom_buf *err)
+{
+    const char *texts[2] = {r->message, r->help};
+    for (int t = 0; t < 2; t++) {
+        const char *p = texts[t];
+        while ((p = strstr(p, "{{")) != NULL) {
+            const char *end = strstr(p, "}}");
+            if (!end)
+                break;
+            size_t len = (size_t)(end - p - 2);
+            bool found = false;
+            for (uint32_t i = 0; i < ts_query_capture_count(q) && !found; i++) {
+                uint32_t n;
+                const char *name = ts_query_capture_name_for_id(q, i, &n);
+                found = n == len && memcmp(name, p + 2, len) == 0;
+            }
+            if (!found) {
+                oom_buf_clear(err);
+                oom_buf_printf(err, "%s/rule.json: {{%.*s}} in the %s names no capture of query.scm",
+                               r->origin, (int)len, p + 2, t == 0 ? "message" : "help");
+                return -1;
+            }
+            p = end + 2;
+        }
+    }
+    return 0;
+}
+
+static int build_slots(oom_compiled *c, oom_lang lang, oom_buf *src)
+{
+    oom_lang_query *lq = &c->langs[lang];
+    size_t cap = 0;
+    for (size_t i = 0; i < c->rules->len; i++) {
+        const oom_rule *r = &c->rules->items[i];
+        if (r->lang != lang || !r->query || !c->enabled[i])
+            continue;
+        oom_rule_slot slot;
+        memset(&slot, 0, sizeof slot);
+        slot.rule = r;
+        slot.source_start = (uint32_t)src->len;
+        oom_buf_puts(src, r->query);
+        oom_buf_putc(src, '\n');
+        slot.source_end = (uint32_t)src->len;
+        slot.report_capture = UINT32_MAX;
+        OOM_PUSH(lq->slots, lq->slot_count, cap, slot);
+    }
+    return (int)lq->slot_count;
+}
+
+static int map_patterns(oom_compiled *c, oom_lang lang, uint32_t comment_start, oom_buf *err)
+{
+    oom_lang_query *lq = &c->langs[lang];
+    lq->pattern_count = ts_query_pattern_count(lq->query);
+    lq->preds = oom_xcalloc(lq->pattern_count, sizeof(oom_pred *));
+    lq->pred_counts = oom_xcalloc(lq->pattern_count, sizeof(size_t));
+    for (size_t i = 0; i < lq->slot_count; i++)
+        lq->slots[i].first_pattern = lq->slots[i].pattern_end = UINT32_MAX;
+    for (uint32_t p = 0; p < lq->pattern_count; p++) {
+        uint32_t start = ts_query_start_byte_for_pattern(lq->query, p);
+        if (start >= comment_start) {
+            lq->comment_pattern = p;
+            continue;
+        }
+        oom_rule_slot *slot = (oom_rule_slot *)slot_for_offset(lq, start);
+        if (!slot)
+            continue;
+        if (slot->first_pattern == UINT32_MAX)
+            slot->first_pattern = p;
+        slot->pattern_end = p + 1;
+        oom_buf reason;
+        oom_buf_init(&reason);
+        int rc = oom_preds_compile(lq->query, p, lang, &lq->preds[p], &lq->pred_counts[p], &reason);
+        if (rc != 0)
+            error_in_rule(err, slot, start, reason.data);
+        oom_buf_free(&reason);
+        if (rc != 0)
+            return -1;
+    }
+    for (size_t i = 0; i < lq->slot_count; i++)
+        if (check_placeholders(lq->query, lq->slots[i].rule, err) != 0)
+            return -1;
+    return 0;
+}
+
+static uint32_t capture_id(const TSQuery *q, const char *wanted)
+{
+    for (uint32_t i = 0; i < ts_query_capture_count(q); i++) {
+        uint32_t n;
+        const char *name = ts_query_capture_name_for_id(q, i, &n);
+        if (n == strlen(wanted) && memcmp(name, wanted, n) == 0)
+            return i;
+    }
+    return UINT32_MAX;
+}
+
+static int compile_language(oom_compiled *c, oom_lang lang, oom_buf *err)
+{
+    oom_lang_query *lq = &c->langs[lang];
+    lq->comment_pattern = UINT32_MAX;
+    oom_buf src;
+    oom_buf_init(&src);
+    int rules = build_slots(c, lang, &src);
+    uint32_t comment_start = UINT32_MAX;
+    if (lang == OOM_LANG_PYTHON) {
+        comment_start = (uint32_t)src.len;
+        oom_buf_puts(&src, comment_pattern_source);
+    }
+    if (rules == 0 && lang != OOM_LANG_PYTHON) {
+        oom_buf_free(&src);
+        return 0;
+    }
+    uint32_t offset;
+    TSQueryError etype;
+    lq->query = ts_query_new(oom_lang_grammar(lang), src.data, (uint32_t)src.len, &offset, &etype);
+    int rc = 0;
+    if (!lq->query) {
+        const oom_rule_slot *slot = slot_for_offset(lq, offset);
+        if (slot)
+            error_in_rule(err, slot, offset, query_error_name(etype));
+        else
+            oom_buf_printf(err, "internal query error at offset %u", offset);
+        rc = -1;
+    } else {
+        rc = map_patterns(c, lang, comment_start, err);
+        uint32_t report = capture_id(lq->query, "report");
+        for (size_t i = 0; i < lq->slot_count; i++)
+            lq->slots[i].report_capture = report;
+    }
+    oom_buf_free(&src);
+    return rc;
+}
+
+oom_compiled *oom_compiled_new(const oom_rule_list *rules, const oom_selection *selection,
+                               oom_buf *err)
+{
+    oom_compiled *c = oom_xcalloc(1, sizeof(*c));
+    c->rules = rules;
+    c->enabled = oom_xcalloc(rules->len ? rules->len : 1, sizeof(bool));
+    for (size_t i = 0; i < rules->len; i++)
+        c->enabled[i] = oom_selection_enabled(selection, rules->items[i].code);
+    for (int lang = 0; lang < OOM_LANG_COUNT; lang++) {
+        if (compile_language(c, (oom_lang)lang, err) != 0) {
+            oom_compiled_free(c);
+            return NULL;
+        }
+    }
+    return c;
+}
+
+void oom_compiled_free(oom_compiled *c)
+{
+    if (!c)
+        return;
+    for (int lang = 0; lang < OOM_LANG_COUNT; lang++) {
+        oom_lang_query *lq = &c->langs[lang];
+        for (uint32_t p = 0; lq->preds && p < lq->pattern_count; p++)
+            oom_preds_free(lq->preds[p], lq->pred_counts[p]);
+        free(lq->preds);
+        free(lq->pred_counts);
+        free(lq->slots);
+        if (lq->query)
+            ts_query_delete(lq->query);
+    }
+    free(c->enabled);
+    free(c);
+}
+
+bool oom_compiled_rule_enabled(const oom_compiled *c, const char *code)
+{
+    for (size_t i = 0; i < c->rules->len; i++)
+        if (strcmp(c->rules->items[i].code, code) == 0)
+            return c->enabled[i];
+    return false;
+}

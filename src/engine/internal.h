@@ -1,0 +1,74 @@
+/* Private layout of the compiled rule set, shared by the files of src/engine. */
+#ifndef OOMLINT_ENGINE_INTERNAL_H
+#define OOMLINT_ENGINE_INTERNAL_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <tree_sitter/api.h>
+
+#include "oomlint/engine.h"
+#include "oomlint/model.h"
+
+/* PCRE2 limits for #match? predicates: a rule's regex that backtracks
+ * catastrophically is stopped, not left spinning. */
+#define OOM_REGEX_MATCH_LIMIT 100000u
+#define OOM_REGEX_DEPTH_LIMIT 1000u
+
+typedef struct oom_pred oom_pred;
+
+/* A semantic question about a captured node, answered by the Python model.
+ * `site` is the node the finding would be reported at. */
+typedef bool (*oom_sem_fn)(const oom_pymodel *m, TSNode node, TSNode site, const oom_pred *p,
+                           oom_buf *scratch);
+
+typedef enum {
+    OOM_PRED_EQ,      /* #eq? @a "text" | @b */
+    OOM_PRED_MATCH,   /* #match? @a "regex" */
+    OOM_PRED_ANY_OF,  /* #any-of? @a "x" "y" */
+    OOM_PRED_SEMANTIC /* #oom-...? @a args */
+} oom_pred_kind;
+
+struct oom_pred {
+    oom_pred_kind kind;
+    bool negate;
+    uint32_t capture;
+    uint32_t other_capture; /* #eq? @a @b; UINT32_MAX when absent */
+    char **args;
+    size_t arg_count;
+    pcre2_code *regex;
+    oom_sem_fn fn;
+};
+
+typedef struct {
+    const oom_rule *rule;
+    uint32_t first_pattern, pattern_end; /* [first, end) in the combined query */
+    uint32_t source_start, source_end;   /* byte range in the combined source */
+    uint32_t report_capture;             /* @report, or UINT32_MAX */
+} oom_rule_slot;
+
+typedef struct {
+    TSQuery *query; /* NULL when no rule of this language is selected */
+    oom_rule_slot *slots;
+    size_t slot_count;
+    oom_pred **preds; /* per pattern: an array ... */
+    size_t *pred_counts;
+    uint32_t pattern_count;
+    uint32_t comment_pattern; /* pattern that captures comments; UINT32_MAX if none */
+} oom_lang_query;
+
+struct oom_compiled {
+    const oom_rule_list *rules;
+    bool *enabled; /* per rule index */
+    oom_lang_query langs[OOM_LANG_COUNT];
+};
+
+/* Parses the predicates of pattern `i`; on error writes "reason" into err. */
+int oom_preds_compile(const TSQuery *q, uint32_t pattern, oom_lang lang, oom_pred **out,
+                      size_t *count, oom_buf *err);
+void oom_preds_free(oom_pred *preds, size_t count);
+/* Whether every predicate holds for this match. `model` is NULL outside Python. */
+bool oom_preds_hold(const oom_pred *preds, size_t count, const TSQueryMatch *match,
+                    const char *src, const oom_pymodel *model, TSNode site,
+                    pcre2_match_data *md, pcre2_match_context *mctx, oom_buf *scratch);
+
+#endif

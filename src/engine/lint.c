@@ -1,0 +1,332 @@
+/* engine/lint: one file through parse, model, combined query, predicates and
+ * suppressions, into diagnostics. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "oomlint/suppress.h"
+#include "oomlint/text.h"
+
+/* Captured code quoted in a message is cut to this many characters. */
+#define OOM_MESSAGE_SNIPPET_CHARS 48
+
+struct oom_linter {
+    const oom_compiled *c;
+    TSParser *parser;
+    TSQueryCursor *cursor;
+    pcre2_match_data *md;
+    pcre2_match_context *mctx;
+    oom_buf scratch;
+};
+
+oom_linter *oom_linter_new(const oom_compiled *c)
+{
+    oom_linter *l = oom_xcalloc(1, sizeof(*l));
+    l->c = c;
+    l->parser = ts_parser_new();
+    l->cursor = ts_query_cursor_new();
+    l->md = pcre2_match_data_create(16, NULL);
+    l->mctx = pcre2_match_context_create(NULL);
+    pcre2_set_match_limit(l->mctx, OOM_REGEX_MATCH_LIMIT);
+    pcre2_set_depth_limit(l->mctx, OOM_REGEX_DEPTH_LIMIT);
+    oom_buf_init(&l->scratch);
+    return l;
+}
+
+void oom_linter_free(oom_linter *l)
+{
+    if (!l)
+        return;
+    ts_parser_delete(l->parser);
+    ts_query_cursor_delete(l->cursor);
+    pcre2_match_data_free(l->md);
+    pcre2_match_context_free(l->mctx);
+    oom_buf_free(&l->scratch);
+    free(l);
+}
+
+/* ---- messages ------------------------------------------------------------------ */
+
+/* Code quoted in a message: one line, whitespace collapsed, cut short. */
+static void append_snippet(oom_buf *out, const char *s, size_t len)
+{
+    size_t chars = 0, i = 0;
+    bool space = false;
+    while (i < len) {
+        uint32_t cp;
+        size_t n = oom_utf8_decode(s + i, len - i, &cp);
+        if (cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r') {
+            space = true;
+            i += n;
+            continue;
+        }
+        if (chars >= OOM_MESSAGE_SNIPPET_CHARS) {
+            oom_buf_puts(out, "\xE2\x80\xA6"); /* … */
+            return;
+        }
+        if (space && chars > 0) {
+            oom_buf_putc(out, ' ');
+            chars++;
+        }
+        space = false;
+        oom_buf_append(out, s + i, n);
+        chars++;
+        i += n;
+    }
+}
+
+typedef struct {
+    const TSQuery *query;
+    const TSQueryMatch *match;
+    const char *src;
+    const char *detail;
+} placeholder_env;
+
+static bool fill_placeholder(const placeholder_env *env, const char *name, size_t len,
+                             oom_buf *out)
+{
+    if (env->detail && len == 6 && memcmp(name, "detail", 6) == 0) {
+        oom_buf_puts(out, env->detail);
+        return true;
+    }
+    if (!env->match)
+        return false;
+    for (uint16_t i = 0; i < env->match->capture_count; i++) {
+        uint32_t n;
+        const char *cname =
+            ts_query_capture_name_for_id(env->query, env->match->captures[i].index, &n);
+        if (n != len || memcmp(cname, name, len) != 0)
+            continue;
+        TSNode node = env->match->captures[i].node;
+        uint32_t a = ts_node_start_byte(node), b = ts_node_end_byte(node);
+        append_snippet(out, env->src + a, b - a);
+        return true;
+    }
+    return false;
+}
+
+static char *render(const char *tmpl, const placeholder_env *env)
+{
+    oom_buf out;
+    oom_buf_init(&out);
+    const char *p = tmpl;
+    while (*p) {
+        const char *open = strstr(p, "{{");
+        const char *close = open ? strstr(open, "}}") : NULL;
+        if (!open || !close) {
+            oom_buf_puts(&out, p);
+            break;
+        }
+        oom_buf_append(&out, p, (size_t)(open - p));
+        if (!fill_placeholder(env, open + 2, (size_t)(close - open - 2), &out))
+            oom_buf_puts(&out, "?");
+        p = close + 2;
+    }
+    return oom_buf_take(&out);
+}
+
+static void add_finding(oom_diag_list *out, oom_source *src, const oom_rule *rule,
+                        uint32_t start, uint32_t end, const placeholder_env *env)
+{
+    char *message = render(rule->message, env);
+    char *help = render(rule->help, env);
+    oom_diag *d = oom_diag_list_add(out, rule->code, rule->name, rule->severity, src->path,
+                                    message, help, rule->url);
+    d->start_byte = start;
+    oom_source_position(src, start, &d->start_row, &d->start_col);
+    oom_source_position(src, end, &d->end_row, &d->end_col);
+    oom_buf ctx;
+    oom_buf_init(&ctx);
+    for (uint32_t row = d->start_row;
+         row <= d->end_row && row < d->start_row + OOM_DIAG_CONTEXT_LINES; row++) {
+        const char *line;
+        size_t len;
+        if (!oom_source_line(src, row, &line, &len))
+            break;
+        if (row > d->start_row)
+            oom_buf_putc(&ctx, '\n');
+        oom_buf_append(&ctx, line, len);
+    }
+    d->context = oom_buf_take(&ctx);
+    free(message);
+    free(help);
+}
+
+/* ---- suppressions ------------------------------------------------------------------ */
+
+static bool only_space_before(const char *text, uint32_t pos)
+{
+    while (pos > 0 && text[pos - 1] != '\n' && text[pos - 1] != '\r') {
+        if (text[pos - 1] != ' ' && text[pos - 1] != '\t')
+            return false;
+        pos--;
+    }
+    return true;
+}
+
+static void collect_suppression(oom_source *src, TSNode comment, oom_suppression_set *set)
+{
+    uint32_t a = ts_node_start_byte(comment), b = ts_node_end_byte(comment);
+    oom_suppression s;
+    oom_suppression_parse(src->text + a, b - a, only_space_before(src->text, a), &s);
+    if (s.scope == OOM_SUPPRESS_NONE) {
+        oom_suppression_free(&s);
+        return;
+    }
+    uint32_t row, col;
+    oom_source_position(src, a, &row, &col);
+    oom_suppression_set_add(set, row, &s);
+}
+
+/* ---- syntax errors ------------------------------------------------------------------ */
+
+/* The first ERROR or MISSING node in document order. Iterative: deeply
+ * nested input must not exhaust the C stack. */
+static TSNode first_error(TSNode root)
+{
+    TSNode n = root;
+    for (;;) {
+        uint32_t count = ts_node_child_count(n);
+        TSNode next = {{0}, NULL, NULL};
+        for (uint32_t i = 0; i < count; i++) {
+            TSNode child = ts_node_child(n, i);
+            if (ts_node_is_error(child) || ts_node_is_missing(child))
+                return child;
+            if (ts_node_has_error(child)) {
+                next = child;
+                break;
+            }
+        }
+        if (ts_node_is_null(next))
+            return n;
+        n = next;
+    }
+}
+
+static void report_syntax_error(const oom_linter *l, oom_source *src, TSNode root,
+                                oom_diag_list *out)
+{
+    const oom_rule *rule = oom_rules_find(l->c->rules, "OOM001");
+    if (!rule || !oom_compiled_rule_enabled(l->c, "OOM001"))
+        return;
+    TSNode err = first_error(root);
+    oom_buf detail;
+    oom_buf_init(&detail);
+    uint32_t a = ts_node_start_byte(err), b = ts_node_end_byte(err);
+    if (ts_node_is_missing(err)) {
+        oom_buf_printf(&detail, "expected `%s`", ts_node_type(err));
+    } else if (b > a) {
+        oom_buf_puts(&detail, "unexpected `");
+        append_snippet(&detail, src->text + a, b - a > 200 ? 200 : b - a);
+        oom_buf_puts(&detail, "`");
+    } else {
+        oom_buf_puts(&detail, "unexpected end of file");
+    }
+    placeholder_env env = {NULL, NULL, src->text, detail.data};
+    add_finding(out, src, rule, a, b, &env);
+    oom_buf_free(&detail);
+}
+
+/* ---- running the query -------------------------------------------------------------- */
+
+static const oom_rule_slot *slot_for_pattern(const oom_lang_query *lq, uint32_t pattern)
+{
+    for (size_t i = 0; i < lq->slot_count; i++)
+        if (pattern >= lq->slots[i].first_pattern && pattern < lq->slots[i].pattern_end)
+            return &lq->slots[i];
+    return NULL;
+}
+
+static TSNode report_node(const oom_rule_slot *slot, const TSQueryMatch *m)
+{
+    for (uint16_t i = 0; i < m->capture_count; i++)
+        if (m->captures[i].index == slot->report_capture)
+            return m->captures[i].node;
+    return m->captures[0].node;
+}
+
+static void run_query(oom_linter *l, const oom_lang_query *lq, oom_source *src, TSNode root,
+                      const oom_pymodel *model, oom_diag_list *found, oom_suppression_set *supp)
+{
+    ts_query_cursor_exec(l->cursor, lq->query, root);
+    TSQueryMatch m;
+    while (ts_query_cursor_next_match(l->cursor, &m)) {
+        if (m.capture_count == 0)
+            continue;
+        if (m.pattern_index == lq->comment_pattern) {
+            collect_suppression(src, m.captures[0].node, supp);
+            continue;
+        }
+        const oom_rule_slot *slot = slot_for_pattern(lq, m.pattern_index);
+        if (!slot)
+            continue;
+        TSNode site = report_node(slot, &m);
+        if (!oom_preds_hold(lq->preds[m.pattern_index], lq->pred_counts[m.pattern_index], &m,
+                            src->text, model, site, l->md, l->mctx, &l->scratch))
+            continue;
+        placeholder_env env = {lq->query, &m, src->text, NULL};
+        add_finding(found, src, slot->rule, ts_node_start_byte(site), ts_node_end_byte(site),
+                    &env);
+    }
+}
+
+/* Drops repeats (several patterns of a rule on one node) and suppressed findings. */
+static void filter_findings(oom_diag_list *found, const oom_suppression_set *supp)
+{
+    oom_diag_list_sort(found);
+    unsigned char *drop = oom_xcalloc(found->len ? found->len : 1, 1);
+    for (size_t i = 0; i < found->len; i++) {
+        const oom_diag *d = &found->items[i];
+        if (i > 0) {
+            const oom_diag *p = &found->items[i - 1];
+            if (strcmp(p->code, d->code) == 0 && p->start_row == d->start_row &&
+                p->start_col == d->start_col && p->end_row == d->end_row &&
+                p->end_col == d->end_col) {
+                drop[i] = 1;
+                continue;
+            }
+        }
+        drop[i] = oom_suppression_set_covers(supp, d->start_row, d->code);
+    }
+    oom_diag_list_remove_if_marked(found, drop);
+    free(drop);
+}
+
+void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list *out)
+{
+    if (lang < 0 || lang >= OOM_LANG_COUNT)
+        return;
+    ts_parser_set_language(l->parser, oom_lang_grammar(lang));
+    TSTree *tree = ts_parser_parse_string(l->parser, NULL, src->text, (uint32_t)src->len);
+    if (!tree)
+        return;
+    TSNode root = ts_tree_root_node(tree);
+    const oom_lang_query *lq = &l->c->langs[lang];
+    oom_pymodel *model = lang == OOM_LANG_PYTHON ? oom_pymodel_build(tree, src->text, src->len) : NULL;
+    oom_diag_list found = {NULL, 0, 0};
+    oom_suppression_set supp;
+    memset(&supp, 0, sizeof supp);
+    if (lq->query)
+        run_query(l, lq, src, root, model, &found, &supp);
+    if (ts_node_has_error(root))
+        report_syntax_error(l, src, root, &found);
+    filter_findings(&found, &supp);
+    oom_diag_list_move(out, &found);
+    oom_suppression_set_free(&supp);
+    oom_pymodel_free(model);
+    ts_tree_delete(tree);
+}
+
+void oom_report_unreadable(const oom_compiled *c, const char *path, const char *reason,
+                           oom_diag_list *out)
+{
+    const oom_rule *rule = oom_rules_find(c->rules, "OOM002");
+    if (!rule || !oom_compiled_rule_enabled(c, "OOM002"))
+        return;
+    placeholder_env env = {NULL, NULL, "", reason};
+    char *message = render(rule->message, &env);
+    char *help = render(rule->help, &env);
+    oom_diag_list_add(out, rule->code, rule->name, rule->severity, path, message, help, rule->url);
+    free(message);
+    free(help);
+}

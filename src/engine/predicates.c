@@ -1,0 +1,299 @@
+/* engine/predicates: the standard tree-sitter text predicates (#eq?,
+ * #match?, #any-of? and their #not- forms), evaluated here because the
+ * tree-sitter core leaves them to its callers, plus oomlint's semantic
+ * predicates (#oom-...?) answered by the Python model. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- semantic predicates ------------------------------------------------------ */
+
+static bool sem_qualname(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+                         oom_buf *scratch)
+{
+    (void)site;
+    if (!oom_pymodel_qualname(m, n, scratch))
+        return false;
+    for (size_t i = 0; i < p->arg_count; i++)
+        if (strcmp(scratch->data, p->args[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool sem_string(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+                       oom_buf *scratch)
+{
+    (void)site;
+    if (!oom_pymodel_string_value(m, n, scratch))
+        return false;
+    for (size_t i = 0; i < p->arg_count; i++)
+        if (strcmp(scratch->data, p->args[i]) == 0)
+            return true;
+    return false;
+}
+
+#define SEM_NODE_ONLY(fname, call)                                                          \
+    static bool fname(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,       \
+                      oom_buf *scratch)                                                     \
+    {                                                                                       \
+        (void)site;                                                                         \
+        (void)p;                                                                            \
+        (void)scratch;                                                                      \
+        return call;                                                                        \
+    }
+
+SEM_NODE_ONLY(sem_in_loop, oom_pymodel_in_loop(m, n))
+SEM_NODE_ONLY(sem_grad_enabled, oom_pymodel_grad_state(m, n) == OOM_GRAD_ENABLED)
+SEM_NODE_ONLY(sem_eval_code, oom_pymodel_is_eval_code(m, n))
+SEM_NODE_ONLY(sem_model_call, oom_pymodel_is_model_call(m, n))
+SEM_NODE_ONLY(sem_carries_graph, oom_pymodel_carries_graph(m, n))
+SEM_NODE_ONLY(sem_backpropagated, oom_pymodel_is_backpropagated(m, n))
+SEM_NODE_ONLY(sem_literal, oom_pymodel_is_literal(m, n))
+
+static bool sem_outlives(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+                         oom_buf *scratch)
+{
+    (void)p;
+    (void)scratch;
+    return oom_pymodel_outlives_iteration(m, n, site);
+}
+
+typedef struct {
+    const char *name;
+    oom_sem_fn fn;
+    int min_args, max_args;
+    const char *doc;
+} sem_entry;
+
+static const sem_entry semantic_predicates[] = {
+    {"oom-qualname", sem_qualname, 1, 64, "the dotted name, aliases applied, is one of the arguments"},
+    {"oom-string", sem_string, 1, 64, "a string literal whose value is one of the arguments"},
+    {"oom-in-loop", sem_in_loop, 0, 0, "inside a for/while loop of the same function"},
+    {"oom-grad-enabled", sem_grad_enabled, 0, 0, "not under no_grad/inference_mode/set_grad_enabled(False)"},
+    {"oom-eval-code", sem_eval_code, 0, 0, "in evaluation code (name, or after .eval())"},
+    {"oom-model-call", sem_model_call, 0, 0, "a forward call of a model"},
+    {"oom-carries-graph", sem_carries_graph, 0, 0, "the value carries autograd history"},
+    {"oom-outlives-iteration", sem_outlives, 0, 0, "storage that outlives the loop iteration"},
+    {"oom-backpropagated", sem_backpropagated, 0, 0, ".backward() is called on this name"},
+    {"oom-literal", sem_literal, 0, 0, "a constant: string without substitutions or number"},
+};
+
+static const sem_entry *find_semantic(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof semantic_predicates / sizeof *semantic_predicates; i++)
+        if (strlen(semantic_predicates[i].name) == len &&
+            memcmp(semantic_predicates[i].name, name, len) == 0)
+            return &semantic_predicates[i];
+    return NULL;
+}
+
+/* ---- compiling ------------------------------------------------------------------ */
+
+static void pred_clear(oom_pred *p)
+{
+    for (size_t a = 0; a < p->arg_count; a++)
+        free(p->args[a]);
+    free(p->args);
+    if (p->regex)
+        pcre2_code_free(p->regex);
+    memset(p, 0, sizeof(*p));
+}
+
+void oom_preds_free(oom_pred *preds, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        pred_clear(&preds[i]);
+    free(preds);
+}
+
+static int compile_regex(oom_pred *p, oom_buf *err)
+{
+    int code;
+    PCRE2_SIZE offset;
+    p->regex = pcre2_compile((PCRE2_SPTR)p->args[0], PCRE2_ZERO_TERMINATED, PCRE2_UTF, &code,
+                             &offset, NULL);
+    if (p->regex)
+        return 0;
+    PCRE2_UCHAR msg[256];
+    pcre2_get_error_message(code, msg, sizeof msg);
+    oom_buf_printf(err, "bad regex \"%s\" at offset %zu: %s", p->args[0], (size_t)offset,
+                   (const char *)msg);
+    return -1;
+}
+
+/* Fills one predicate from its steps (name, then arguments). */
+static int build_pred(const TSQuery *q, const TSQueryPredicateStep *steps, uint32_t n,
+                      oom_lang lang, oom_pred *p, oom_buf *err)
+{
+    uint32_t len;
+    const char *name = ts_query_string_value_for_id(q, steps[0].value_id, &len);
+    memset(p, 0, sizeof(*p));
+    p->other_capture = UINT32_MAX;
+    char *full = oom_xstrndup(name, len);
+    const char *base = full;
+    if (oom_str_starts_with(base, "not-")) {
+        p->negate = true;
+        base += 4;
+    }
+    size_t blen = strlen(base);
+    int rc = 0;
+    if (blen == 0 || base[blen - 1] != '?') {
+        oom_buf_printf(err, "unsupported directive #%s (only predicates ending in ? are known)", full);
+        free(full);
+        return -1;
+    }
+    blen--;
+    if (n < 2 || steps[1].type != TSQueryPredicateStepTypeCapture) {
+        oom_buf_printf(err, "#%s needs a capture as its first argument", full);
+        free(full);
+        return -1;
+    }
+    p->capture = steps[1].value_id;
+    size_t arg_cap = 0;
+    for (uint32_t i = 2; i < n; i++) {
+        if (steps[i].type == TSQueryPredicateStepTypeCapture) {
+            p->other_capture = steps[i].value_id;
+            continue;
+        }
+        uint32_t alen;
+        const char *a = ts_query_string_value_for_id(q, steps[i].value_id, &alen);
+        OOM_PUSH(p->args, p->arg_count, arg_cap, oom_xstrndup(a, alen));
+    }
+    const sem_entry *sem = NULL;
+    if (blen == 2 && memcmp(base, "eq", 2) == 0) {
+        p->kind = OOM_PRED_EQ;
+        if (p->arg_count + (p->other_capture != UINT32_MAX) != 1) {
+            oom_buf_printf(err, "#%s takes a capture and one string or capture", full);
+            rc = -1;
+        }
+    } else if (blen == 5 && memcmp(base, "match", 5) == 0) {
+        p->kind = OOM_PRED_MATCH;
+        if (p->arg_count != 1) {
+            oom_buf_printf(err, "#%s takes a capture and one regex string", full);
+            rc = -1;
+        } else {
+            rc = compile_regex(p, err);
+        }
+    } else if (blen == 6 && memcmp(base, "any-of", 6) == 0) {
+        p->kind = OOM_PRED_ANY_OF;
+        if (p->arg_count == 0) {
+            oom_buf_printf(err, "#%s takes a capture and at least one string", full);
+            rc = -1;
+        }
+    } else if ((sem = find_semantic(base, blen)) != NULL) {
+        p->kind = OOM_PRED_SEMANTIC;
+        p->fn = sem->fn;
+        if (lang != OOM_LANG_PYTHON) {
+            oom_buf_printf(err, "#%s is a Python predicate", full);
+            rc = -1;
+        } else if ((int)p->arg_count < sem->min_args || (int)p->arg_count > sem->max_args ||
+                   p->other_capture != UINT32_MAX) {
+            oom_buf_printf(err, "#%s takes a capture and %d to %d strings", full, sem->min_args,
+                           sem->max_args);
+            rc = -1;
+        }
+    } else {
+        oom_buf_printf(err, "unknown predicate #%s", full);
+        rc = -1;
+    }
+    free(full);
+    return rc;
+}
+
+int oom_preds_compile(const TSQuery *q, uint32_t pattern, oom_lang lang, oom_pred **out,
+                      size_t *count, oom_buf *err)
+{
+    uint32_t nsteps;
+    const TSQueryPredicateStep *steps = ts_query_predicates_for_pattern(q, pattern, &nsteps);
+    *out = NULL;
+    *count = 0;
+    size_t cap = 0;
+    uint32_t start = 0;
+    for (uint32_t i = 0; i < nsteps; i++) {
+        if (steps[i].type != TSQueryPredicateStepTypeDone)
+            continue;
+        oom_pred p;
+        if (build_pred(q, steps + start, i - start, lang, &p, err) != 0) {
+            pred_clear(&p);
+            oom_preds_free(*out, *count);
+            *out = NULL;
+            *count = 0;
+            return -1;
+        }
+        OOM_PUSH(*out, *count, cap, p);
+        start = i + 1;
+    }
+    return 0;
+}
+
+/* ---- evaluating -------------------------------------------------------------------- */
+
+static bool capture_node(const TSQueryMatch *match, uint32_t id, TSNode *out)
+{
+    for (uint16_t i = 0; i < match->capture_count; i++)
+        if (match->captures[i].index == id) {
+            *out = match->captures[i].node;
+            return true;
+        }
+    return false;
+}
+
+static bool text_equals(const char *src, TSNode n, const char *s, size_t len)
+{
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    return b - a == len && memcmp(src + a, s, len) == 0;
+}
+
+static bool regex_matches(const oom_pred *p, const char *src, TSNode n, pcre2_match_data *md,
+                          pcre2_match_context *mctx)
+{
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    int rc = pcre2_match(p->regex, (PCRE2_SPTR)(src + a), b - a, 0, 0, md, mctx);
+    /* PCRE2_ERROR_MATCHLIMIT / DEPTHLIMIT: the regex gave up; treat as no match */
+    return rc >= 0;
+}
+
+static bool pred_holds(const oom_pred *p, const TSQueryMatch *match, const char *src,
+                       const oom_pymodel *model, TSNode site, pcre2_match_data *md,
+                       pcre2_match_context *mctx, oom_buf *scratch)
+{
+    TSNode n;
+    capture_node(match, p->capture, &n);
+    switch (p->kind) {
+    case OOM_PRED_EQ:
+        if (p->other_capture != UINT32_MAX) {
+            TSNode o;
+            if (!capture_node(match, p->other_capture, &o))
+                return true;
+            uint32_t a = ts_node_start_byte(o), b = ts_node_end_byte(o);
+            return text_equals(src, n, src + a, b - a);
+        }
+        return text_equals(src, n, p->args[0], strlen(p->args[0]));
+    case OOM_PRED_MATCH:
+        return regex_matches(p, src, n, md, mctx);
+    case OOM_PRED_ANY_OF:
+        for (size_t i = 0; i < p->arg_count; i++)
+            if (text_equals(src, n, p->args[i], strlen(p->args[i])))
+                return true;
+        return false;
+    case OOM_PRED_SEMANTIC:
+        return model && p->fn(model, n, site, p, scratch);
+    }
+    return false;
+}
+
+bool oom_preds_hold(const oom_pred *preds, size_t count, const TSQueryMatch *match,
+                    const char *src, const oom_pymodel *model, TSNode site,
+                    pcre2_match_data *md, pcre2_match_context *mctx, oom_buf *scratch)
+{
+    for (size_t i = 0; i < count; i++) {
+        TSNode unused;
+        if (!capture_node(match, preds[i].capture, &unused))
+            continue; /* an optional capture that did not match constrains nothing */
+        bool holds = pred_holds(&preds[i], match, src, model, site, md, mctx, scratch);
+        if (holds == preds[i].negate)
+            return false;
+    }
+    return true;
+}

@@ -1,0 +1,523 @@
+/* model/build: the single walk over a Python tree that fills the model. The
+ * walk is iterative (a tree cursor), so deeply nested code cannot overflow the
+ * C stack. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static TSSymbol sym(const TSLanguage *lang, const char *name, bool named)
+{
+    return ts_language_symbol_for_name(lang, name, (uint32_t)strlen(name), named);
+}
+
+static void init_symbols(oom_py_symbols *s, const TSLanguage *l)
+{
+    s->function_definition = sym(l, "function_definition", true);
+    s->class_definition = sym(l, "class_definition", true);
+    s->decorated_definition = sym(l, "decorated_definition", true);
+    s->decorator = sym(l, "decorator", true);
+    s->for_statement = sym(l, "for_statement", true);
+    s->while_statement = sym(l, "while_statement", true);
+    s->with_statement = sym(l, "with_statement", true);
+    s->with_item = sym(l, "with_item", true);
+    s->expression_statement = sym(l, "expression_statement", true);
+    s->import_statement = sym(l, "import_statement", true);
+    s->import_from_statement = sym(l, "import_from_statement", true);
+    s->aliased_import = sym(l, "aliased_import", true);
+    s->dotted_name = sym(l, "dotted_name", true);
+    s->assignment = sym(l, "assignment", true);
+    s->augmented_assignment = sym(l, "augmented_assignment", true);
+    s->named_expression = sym(l, "named_expression", true);
+    s->call = sym(l, "call", true);
+    s->attribute = sym(l, "attribute", true);
+    s->identifier = sym(l, "identifier", true);
+    s->pattern_list = sym(l, "pattern_list", true);
+    s->tuple_pattern = sym(l, "tuple_pattern", true);
+    s->list_pattern = sym(l, "list_pattern", true);
+    s->parameters = sym(l, "parameters", true);
+    s->lambda = sym(l, "lambda", true);
+    s->keyword_argument = sym(l, "keyword_argument", true);
+}
+
+/* ---- small helpers --------------------------------------------------- */
+
+static TSNode field(TSNode n, const char *name)
+{
+    return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
+}
+
+static void add_alias(oom_pymodel *m, const char *local, size_t local_len, const char *qual,
+                      size_t qual_len)
+{
+    oom_alias a = {oom_xstrndup(local, local_len), oom_xstrndup(qual, qual_len)};
+    OOM_PUSH(m->aliases, m->alias_count, m->alias_cap, a);
+}
+
+static void add_binding(oom_pymodel *m, int scope, TSNode name, uint32_t pos,
+                        oom_bind_kind kind, TSNode value)
+{
+    oom_binding b;
+    b.scope = scope;
+    b.name = oom_node_text(m, name, &b.name_len);
+    b.pos = pos;
+    b.kind = kind;
+    b.value = value;
+    OOM_PUSH(m->bindings, m->binding_count, m->binding_cap, b);
+}
+
+static void add_region(oom_pymodel *m, uint32_t start, uint32_t end, oom_grad_state st)
+{
+    oom_grad_region r = {start, end, st};
+    OOM_PUSH(m->regions, m->region_count, m->region_cap, r);
+}
+
+/* ---- imports ----------------------------------------------------------- */
+
+/* `import a.b.c` binds `a`; `import a.b as c` binds `c` to a.b. */
+static void visit_import(oom_pymodel *m, TSNode node)
+{
+    uint32_t count = ts_node_named_child_count(node);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode child = ts_node_named_child(node, i);
+        uint32_t len;
+        if (ts_node_symbol(child) == m->sym.aliased_import) {
+            TSNode name = field(child, "name"), alias = field(child, "alias");
+            if (ts_node_is_null(name) || ts_node_is_null(alias))
+                continue;
+            uint32_t alen;
+            const char *a = oom_node_text(m, alias, &alen);
+            const char *q = oom_node_text(m, name, &len);
+            add_alias(m, a, alen, q, len);
+        } else if (ts_node_symbol(child) == m->sym.dotted_name) {
+            const char *q = oom_node_text(m, child, &len);
+            uint32_t first = 0;
+            while (first < len && q[first] != '.')
+                first++;
+            add_alias(m, q, first, q, first);
+        }
+    }
+}
+
+/* `from torch import no_grad as ng` binds ng to torch.no_grad. Relative
+ * imports (`from . import x`) name project modules; they resolve to themselves. */
+static void visit_import_from(oom_pymodel *m, TSNode node)
+{
+    TSNode module = field(node, "module_name");
+    if (ts_node_is_null(module) || ts_node_symbol(module) != m->sym.dotted_name)
+        return;
+    uint32_t mlen;
+    const char *mod = oom_node_text(m, module, &mlen);
+    uint32_t count = ts_node_named_child_count(node);
+    oom_buf q;
+    oom_buf_init(&q);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode child = ts_node_named_child(node, i);
+        if (ts_node_eq(child, module))
+            continue;
+        TSNode name = child, alias = child;
+        if (ts_node_symbol(child) == m->sym.aliased_import) {
+            name = field(child, "name");
+            alias = field(child, "alias");
+        } else if (ts_node_symbol(child) != m->sym.dotted_name) {
+            continue;
+        }
+        if (ts_node_is_null(name) || ts_node_is_null(alias))
+            continue;
+        uint32_t nlen, alen;
+        const char *n = oom_node_text(m, name, &nlen);
+        const char *a = oom_node_text(m, alias, &alen);
+        oom_buf_clear(&q);
+        oom_buf_append(&q, mod, mlen);
+        oom_buf_putc(&q, '.');
+        oom_buf_append(&q, n, nlen);
+        add_alias(m, a, alen, q.data, q.len);
+    }
+    oom_buf_free(&q);
+}
+
+/* ---- bindings ---------------------------------------------------------- */
+
+static void bind_target(oom_pymodel *m, int scope, TSNode target, uint32_t pos,
+                        TSNode value, bool unpack)
+{
+    TSSymbol s = ts_node_symbol(target);
+    if (s == m->sym.identifier) {
+        add_binding(m, scope, target, pos, unpack ? OOM_BIND_UNPACK : OOM_BIND_VALUE, value);
+        return;
+    }
+    if (s == m->sym.pattern_list || s == m->sym.tuple_pattern || s == m->sym.list_pattern) {
+        uint32_t count = ts_node_named_child_count(target);
+        for (uint32_t i = 0; i < count; i++) {
+            TSNode el = ts_node_named_child(target, i);
+            if (ts_node_symbol(el) == m->sym.identifier)
+                add_binding(m, scope, el, pos, OOM_BIND_UNPACK, value);
+        }
+    }
+}
+
+static void visit_assignment(oom_pymodel *m, int scope, TSNode node)
+{
+    TSNode left = field(node, "left"), right = field(node, "right");
+    if (ts_node_is_null(left) || ts_node_is_null(right))
+        return;
+    /* `a = b = value`: the inner assignment is visited on its own; both names
+     * are bound to the innermost value. */
+    while (ts_node_symbol(right) == m->sym.assignment) {
+        TSNode next = field(right, "right");
+        if (ts_node_is_null(next))
+            return;
+        right = next;
+    }
+    bind_target(m, scope, left, ts_node_end_byte(node), right, false);
+}
+
+static void visit_augmented(oom_pymodel *m, int scope, TSNode node)
+{
+    TSNode left = field(node, "left");
+    if (!ts_node_is_null(left) && ts_node_symbol(left) == m->sym.identifier)
+        add_binding(m, scope, left, ts_node_end_byte(node), OOM_BIND_AUGMENTED, node);
+}
+
+static void bind_opaque_names(oom_pymodel *m, int scope, TSNode node, uint32_t pos)
+{
+    TSSymbol s = ts_node_symbol(node);
+    if (s == m->sym.identifier) {
+        TSNode none = {{0}, NULL, NULL};
+        add_binding(m, scope, node, pos, OOM_BIND_OPAQUE, none);
+        return;
+    }
+    uint32_t count = ts_node_named_child_count(node);
+    for (uint32_t i = 0; i < count && i < 64; i++) {
+        TSNode child = ts_node_named_child(node, i);
+        TSSymbol cs = ts_node_symbol(child);
+        if (cs == m->sym.identifier || cs == m->sym.pattern_list || cs == m->sym.tuple_pattern)
+            bind_opaque_names(m, scope, child, pos);
+        else if (ts_node_named_child_count(child) > 0) {
+            /* typed or default parameters: the name is the first identifier */
+            TSNode first = ts_node_named_child(child, 0);
+            if (ts_node_symbol(first) == m->sym.identifier)
+                bind_opaque_names(m, scope, first, pos);
+        }
+    }
+}
+
+/* ---- calls ------------------------------------------------------------- */
+
+static void push_backward_target(oom_pymodel *m, int scope, TSNode n)
+{
+    if (ts_node_is_null(n) || ts_node_symbol(n) != m->sym.identifier)
+        return;
+    oom_name_ref ref;
+    ref.scope = scope;
+    ref.name = oom_node_text(m, n, &ref.name_len);
+    OOM_PUSH(m->backward_targets, m->backward_count, m->backward_cap, ref);
+}
+
+static TSNode first_positional(TSNode call)
+{
+    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    TSNode none = {{0}, NULL, NULL};
+    if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0)
+        return none;
+    return ts_node_named_child(args, 0);
+}
+
+/* The names that `.backward()` is about: loss.backward(),
+ * scaler.scale(loss).backward(), accelerator.backward(loss),
+ * torch.autograd.backward(loss). Both the receiver and the first argument are
+ * recorded; over-recording only makes the rules that ask quieter. */
+static void record_backward(oom_pymodel *m, int scope, TSNode call, TSNode fn)
+{
+    TSNode object = field(fn, "object");
+    if (!ts_node_is_null(object) && ts_node_symbol(object) == m->sym.call)
+        push_backward_target(m, scope, first_positional(object));
+    else
+        push_backward_target(m, scope, object);
+    push_backward_target(m, scope, first_positional(call));
+}
+
+static bool is_false_literal(const oom_pymodel *m, TSNode n)
+{
+    return oom_node_text_is(m, n, "False") || oom_node_text_is(m, n, "0");
+}
+
+static void record_mode_marker(oom_pymodel *m, int scope, TSNode call, bool is_eval_call)
+{
+    TSNode args = field(call, "arguments");
+    bool is_eval = is_eval_call;
+    if (!is_eval_call && !ts_node_is_null(args) && ts_node_named_child_count(args) == 1) {
+        TSNode arg = ts_node_named_child(args, 0);
+        if (ts_node_symbol(arg) == m->sym.keyword_argument)
+            arg = field(arg, "value");
+        if (!ts_node_is_null(arg) && is_false_literal(m, arg))
+            is_eval = true; /* model.train(False) is model.eval() */
+        else if (!ts_node_is_null(arg) && !oom_node_text_is(m, arg, "True"))
+            return; /* train(mode) with an unknown mode: no marker */
+    }
+    if (is_eval_call && !ts_node_is_null(args) && ts_node_named_child_count(args) > 0)
+        return; /* eval(expr) is Python's builtin or something else */
+    oom_mode_marker mk = {scope, ts_node_end_byte(call), is_eval};
+    OOM_PUSH(m->markers, m->marker_count, m->marker_cap, mk);
+}
+
+static void visit_call(oom_pymodel *m, int scope, TSNode node)
+{
+    TSNode fn = field(node, "function");
+    if (ts_node_is_null(fn))
+        return;
+    TSNode last = fn;
+    if (ts_node_symbol(fn) == m->sym.attribute) {
+        last = field(fn, "attribute");
+        if (ts_node_is_null(last))
+            return;
+        if (oom_node_text_is(m, last, "backward"))
+            record_backward(m, scope, node, fn);
+        else if (oom_node_text_is(m, last, "eval"))
+            record_mode_marker(m, scope, node, true);
+        else if (oom_node_text_is(m, last, "train"))
+            record_mode_marker(m, scope, node, false);
+    } else if (ts_node_symbol(fn) != m->sym.identifier) {
+        return;
+    }
+    oom_call_site site;
+    site.name = oom_node_text(m, last, &site.name_len);
+    site.pos = ts_node_start_byte(node);
+    OOM_PUSH(m->calls, m->call_count, m->call_cap, site);
+}
+
+/* ---- grad mode ----------------------------------------------------------- */
+
+static void visit_with(oom_pymodel *m, TSNode node)
+{
+    TSNode body = field(node, "body");
+    if (ts_node_is_null(body))
+        return;
+    /* with_statement > with_clause > with_item(value: expr) */
+    TSNode clause = ts_node_named_child(node, 0);
+    uint32_t count = ts_node_named_child_count(clause);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode item = ts_node_named_child(clause, i);
+        if (ts_node_symbol(item) != m->sym.with_item)
+            continue;
+        TSNode value = field(item, "value");
+        if (ts_node_is_null(value))
+            continue;
+        if (ts_node_named_child_count(value) > 0 && ts_node_symbol(value) != m->sym.call &&
+            ts_node_symbol(ts_node_named_child(value, 0)) == m->sym.call)
+            value = ts_node_named_child(value, 0); /* `with no_grad() as ctx` */
+        int state = oom_model_grad_switch(m, value);
+        if (state >= 0)
+            add_region(m, ts_node_start_byte(body), ts_node_end_byte(body),
+                       (oom_grad_state)state);
+    }
+}
+
+/* `torch.set_grad_enabled(False)` as a statement switches grad off for the rest
+ * of the enclosing function (or module). */
+static void visit_expression_statement(oom_pymodel *m, int scope, TSNode node)
+{
+    TSNode expr = ts_node_named_child(node, 0);
+    if (ts_node_is_null(expr) || ts_node_symbol(expr) != m->sym.call)
+        return;
+    TSNode fn = field(expr, "function");
+    oom_buf q;
+    oom_buf_init(&q);
+    bool is_switch = oom_pymodel_qualname(m, fn, &q) &&
+                     (strcmp(q.data, "torch.set_grad_enabled") == 0 ||
+                      strcmp(q.data, "torch.autograd.set_grad_enabled") == 0);
+    oom_buf_free(&q);
+    if (!is_switch)
+        return;
+    int state = oom_model_grad_switch(m, expr);
+    if (state >= 0)
+        add_region(m, ts_node_end_byte(node), m->scopes[scope].end, (oom_grad_state)state);
+}
+
+static void visit_decorators(oom_pymodel *m, TSNode decorated, TSNode fn)
+{
+    uint32_t count = ts_node_named_child_count(decorated);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode dec = ts_node_named_child(decorated, i);
+        if (ts_node_symbol(dec) != m->sym.decorator)
+            continue;
+        TSNode expr = ts_node_named_child(dec, 0);
+        if (ts_node_is_null(expr))
+            continue;
+        int state = oom_model_grad_switch(m, expr);
+        if (state >= 0)
+            add_region(m, ts_node_start_byte(fn), ts_node_end_byte(fn), (oom_grad_state)state);
+    }
+}
+
+/* PyTorch Lightning runs these hooks with grad disabled. */
+static bool is_lightning_no_grad_hook(const char *name, uint32_t len)
+{
+    static const char *const hooks[] = {"validation_step", "test_step", "predict_step", NULL};
+    for (size_t i = 0; hooks[i]; i++)
+        if (strlen(hooks[i]) == len && memcmp(hooks[i], name, len) == 0)
+            return true;
+    return false;
+}
+
+static bool is_method(const oom_pymodel *m, TSNode fn)
+{
+    TSNode parent = ts_node_parent(fn);
+    if (!ts_node_is_null(parent) && ts_node_symbol(parent) == m->sym.decorated_definition)
+        parent = ts_node_parent(parent);
+    if (ts_node_is_null(parent))
+        return false;
+    TSNode owner = ts_node_parent(parent); /* block -> class_definition */
+    return !ts_node_is_null(owner) && ts_node_symbol(owner) == m->sym.class_definition;
+}
+
+static int enter_function(oom_pymodel *m, int scope, TSNode node)
+{
+    TSNode name = field(node, "name");
+    oom_scope s = {ts_node_start_byte(node), ts_node_end_byte(node), scope, NULL, 0};
+    if (!ts_node_is_null(name))
+        s.name = oom_node_text(m, name, &s.name_len);
+    OOM_PUSH(m->scopes, m->scope_count, m->scope_cap, s);
+    int inner = (int)m->scope_count - 1;
+    TSNode parent = ts_node_parent(node);
+    if (!ts_node_is_null(parent) && ts_node_symbol(parent) == m->sym.decorated_definition)
+        visit_decorators(m, parent, node);
+    if (s.name && is_lightning_no_grad_hook(s.name, s.name_len) && is_method(m, node))
+        add_region(m, s.start, s.end, OOM_GRAD_DISABLED);
+    TSNode params = field(node, "parameters");
+    if (!ts_node_is_null(params))
+        bind_opaque_names(m, inner, params, s.start);
+    return inner;
+}
+
+/* ---- the walk ------------------------------------------------------------ */
+
+typedef struct {
+    uint32_t end;
+    int scope;
+} scope_frame;
+
+static void visit(oom_pymodel *m, TSNode node, int scope)
+{
+    TSSymbol s = ts_node_symbol(node);
+    if (s == m->sym.call)
+        visit_call(m, scope, node);
+    else if (s == m->sym.assignment)
+        visit_assignment(m, scope, node);
+    else if (s == m->sym.augmented_assignment)
+        visit_augmented(m, scope, node);
+    else if (s == m->sym.named_expression) {
+        TSNode name = field(node, "name"), value = field(node, "value");
+        if (!ts_node_is_null(name) && !ts_node_is_null(value))
+            add_binding(m, scope, name, ts_node_end_byte(node), OOM_BIND_VALUE, value);
+    } else if (s == m->sym.for_statement || s == m->sym.while_statement) {
+        TSNode body = field(node, "body");
+        if (!ts_node_is_null(body)) {
+            oom_loop l = {ts_node_start_byte(body), ts_node_end_byte(body), scope};
+            OOM_PUSH(m->loops, m->loop_count, m->loop_cap, l);
+        }
+        TSNode left = field(node, "left");
+        if (!ts_node_is_null(left))
+            bind_opaque_names(m, scope, left, ts_node_start_byte(node));
+    } else if (s == m->sym.with_statement)
+        visit_with(m, node);
+    else if (s == m->sym.expression_statement)
+        visit_expression_statement(m, scope, node);
+    else if (s == m->sym.import_statement)
+        visit_import(m, node);
+    else if (s == m->sym.import_from_statement)
+        visit_import_from(m, node);
+}
+
+static void walk(oom_pymodel *m)
+{
+    TSTreeCursor cur = ts_tree_cursor_new(m->root);
+    scope_frame *stack = NULL;
+    size_t depth = 0, cap = 0;
+    scope_frame top = {m->scopes[0].end, 0};
+    OOM_PUSH(stack, depth, cap, top);
+    for (;;) {
+        TSNode node = ts_tree_cursor_current_node(&cur);
+        uint32_t start = ts_node_start_byte(node);
+        while (depth > 1 && start >= stack[depth - 1].end)
+            depth--;
+        int scope = stack[depth - 1].scope;
+        if (ts_node_symbol(node) == m->sym.function_definition) {
+            scope_frame f = {ts_node_end_byte(node), enter_function(m, scope, node)};
+            OOM_PUSH(stack, depth, cap, f);
+        } else {
+            visit(m, node, scope);
+        }
+        if (ts_tree_cursor_goto_first_child(&cur))
+            continue;
+        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+            if (!ts_tree_cursor_goto_parent(&cur)) {
+                free(stack);
+                ts_tree_cursor_delete(&cur);
+                return;
+            }
+        }
+    }
+}
+
+/* A function all of whose calls in this file run without grad runs without
+ * grad too: `with torch.no_grad(): evaluate(model)`. Two rounds reach helpers
+ * of helpers. */
+static void propagate_no_grad_to_callees(oom_pymodel *m)
+{
+    for (int round = 0; round < 2; round++) {
+        size_t regions_before = m->region_count;
+        for (size_t i = 1; i < m->scope_count; i++) {
+            const oom_scope *s = &m->scopes[i];
+            if (!s->name || oom_model_grad_state_at(m, s->start) != OOM_GRAD_ENABLED)
+                continue;
+            size_t calls = 0, quiet = 0;
+            for (size_t c = 0; c < m->call_count; c++) {
+                const oom_call_site *site = &m->calls[c];
+                if (site->name_len != s->name_len || memcmp(site->name, s->name, s->name_len))
+                    continue;
+                if (site->pos >= s->start && site->pos < s->end)
+                    continue; /* recursion says nothing */
+                calls++;
+                quiet += oom_model_grad_state_at(m, site->pos) != OOM_GRAD_ENABLED;
+            }
+            if (calls > 0 && quiet == calls)
+                add_region(m, s->start, s->end, OOM_GRAD_DISABLED);
+        }
+        if (m->region_count == regions_before)
+            break;
+    }
+}
+
+oom_pymodel *oom_pymodel_build(const TSTree *tree, const char *src, size_t len)
+{
+    oom_pymodel *m = oom_xcalloc(1, sizeof(*m));
+    m->src = src;
+    m->len = len;
+    m->root = ts_tree_root_node(tree);
+    init_symbols(&m->sym, ts_tree_language(tree));
+    oom_scope module = {0, (uint32_t)len, -1, NULL, 0};
+    OOM_PUSH(m->scopes, m->scope_count, m->scope_cap, module);
+    walk(m);
+    propagate_no_grad_to_callees(m);
+    return m;
+}
+
+void oom_pymodel_free(oom_pymodel *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->alias_count; i++) {
+        free(m->aliases[i].local);
+        free(m->aliases[i].qualified);
+    }
+    free(m->aliases);
+    free(m->scopes);
+    free(m->loops);
+    free(m->regions);
+    free(m->bindings);
+    free(m->markers);
+    free(m->backward_targets);
+    free(m->calls);
+    free(m);
+}

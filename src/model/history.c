@@ -1,0 +1,333 @@
+/* model/history: which expressions carry autograd history, and which calls
+ * are forward passes of a model. Unknown means "no": every rule built on these
+ * answers prefers a missed finding to a false one. */
+#include <ctype.h>
+#include <string.h>
+
+#include "internal.h"
+
+static bool text_in(const char *s, size_t len, const char *const *set)
+{
+    for (size_t i = 0; set[i]; i++)
+        if (strlen(set[i]) == len && memcmp(set[i], s, len) == 0)
+            return true;
+    return false;
+}
+
+static bool has_prefix(const char *s, size_t len, const char *p)
+{
+    size_t n = strlen(p);
+    return len >= n && memcmp(s, p, n) == 0;
+}
+
+static bool has_suffix(const char *s, size_t len, const char *x)
+{
+    size_t n = strlen(x);
+    return len >= n && memcmp(s + len - n, x, n) == 0;
+}
+
+/* ---- names ------------------------------------------------------------------ */
+
+bool oom_model_name_is_model_like(const char *name, size_t len)
+{
+    static const char *const exact[] = {
+        "model", "net", "network", "module", "encoder", "decoder", "backbone", "classifier",
+        "generator", "discriminator", "critic", "actor", "policy", "teacher", "student",
+        "transformer", "unet", "vae", "clf", "lm", "gen", "disc", NULL};
+    static const char *const factories[] = {"get_", "build_", "create_", "load_", "make_",
+                                            "init_", "setup_", "configure_", NULL};
+    if (len == 0 || isupper((unsigned char)name[0]))
+        return false; /* Model(...) constructs; it does not run a forward */
+    for (size_t i = 0; factories[i]; i++)
+        if (has_prefix(name, len, factories[i]))
+            return false;
+    return text_in(name, len, exact) || has_suffix(name, len, "_model") ||
+           has_suffix(name, len, "model") || has_prefix(name, len, "model_") ||
+           has_suffix(name, len, "_net") || has_suffix(name, len, "net") ||
+           has_suffix(name, len, "_encoder") || has_suffix(name, len, "_decoder");
+}
+
+bool oom_model_name_is_loss_like(const char *name, size_t len)
+{
+    static const char *const words[] = {"loss", "losses", "criterion", "criterions", NULL};
+    return oom_name_has_word(name, len, words);
+}
+
+/* ---- model forward calls ----------------------------------------------------- */
+
+static bool is_model_expr(const oom_pymodel *m, TSNode expr, int depth);
+
+/* What a name was bound to looks like a model: AutoModel.from_pretrained(...),
+ * nn.Linear(...), torch.compile(model), DDP(model), model.to(device) ... */
+static bool value_builds_model(const oom_pymodel *m, TSNode value, int depth)
+{
+    if (ts_node_symbol(value) != m->sym.call)
+        return is_model_expr(m, value, depth + 1);
+    TSNode fn = ts_node_child_by_field_name(value, "function", 8);
+    if (ts_node_is_null(fn))
+        return false;
+    oom_buf q;
+    oom_buf_init(&q);
+    bool known = oom_pymodel_qualname(m, fn, &q);
+    bool result = false;
+    if (known) {
+        const char *last = strrchr(q.data, '.');
+        last = last ? last + 1 : q.data;
+        size_t n = strlen(last);
+        if (strcmp(last, "from_pretrained") == 0 || strcmp(last, "from_config") == 0) {
+            /* AutoTokenizer.from_pretrained is not a model */
+            result = strstr(q.data, "Tokenizer") == NULL && strstr(q.data, "Processor") == NULL &&
+                     strstr(q.data, "Config") == NULL && strstr(q.data, "FeatureExtractor") == NULL;
+        } else if (oom_str_starts_with(q.data, "torch.nn.") && n > 0 &&
+                   isupper((unsigned char)last[0])) {
+            result = strstr(q.data, "Loss") == NULL && strcmp(last, "Parameter") != 0;
+        } else if (strcmp(q.data, "torch.compile") == 0 ||
+                   strstr(q.data, "DistributedDataParallel") || strstr(q.data, "DataParallel") ||
+                   strcmp(last, "DDP") == 0 || strcmp(last, "FSDP") == 0) {
+            result = true;
+        } else if (ts_node_symbol(fn) == m->sym.attribute &&
+                   (strcmp(last, "to") == 0 || strcmp(last, "cuda") == 0 ||
+                    strcmp(last, "half") == 0 || strcmp(last, "bfloat16") == 0 ||
+                    strcmp(last, "float") == 0 || strcmp(last, "eval") == 0)) {
+            TSNode obj = ts_node_child_by_field_name(fn, "object", 6);
+            result = !ts_node_is_null(obj) && is_model_expr(m, obj, depth + 1);
+        }
+    }
+    oom_buf_free(&q);
+    return result;
+}
+
+static bool is_model_expr(const oom_pymodel *m, TSNode expr, int depth)
+{
+    if (depth > OOM_MODEL_MAX_DEPTH || ts_node_is_null(expr))
+        return false;
+    TSSymbol s = ts_node_symbol(expr);
+    uint32_t len;
+    if (s == m->sym.attribute) {
+        TSNode attr = ts_node_child_by_field_name(expr, "attribute", 9);
+        if (ts_node_is_null(attr))
+            return false;
+        const char *t = oom_node_text(m, attr, &len);
+        return oom_model_name_is_model_like(t, len);
+    }
+    if (s != m->sym.identifier)
+        return false;
+    const char *name = oom_node_text(m, expr, &len);
+    if (oom_model_name_is_model_like(name, len))
+        return true;
+    uint32_t pos = ts_node_start_byte(expr);
+    int scope = oom_model_scope_at(m, pos);
+    for (int sc = scope; sc >= 0; sc = sc == 0 ? -1 : 0) {
+        const oom_binding *b = oom_model_last_binding(m, sc, name, len,
+                                                      sc == scope ? pos : UINT32_MAX, true);
+        if (b) /* the nearest binding decides, whatever it says */
+            return b->kind == OOM_BIND_VALUE && value_builds_model(m, b->value, depth);
+    }
+    return false;
+}
+
+bool oom_pymodel_is_model_call(const oom_pymodel *m, TSNode call)
+{
+    if (ts_node_symbol(call) != m->sym.call)
+        return false;
+    TSNode fn = ts_node_child_by_field_name(call, "function", 8);
+    if (ts_node_is_null(fn))
+        return false;
+    if (ts_node_symbol(fn) == m->sym.attribute) {
+        TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
+        if (!ts_node_is_null(attr) && oom_node_text_is(m, attr, "forward"))
+            return is_model_expr(m, ts_node_child_by_field_name(fn, "object", 6), 0);
+    }
+    return is_model_expr(m, fn, 0);
+}
+
+/* ---- autograd history --------------------------------------------------------- */
+
+static bool carries(const oom_pymodel *m, TSNode e, int depth);
+
+/* Methods whose result has no autograd history whatever the receiver. */
+static const char *const history_free_methods[] = {
+    "item", "tolist", "numpy", "detach", "detach_", "argmax", "argmin", "argsort", "size",
+    "dim", "numel", "nelement", "element_size", "data_ptr", "eq", "ne", "lt", "gt", "le", "ge",
+    "equal", "isnan", "isinf", "isfinite", "all", "any", "nonzero", "count_nonzero", "long",
+    "int", "bool", "short", "byte", "backward", "generate", "__len__", "stride", "is_contiguous",
+    "get_device", "zero_", NULL};
+
+/* Attributes whose value has no history (metadata, or .data/.grad). */
+static const char *const history_free_attributes[] = {
+    "data", "grad", "shape", "dtype", "device", "requires_grad", "ndim", "is_cuda", "is_leaf",
+    "layout", NULL};
+
+/* Fields of a model's output that are tensors produced by the forward. */
+static const char *const output_fields[] = {
+    "loss", "logits", "hidden_states", "last_hidden_state", "pooler_output", "attentions",
+    "encoder_last_hidden_state", "start_logits", "end_logits", "prediction_logits",
+    "image_embeds", "text_embeds", "aux_loss", NULL};
+
+static const char *const history_free_builtins[] = {
+    "float", "int", "bool", "str", "len", "repr", "print", "isinstance", "round", "type",
+    "id", "hash", "format", "range", "enumerate", "zip", NULL};
+
+static const char *const torch_history_free[] = {
+    "tensor", "as_tensor", "argmax", "argmin", "argsort", "eq", "ne", "lt", "gt", "le", "ge",
+    "isnan", "isinf", "isfinite", "equal", "numel", "is_tensor", "count_nonzero", "nonzero",
+    "zeros", "ones", "empty", "full", "arange", "zeros_like", "ones_like", "empty_like",
+    "randn", "rand", "randint", NULL};
+
+static bool any_argument_carries(const oom_pymodel *m, TSNode call, int depth)
+{
+    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    if (ts_node_is_null(args))
+        return false;
+    uint32_t count = ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (ts_node_symbol(a) == m->sym.keyword_argument)
+            a = ts_node_child_by_field_name(a, "value", 5);
+        if (!ts_node_is_null(a) && carries(m, a, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+static bool is_loss_function(const char *q)
+{
+    if (!oom_str_starts_with(q, "torch.nn.functional."))
+        return false;
+    return strstr(q, "loss") || strstr(q, "entropy") || strstr(q, "kl_div");
+}
+
+static bool call_carries(const oom_pymodel *m, TSNode call, int depth)
+{
+    TSNode fn = ts_node_child_by_field_name(call, "function", 8);
+    if (ts_node_is_null(fn))
+        return false;
+    uint32_t len;
+    if (ts_node_symbol(fn) == m->sym.attribute) {
+        TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
+        TSNode obj = ts_node_child_by_field_name(fn, "object", 6);
+        if (ts_node_is_null(attr) || ts_node_is_null(obj))
+            return false;
+        const char *method = oom_node_text(m, attr, &len);
+        if (text_in(method, len, history_free_methods))
+            return false;
+        if (carries(m, obj, depth + 1))
+            return true; /* loss.cpu(), logits.softmax(-1), out.float() keep the graph */
+    }
+    if (oom_pymodel_is_model_call(m, call))
+        return true;
+    oom_buf q;
+    oom_buf_init(&q);
+    bool result = false;
+    if (oom_pymodel_qualname(m, fn, &q)) {
+        const char *last = strrchr(q.data, '.');
+        last = last ? last + 1 : q.data;
+        if (strchr(q.data, '.') == NULL && text_in(q.data, strlen(q.data), history_free_builtins))
+            result = false;
+        else if (is_loss_function(q.data) || oom_model_name_is_loss_like(last, strlen(last)))
+            result = !isupper((unsigned char)last[0]); /* nn.CrossEntropyLoss() builds a module */
+        else if (oom_str_starts_with(q.data, "torch.") &&
+                 !text_in(last, strlen(last), torch_history_free))
+            result = any_argument_carries(m, call, depth);
+        else if (strcmp(q.data, "sum") == 0 || strcmp(q.data, "max") == 0 ||
+                 strcmp(q.data, "min") == 0 || strcmp(q.data, "abs") == 0)
+            result = any_argument_carries(m, call, depth);
+    }
+    oom_buf_free(&q);
+    return result;
+}
+
+static bool identifier_carries(const oom_pymodel *m, TSNode id, int depth)
+{
+    if (oom_pymodel_is_backpropagated(m, id))
+        return true;
+    uint32_t len;
+    const char *name = oom_node_text(m, id, &len);
+    uint32_t pos = ts_node_start_byte(id);
+    int scope = oom_model_scope_at(m, pos);
+    const oom_binding *b = oom_model_last_binding(m, scope, name, len, pos, false);
+    if (!b || b->kind == OOM_BIND_OPAQUE)
+        return false;
+    if (b->kind == OOM_BIND_AUGMENTED) {
+        TSNode right = ts_node_child_by_field_name(b->value, "right", 5);
+        if (!ts_node_is_null(right) && carries(m, right, depth + 1))
+            return true;
+        /* `total += x.item()`: what total held before decides */
+        const oom_binding *prior =
+            oom_model_last_binding(m, scope, name, len, ts_node_start_byte(b->value), false);
+        if (!prior || prior->kind == OOM_BIND_OPAQUE || prior == b)
+            return false;
+        return prior->kind != OOM_BIND_AUGMENTED && carries(m, prior->value, depth + 1);
+    }
+    return carries(m, b->value, depth + 1);
+}
+
+static bool any_child_carries(const oom_pymodel *m, TSNode e, int depth)
+{
+    uint32_t count = ts_node_named_child_count(e);
+    for (uint32_t i = 0; i < count; i++)
+        if (carries(m, ts_node_named_child(e, i), depth + 1))
+            return true;
+    return false;
+}
+
+static bool carries(const oom_pymodel *m, TSNode e, int depth)
+{
+    if (depth > OOM_MODEL_MAX_DEPTH || ts_node_is_null(e))
+        return false;
+    TSSymbol s = ts_node_symbol(e);
+    if (s == m->sym.identifier)
+        return identifier_carries(m, e, depth);
+    if (s == m->sym.call)
+        return call_carries(m, e, depth);
+    uint32_t len;
+    if (s == m->sym.attribute) {
+        TSNode attr = ts_node_child_by_field_name(e, "attribute", 9);
+        TSNode obj = ts_node_child_by_field_name(e, "object", 6);
+        if (ts_node_is_null(attr) || ts_node_is_null(obj))
+            return false;
+        const char *name = oom_node_text(m, attr, &len);
+        if (text_in(name, len, history_free_attributes))
+            return false;
+        if (text_in(name, len, output_fields) && !oom_node_text_is(m, obj, "self"))
+            return true;
+        return carries(m, obj, depth + 1);
+    }
+    const char *type = ts_node_type(e);
+    if (strcmp(type, "subscript") == 0) {
+        TSNode value = ts_node_child_by_field_name(e, "value", 5);
+        return carries(m, value, depth + 1);
+    }
+    if (strcmp(type, "binary_operator") == 0 || strcmp(type, "unary_operator") == 0 ||
+        strcmp(type, "parenthesized_expression") == 0 || strcmp(type, "list") == 0 ||
+        strcmp(type, "tuple") == 0 || strcmp(type, "expression_list") == 0 ||
+        strcmp(type, "await") == 0 || strcmp(type, "list_splat") == 0)
+        return any_child_carries(m, e, depth);
+    if (strcmp(type, "conditional_expression") == 0) {
+        /* a if cond else b: the condition's value is not the result */
+        uint32_t count = ts_node_named_child_count(e);
+        for (uint32_t i = 0; i < count; i++)
+            if (i != 1 && carries(m, ts_node_named_child(e, i), depth + 1))
+                return true;
+        return false;
+    }
+    if (strcmp(type, "dictionary") == 0) {
+        uint32_t count = ts_node_named_child_count(e);
+        for (uint32_t i = 0; i < count; i++) {
+            TSNode pair = ts_node_named_child(e, i);
+            if (carries(m, ts_node_child_by_field_name(pair, "value", 5), depth + 1))
+                return true;
+        }
+        return false;
+    }
+    if (strcmp(type, "augmented_assignment") == 0)
+        return carries(m, ts_node_child_by_field_name(e, "right", 5), depth + 1);
+    if (s == m->sym.named_expression)
+        return carries(m, ts_node_child_by_field_name(e, "value", 5), depth + 1);
+    return false; /* literals, comparisons, comprehensions, lambdas ... */
+}
+
+bool oom_pymodel_carries_graph(const oom_pymodel *m, TSNode expr)
+{
+    return carries(m, expr, 0);
+}

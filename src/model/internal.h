@@ -1,0 +1,127 @@
+/* Private layout of the Python semantic model, shared by the files of src/model. */
+#ifndef OOMLINT_MODEL_INTERNAL_H
+#define OOMLINT_MODEL_INTERNAL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "oomlint/model.h"
+
+/* Recursion through expressions and bindings stops here; a deeper chain is
+ * treated as "unknown", which every rule reads as "stay quiet". */
+#define OOM_MODEL_MAX_DEPTH 48
+
+typedef struct {
+    uint32_t start, end;
+    int parent;        /* index of the enclosing scope; -1 for the module */
+    const char *name;  /* points into the source; NULL for the module */
+    uint32_t name_len;
+} oom_scope;
+
+typedef struct {
+    uint32_t start, end; /* the loop body */
+    int scope;
+} oom_loop;
+
+typedef struct {
+    uint32_t start, end;
+    oom_grad_state state;
+} oom_grad_region;
+
+typedef enum {
+    OOM_BIND_VALUE,     /* name = value */
+    OOM_BIND_UNPACK,    /* a, name = value */
+    OOM_BIND_AUGMENTED, /* name += value: updates, does not create */
+    OOM_BIND_OPAQUE,    /* parameter, loop target, import ...: value unknown */
+} oom_bind_kind;
+
+typedef struct {
+    int scope;
+    const char *name;
+    uint32_t name_len;
+    uint32_t pos;      /* where the binding takes effect */
+    oom_bind_kind kind;
+    TSNode value;      /* valid unless kind is OOM_BIND_OPAQUE */
+} oom_binding;
+
+typedef struct {
+    char *local;
+    char *qualified;
+} oom_alias;
+
+typedef struct {
+    int scope;
+    uint32_t pos;
+    bool is_eval; /* x.eval() / x.train(False) vs x.train() */
+} oom_mode_marker;
+
+typedef struct {
+    int scope;
+    const char *name;
+    uint32_t name_len;
+} oom_name_ref;
+
+typedef struct {
+    const char *name; /* callee's last name: f(...) or self.f(...) */
+    uint32_t name_len;
+    uint32_t pos;
+} oom_call_site;
+
+typedef struct {
+    TSSymbol function_definition, class_definition, decorated_definition, decorator,
+        for_statement, while_statement, with_statement, with_item, expression_statement,
+        import_statement, import_from_statement, aliased_import, dotted_name,
+        assignment, augmented_assignment, named_expression, call, attribute, identifier,
+        pattern_list, tuple_pattern, list_pattern, parameters, lambda, keyword_argument;
+} oom_py_symbols;
+
+struct oom_pymodel {
+    const char *src;
+    size_t len;
+    TSNode root;
+    oom_py_symbols sym;
+    oom_scope *scopes;
+    size_t scope_count, scope_cap;
+    oom_loop *loops;
+    size_t loop_count, loop_cap;
+    oom_grad_region *regions;
+    size_t region_count, region_cap;
+    oom_binding *bindings;
+    size_t binding_count, binding_cap;
+    oom_alias *aliases;
+    size_t alias_count, alias_cap;
+    oom_mode_marker *markers;
+    size_t marker_count, marker_cap;
+    oom_name_ref *backward_targets;
+    size_t backward_count, backward_cap;
+    oom_call_site *calls;
+    size_t call_count, call_cap;
+};
+
+/* Text of a node, as a pointer into the source and a length. */
+static inline const char *oom_node_text(const oom_pymodel *m, TSNode n, uint32_t *len)
+{
+    uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    *len = e - s;
+    return m->src + s;
+}
+
+static inline bool oom_node_text_is(const oom_pymodel *m, TSNode n, const char *lit)
+{
+    uint32_t len;
+    const char *t = oom_node_text(m, n, &len);
+    return strlen(lit) == len && memcmp(t, lit, len) == 0;
+}
+
+int oom_model_scope_at(const oom_pymodel *m, uint32_t pos);
+const oom_binding *oom_model_last_binding(const oom_pymodel *m, int scope, const char *name,
+                                          uint32_t name_len, uint32_t before,
+                                          bool skip_augmented);
+oom_grad_state oom_model_grad_state_at(const oom_pymodel *m, uint32_t pos);
+/* "torch.no_grad"-like calls: the grad state a `with` or decorator of this
+ * expression sets, or -1 when it is not a grad-mode switch. */
+int oom_model_grad_switch(const oom_pymodel *m, TSNode expr);
+bool oom_model_name_is_model_like(const char *name, size_t len);
+bool oom_model_name_is_loss_like(const char *name, size_t len);
+
+#endif

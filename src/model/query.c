@@ -1,0 +1,346 @@
+/* model/query: answers about positions (scope, loop, grad mode) and names. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+int oom_model_scope_at(const oom_pymodel *m, uint32_t pos)
+{
+    /* Scopes are stored in pre-order, so sorted by start: find the last that
+     * starts at or before pos, then climb to one that contains it. */
+    size_t lo = 0, hi = m->scope_count;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (m->scopes[mid].start <= pos)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    int s = (int)lo;
+    while (s > 0 && !(pos >= m->scopes[s].start && pos < m->scopes[s].end))
+        s = m->scopes[s].parent;
+    return s < 0 ? 0 : s;
+}
+
+const oom_binding *oom_model_last_binding(const oom_pymodel *m, int scope, const char *name,
+                                          uint32_t name_len, uint32_t before,
+                                          bool skip_augmented)
+{
+    const oom_binding *best = NULL;
+    for (size_t i = 0; i < m->binding_count; i++) {
+        const oom_binding *b = &m->bindings[i];
+        if (b->scope != scope || b->pos > before || b->name_len != name_len ||
+            memcmp(b->name, name, name_len) != 0)
+            continue;
+        if (skip_augmented && b->kind == OOM_BIND_AUGMENTED)
+            continue;
+        if (!best || b->pos >= best->pos)
+            best = b;
+    }
+    return best;
+}
+
+oom_grad_state oom_model_grad_state_at(const oom_pymodel *m, uint32_t pos)
+{
+    /* The innermost region wins: the one that starts last (and, on a tie,
+     * ends first). Regions are few; a scan is fine. */
+    const oom_grad_region *best = NULL;
+    for (size_t i = 0; i < m->region_count; i++) {
+        const oom_grad_region *r = &m->regions[i];
+        if (pos < r->start || pos >= r->end)
+            continue;
+        if (!best || r->start > best->start || (r->start == best->start && r->end < best->end))
+            best = r;
+    }
+    return best ? best->state : OOM_GRAD_ENABLED;
+}
+
+oom_grad_state oom_pymodel_grad_state(const oom_pymodel *m, TSNode node)
+{
+    return oom_model_grad_state_at(m, ts_node_start_byte(node));
+}
+
+/* ---- qualified names ------------------------------------------------------ */
+
+static const oom_alias *find_alias(const oom_pymodel *m, const char *name, uint32_t len)
+{
+    for (size_t i = m->alias_count; i-- > 0;) {
+        const oom_alias *a = &m->aliases[i];
+        if (strlen(a->local) == len && memcmp(a->local, name, len) == 0)
+            return a;
+    }
+    return NULL;
+}
+
+bool oom_pymodel_qualname(const oom_pymodel *m, TSNode expr, oom_buf *out)
+{
+    oom_buf_clear(out);
+    /* Walk down the attribute chain to its base name, remembering the parts. */
+    TSNode parts[32];
+    size_t nparts = 0;
+    TSNode n = expr;
+    while (!ts_node_is_null(n) && ts_node_symbol(n) == m->sym.attribute) {
+        if (nparts == 32)
+            return false;
+        parts[nparts++] = ts_node_child_by_field_name(n, "attribute", 9);
+        n = ts_node_child_by_field_name(n, "object", 6);
+    }
+    if (ts_node_is_null(n) || ts_node_symbol(n) != m->sym.identifier)
+        return false;
+    uint32_t len;
+    const char *base = oom_node_text(m, n, &len);
+    const oom_alias *a = find_alias(m, base, len);
+    if (a)
+        oom_buf_puts(out, a->qualified);
+    else
+        oom_buf_append(out, base, len);
+    for (size_t i = nparts; i-- > 0;) {
+        if (ts_node_is_null(parts[i]))
+            return false;
+        const char *t = oom_node_text(m, parts[i], &len);
+        oom_buf_putc(out, '.');
+        oom_buf_append(out, t, len);
+    }
+    return true;
+}
+
+/* ---- grad-mode switches --------------------------------------------------- */
+
+static bool qualname_in(const char *q, const char *const *names)
+{
+    for (size_t i = 0; names[i]; i++)
+        if (strcmp(q, names[i]) == 0)
+            return true;
+    return false;
+}
+
+static const char *const no_grad_names[] = {
+    "torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad", NULL};
+static const char *const inference_mode_names[] = {
+    "torch.inference_mode", "torch.autograd.inference_mode",
+    "torch.autograd.grad_mode.inference_mode", NULL};
+static const char *const enable_grad_names[] = {
+    "torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad",
+    NULL};
+static const char *const set_grad_enabled_names[] = {
+    "torch.set_grad_enabled", "torch.autograd.set_grad_enabled",
+    "torch.autograd.grad_mode.set_grad_enabled", NULL};
+
+/* The single argument of a call (positional or keyword), or a null node. */
+static TSNode only_argument(const oom_pymodel *m, TSNode call)
+{
+    TSNode none = {{0}, NULL, NULL};
+    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    if (ts_node_is_null(args) || ts_node_named_child_count(args) != 1)
+        return none;
+    TSNode arg = ts_node_named_child(args, 0);
+    if (ts_node_symbol(arg) == m->sym.keyword_argument)
+        arg = ts_node_child_by_field_name(arg, "value", 5);
+    return arg;
+}
+
+static int bool_argument_state(const oom_pymodel *m, TSNode arg, oom_grad_state if_true,
+                               oom_grad_state if_false, oom_grad_state if_unknown)
+{
+    if (ts_node_is_null(arg))
+        return (int)if_true;
+    if (oom_node_text_is(m, arg, "True"))
+        return (int)if_true;
+    if (oom_node_text_is(m, arg, "False"))
+        return (int)if_false;
+    return (int)if_unknown;
+}
+
+int oom_model_grad_switch(const oom_pymodel *m, TSNode expr)
+{
+    bool called = ts_node_symbol(expr) == m->sym.call;
+    TSNode fn = called ? ts_node_child_by_field_name(expr, "function", 8) : expr;
+    oom_buf q;
+    oom_buf_init(&q);
+    int state = -1;
+    if (oom_pymodel_qualname(m, fn, &q)) {
+        TSNode none = {{0}, NULL, NULL};
+        TSNode arg = called ? only_argument(m, expr) : none;
+        if (qualname_in(q.data, no_grad_names))
+            state = OOM_GRAD_DISABLED;
+        else if (qualname_in(q.data, inference_mode_names))
+            state = bool_argument_state(m, arg, OOM_GRAD_DISABLED, OOM_GRAD_ENABLED,
+                                        OOM_GRAD_MAYBE_DISABLED);
+        else if (qualname_in(q.data, enable_grad_names))
+            state = OOM_GRAD_ENABLED;
+        else if (called && qualname_in(q.data, set_grad_enabled_names))
+            state = bool_argument_state(m, arg, OOM_GRAD_ENABLED, OOM_GRAD_DISABLED,
+                                        OOM_GRAD_MAYBE_DISABLED);
+    }
+    oom_buf_free(&q);
+    return state;
+}
+
+/* ---- loops and storage ---------------------------------------------------- */
+
+static const oom_loop *innermost_loop(const oom_pymodel *m, uint32_t pos, int scope)
+{
+    const oom_loop *best = NULL;
+    for (size_t i = 0; i < m->loop_count; i++) {
+        const oom_loop *l = &m->loops[i];
+        if (l->scope != scope || pos < l->start || pos >= l->end)
+            continue;
+        if (!best || l->start > best->start)
+            best = l;
+    }
+    return best;
+}
+
+bool oom_pymodel_in_loop(const oom_pymodel *m, TSNode node)
+{
+    uint32_t pos = ts_node_start_byte(node);
+    return innermost_loop(m, pos, oom_model_scope_at(m, pos)) != NULL;
+}
+
+bool oom_pymodel_outlives_iteration(const oom_pymodel *m, TSNode target, TSNode site)
+{
+    if (ts_node_symbol(target) != m->sym.identifier)
+        return true; /* self.history, buffers[k]: owned by something longer-lived */
+    uint32_t pos = ts_node_start_byte(site);
+    int scope = oom_model_scope_at(m, pos);
+    const oom_loop *loop = innermost_loop(m, pos, scope);
+    if (!loop)
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, target, &len);
+    const oom_binding *b = oom_model_last_binding(m, scope, name, len, pos, true);
+    /* Created afresh in this iteration: dropped at the next one. */
+    return !(b && b->pos >= loop->start && b->pos < loop->end);
+}
+
+bool oom_pymodel_is_backpropagated(const oom_pymodel *m, TSNode target)
+{
+    if (ts_node_symbol(target) != m->sym.identifier)
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, target, &len);
+    int scope = oom_model_scope_at(m, ts_node_start_byte(target));
+    for (size_t i = 0; i < m->backward_count; i++) {
+        const oom_name_ref *r = &m->backward_targets[i];
+        if (r->scope == scope && r->name_len == len && memcmp(r->name, name, len) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* ---- literals ------------------------------------------------------------- */
+
+static bool string_has_interpolation(TSNode str)
+{
+    uint32_t count = ts_node_named_child_count(str);
+    for (uint32_t i = 0; i < count; i++)
+        if (strcmp(ts_node_type(ts_node_named_child(str, i)), "interpolation") == 0)
+            return true;
+    return false;
+}
+
+bool oom_pymodel_is_literal(const oom_pymodel *m, TSNode expr)
+{
+    const char *type = ts_node_type(expr);
+    if (strcmp(type, "string") == 0)
+        return !string_has_interpolation(expr);
+    if (strcmp(type, "integer") == 0 || strcmp(type, "float") == 0)
+        return true;
+    if (strcmp(type, "concatenated_string") == 0 || strcmp(type, "parenthesized_expression") == 0 ||
+        strcmp(type, "unary_operator") == 0) {
+        uint32_t count = ts_node_named_child_count(expr);
+        for (uint32_t i = 0; i < count; i++)
+            if (!oom_pymodel_is_literal(m, ts_node_named_child(expr, i)))
+                return false;
+        return count > 0;
+    }
+    return false;
+}
+
+bool oom_pymodel_string_value(const oom_pymodel *m, TSNode str, oom_buf *out)
+{
+    oom_buf_clear(out);
+    if (strcmp(ts_node_type(str), "string") != 0 || string_has_interpolation(str))
+        return false;
+    uint32_t count = ts_node_named_child_count(str);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode part = ts_node_named_child(str, i);
+        if (strcmp(ts_node_type(part), "string_content") == 0) {
+            uint32_t len;
+            const char *t = oom_node_text(m, part, &len);
+            oom_buf_append(out, t, len);
+        }
+    }
+    oom_buf_append(out, "", 0);
+    return true;
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+bool oom_name_has_word(const char *name, size_t len, const char *const *words)
+{
+    char part[64];
+    size_t i = 0;
+    while (i < len) {
+        while (i < len && (name[i] == '_' || isdigit((unsigned char)name[i])))
+            i++;
+        size_t n = 0;
+        /* one part: an optional capital followed by lower-case letters, or a
+         * run of capitals (an acronym) */
+        if (i < len && isupper((unsigned char)name[i])) {
+            while (i < len && isupper((unsigned char)name[i]) && n < sizeof part - 1)
+                part[n++] = (char)tolower((unsigned char)name[i++]);
+            if (n > 1 && i < len && islower((unsigned char)name[i])) {
+                i--; /* "HTTPServer": the last capital starts the next word */
+                n--;
+            }
+        }
+        while (i < len && islower((unsigned char)name[i]) && n < sizeof part - 1)
+            part[n++] = name[i++];
+        if (n == 0) {
+            i++;
+            continue;
+        }
+        part[n] = '\0';
+        for (size_t w = 0; words[w]; w++)
+            if (strcmp(part, words[w]) == 0)
+                return true;
+    }
+    return false;
+}
+
+static const char *const eval_words[] = {
+    "eval",  "evaluate",   "evaluation", "evaluating", "valid",   "validate",  "validation",
+    "validating", "test", "testing", "predict", "prediction", "predictions", "inference",
+    "infer", "score", "scoring", NULL};
+static const char *const train_words[] = {"train", "training", "fit", "finetune", NULL};
+
+static bool scope_named_for_eval(const oom_pymodel *m, int scope)
+{
+    for (int s = scope; s > 0; s = m->scopes[s].parent) {
+        const oom_scope *sc = &m->scopes[s];
+        if (!sc->name)
+            continue;
+        if (oom_name_has_word(sc->name, sc->name_len, train_words))
+            return false; /* train_and_evaluate: both; say nothing */
+        if (oom_name_has_word(sc->name, sc->name_len, eval_words))
+            return true;
+    }
+    return false;
+}
+
+bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node)
+{
+    uint32_t pos = ts_node_start_byte(node);
+    int scope = oom_model_scope_at(m, pos);
+    if (scope_named_for_eval(m, scope))
+        return true;
+    const oom_mode_marker *last = NULL;
+    for (size_t i = 0; i < m->marker_count; i++) {
+        const oom_mode_marker *mk = &m->markers[i];
+        if (mk->scope == scope && mk->pos <= pos && (!last || mk->pos >= last->pos))
+            last = mk;
+    }
+    return last && last->is_eval;
+}

@@ -1,0 +1,126 @@
+/* diag: storage and ordering of findings. */
+#include "oomlint/diag.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "oomlint/util.h"
+
+const char *oom_severity_name(oom_severity s)
+{
+    switch (s) {
+    case OOM_SEV_ERROR:
+        return "error";
+    case OOM_SEV_WARNING:
+        return "warning";
+    default:
+        return "info";
+    }
+}
+
+int oom_severity_parse(const char *name, oom_severity *out)
+{
+    if (strcmp(name, "error") == 0)
+        *out = OOM_SEV_ERROR;
+    else if (strcmp(name, "warning") == 0)
+        *out = OOM_SEV_WARNING;
+    else if (strcmp(name, "info") == 0)
+        *out = OOM_SEV_INFO;
+    else
+        return -1;
+    return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? oom_xstrdup(s) : NULL;
+}
+
+oom_diag *oom_diag_list_add(oom_diag_list *l, const char *code, const char *name,
+                            oom_severity sev, const char *path, const char *message,
+                            const char *help, const char *url)
+{
+    oom_grow((void **)&l->items, &l->cap, l->len + 1, sizeof(oom_diag));
+    oom_diag *d = &l->items[l->len++];
+    memset(d, 0, sizeof(*d));
+    d->code = oom_xstrdup(code);
+    d->name = oom_xstrdup(name);
+    d->severity = sev;
+    d->path = oom_xstrdup(path);
+    d->message = oom_xstrdup(message);
+    d->help = dup_or_null(help);
+    d->url = dup_or_null(url);
+    d->start_row = d->start_col = d->end_row = d->end_col = 1;
+    return d;
+}
+
+void oom_diag_list_move(oom_diag_list *to, oom_diag_list *from)
+{
+    oom_grow((void **)&to->items, &to->cap, to->len + from->len, sizeof(oom_diag));
+    if (from->len)
+        memcpy(to->items + to->len, from->items, from->len * sizeof(oom_diag));
+    to->len += from->len;
+    free(from->items);
+    from->items = NULL;
+    from->len = from->cap = 0;
+}
+
+static void diag_free(oom_diag *d)
+{
+    free(d->code);
+    free(d->name);
+    free(d->path);
+    free(d->message);
+    free(d->help);
+    free(d->url);
+    free(d->context);
+}
+
+void oom_diag_list_remove_if_marked(oom_diag_list *l, const unsigned char *drop)
+{
+    size_t w = 0;
+    for (size_t r = 0; r < l->len; r++) {
+        if (drop[r])
+            diag_free(&l->items[r]);
+        else
+            l->items[w++] = l->items[r];
+    }
+    l->len = w;
+}
+
+static int cmp_u32(uint32_t a, uint32_t b)
+{
+    return a < b ? -1 : a > b;
+}
+
+static int diag_cmp(const void *pa, const void *pb)
+{
+    const oom_diag *a = pa, *b = pb;
+    int c = strcmp(a->path, b->path);
+    if (c)
+        return c;
+    if ((c = cmp_u32(a->start_row, b->start_row)))
+        return c;
+    if ((c = cmp_u32(a->start_col, b->start_col)))
+        return c;
+    if ((c = strcmp(a->code, b->code)))
+        return c;
+    if ((c = cmp_u32(a->end_row, b->end_row)))
+        return c;
+    return cmp_u32(a->end_col, b->end_col);
+}
+
+void oom_diag_list_sort(oom_diag_list *l)
+{
+    if (l->len > 1)
+        qsort(l->items, l->len, sizeof(oom_diag), diag_cmp);
+}
+
+void oom_diag_list_free(oom_diag_list *l)
+{
+    for (size_t i = 0; i < l->len; i++)
+        diag_free(&l->items[i]);
+    free(l->items);
+    l->items = NULL;
+    l->len = l->cap = 0;
+}
