@@ -28,19 +28,25 @@ static const char *query_error_name(TSQueryError e)
     }
 }
 
+/* The rule whose query text holds `offset`; an error reported at the very
+ * end (an unclosed parenthesis) belongs to the last rule before it. */
 static const oom_rule_slot *slot_for_offset(const oom_lang_query *lq, uint32_t offset)
 {
+    const oom_rule_slot *best = NULL;
     for (size_t i = 0; i < lq->slot_count; i++)
-        if (offset >= lq->slots[i].source_start && offset < lq->slots[i].source_end)
-            return &lq->slots[i];
-    return NULL;
+        if (offset >= lq->slots[i].source_start)
+            best = &lq->slots[i];
+    return best;
 }
 
 static void error_in_rule(oom_buf *err, const oom_rule_slot *slot, uint32_t offset,
                           const char *reason)
 {
     size_t line = 1, col = 1;
-    uint32_t rel = offset - slot->source_start;
+    size_t rel = offset - slot->source_start;
+    size_t qlen = strlen(slot->rule->query);
+    if (rel > qlen)
+        rel = qlen;
     oom_text_line_col(slot->rule->query, rel, &line, &col);
     oom_buf_clear(err);
     oom_buf_printf(err, "%s/query.scm:%zu:%zu: %s", slot->rule->origin, line, col, reason);

@@ -49,7 +49,7 @@ bool oom_model_name_is_model_like(const char *name, size_t len)
 
 bool oom_model_name_is_loss_like(const char *name, size_t len)
 {
-    static const char *const words[] = {"loss", "losses", "criterion", "criterions", NULL};
+    static const char *const words[] = {"loss", "losses", "criterion", "criterions", "crit", NULL};
     return oom_name_has_word(name, len, words);
 }
 

@@ -1,0 +1,40 @@
+# Shared helpers for the shell test suites. Each check prints one line,
+# "PASS name" or "FAIL name: why"; tests/run.sh counts them.
+# Source this file; set OOMLINT to the binary under test first.
+
+: "${OOMLINT:=build/oomlint}"
+TEST_TMP="$(mktemp -d "${TMPDIR:-/tmp}/oomlint-test.XXXXXX")"
+trap 'chmod -R u+rwx "$TEST_TMP" 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+
+# run_oomlint ARGS... : runs the binary, capturing stdout, stderr and status
+# into $OUT, $ERR and $RC (files $TEST_TMP/out, $TEST_TMP/err).
+run_oomlint() {
+    "$OOMLINT" "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err" </dev/null
+    RC=$?
+    OUT="$(cat "$TEST_TMP/out")"
+    ERR="$(cat "$TEST_TMP/err")"
+}
+
+# expect_rc NAME WANT : checks $RC.
+expect_rc() {
+    if [ "$RC" -eq "$2" ]; then pass "$1"; else fail "$1" "exit $RC, want $2; stderr: $(head -c 300 "$TEST_TMP/err")"; fi
+}
+
+# expect_contains NAME HAYSTACK NEEDLE
+expect_contains() {
+    case "$2" in
+        *"$3"*) pass "$1" ;;
+        *) fail "$1" "output lacks '$3'; got: $(printf '%s' "$2" | head -c 400)" ;;
+    esac
+}
+
+# expect_not_contains NAME HAYSTACK NEEDLE
+expect_not_contains() {
+    case "$2" in
+        *"$3"*) fail "$1" "output has '$3'; got: $(printf '%s' "$2" | head -c 400)" ;;
+        *) pass "$1" ;;
+    esac
+}

@@ -1,0 +1,86 @@
+#!/bin/sh
+# The whole test suite: builds oomlint (plain and with ASan+UBSan), checks
+# that our sources compile warning-free with gcc and clang, runs the unit
+# tests, the fixture runner and the end-to-end CLI tests against both builds,
+# and ends with "N passed, N failed". Exits non-zero on any failure.
+set -u
+cd "$(dirname "$0")/.."
+LOG="$(mktemp -d "${TMPDIR:-/tmp}/oomlint-run.XXXXXX")"
+trap 'rm -rf "$LOG"' EXIT
+JOBS="$(nproc 2>/dev/null || echo 2)"
+
+results="$LOG/results"
+: > "$results"
+
+record() { # record NAME STATUS(0 ok) [LOGFILE]
+    if [ "$2" -eq 0 ]; then
+        echo "PASS $1" | tee -a "$results"
+    else
+        echo "FAIL $1" | tee -a "$results"
+        [ -n "${3:-}" ] && tail -n 30 "$3"
+    fi
+}
+
+section() { echo; echo "== $1"; }
+
+# Runs a test program and keeps its PASS/FAIL lines (failures shown in full).
+collect() { # collect LABEL COMMAND...
+    label="$1"; shift
+    "$@" > "$LOG/out" 2>&1
+    rc=$?
+    sed -n "s/^PASS /PASS $label: /p; s/^FAIL /FAIL $label: /p" "$LOG/out" >> "$results"
+    grep -v '^PASS ' "$LOG/out" || true
+    n_pass=$(grep -c '^PASS ' "$LOG/out")
+    echo "$label: $n_pass passed, $(grep -c '^FAIL ' "$LOG/out") failed"
+    if [ "$rc" -ge 128 ] || { [ "$rc" -ne 0 ] && [ "$n_pass" -eq 0 ]; }; then
+        echo "FAIL $label: the test program itself exited with status $rc" >> "$results"
+    fi
+}
+
+section "build"
+make -j"$JOBS" unit > "$LOG/build" 2>&1
+record "build (make unit)" $? "$LOG/build"
+
+section "warnings: -Wall -Wextra -Werror with gcc and clang"
+for cc in gcc clang; do
+    if command -v "$cc" >/dev/null 2>&1; then
+        ok=0
+        for f in $(ls src/*/*.c tests/unit/*.c); do
+            "$cc" -std=c11 -D_GNU_SOURCE -fsyntax-only -Wall -Wextra -Wshadow -Wstrict-prototypes \
+                -Werror -Iinclude -Isrc -Ibuild/deps/tree-sitter/vendor/tree-sitter/lib/include \
+                $(pkg-config --cflags libcjson libpcre2-8) "$f" >> "$LOG/warn-$cc" 2>&1 || ok=1
+        done
+        record "no warnings with $cc" $ok "$LOG/warn-$cc"
+    fi
+done
+
+if [ -x build/oomlint-tests ]; then
+    section "unit tests and fixtures"
+    collect "unit" build/oomlint-tests fixtures
+    section "end-to-end"
+    collect "e2e" env OOMLINT=build/oomlint sh tests/e2e.sh
+fi
+
+section "sanitizers: ASan + UBSan build"
+make -j"$JOBS" asan > "$LOG/asan-build" 2>&1
+record "build with ASan+UBSan (make asan)" $? "$LOG/asan-build"
+if [ -x build/asan/oomlint-tests ]; then
+    export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99"
+    export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+    collect "asan unit" build/asan/oomlint-tests fixtures
+    collect "asan e2e" env OOMLINT=build/asan/oomlint sh tests/e2e.sh
+    if grep -q "ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer" "$LOG/out" 2>/dev/null; then
+        echo "FAIL asan: sanitizer reports in the e2e run" >> "$results"
+    fi
+fi
+
+passed=$(grep -c '^PASS ' "$results")
+failed=$(grep -c '^FAIL ' "$results")
+if [ "$failed" -gt 0 ]; then
+    echo
+    echo "Failures:"
+    grep '^FAIL ' "$results"
+fi
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,43 @@
+/* A minimal test harness: each test prints "PASS name" or "FAIL name: why";
+ * tests/run.sh counts the lines. */
+#ifndef OOMLINT_TEST_HARNESS_H
+#define OOMLINT_TEST_HARNESS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+extern int oom_test_failures_in_case;
+
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            printf("  check failed at %s:%d: %s\n", __FILE__, __LINE__, #cond);      \
+            oom_test_failures_in_case++;                                             \
+        }                                                                            \
+    } while (0)
+
+#define CHECK_STR(got, want)                                                         \
+    do {                                                                             \
+        const char *g_ = (got), *w_ = (want);                                        \
+        if (!g_ || strcmp(g_, w_) != 0) {                                            \
+            printf("  check failed at %s:%d: got \"%s\", want \"%s\"\n", __FILE__,   \
+                   __LINE__, g_ ? g_ : "(null)", w_);                                 \
+            oom_test_failures_in_case++;                                             \
+        }                                                                            \
+    } while (0)
+
+typedef void (*oom_test_fn)(void);
+
+void oom_test_run(const char *name, oom_test_fn fn);
+
+/* Suites, one per file. */
+void test_text_suite(void);
+void test_suppress_suite(void);
+void test_select_suite(void);
+void test_report_suite(void);
+void test_model_suite(void);
+void test_rules_suite(void);
+void test_fixtures_suite(const char *root);
+
+#endif

@@ -1,0 +1,28 @@
+/* Runs every unit suite, then the fixture runner over fixtures/rules. */
+#include "harness.h"
+
+int oom_test_failures_in_case;
+
+void oom_test_run(const char *name, oom_test_fn fn)
+{
+    oom_test_failures_in_case = 0;
+    fn();
+    if (oom_test_failures_in_case == 0)
+        printf("PASS %s\n", name);
+    else
+        printf("FAIL %s: %d check(s) failed\n", name, oom_test_failures_in_case);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    const char *fixtures = argc > 1 ? argv[1] : "fixtures";
+    test_text_suite();
+    test_suppress_suite();
+    test_select_suite();
+    test_report_suite();
+    test_model_suite();
+    test_rules_suite();
+    test_fixtures_suite(fixtures);
+    return 0;
+}

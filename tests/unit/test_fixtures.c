@@ -1,0 +1,193 @@
+/* The fixture runner. Each fixture carries its expectations inline: a line
+ * ending in `# expect: OOM201` (or `# expect: OOM201,OOM202`) must produce
+ * exactly those codes, and every other line must produce nothing. JSON has
+ * no comments, so `x.json` keeps them in `x.json.expect`, one `LINE: CODES`
+ * a line. A missing finding and an unexpected one both fail the fixture. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "harness.h"
+#include "oomlint/engine.h"
+#include "oomlint/rules.h"
+
+typedef struct {
+    uint32_t line;
+    char code[16];
+    bool seen;
+} expectation;
+
+typedef struct {
+    expectation *items;
+    size_t len, cap;
+} expectation_list;
+
+static void add_codes(expectation_list *l, uint32_t line, const char *codes)
+{
+    const char *p = codes;
+    while (*p) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        size_t n = 0;
+        expectation e = {line, "", false};
+        while (p[n] && p[n] != ',' && p[n] != ' ' && p[n] != '\n' && p[n] != '\r' && n < 15) {
+            e.code[n] = p[n];
+            n++;
+        }
+        if (n == 0)
+            break;
+        e.code[n] = '\0';
+        OOM_PUSH(l->items, l->len, l->cap, e);
+        p += n;
+        while (*p == ' ')
+            p++;
+        if (*p != ',')
+            break;
+    }
+}
+
+static void parse_inline(const char *text, expectation_list *l)
+{
+    uint32_t line = 1;
+    const char *p = text;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        char *copy = oom_xstrndup(p, len);
+        const char *mark = strstr(copy, "# expect:");
+        if (mark)
+            add_codes(l, line, mark + strlen("# expect:"));
+        free(copy);
+        if (!eol)
+            break;
+        p = eol + 1;
+        line++;
+    }
+}
+
+static void parse_sidecar(const char *path, expectation_list *l)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char buf[512];
+    while (fgets(buf, sizeof buf, f)) {
+        unsigned line;
+        int used = 0;
+        if (sscanf(buf, "%u:%n", &line, &used) == 1 && used > 0)
+            add_codes(l, line, buf + used);
+    }
+    fclose(f);
+}
+
+static bool claim(expectation_list *l, uint32_t line, const char *code)
+{
+    for (size_t i = 0; i < l->len; i++)
+        if (!l->items[i].seen && l->items[i].line == line && strcmp(l->items[i].code, code) == 0) {
+            l->items[i].seen = true;
+            return true;
+        }
+    return false;
+}
+
+static void run_fixture(oom_linter *linter, const char *path)
+{
+    oom_source src;
+    char why[256];
+    oom_diag_list found = {NULL, 0, 0};
+    expectation_list want = {NULL, 0, 0};
+    oom_lang lang = oom_lang_for_path(path);
+    if (oom_source_read(path, path, &src, why, sizeof why) != OOM_SOURCE_OK) {
+        printf("FAIL fixture %s: cannot read: %s\n", path, why);
+        oom_source_free(&src);
+        return;
+    }
+    if (lang == OOM_LANG_JSON) {
+        oom_buf side;
+        oom_buf_init(&side);
+        oom_buf_printf(&side, "%s.expect", path);
+        parse_sidecar(side.data, &want);
+        oom_buf_free(&side);
+    } else {
+        parse_inline(src.text, &want);
+    }
+    oom_linter_run(linter, &src, lang, &found);
+    oom_buf report;
+    oom_buf_init(&report);
+    for (size_t i = 0; i < found.len; i++) {
+        const oom_diag *d = &found.items[i];
+        if (!claim(&want, d->start_row, d->code))
+            oom_buf_printf(&report, "  line %u: unexpected %s %s\n", d->start_row, d->code, d->message);
+    }
+    for (size_t i = 0; i < want.len; i++)
+        if (!want.items[i].seen)
+            oom_buf_printf(&report, "  line %u: expected %s, not reported\n", want.items[i].line,
+                           want.items[i].code);
+    if (report.len == 0)
+        printf("PASS fixture %s (%zu finding%s)\n", path, found.len, found.len == 1 ? "" : "s");
+    else
+        printf("FAIL fixture %s:\n%s", path, report.data);
+    oom_buf_free(&report);
+    free(want.items);
+    oom_diag_list_free(&found);
+    oom_source_free(&src);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void walk(oom_linter *linter, const char *dir, size_t *count)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char **names = NULL;
+    size_t len = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.')
+            OOM_PUSH(names, len, cap, oom_xstrdup(e->d_name));
+    closedir(d);
+    if (len > 1)
+        qsort(names, len, sizeof(char *), cmp_str);
+    for (size_t i = 0; i < len; i++) {
+        oom_buf path;
+        oom_buf_init(&path);
+        oom_buf_printf(&path, "%s/%s", dir, names[i]);
+        struct stat st;
+        if (stat(path.data, &st) == 0 && S_ISDIR(st.st_mode)) {
+            walk(linter, path.data, count);
+        } else if (oom_str_ends_with(names[i], ".py") || oom_str_ends_with(names[i], ".json")) {
+            run_fixture(linter, path.data);
+            (*count)++;
+        }
+        oom_buf_free(&path);
+        free(names[i]);
+    }
+    free(names);
+}
+
+void test_fixtures_suite(const char *root)
+{
+    oom_rule_list rules = {NULL, 0, 0};
+    oom_buf err;
+    oom_buf_init(&err);
+    oom_selection sel;
+    memset(&sel, 0, sizeof sel);
+    oom_compiled *c = NULL;
+    if (oom_rules_add_embedded(&rules, &err) != 0 || !(c = oom_compiled_new(&rules, &sel, &err))) {
+        printf("FAIL fixtures: rules do not load: %s\n", err.data);
+    } else {
+        oom_linter *linter = oom_linter_new(c);
+        size_t count = 0;
+        walk(linter, root, &count);
+        if (count == 0)
+            printf("FAIL fixtures: no fixture found under %s\n", root);
+        oom_linter_free(linter);
+    }
+    oom_compiled_free(c);
+    oom_rules_free(&rules);
+    oom_buf_free(&err);
+}

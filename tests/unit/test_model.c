@@ -1,0 +1,120 @@
+/* The Python semantic model: aliases, grad mode, loops, history. */
+#include <stdlib.h>
+
+#include "harness.h"
+#include "oomlint/lang.h"
+#include "oomlint/model.h"
+
+typedef struct {
+    TSParser *parser;
+    TSTree *tree;
+    oom_pymodel *model;
+    const char *src;
+} parsed;
+
+static parsed parse(const char *src)
+{
+    parsed p;
+    p.src = src;
+    p.parser = ts_parser_new();
+    ts_parser_set_language(p.parser, oom_lang_grammar(OOM_LANG_PYTHON));
+    p.tree = ts_parser_parse_string(p.parser, NULL, src, (uint32_t)strlen(src));
+    p.model = oom_pymodel_build(p.tree, src, strlen(src));
+    return p;
+}
+
+static void done(parsed *p)
+{
+    oom_pymodel_free(p->model);
+    ts_tree_delete(p->tree);
+    ts_parser_delete(p->parser);
+}
+
+/* The smallest named node that spans the first occurrence of `text`; a
+ * leading newline in `text` only anchors the match to a line start. */
+static TSNode node_at(const parsed *p, const char *text)
+{
+    const char *at = strstr(p->src, text);
+    uint32_t start = (uint32_t)(at - p->src), end = start + (uint32_t)strlen(text);
+    if (text[0] == '\n')
+        start++;
+    while (end > start && p->src[end - 1] == '\n')
+        end--;
+    return ts_node_named_descendant_for_byte_range(ts_tree_root_node(p->tree), start, end);
+}
+
+static void qualified_names(void)
+{
+    parsed p = parse("import torch as T\nimport torch.nn as nn\nfrom torch import no_grad as ng\n"
+                     "import os\nfrom os import environ\n"
+                     "T.nn.DataParallel\nnn.Linear\nng\nos.environ\nenviron\nmodel.eval\n");
+    oom_buf b;
+    oom_buf_init(&b);
+    CHECK(oom_pymodel_qualname(p.model, node_at(&p, "T.nn.DataParallel"), &b));
+    CHECK_STR(b.data, "torch.nn.DataParallel");
+    CHECK(oom_pymodel_qualname(p.model, node_at(&p, "nn.Linear"), &b));
+    CHECK_STR(b.data, "torch.nn.Linear");
+    CHECK(oom_pymodel_qualname(p.model, node_at(&p, "\nng\n"), &b));
+    CHECK_STR(b.data, "torch.no_grad");
+    CHECK(oom_pymodel_qualname(p.model, node_at(&p, "\nenviron\n"), &b));
+    CHECK_STR(b.data, "os.environ");
+    CHECK(oom_pymodel_qualname(p.model, node_at(&p, "model.eval"), &b));
+    CHECK_STR(b.data, "model.eval");
+    oom_buf_free(&b);
+    done(&p);
+}
+
+static void grad_mode(void)
+{
+    parsed p = parse("import torch\n"
+                     "def a(m, x):\n    with torch.no_grad():\n        y1 = m(x)\n    y2 = m(x)\n"
+                     "@torch.inference_mode\ndef b(m, x):\n    y3 = m(x)\n"
+                     "def c(m, x, train):\n    with torch.set_grad_enabled(train):\n        y4 = m(x)\n"
+                     "def d(m, x):\n    torch.set_grad_enabled(False)\n    y5 = m(x)\n"
+                     "def e(m, x):\n    with torch.no_grad():\n        with torch.enable_grad():\n"
+                     "            y6 = m(x)\n");
+    CHECK(oom_pymodel_grad_state(p.model, node_at(&p, "y1")) == OOM_GRAD_DISABLED);
+    CHECK(oom_pymodel_grad_state(p.model, node_at(&p, "y2")) == OOM_GRAD_ENABLED);
+    CHECK(oom_pymodel_grad_state(p.model, node_at(&p, "y3")) == OOM_GRAD_DISABLED);
+    CHECK(oom_pymodel_grad_state(p.model, node_at(&p, "y4")) == OOM_GRAD_MAYBE_DISABLED);
+    CHECK(oom_pymodel_grad_state(p.model, node_at(&p, "y5")) == OOM_GRAD_DISABLED);
+    CHECK(oom_pymodel_grad_state(p.model, node_at(&p, "y6")) == OOM_GRAD_ENABLED);
+    done(&p);
+}
+
+static void history(void)
+{
+    parsed p = parse("def f(model, crit, loader):\n    for x, y in loader:\n"
+                     "        out = model(x)\n        loss = crit(out, y)\n"
+                     "        a = loss\n        b = loss.item()\n        c = loss.detach().cpu()\n"
+                     "        d = loss.cpu()\n        e = out.logits.argmax(-1)\n        f = float(loss)\n"
+                     "        g = loss * 2 + 1\n        h = (out.logits == y).sum()\n");
+    CHECK(oom_pymodel_carries_graph(p.model, ts_node_child_by_field_name(node_at(&p, "a = loss"), "right", 5)));
+    CHECK(!oom_pymodel_carries_graph(p.model, node_at(&p, "loss.item()")));
+    CHECK(!oom_pymodel_carries_graph(p.model, node_at(&p, "loss.detach().cpu()")));
+    CHECK(oom_pymodel_carries_graph(p.model, node_at(&p, "loss.cpu()")));
+    CHECK(!oom_pymodel_carries_graph(p.model, node_at(&p, "out.logits.argmax(-1)")));
+    CHECK(!oom_pymodel_carries_graph(p.model, node_at(&p, "float(loss)")));
+    CHECK(oom_pymodel_carries_graph(p.model, node_at(&p, "loss * 2 + 1")));
+    CHECK(!oom_pymodel_carries_graph(p.model, node_at(&p, "(out.logits == y).sum()")));
+    CHECK(oom_pymodel_in_loop(p.model, node_at(&p, "loss * 2")));
+    done(&p);
+}
+
+static void word_parts(void)
+{
+    static const char *const words[] = {"eval", "validation", NULL};
+    CHECK(oom_name_has_word("run_validation", 14, words));
+    CHECK(oom_name_has_word("evalEpoch", 9, words));
+    CHECK(oom_name_has_word("EvalLoop", 8, words));
+    CHECK(!oom_name_has_word("medieval", 8, words));
+    CHECK(!oom_name_has_word("evaluate", 8, words));
+}
+
+void test_model_suite(void)
+{
+    oom_test_run("model: qualified names through aliases", qualified_names);
+    oom_test_run("model: grad mode regions", grad_mode);
+    oom_test_run("model: autograd history", history);
+    oom_test_run("model: name word parts", word_parts);
+}

@@ -1,0 +1,106 @@
+/* Rule loading: the embedded rules are well-formed, and broken rules are
+ * reported with file, line and column. */
+#include <stdlib.h>
+
+#include "harness.h"
+#include "oomlint/engine.h"
+#include "oomlint/rules.h"
+
+static void embedded_rules_are_complete(void)
+{
+    oom_rule_list rules = {NULL, 0, 0};
+    oom_buf err;
+    oom_buf_init(&err);
+    CHECK(oom_rules_add_embedded(&rules, &err) == 0);
+    static const char *const codes[] = {"OOM001", "OOM002", "OOM101", "OOM201", "OOM202", "OOM301"};
+    for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
+        CHECK(oom_rules_find(&rules, codes[i]) != NULL);
+    static const char *const sections[] = {"## What it does", "## Why is this bad?", "## Example",
+                                           "## Use instead", "## References"};
+    for (size_t i = 0; i < rules.len; i++) {
+        const oom_rule *r = &rules.items[i];
+        const char *at = r->doc;
+        for (size_t s = 0; s < sizeof sections / sizeof *sections; s++) {
+            const char *found = strstr(at, sections[s]);
+            if (!found)
+                printf("  %s: doc.md lacks \"%s\" (in order)\n", r->code, sections[s]);
+            CHECK(found != NULL);
+            at = found ? found : at;
+        }
+        CHECK(r->summary[0] != '\0');
+    }
+    oom_selection sel;
+    memset(&sel, 0, sizeof sel);
+    oom_compiled *c = oom_compiled_new(&rules, &sel, &err);
+    if (!c)
+        printf("  compile: %s\n", err.data);
+    CHECK(c != NULL);
+    oom_compiled_free(c);
+    oom_rules_free(&rules);
+    oom_buf_free(&err);
+}
+
+/* Loads one rule from memory and returns the error text ("" when it loads). */
+static char *load_error(const char *json, const char *query)
+{
+    oom_rule_file files[2] = {{"r/rule.json", json, strlen(json)},
+                              {"r/query.scm", query, query ? strlen(query) : 0}};
+    oom_rule_list rules = {NULL, 0, 0};
+    oom_buf err;
+    oom_buf_init(&err);
+    int rc = oom_rules_add_files(&rules, files, query ? 2 : 1, "user", &err);
+    if (rc == 0) {
+        oom_selection sel;
+        memset(&sel, 0, sizeof sel);
+        oom_compiled *c = oom_compiled_new(&rules, &sel, &err);
+        oom_compiled_free(c);
+    }
+    oom_rules_free(&rules);
+    oom_buf_append(&err, "", 0);
+    return oom_buf_take(&err);
+}
+
+#define GOOD_JSON                                                                          \
+    "{\"code\": \"X1\", \"name\": \"x\", \"language\": \"python\", \"severity\": \"info\",\n" \
+    " \"message\": \"m {{f}}\", \"help\": \"h\"}"
+
+static void broken_rules_name_their_position(void)
+{
+    char *e = load_error(GOOD_JSON, "((call function: (identifier) @f) @report (#eq? @f \"print\"))");
+    CHECK_STR(e, "");
+    free(e);
+    e = load_error("{\"code\": \"X1\",\n  \"name\": oops}", "(call) @f");
+    CHECK(strstr(e, "user/r/rule.json:2:11") != NULL);
+    free(e);
+    e = load_error(GOOD_JSON, "(call) @f\n(call (identifier) @f")
+    ;
+    CHECK(strstr(e, "user/r/query.scm:2:") != NULL);
+    free(e);
+    e = load_error(GOOD_JSON, "(no_such_node) @f");
+    CHECK(strstr(e, "query.scm:1:2: unknown node type") != NULL);
+    free(e);
+    e = load_error(GOOD_JSON, "((call) @f (#oom-bogus? @f))");
+    CHECK(strstr(e, "unknown predicate #oom-bogus?") != NULL);
+    free(e);
+    e = load_error(GOOD_JSON, "((identifier) @f (#match? @f \"(\"))");
+    CHECK(strstr(e, "bad regex") != NULL);
+    free(e);
+    e = load_error("{\"code\": \"X1\", \"name\": \"x\", \"language\": \"python\", \"severity\": \"fatal\","
+                   " \"message\": \"m\", \"help\": \"h\"}", "(call) @f");
+    CHECK(strstr(e, "severity \"fatal\"") != NULL);
+    free(e);
+    e = load_error("{\"code\": \"X1\", \"name\": \"x\", \"language\": \"python\", \"severity\": \"info\","
+                   " \"message\": \"m {{nope}}\", \"help\": \"h\"}", "(call) @f");
+    CHECK(strstr(e, "{{nope}}") != NULL);
+    free(e);
+    e = load_error("{\"code\": \"X1\", \"name\": \"x\", \"language\": \"python\", \"severity\": \"info\","
+                   " \"message\": \"m\", \"help\": \"h\", \"colour\": 1}", "(call) @f");
+    CHECK(strstr(e, "unknown field \"colour\"") != NULL);
+    free(e);
+}
+
+void test_rules_suite(void)
+{
+    oom_test_run("rules: embedded rules complete and documented", embedded_rules_are_complete);
+    oom_test_run("rules: broken rules name file, line and column", broken_rules_name_their_position);
+}
