@@ -109,6 +109,13 @@ $(BUILD)/obj/deps/toml_scanner.o: $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(DEP_CFLAGS) -I$(TOML_SRC) -c $(TOML_SRC)/scanner.c -o $@
 
+$(BUILD)/tools/parse-only: $(BUILD)/obj/tools/parse_only.o $(BUILD)/liboomlint.a
+	$(CC) -o $@ $^ $(LDFLAGS_ALL)
+
+$(BUILD)/obj/tools/%.o: src/tools/%.c $(HEADERS) $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(OUR_CFLAGS) -c $< -o $@
+
 unit: check-system $(BUILD)/oomlint $(BUILD)/oomlint-tests
 
 # The sanitizer build lives in its own folder so both can coexist.
@@ -118,7 +125,7 @@ asan:
 test:
 	@sh tests/run.sh
 
-bench: all
+bench: all $(BUILD)/tools/parse-only
 	@sh tests/bench.sh
 
 install: all

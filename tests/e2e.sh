@@ -10,6 +10,12 @@
 T="$TEST_TMP"
 ESC="$(printf '\033')"
 
+# Keep every FAIL on one line (the runner counts lines starting PASS/FAIL):
+# newlines and control bytes in captured output are flattened.
+fail() {
+    printf 'FAIL %s: %s\n' "$1" "$(printf '%s' "$2" | tr '\n\r\t' '   ' | tr -d '\000-\010\013-\037\177')"
+}
+
 # ---------------------------------------------------------------- helpers
 
 # expect_jq NAME FILTER : checks that stdout ($TEST_TMP/out) is JSON for
@@ -188,6 +194,19 @@ expect_no_esc color-default-pipe-no-esc "$OUT"
 
 NO_COLOR=1 "$OOMLINT" --color auto "$T/cuda.py" >"$T/out" 2>"$T/err" </dev/null
 expect_no_esc color-no-color-env "$(cat "$T/out")"
+
+# With a real terminal (only where util-linux `script` can give one):
+# auto colours a terminal, and NO_COLOR turns that off.
+if command -v script >/dev/null 2>&1 &&
+   script -q -e -c 'echo ok' /dev/null </dev/null 2>/dev/null | grep -q ok; then
+    script -q -e -c "env -u NO_COLOR '$OOMLINT' --color auto '$T/cuda.py'" /dev/null \
+        </dev/null >"$T/out" 2>"$T/err"
+    expect_contains color-auto-tty-has-esc "$(cat "$T/out")" "$ESC["
+    script -q -e -c "env NO_COLOR=1 '$OOMLINT' --color auto '$T/cuda.py'" /dev/null \
+        </dev/null >"$T/out" 2>"$T/err"
+    expect_contains color-no-color-tty-ran "$(cat "$T/out")" "OOM101"
+    expect_no_esc color-no-color-tty-no-esc "$(cat "$T/out")"
+fi
 
 run_oomlint --color always --format concise "$T/cuda.py"
 expect_contains color-always-concise "$OUT" "$ESC["
