@@ -33,7 +33,11 @@ bool oom_model_name_is_model_like(const char *name, size_t len)
     static const char *const exact[] = {
         "model", "net", "network", "module", "encoder", "decoder", "backbone", "classifier",
         "generator", "discriminator", "critic", "actor", "policy", "teacher", "student",
-        "transformer", "unet", "vae", "clf", "lm", "gen", "disc", NULL};
+        "transformer", "unet", "vae", "clf", "lm", "gen", "disc", "head", "mlp", "projector",
+        "embedder", NULL};
+    static const char *const suffixes[] = {"_model", "model", "_net", "net", "_encoder",
+                                           "_decoder", "_head", "_mlp", "_proj", "_projection",
+                                           NULL};
     static const char *const factories[] = {"get_", "build_", "create_", "load_", "make_",
                                             "init_", "setup_", "configure_", NULL};
     if (len == 0 || isupper((unsigned char)name[0]))
@@ -41,10 +45,12 @@ bool oom_model_name_is_model_like(const char *name, size_t len)
     for (size_t i = 0; factories[i]; i++)
         if (has_prefix(name, len, factories[i]))
             return false;
-    return text_in(name, len, exact) || has_suffix(name, len, "_model") ||
-           has_suffix(name, len, "model") || has_prefix(name, len, "model_") ||
-           has_suffix(name, len, "_net") || has_suffix(name, len, "net") ||
-           has_suffix(name, len, "_encoder") || has_suffix(name, len, "_decoder");
+    if (text_in(name, len, exact) || has_prefix(name, len, "model_"))
+        return true;
+    for (size_t i = 0; suffixes[i]; i++)
+        if (has_suffix(name, len, suffixes[i]))
+            return true;
+    return false;
 }
 
 bool oom_model_name_is_loss_like(const char *name, size_t len)

@@ -22,6 +22,18 @@ typedef struct {
     size_t len, cap;
 } expectation_list;
 
+static bool is_code(const char *s)
+{
+    size_t i = 0;
+    while (s[i] >= 'A' && s[i] <= 'Z')
+        i++;
+    if (i == 0 || !(s[i] >= '0' && s[i] <= '9'))
+        return false;
+    while (s[i] >= '0' && s[i] <= '9')
+        i++;
+    return s[i] == '\0';
+}
+
 static void add_codes(expectation_list *l, uint32_t line, const char *codes)
 {
     const char *p = codes;
@@ -37,6 +49,8 @@ static void add_codes(expectation_list *l, uint32_t line, const char *codes)
         if (n == 0)
             break;
         e.code[n] = '\0';
+        if (!is_code(e.code))
+            break; /* prose that mentions "# expect:" is not an expectation */
         OOM_PUSH(l->items, l->len, l->cap, e);
         p += n;
         while (*p == ' ')
