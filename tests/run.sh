@@ -61,6 +61,20 @@ if [ -x build/oomlint-tests ]; then
     collect "e2e" env OOMLINT=build/oomlint sh tests/e2e.sh
 fi
 
+if command -v valgrind >/dev/null 2>&1 && [ -x build/oomlint ]; then
+    section "valgrind memcheck (no errors, no leaks) on the fixtures"
+    valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=all \
+        --show-leak-kinds=all build/oomlint --format json fixtures > /dev/null 2> "$LOG/valgrind"
+    rc=$?
+    [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]
+    record "valgrind: lint every fixture" $? "$LOG/valgrind"
+    printf 'import torch\nwith torch.no_grad(:\n    x = model(\n' > "$LOG/broken.py"
+    valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=all \
+        build/oomlint --format full "$LOG/broken.py" "$LOG/missing.py" > /dev/null 2> "$LOG/valgrind2"
+    [ $? -eq 2 ]
+    record "valgrind: syntax error and missing path" $? "$LOG/valgrind2"
+fi
+
 section "sanitizers: ASan + UBSan build"
 make -j"$JOBS" asan > "$LOG/asan-build" 2>&1
 record "build with ASan+UBSan (make asan)" $? "$LOG/asan-build"

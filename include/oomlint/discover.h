@@ -31,6 +31,12 @@ typedef struct {
 /* Folders never entered: VCS data, caches, virtual environments, installed packages. */
 bool oom_discover_is_skipped_dir(const char *name);
 
+/* JSON files whose names say they configure training (config.json,
+ * training_args.json, ds_config.json, ...). Other JSON found in a folder walk
+ * (package.json, data sets, editor settings with comments) is no business of
+ * ours: its syntax errors are not reported. */
+bool oom_discover_is_config_json(const char *path);
+
 /* Walks `paths` (files or folders; "-" is stdin) in order. Files in folders
  * are taken when they end in .py or .json and match no `exclude` glob
  * (matched against the base name and against the path). Folder entries are

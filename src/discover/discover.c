@@ -23,6 +23,16 @@ bool oom_discover_is_skipped_dir(const char *name)
     return false;
 }
 
+bool oom_discover_is_config_json(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return strcmp(base, "config.json") == 0 || strcmp(base, "training_args.json") == 0 ||
+           oom_str_ends_with(base, "_config.json") || oom_str_ends_with(base, "-config.json") ||
+           oom_str_starts_with(base, "ds_config") || oom_str_starts_with(base, "deepspeed") ||
+           oom_str_starts_with(base, "zero") || oom_str_ends_with(base, "_args.json");
+}
+
 typedef struct {
     dev_t dev;
     ino_t ino;

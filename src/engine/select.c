@@ -63,7 +63,7 @@ bool oom_selection_enabled(const oom_selection *sel, const char *code)
 {
     size_t s = sel->select.len ? longest_match(&sel->select, code) : 1;
     size_t i = longest_match(&sel->ignore, code);
-    return s > 0 && s >= i && !(i > 0 && i >= s);
+    return s > i; /* a longer (more specific) match wins; a tie goes to --ignore */
 }
 
 void oom_selection_free(oom_selection *sel)

@@ -242,7 +242,8 @@ static bool is_false_literal(const oom_pymodel *m, TSNode n)
     return oom_node_text_is(m, n, "False") || oom_node_text_is(m, n, "0");
 }
 
-static void record_mode_marker(oom_pymodel *m, int scope, TSNode call, bool is_eval_call)
+static void record_mode_marker(oom_pymodel *m, int scope, TSNode call, TSNode receiver,
+                               bool is_eval_call)
 {
     TSNode args = field(call, "arguments");
     bool is_eval = is_eval_call;
@@ -257,7 +258,8 @@ static void record_mode_marker(oom_pymodel *m, int scope, TSNode call, bool is_e
     }
     if (is_eval_call && !ts_node_is_null(args) && ts_node_named_child_count(args) > 0)
         return; /* eval(expr) is Python's builtin or something else */
-    oom_mode_marker mk = {scope, ts_node_end_byte(call), is_eval};
+    oom_mode_marker mk = {scope, ts_node_end_byte(call), is_eval, NULL, 0};
+    mk.receiver = oom_node_text(m, receiver, &mk.receiver_len);
     OOM_PUSH(m->markers, m->marker_count, m->marker_cap, mk);
 }
 
@@ -274,9 +276,9 @@ static void visit_call(oom_pymodel *m, int scope, TSNode node)
         if (oom_node_text_is(m, last, "backward"))
             record_backward(m, scope, node, fn);
         else if (oom_node_text_is(m, last, "eval"))
-            record_mode_marker(m, scope, node, true);
+            record_mode_marker(m, scope, node, field(fn, "object"), true);
         else if (oom_node_text_is(m, last, "train"))
-            record_mode_marker(m, scope, node, false);
+            record_mode_marker(m, scope, node, field(fn, "object"), false);
     } else if (ts_node_symbol(fn) != m->sym.identifier) {
         return;
     }

@@ -53,6 +53,8 @@ typedef struct {
     int scope;
     uint32_t pos;
     bool is_eval; /* x.eval() / x.train(False) vs x.train() */
+    const char *receiver; /* the text of x */
+    uint32_t receiver_len;
 } oom_mode_marker;
 
 typedef struct {

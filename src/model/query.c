@@ -330,17 +330,41 @@ static bool scope_named_for_eval(const oom_pymodel *m, int scope)
     return false;
 }
 
+/* For a call, the object whose mode matters: `model` in `model(x)` and in
+ * `model.forward(x)`. Null for other nodes. */
+static TSNode called_object(const oom_pymodel *m, TSNode node)
+{
+    TSNode none = {{0}, NULL, NULL};
+    if (ts_node_symbol(node) != m->sym.call)
+        return none;
+    TSNode fn = ts_node_child_by_field_name(node, "function", 8);
+    if (!ts_node_is_null(fn) && ts_node_symbol(fn) == m->sym.attribute) {
+        TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
+        if (!ts_node_is_null(attr) && oom_node_text_is(m, attr, "forward"))
+            return ts_node_child_by_field_name(fn, "object", 6);
+    }
+    return fn;
+}
+
 bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node)
 {
     uint32_t pos = ts_node_start_byte(node);
     int scope = oom_model_scope_at(m, pos);
     if (scope_named_for_eval(m, scope))
         return true;
+    /* `teacher.eval()` makes calls of teacher evaluation code, not calls of
+     * the student trained next to it. */
+    TSNode object = called_object(m, node);
+    uint32_t olen = 0;
+    const char *otext = ts_node_is_null(object) ? NULL : oom_node_text(m, object, &olen);
     const oom_mode_marker *last = NULL;
     for (size_t i = 0; i < m->marker_count; i++) {
         const oom_mode_marker *mk = &m->markers[i];
-        if (mk->scope == scope && mk->pos <= pos && (!last || mk->pos >= last->pos))
-            last = mk;
+        if (mk->scope != scope || mk->pos > pos || (last && mk->pos < last->pos))
+            continue;
+        if (otext && (mk->receiver_len != olen || memcmp(mk->receiver, otext, olen) != 0))
+            continue;
+        last = mk;
     }
     return last && last->is_eval;
 }
