@@ -81,7 +81,7 @@ $(BUILD)/gen/rules_embedded.c: $(RULE_FILES) $(BUILD)/tools/embed
 	@mkdir -p $(dir $@)
 	$(BUILD)/tools/embed rules > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/gen/rules_embedded.o: $(BUILD)/gen/rules_embedded.c $(HEADERS)
+$(BUILD)/obj/gen/rules_embedded.o: $(BUILD)/gen/rules_embedded.c $(HEADERS) $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(OUR_CFLAGS) -c $< -o $@
 
