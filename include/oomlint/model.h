@@ -54,6 +54,34 @@ bool oom_pymodel_is_literal(const oom_pymodel *m, TSNode expr);
 /* The value of a string literal without substitutions, into `out`. */
 bool oom_pymodel_string_value(const oom_pymodel *m, TSNode str, oom_buf *out);
 
+/* A call (or its argument list) passes argument `name` by keyword, or has
+ * more than `position` positional arguments (position < 0: keyword only), or
+ * has **kwargs / *args that could carry it. */
+bool oom_pymodel_has_argument(const oom_pymodel *m, TSNode call, const char *name, int position);
+/* CUDA was initialised (torch.cuda.*, .cuda(), .to("cuda"), device="cuda")
+ * earlier in the same function or module body. */
+bool oom_pymodel_cuda_initialized_before(const oom_pymodel *m, TSNode node);
+/* The file sets up distributed training (init_process_group, DDP, LOCAL_RANK). */
+bool oom_pymodel_is_distributed(const oom_pymodel *m);
+/* No other backward or autograd.grad follows `call` in the same loop iteration. */
+bool oom_pymodel_is_last_backward(const oom_pymodel *m, TSNode call);
+/* A model output still on the device and not reduced: logits, hidden states,
+ * embeddings ...; not after .cpu(), .numpy(), .tolist(), .item(), .sum() ... */
+bool oom_pymodel_is_device_output(const oom_pymodel *m, TSNode expr);
+/* Inside an `if` whose condition is not a constant (a flag guard). */
+bool oom_pymodel_in_guard(const oom_pymodel *m, TSNode node);
+/* Inside an except handler; `oom_only`: one that catches out-of-memory errors. */
+bool oom_pymodel_in_handler(const oom_pymodel *m, TSNode node, bool oom_only);
+/* The file trains: it calls .backward(), a Trainer, or .train()/.fit(). */
+bool oom_pymodel_file_trains(const oom_pymodel *m);
+/* A Trainer call whose model has a language-modelling head. */
+bool oom_pymodel_is_lm_trainer(const oom_pymodel *m, TSNode call);
+/* Some call in the file passes `name=value` (value compared as source text;
+ * NULL: any value). */
+bool oom_pymodel_file_has_keyword(const oom_pymodel *m, const char *name, const char *value);
+/* Some call in the file calls a function or method named `name`. */
+bool oom_pymodel_file_calls(const oom_pymodel *m, const char *name);
+
 /* Splits an identifier into lower-case word parts (snake_case and camelCase)
  * and reports whether any part is in the NULL-terminated list `words`. */
 bool oom_name_has_word(const char *name, size_t len, const char *const *words);

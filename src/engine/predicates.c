@@ -37,6 +37,7 @@ static bool sem_string(const oom_pymodel *m, TSNode n, TSNode site, const oom_pr
     static bool fname(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,       \
                       oom_buf *scratch)                                                     \
     {                                                                                       \
+        (void)n;                                                                            \
         (void)site;                                                                         \
         (void)p;                                                                            \
         (void)scratch;                                                                      \
@@ -50,6 +51,46 @@ SEM_NODE_ONLY(sem_model_call, oom_pymodel_is_model_call(m, n))
 SEM_NODE_ONLY(sem_carries_graph, oom_pymodel_carries_graph(m, n))
 SEM_NODE_ONLY(sem_backpropagated, oom_pymodel_is_backpropagated(m, n))
 SEM_NODE_ONLY(sem_literal, oom_pymodel_is_literal(m, n))
+
+SEM_NODE_ONLY(sem_cuda_initialized_before, oom_pymodel_cuda_initialized_before(m, n))
+SEM_NODE_ONLY(sem_distributed_file, oom_pymodel_is_distributed(m))
+SEM_NODE_ONLY(sem_last_backward, oom_pymodel_is_last_backward(m, n))
+SEM_NODE_ONLY(sem_device_output, oom_pymodel_is_device_output(m, n))
+SEM_NODE_ONLY(sem_in_guard, oom_pymodel_in_guard(m, n))
+SEM_NODE_ONLY(sem_in_oom_handler, oom_pymodel_in_handler(m, n, true))
+SEM_NODE_ONLY(sem_in_except, oom_pymodel_in_handler(m, n, false))
+SEM_NODE_ONLY(sem_file_trains, oom_pymodel_file_trains(m))
+SEM_NODE_ONLY(sem_lm_trainer, oom_pymodel_is_lm_trainer(m, n))
+
+static bool sem_has_argument(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+                             oom_buf *scratch)
+{
+    (void)site;
+    (void)scratch;
+    int position = p->arg_count > 1 ? atoi(p->args[1]) : -1;
+    return oom_pymodel_has_argument(m, n, p->args[0], position);
+}
+
+static bool sem_file_has_keyword(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+                                 oom_buf *scratch)
+{
+    (void)n;
+    (void)site;
+    (void)scratch;
+    return oom_pymodel_file_has_keyword(m, p->args[0], p->arg_count > 1 ? p->args[1] : NULL);
+}
+
+static bool sem_file_calls(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+                           oom_buf *scratch)
+{
+    (void)n;
+    (void)site;
+    (void)scratch;
+    for (size_t i = 0; i < p->arg_count; i++)
+        if (oom_pymodel_file_calls(m, p->args[i]))
+            return true;
+    return false;
+}
 
 static bool sem_outlives(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
                          oom_buf *scratch)
@@ -77,6 +118,18 @@ static const sem_entry semantic_predicates[] = {
     {"oom-outlives-iteration", sem_outlives, 0, 0, "storage that outlives the loop iteration"},
     {"oom-backpropagated", sem_backpropagated, 0, 0, ".backward() is called on this name"},
     {"oom-literal", sem_literal, 0, 0, "a constant: string without substitutions or number"},
+    {"oom-has-argument", sem_has_argument, 1, 2, "the call passes NAME (keyword, or position N, or **kwargs)"},
+    {"oom-cuda-initialized-before", sem_cuda_initialized_before, 0, 0, "CUDA was initialised earlier in the same body"},
+    {"oom-distributed-file", sem_distributed_file, 0, 0, "the file sets up distributed training"},
+    {"oom-last-backward", sem_last_backward, 0, 0, "no backward follows in the same loop iteration"},
+    {"oom-device-output", sem_device_output, 0, 0, "a model output left on the device, not reduced"},
+    {"oom-in-guard", sem_in_guard, 0, 0, "inside an if with a non-constant condition"},
+    {"oom-in-oom-handler", sem_in_oom_handler, 0, 0, "inside an except clause for out-of-memory errors"},
+    {"oom-in-except", sem_in_except, 0, 0, "inside any except clause"},
+    {"oom-file-trains", sem_file_trains, 0, 0, "the file trains (backward, Trainer, .train(), .fit())"},
+    {"oom-lm-trainer", sem_lm_trainer, 0, 0, "a Trainer call whose model has a language-modelling head"},
+    {"oom-file-has-keyword", sem_file_has_keyword, 1, 2, "some call passes NAME (=VALUE)"},
+    {"oom-file-calls", sem_file_calls, 1, 64, "some call in the file is to one of these names"},
 };
 
 static const sem_entry *find_semantic(const char *name, size_t len)

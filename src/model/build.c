@@ -38,6 +38,12 @@ static void init_symbols(oom_py_symbols *s, const TSLanguage *l)
     s->parameters = sym(l, "parameters", true);
     s->lambda = sym(l, "lambda", true);
     s->keyword_argument = sym(l, "keyword_argument", true);
+    s->except_clause = sym(l, "except_clause", true);
+    s->if_statement = sym(l, "if_statement", true);
+    s->string = sym(l, "string", true);
+    s->block = sym(l, "block", true);
+    s->tuple = sym(l, "tuple", true);
+    s->conditional_expression = sym(l, "conditional_expression", true);
 }
 
 /* ---- small helpers --------------------------------------------------- */
@@ -263,18 +269,100 @@ static void record_mode_marker(oom_pymodel *m, int scope, TSNode call, TSNode re
     OOM_PUSH(m->markers, m->marker_count, m->marker_cap, mk);
 }
 
+static void add_site(oom_site **arr, size_t *len, size_t *cap, int scope, TSNode n)
+{
+    oom_site site = {scope, ts_node_start_byte(n), ts_node_end_byte(n)};
+    OOM_PUSH(*arr, *len, *cap, site);
+}
+
+/* A string literal whose value starts with "cuda" ("cuda", "cuda:1"). */
+static bool is_cuda_string(const oom_pymodel *m, TSNode n)
+{
+    if (ts_node_is_null(n) || ts_node_symbol(n) != m->sym.string)
+        return false;
+    uint32_t len;
+    const char *t = oom_node_text(m, n, &len);
+    while (len > 0 && *t != '"' && *t != '\'') { /* skip a prefix such as f or r */
+        t++;
+        len--;
+    }
+    return len >= 5 && memcmp(t + 1, "cuda", 4) == 0;
+}
+
+/* Calls that create a CUDA context: torch.cuda.* (but is_available),
+ * x.cuda(), x.to("cuda..."), device="cuda..." on a factory. */
+static bool initialises_cuda(oom_pymodel *m, TSNode call, TSNode fn, const char *qual)
+{
+    if (qual && oom_str_starts_with(qual, "torch.cuda.") &&
+        strcmp(qual, "torch.cuda.is_available") != 0 && strcmp(qual, "torch.cuda.amp.autocast") != 0)
+        return true;
+    if (ts_node_symbol(fn) == m->sym.attribute) {
+        TSNode attr = field(fn, "attribute");
+        if (oom_node_text_is(m, attr, "cuda"))
+            return true;
+        if (oom_node_text_is(m, attr, "to") && is_cuda_string(m, first_positional(call)))
+            return true;
+    }
+    TSNode args = field(call, "arguments");
+    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (ts_node_symbol(a) == m->sym.keyword_argument &&
+            oom_node_text_is(m, field(a, "name"), "device") && is_cuda_string(m, field(a, "value")))
+            return qual == NULL || strcmp(qual, "torch.device") != 0;
+    }
+    return false;
+}
+
+static void record_keywords(oom_pymodel *m, TSNode call)
+{
+    TSNode args = field(call, "arguments");
+    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (ts_node_symbol(a) != m->sym.keyword_argument)
+            continue;
+        TSNode name = field(a, "name"), value = field(a, "value");
+        if (ts_node_is_null(name) || ts_node_is_null(value))
+            continue;
+        oom_keyword k;
+        k.name = oom_node_text(m, name, &k.name_len);
+        k.value = value;
+        OOM_PUSH(m->keywords, m->keyword_count, m->keyword_cap, k);
+    }
+}
+
+static void note_call_facts(oom_pymodel *m, int scope, TSNode node, TSNode fn)
+{
+    oom_buf q;
+    oom_buf_init(&q);
+    const char *qual = oom_pymodel_qualname(m, fn, &q) ? q.data : NULL;
+    if (initialises_cuda(m, node, fn, qual))
+        add_site(&m->cuda_inits, &m->cuda_init_count, &m->cuda_init_cap, scope, node);
+    if (qual && (strcmp(qual, "torch.autograd.grad") == 0 || strcmp(qual, "torch.autograd.backward") == 0))
+        add_site(&m->backward_calls, &m->backward_call_count, &m->backward_call_cap, scope, node);
+    if (qual && (oom_str_ends_with(qual, "init_process_group") ||
+                 oom_str_ends_with(qual, "DistributedDataParallel")))
+        m->distributed = true;
+    oom_buf_free(&q);
+    record_keywords(m, node);
+}
+
 static void visit_call(oom_pymodel *m, int scope, TSNode node)
 {
     TSNode fn = field(node, "function");
     if (ts_node_is_null(fn))
         return;
+    note_call_facts(m, scope, node, fn);
     TSNode last = fn;
     if (ts_node_symbol(fn) == m->sym.attribute) {
         last = field(fn, "attribute");
         if (ts_node_is_null(last))
             return;
-        if (oom_node_text_is(m, last, "backward"))
+        if (oom_node_text_is(m, last, "backward")) {
             record_backward(m, scope, node, fn);
+            add_site(&m->backward_calls, &m->backward_call_count, &m->backward_call_cap, scope, node);
+        }
         else if (oom_node_text_is(m, last, "eval"))
             record_mode_marker(m, scope, node, field(fn, "object"), true);
         else if (oom_node_text_is(m, last, "train"))
@@ -392,6 +480,19 @@ static int enter_function(oom_pymodel *m, int scope, TSNode node)
     return inner;
 }
 
+/* The block of an except clause (its only non-field child). */
+static TSNode except_block(const oom_pymodel *m, TSNode clause)
+{
+    uint32_t count = ts_node_named_child_count(clause);
+    for (uint32_t i = count; i-- > 0;) {
+        TSNode c = ts_node_named_child(clause, i);
+        if (ts_node_symbol(c) == m->sym.block)
+            return c;
+    }
+    TSNode none = {{0}, NULL, NULL};
+    return none;
+}
+
 /* ---- the walk ------------------------------------------------------------ */
 
 typedef struct {
@@ -399,9 +500,88 @@ typedef struct {
     int scope;
 } scope_frame;
 
+static bool catches_oom_type(oom_pymodel *m, TSNode value, bool *runtime_error)
+{
+    if (ts_node_symbol(value) == m->sym.tuple || strcmp(ts_node_type(value), "parenthesized_expression") == 0) {
+        bool any = false;
+        uint32_t count = ts_node_named_child_count(value);
+        for (uint32_t i = 0; i < count; i++)
+            any |= catches_oom_type(m, ts_node_named_child(value, i), runtime_error);
+        return any;
+    }
+    if (strcmp(ts_node_type(value), "as_pattern") == 0)
+        return catches_oom_type(m, ts_node_named_child(value, 0), runtime_error);
+    oom_buf q;
+    oom_buf_init(&q);
+    bool oom = false;
+    if (oom_pymodel_qualname(m, value, &q)) {
+        oom = oom_str_ends_with(q.data, "OutOfMemoryError") && oom_str_starts_with(q.data, "torch.");
+        if (strcmp(q.data, "RuntimeError") == 0 || strcmp(q.data, "Exception") == 0 ||
+            strcmp(q.data, "BaseException") == 0)
+            *runtime_error = true;
+    }
+    oom_buf_free(&q);
+    return oom;
+}
+
+static bool text_contains(const oom_pymodel *m, TSNode n, const char *needle)
+{
+    uint32_t len;
+    const char *t = oom_node_text(m, n, &len);
+    return memmem(t, len, needle, strlen(needle)) != NULL;
+}
+
+static void visit_except(oom_pymodel *m, TSNode node)
+{
+    TSNode body = except_block(m, node);
+    if (ts_node_is_null(body))
+        return;
+    bool runtime_error = false, oom = false;
+    uint32_t count = ts_node_named_child_count(node);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode child = ts_node_named_child(node, i);
+        if (!ts_node_eq(child, body))
+            oom |= catches_oom_type(m, child, &runtime_error);
+    }
+    if (!oom && runtime_error)
+        oom = text_contains(m, body, "out of memory");
+    oom_handler h = {ts_node_start_byte(body), ts_node_end_byte(body), oom};
+    OOM_PUSH(m->handlers, m->handler_count, m->handler_cap, h);
+}
+
+static void visit_if(oom_pymodel *m, int scope, TSNode node)
+{
+    TSNode cond = field(node, "condition");
+    if (ts_node_is_null(cond))
+        return;
+    const char *t = ts_node_type(cond);
+    if (strcmp(t, "true") == 0 || strcmp(t, "false") == 0 || strcmp(t, "integer") == 0)
+        return;
+    add_site(&m->guards, &m->guard_count, &m->guard_cap, scope, node);
+}
+
+static void note_distributed_names(oom_pymodel *m, TSNode node, TSSymbol s)
+{
+    uint32_t len = ts_node_end_byte(node) - ts_node_start_byte(node);
+    if (s == m->sym.identifier && len == 10 && oom_node_text_is(m, node, "local_rank"))
+        m->distributed = true;
+    else if (s == m->sym.string && len >= 12 && len <= 16 && text_contains(m, node, "LOCAL_RANK"))
+        m->distributed = true;
+}
+
 static void visit(oom_pymodel *m, TSNode node, int scope)
 {
     TSSymbol s = ts_node_symbol(node);
+    if (s == m->sym.identifier || s == m->sym.string) {
+        note_distributed_names(m, node, s);
+        return;
+    }
+    if (s == m->sym.except_clause)
+        visit_except(m, node);
+    else if (s == m->sym.if_statement)
+        visit_if(m, scope, node);
+    else if (s == m->sym.conditional_expression)
+        add_site(&m->guards, &m->guard_count, &m->guard_cap, scope, node);
     if (s == m->sym.call)
         visit_call(m, scope, node);
     else if (s == m->sym.assignment)
@@ -521,5 +701,10 @@ void oom_pymodel_free(oom_pymodel *m)
     free(m->markers);
     free(m->backward_targets);
     free(m->calls);
+    free(m->cuda_inits);
+    free(m->backward_calls);
+    free(m->handlers);
+    free(m->guards);
+    free(m->keywords);
     free(m);
 }

@@ -337,3 +337,120 @@ bool oom_pymodel_carries_graph(const oom_pymodel *m, TSNode expr)
 {
     return carries(m, expr, 0);
 }
+
+/* ---- model outputs left on the device ------------------------------------------------------ */
+
+/* Methods that bring a tensor to the host or reduce it to a scalar-sized value. */
+static const char *const host_or_reduced_methods[] = {
+    "cpu", "numpy", "tolist", "item", "sum", "mean", "argmax", "argmin", "max", "min", "std",
+    "var", "norm", "all", "any", "size", "dim", "numel", "nelement", "count_nonzero", "median",
+    "prod", "logsumexp", NULL};
+
+static bool device_output(const oom_pymodel *m, TSNode e, int depth);
+static bool any_argument_device_output(const oom_pymodel *m, TSNode call, int depth);
+
+static bool moves_to_cpu(const oom_pymodel *m, TSNode call)
+{
+    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0)
+        return false;
+    TSNode a = ts_node_named_child(args, 0);
+    if (ts_node_symbol(a) == m->sym.keyword_argument)
+        a = ts_node_child_by_field_name(a, "value", 5);
+    uint32_t len;
+    const char *t = oom_node_text(m, a, &len);
+    return (len >= 5 && memmem(t, len, "cpu", 3) != NULL);
+}
+
+static bool device_output_call(const oom_pymodel *m, TSNode call, int depth)
+{
+    TSNode fn = ts_node_child_by_field_name(call, "function", 8);
+    if (ts_node_is_null(fn))
+        return false;
+    if (ts_node_symbol(fn) == m->sym.attribute) {
+        TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
+        uint32_t len;
+        const char *method = oom_node_text(m, attr, &len);
+        if (text_in(method, len, host_or_reduced_methods))
+            return false;
+        if (len == 2 && memcmp(method, "to", 2) == 0 && moves_to_cpu(m, call))
+            return false;
+        if (len == 8 && memcmp(method, "generate", 8) == 0)
+            return true; /* generated token ids of the whole batch */
+        TSNode obj = ts_node_child_by_field_name(fn, "object", 6);
+        if (!ts_node_is_null(obj) && device_output(m, obj, depth + 1))
+            return true;
+    }
+    if (oom_pymodel_is_model_call(m, call))
+        return true;
+    oom_buf q;
+    oom_buf_init(&q);
+    bool result = false;
+    if (oom_pymodel_qualname(m, fn, &q) && oom_str_starts_with(q.data, "torch.")) {
+        const char *last = strrchr(q.data, '.') + 1;
+        static const char *const joins[] = {"cat", "stack", "concat", "concatenate", "vstack",
+                                            "hstack", "softmax", "sigmoid", "log_softmax", NULL};
+        if (text_in(last, strlen(last), joins) || oom_str_starts_with(q.data, "torch.nn.functional."))
+            result = any_argument_device_output(m, call, depth);
+    }
+    oom_buf_free(&q);
+    return result;
+}
+
+static bool device_output(const oom_pymodel *m, TSNode e, int depth)
+{
+    if (depth > OOM_MODEL_MAX_DEPTH || ts_node_is_null(e))
+        return false;
+    TSSymbol s = ts_node_symbol(e);
+    uint32_t len;
+    if (s == m->sym.identifier) {
+        const char *name = oom_node_text(m, e, &len);
+        uint32_t pos = ts_node_start_byte(e);
+        const oom_binding *b =
+            oom_model_last_binding(m, oom_model_scope_at(m, pos), name, len, pos, false);
+        if (!b || b->kind == OOM_BIND_OPAQUE || b->kind == OOM_BIND_AUGMENTED)
+            return false;
+        return device_output(m, b->value, depth + 1);
+    }
+    if (s == m->sym.call)
+        return device_output_call(m, e, depth);
+    if (s == m->sym.attribute) {
+        TSNode attr = ts_node_child_by_field_name(e, "attribute", 9);
+        const char *name = oom_node_text(m, attr, &len);
+        if (len == 4 && memcmp(name, "loss", 4) == 0)
+            return false; /* a scalar */
+        if (text_in(name, len, history_free_attributes) && !(len == 4 && memcmp(name, "data", 4) == 0))
+            return false;
+        if (text_in(name, len, output_fields))
+            return true;
+        return device_output(m, ts_node_child_by_field_name(e, "object", 6), depth + 1);
+    }
+    const char *type = ts_node_type(e);
+    if (strcmp(type, "subscript") == 0)
+        return device_output(m, ts_node_child_by_field_name(e, "value", 5), depth + 1);
+    if (strcmp(type, "parenthesized_expression") == 0 || strcmp(type, "list") == 0 ||
+        strcmp(type, "tuple") == 0 || strcmp(type, "binary_operator") == 0) {
+        uint32_t count = ts_node_named_child_count(e);
+        for (uint32_t i = 0; i < count; i++)
+            if (device_output(m, ts_node_named_child(e, i), depth + 1))
+                return true;
+    }
+    return false;
+}
+
+static bool any_argument_device_output(const oom_pymodel *m, TSNode call, int depth)
+{
+    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (ts_node_symbol(a) != m->sym.keyword_argument && device_output(m, a, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+bool oom_pymodel_is_device_output(const oom_pymodel *m, TSNode expr)
+{
+    return device_output(m, expr, 0);
+}

@@ -70,11 +70,28 @@ typedef struct {
 } oom_call_site;
 
 typedef struct {
+    int scope;
+    uint32_t start, end;
+} oom_site;
+
+typedef struct {
+    uint32_t start, end; /* the handler's block */
+    bool catches_oom;    /* OutOfMemoryError, or RuntimeError tested for "out of memory" */
+} oom_handler;
+
+typedef struct {
+    const char *name;
+    uint32_t name_len;
+    TSNode value;
+} oom_keyword;
+
+typedef struct {
     TSSymbol function_definition, class_definition, decorated_definition, decorator,
         for_statement, while_statement, with_statement, with_item, expression_statement,
         import_statement, import_from_statement, aliased_import, dotted_name,
         assignment, augmented_assignment, named_expression, call, attribute, identifier,
-        pattern_list, tuple_pattern, list_pattern, parameters, lambda, keyword_argument;
+        pattern_list, tuple_pattern, list_pattern, parameters, lambda, keyword_argument,
+        except_clause, if_statement, string, block, tuple, conditional_expression;
 } oom_py_symbols;
 
 struct oom_pymodel {
@@ -98,6 +115,17 @@ struct oom_pymodel {
     size_t backward_count, backward_cap;
     oom_call_site *calls;
     size_t call_count, call_cap;
+    oom_site *cuda_inits; /* calls that initialise CUDA */
+    size_t cuda_init_count, cuda_init_cap;
+    oom_site *backward_calls; /* .backward(), torch.autograd.backward/grad */
+    size_t backward_call_count, backward_call_cap;
+    oom_handler *handlers;
+    size_t handler_count, handler_cap;
+    oom_site *guards; /* if statements with a condition that is not a constant */
+    size_t guard_count, guard_cap;
+    oom_keyword *keywords;
+    size_t keyword_count, keyword_cap;
+    bool distributed; /* init_process_group, DDP, LOCAL_RANK / local_rank */
 };
 
 /* Text of a node, as a pointer into the source and a length. */

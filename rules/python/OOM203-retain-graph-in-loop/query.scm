@@ -1,0 +1,24 @@
+; loss.backward(retain_graph=True), accelerator.backward(loss, retain_graph=True)
+(call
+  function: (attribute
+    attribute: (identifier) @method)
+  arguments: (argument_list
+    (keyword_argument
+      name: (identifier) @kw
+      value: (true)))
+  (#eq? @method "backward")
+  (#eq? @kw "retain_graph")
+  (#oom-in-loop? @report)
+  (#oom-last-backward? @report)) @report
+
+; torch.autograd.backward(..., retain_graph=True), torch.autograd.grad(..., retain_graph=True)
+(call
+  function: (_) @fn
+  arguments: (argument_list
+    (keyword_argument
+      name: (identifier) @kw
+      value: (true)))
+  (#eq? @kw "retain_graph")
+  (#oom-qualname? @fn "torch.autograd.backward" "torch.autograd.grad")
+  (#oom-in-loop? @report)
+  (#oom-last-backward? @report)) @report

@@ -1,0 +1,58 @@
+; all_logits.append(outputs.logits) in a loop that runs without grad
+(call
+  function: (attribute
+    object: (_) @store
+    attribute: (identifier) @method)
+  arguments: (argument_list
+    .
+    (_) @value
+    .)
+  (#any-of? @method "append" "extend")
+  (#oom-in-loop? @store)
+  (#not-oom-grad-enabled? @store)
+  (#oom-outlives-iteration? @store)
+  (#oom-device-output? @value)) @report
+
+; the same in evaluation code with grad on, when the value has no graph
+; (with a graph, OOM201 already reports it)
+(call
+  function: (attribute
+    object: (_) @store
+    attribute: (identifier) @method)
+  arguments: (argument_list
+    .
+    (_) @value
+    .)
+  (#any-of? @method "append" "extend")
+  (#oom-in-loop? @store)
+  (#oom-eval-code? @store)
+  (#oom-grad-enabled? @store)
+  (#oom-outlives-iteration? @store)
+  (#oom-device-output? @value)
+  (#not-oom-carries-graph? @value)) @report
+
+; all_logits = torch.cat([all_logits, logits]) in a loop that runs without grad
+(assignment
+  left: (identifier) @store
+  right: (call
+    function: (_) @fn
+    arguments: (argument_list
+      .
+      (list
+        (identifier) @same
+        (_) @value)))
+  (#eq? @store @same)
+  (#oom-qualname? @fn "torch.cat" "torch.concat" "torch.concatenate" "torch.vstack" "torch.hstack")
+  (#oom-in-loop? @store)
+  (#not-oom-grad-enabled? @store)
+  (#oom-device-output? @value)) @report
+
+; scores[step] = outputs.logits in a loop that runs without grad
+(assignment
+  left: (subscript
+    value: (_) @store)
+  right: (_) @value
+  (#oom-in-loop? @store)
+  (#not-oom-grad-enabled? @store)
+  (#oom-outlives-iteration? @store)
+  (#oom-device-output? @value)) @report

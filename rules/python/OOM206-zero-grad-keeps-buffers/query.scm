@@ -1,0 +1,19 @@
+; optimizer.zero_grad(set_to_none=False), model.zero_grad(False)
+((call
+  function: (attribute
+    attribute: (identifier) @method)
+  arguments: (argument_list
+    (keyword_argument
+      name: (identifier) @kw
+      value: (false)))) @call @report
+  (#eq? @method "zero_grad")
+  (#eq? @kw "set_to_none"))
+
+((call
+  function: (attribute
+    attribute: (identifier) @method)
+  arguments: (argument_list
+    .
+    (false)
+    .)) @call @report
+  (#eq? @method "zero_grad"))

@@ -1,0 +1,12 @@
+; a model forward inside `except torch.cuda.OutOfMemoryError:` (or a RuntimeError
+; handler that tests for "out of memory")
+((call) @call @report
+  (#oom-in-oom-handler? @report)
+  (#oom-model-call? @report))
+
+; loss.backward() there
+((call
+  function: (attribute
+    attribute: (identifier) @method)) @call @report
+  (#eq? @method "backward")
+  (#oom-in-oom-handler? @report))

@@ -1,0 +1,225 @@
+/* model/facts: questions about the file as a whole and about positions that
+ * the rule pack asks: arguments, CUDA initialisation, handlers, guards. */
+#include <string.h>
+
+#include "internal.h"
+
+static bool text_eq(const char *a, uint32_t alen, const char *b)
+{
+    return strlen(b) == alen && memcmp(a, b, alen) == 0;
+}
+
+bool oom_pymodel_has_argument(const oom_pymodel *m, TSNode call, const char *name, int position)
+{
+    TSNode args = call;
+    if (ts_node_symbol(call) == m->sym.call)
+        args = ts_node_child_by_field_name(call, "arguments", 9);
+    if (ts_node_is_null(args))
+        return false;
+    int positional = 0;
+    uint32_t count = ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        const char *type = ts_node_type(a);
+        if (strcmp(type, "dictionary_splat") == 0)
+            return true; /* **kwargs may carry it */
+        if (strcmp(type, "list_splat") == 0 && position >= 0)
+            return true;
+        if (ts_node_symbol(a) == m->sym.keyword_argument) {
+            uint32_t len;
+            const char *n = oom_node_text(m, ts_node_child_by_field_name(a, "name", 4), &len);
+            if (text_eq(n, len, name))
+                return true;
+            continue;
+        }
+        if (strcmp(type, "comment") != 0)
+            positional++;
+    }
+    return position >= 0 && positional > position;
+}
+
+bool oom_pymodel_cuda_initialized_before(const oom_pymodel *m, TSNode node)
+{
+    uint32_t pos = ts_node_start_byte(node);
+    int scope = oom_model_scope_at(m, pos);
+    for (size_t i = 0; i < m->cuda_init_count; i++)
+        if (m->cuda_inits[i].scope == scope && m->cuda_inits[i].end <= pos)
+            return true;
+    return false;
+}
+
+bool oom_pymodel_is_distributed(const oom_pymodel *m)
+{
+    return m->distributed;
+}
+
+bool oom_pymodel_is_last_backward(const oom_pymodel *m, TSNode call)
+{
+    uint32_t start = ts_node_start_byte(call), end = ts_node_end_byte(call);
+    int scope = oom_model_scope_at(m, start);
+    uint32_t loop_end = 0;
+    uint32_t best_start = 0;
+    for (size_t i = 0; i < m->loop_count; i++) {
+        const oom_loop *l = &m->loops[i];
+        if (l->scope == scope && start >= l->start && start < l->end && l->start >= best_start) {
+            best_start = l->start;
+            loop_end = l->end;
+        }
+    }
+    for (size_t i = 0; i < m->backward_call_count; i++) {
+        const oom_site *b = &m->backward_calls[i];
+        if (b->scope == scope && b->start >= end && b->start < loop_end)
+            return false;
+    }
+    return true;
+}
+
+static bool in_sites(const oom_site *sites, size_t count, uint32_t pos)
+{
+    for (size_t i = 0; i < count; i++)
+        if (pos >= sites[i].start && pos < sites[i].end)
+            return true;
+    return false;
+}
+
+bool oom_pymodel_in_guard(const oom_pymodel *m, TSNode node)
+{
+    return in_sites(m->guards, m->guard_count, ts_node_start_byte(node));
+}
+
+bool oom_pymodel_in_handler(const oom_pymodel *m, TSNode node, bool oom_only)
+{
+    uint32_t pos = ts_node_start_byte(node);
+    for (size_t i = 0; i < m->handler_count; i++) {
+        const oom_handler *h = &m->handlers[i];
+        if (pos >= h->start && pos < h->end && (!oom_only || h->catches_oom))
+            return true;
+    }
+    return false;
+}
+
+bool oom_pymodel_file_calls(const oom_pymodel *m, const char *name)
+{
+    for (size_t i = 0; i < m->call_count; i++)
+        if (text_eq(m->calls[i].name, m->calls[i].name_len, name))
+            return true;
+    return false;
+}
+
+bool oom_pymodel_file_trains(const oom_pymodel *m)
+{
+    static const char *const training_calls[] = {"train", "fit", "Trainer", "Seq2SeqTrainer",
+                                                  "SFTTrainer", "training_step", NULL};
+    if (m->backward_call_count > 0)
+        return true;
+    for (size_t i = 0; training_calls[i]; i++)
+        if (oom_pymodel_file_calls(m, training_calls[i]))
+            return true;
+    return false;
+}
+
+bool oom_pymodel_file_has_keyword(const oom_pymodel *m, const char *name, const char *value)
+{
+    for (size_t i = 0; i < m->keyword_count; i++) {
+        const oom_keyword *k = &m->keywords[i];
+        if (!text_eq(k->name, k->name_len, name))
+            continue;
+        if (!value)
+            return true;
+        uint32_t len;
+        const char *v = oom_node_text(m, k->value, &len);
+        if (text_eq(v, len, value))
+            return true;
+    }
+    return false;
+}
+
+/* ---- Trainer with a language-modelling head ----------------------------------------- */
+
+static bool is_lm_class_name(const char *q)
+{
+    static const char *const heads[] = {"ForCausalLM", "ForMaskedLM", "ForSeq2SeqLM", "LMHeadModel",
+                                        "ForConditionalGeneration", "WithLMHead", NULL};
+    const char *last = strrchr(q, '.');
+    /* AutoModelForCausalLM.from_pretrained: the class is the part before */
+    if (last && strcmp(last, ".from_pretrained") == 0) {
+        const char *prev = last;
+        while (prev > q && prev[-1] != '.')
+            prev--;
+        size_t n = (size_t)(last - prev);
+        for (size_t i = 0; heads[i]; i++) {
+            size_t h = strlen(heads[i]);
+            if (n >= h && memcmp(prev + n - h, heads[i], h) == 0)
+                return true;
+        }
+        return false;
+    }
+    for (size_t i = 0; heads[i]; i++)
+        if (oom_str_ends_with(q, heads[i]))
+            return true;
+    return false;
+}
+
+static bool is_lm_model_expr(const oom_pymodel *m, TSNode e, int depth)
+{
+    if (depth > 8 || ts_node_is_null(e))
+        return false;
+    if (ts_node_symbol(e) == m->sym.identifier) {
+        uint32_t len;
+        const char *name = oom_node_text(m, e, &len);
+        uint32_t pos = ts_node_start_byte(e);
+        int scope = oom_model_scope_at(m, pos);
+        for (int sc = scope; sc >= 0; sc = sc == 0 ? -1 : 0) {
+            const oom_binding *b = oom_model_last_binding(m, sc, name, len,
+                                                          sc == scope ? pos : UINT32_MAX, true);
+            if (b)
+                return b->kind == OOM_BIND_VALUE && is_lm_model_expr(m, b->value, depth + 1);
+        }
+        return false;
+    }
+    if (ts_node_symbol(e) != m->sym.call)
+        return false;
+    TSNode fn = ts_node_child_by_field_name(e, "function", 8);
+    if (ts_node_is_null(fn))
+        return false;
+    if (ts_node_symbol(fn) == m->sym.attribute) {
+        /* model.to(device), get_peft_model(model, cfg) keep the head */
+        TSNode attr = ts_node_child_by_field_name(fn, "attribute", 9);
+        if (oom_node_text_is(m, attr, "to") || oom_node_text_is(m, attr, "cuda"))
+            return is_lm_model_expr(m, ts_node_child_by_field_name(fn, "object", 6), depth + 1);
+    }
+    oom_buf q;
+    oom_buf_init(&q);
+    bool lm = oom_pymodel_qualname(m, fn, &q) && is_lm_class_name(q.data);
+    if (!lm && q.len && oom_str_ends_with(q.data, "get_peft_model")) {
+        TSNode args = ts_node_child_by_field_name(e, "arguments", 9);
+        if (!ts_node_is_null(args) && ts_node_named_child_count(args) > 0)
+            lm = is_lm_model_expr(m, ts_node_named_child(args, 0), depth + 1);
+    }
+    oom_buf_free(&q);
+    return lm;
+}
+
+bool oom_pymodel_is_lm_trainer(const oom_pymodel *m, TSNode call)
+{
+    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    if (ts_node_is_null(args))
+        return false;
+    TSNode model = {{0}, NULL, NULL};
+    uint32_t count = ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (ts_node_symbol(a) == m->sym.keyword_argument) {
+            if (oom_node_text_is(m, ts_node_child_by_field_name(a, "name", 4), "model"))
+                model = ts_node_child_by_field_name(a, "value", 5);
+        } else if (i == 0 && ts_node_is_null(model)) {
+            model = a;
+        }
+    }
+    if (ts_node_is_null(model))
+        return false;
+    /* SFTTrainer(model="facebook/opt-350m"): a hub id of a causal LM */
+    if (ts_node_symbol(model) == m->sym.string)
+        return true;
+    return is_lm_model_expr(m, model, 0);
+}
