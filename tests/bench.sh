@@ -36,15 +36,20 @@ time_runs() { # time_runs COMMAND... -> median seconds
 }
 
 parse_only() { build/tools/parse-only < "$LIST"; }
-lint() { xargs build/oomlint --format concise < "$LIST"; }
+NPROC=$(nproc)
+lint1() { xargs build/oomlint --threads 1 --format concise < "$LIST"; }
+lintn() { xargs build/oomlint --threads "$NPROC" --format concise < "$LIST"; }
 peak_rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 
 echo "corpus: $CORPUS ($FILES files, $LINES lines), median of $RUNS runs"
 T_PARSE=$(time_runs parse_only)
-T_LINT=$(time_runs lint)
+T_LINT=$(time_runs lint1)
+T_LINTN=$(time_runs lintn)
 RSS=$(command -v /usr/bin/time >/dev/null 2>&1 && peak_rss sh -c "xargs build/oomlint < '$LIST'" || echo "?")
 printf '%-28s %10s %14s\n' "" "wall s" "lines/s"
 printf '%-28s %10.3f %14.0f\n' "tree-sitter parse only" "$T_PARSE" "$(echo "$LINES / $T_PARSE" | bc -l)"
-printf '%-28s %10.3f %14.0f\n' "oomlint (all rules)" "$T_LINT" "$(echo "$LINES / $T_LINT" | bc -l)"
-printf 'analysis overhead over parsing: %.0f%%   oomlint peak RSS: %s KiB\n' \
+printf '%-28s %10.3f %14.0f\n' "oomlint, 1 thread" "$T_LINT" "$(echo "$LINES / $T_LINT" | bc -l)"
+printf '%-28s %10.3f %14.0f\n' "oomlint, $NPROC threads" "$T_LINTN" "$(echo "$LINES / $T_LINTN" | bc -l)"
+printf 'thread scaling: %.2fx with %s threads\n' "$(echo "$T_LINT / $T_LINTN" | bc -l)" "$NPROC"
+printf 'analysis overhead over parsing (1 thread): %.0f%%   oomlint peak RSS: %s KiB\n' \
     "$(echo "($T_LINT - $T_PARSE) * 100 / $T_PARSE" | bc -l)" "$RSS"

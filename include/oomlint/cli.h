@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "oomlint/diag.h"
 #include "oomlint/report.h"
 #include "oomlint/select.h"
 #include "oomlint/util.h"
@@ -33,6 +34,11 @@ typedef struct {
     oom_color_mode color;
     char *stdin_filename; /* may be NULL */
     char *rule_code;      /* for `oomlint rule CODE` */
+    int threads;          /* 0: one per online CPU */
+    char *output_file;    /* may be NULL: stdout */
+    char *diff_base;      /* may be NULL */
+    bool statistics, exit_zero, quiet;
+    oom_severity fail_on; /* the exit code counts findings at or above this */
 } oom_settings;
 
 /* Returns 0, or -1 with a one-line reason in err. */

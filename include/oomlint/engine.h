@@ -35,4 +35,20 @@ void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list
 void oom_report_unreadable(const oom_compiled *c, const char *path, const char *reason,
                            oom_diag_list *out);
 
+/* One file to lint: a path ("-" for stdin), the name to report, its language,
+ * and whether syntax errors in it are ours to report. */
+typedef struct {
+    const char *path;
+    const char *display;
+    oom_lang lang;
+    bool report_syntax;
+} oom_job;
+
+/* Lints every job on `threads` threads (each with its own parser and
+ * query cursor; the compiled rules are shared read-only) and appends the
+ * findings to `out`, sorted by path and position whatever the thread count.
+ * A file that cannot be read gets an OOM002 finding. */
+void oom_lint_jobs(const oom_compiled *c, const oom_job *jobs, size_t count, int threads,
+                   oom_diag_list *out);
+
 #endif

@@ -70,6 +70,9 @@ bool oom_pymodel_is_last_backward(const oom_pymodel *m, TSNode call);
 bool oom_pymodel_is_device_output(const oom_pymodel *m, TSNode expr);
 /* Inside an `if` whose condition is not a constant (a flag guard). */
 bool oom_pymodel_in_guard(const oom_pymodel *m, TSNode node);
+/* Inside an `if` (or conditional expression) that is itself inside the
+ * innermost loop around `node`: the code does not run on every iteration. */
+bool oom_pymodel_in_loop_guard(const oom_pymodel *m, TSNode node);
 /* Inside an except handler; `oom_only`: one that catches out-of-memory errors. */
 bool oom_pymodel_in_handler(const oom_pymodel *m, TSNode node, bool oom_only);
 /* The file trains: it calls .backward(), a Trainer, or .train()/.fit(). */

@@ -8,19 +8,37 @@
 #include "oomlint/diag.h"
 #include "oomlint/util.h"
 
+#include "oomlint/rules.h"
+
 typedef enum {
     OOM_FORMAT_FULL,
     OOM_FORMAT_CONCISE,
     OOM_FORMAT_JSON,
+    OOM_FORMAT_JSON_LINES,
+    OOM_FORMAT_SARIF,
+    OOM_FORMAT_GITHUB,
+    OOM_FORMAT_GITLAB,
+    OOM_FORMAT_JUNIT,
+    OOM_FORMAT_PYLINT,
+    OOM_FORMAT_RDJSON,
 } oom_format;
 
-/* Returns 0 and sets *out for "full", "concise", "json"; -1 otherwise. */
+/* Returns 0 and sets *out for a format name ("full", "sarif" ...); -1 otherwise. */
 int oom_format_parse(const char *name, oom_format *out);
+/* "full, concise, json, ..." for messages and --help. */
+const char *oom_format_names(void);
+
+#define OOM_VERSION "0.1.0"
+#define OOM_INFORMATION_URI "https://github.com/oomlint/oomlint"
 
 typedef struct {
     oom_format format;
     bool color;
+    bool quiet;       /* no summary line */
+    bool statistics;  /* counts per rule instead of findings */
     size_t files_checked;
+    const oom_rule_list *rules; /* rule metadata for SARIF; may be NULL */
+    const char *base_dir;       /* absolute working directory, for SARIF URIs */
 } oom_report_options;
 
 /* Writes the report into `out` (complete text; the caller writes it where it
@@ -30,5 +48,29 @@ void oom_report_render(const oom_diag_list *diags, const oom_report_options *opt
 /* Pieces shared by the formats and tested on their own. */
 void oom_report_json_escape(oom_buf *out, const char *s);
 void oom_report_summary(const oom_diag_list *diags, const oom_report_options *opts, oom_buf *out);
+void oom_report_statistics(const oom_diag_list *diags, oom_buf *out);
+/* GitHub workflow-command escaping: message data (`%`, CR, LF) and, with
+ * `property`, also `:` and `,`. */
+void oom_report_github_escape(oom_buf *out, const char *s, bool property);
+void oom_report_xml_escape(oom_buf *out, const char *s);
+/* A finding's fingerprint, stable across runs and line shifts: the code, the
+ * path, the text of the finding's first line (whitespace trimmed) and how
+ * many identical ones came before it in the file. 16 hex digits. */
+void oom_report_fingerprints(const oom_diag_list *diags, char (*out)[17]);
+/* A relative path as a URI reference (percent-encoded). */
+void oom_report_uri_path(oom_buf *out, const char *path);
+/* Markdown summary for GITHUB_STEP_SUMMARY: counts per rule, top files. */
+void oom_report_github_summary(const oom_diag_list *diags, oom_buf *out);
+
+/* The writers, one per format family (report/<family>.c). */
+void oom_render_text(const oom_diag_list *diags, const oom_report_options *opts, oom_buf *out);
+void oom_render_json(const oom_diag_list *diags, const oom_report_options *opts, oom_buf *out);
+void oom_render_json_lines(const oom_diag_list *diags, oom_buf *out);
+void oom_render_gitlab(const oom_diag_list *diags, oom_buf *out);
+void oom_render_rdjson(const oom_diag_list *diags, oom_buf *out);
+void oom_render_sarif(const oom_diag_list *diags, const oom_report_options *opts, oom_buf *out);
+void oom_render_github(const oom_diag_list *diags, oom_buf *out);
+void oom_render_junit(const oom_diag_list *diags, oom_buf *out);
+void oom_render_pylint(const oom_diag_list *diags, oom_buf *out);
 
 #endif

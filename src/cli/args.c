@@ -73,23 +73,62 @@ static int parse_option(arg_cursor *c, oom_settings *s)
         }
         return r;
     }
-    if ((r = take_value(c, "--format", &v)) != 0) {
+    if ((r = take_value(c, "--format", &v)) != 0 ||
+        (r = take_value(c, "--output-format", &v)) != 0) { /* the second is Ruff's spelling */
         if (r > 0 && oom_format_parse(v, &s->format) != 0) {
-            oom_buf_printf(c->err, "invalid --format '%s' (expected full, concise or json)", v);
+            oom_buf_printf(c->err, "invalid format '%s' (expected one of: %s)", v, oom_format_names());
             return -1;
         }
         return r;
     }
-    if ((r = take_value(c, "--output-format", &v)) != 0) { /* Ruff's spelling */
-        if (r > 0 && oom_format_parse(v, &s->format) != 0) {
-            oom_buf_printf(c->err, "invalid --output-format '%s' (expected full, concise or json)", v);
+    if ((r = take_value(c, "--output-file", &v)) != 0 || (r = take_value(c, "-o", &v)) != 0) {
+        if (r > 0) {
+            free(s->output_file);
+            s->output_file = oom_xstrdup(v);
+        }
+        return r;
+    }
+    if ((r = take_value(c, "--diff-base", &v)) != 0) {
+        if (r > 0) {
+            free(s->diff_base);
+            s->diff_base = oom_xstrdup(v);
+        }
+        return r;
+    }
+    if ((r = take_value(c, "--fail-on", &v)) != 0) {
+        if (r > 0 && oom_severity_parse(v, &s->fail_on) != 0) {
+            oom_buf_printf(c->err, "invalid --fail-on '%s' (expected error, warning or info)", v);
             return -1;
         }
         return r;
+    }
+    if ((r = take_value(c, "--threads", &v)) != 0) {
+        if (r < 0)
+            return r;
+        char *end = NULL;
+        long n = strtol(v, &end, 10);
+        if (!*v || *end || n < 1 || n > 1024) {
+            oom_buf_printf(c->err, "invalid --threads '%s' (expected a number from 1 to 1024)", v);
+            return -1;
+        }
+        s->threads = (int)n;
+        return 1;
     }
     if ((r = take_value(c, "--color", &v)) != 0)
         return r < 0 ? r : parse_color(v, &s->color, c->err) == 0 ? 1 : -1;
     const char *arg = c->argv[c->i];
+    if (strcmp(arg, "--statistics") == 0) {
+        s->statistics = true;
+        return 1;
+    }
+    if (strcmp(arg, "--exit-zero") == 0) {
+        s->exit_zero = true;
+        return 1;
+    }
+    if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+        s->quiet = true;
+        return 1;
+    }
     if (strcmp(arg, "--version") == 0 || strcmp(arg, "-V") == 0) {
         s->command = OOM_CMD_VERSION;
         return 1;
@@ -107,6 +146,7 @@ static void settings_init(oom_settings *s)
     s->command = OOM_CMD_CHECK;
     s->format = OOM_FORMAT_FULL;
     s->color = OOM_COLOR_AUTO;
+    s->fail_on = OOM_SEV_INFO;
 }
 
 int oom_cli_parse(int argc, char **argv, oom_settings *s, oom_buf *err)
@@ -172,4 +212,6 @@ void oom_settings_free(oom_settings *s)
     oom_selection_free(&s->selection);
     free(s->stdin_filename);
     free(s->rule_code);
+    free(s->output_file);
+    free(s->diff_base);
 }

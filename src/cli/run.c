@@ -1,18 +1,19 @@
 /* cli/run: the commands (check, rule, rules, --help, --version). This is the
  * only layer that prints or decides the exit code. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "oomlint/cli.h"
+#include "oomlint/diffbase.h"
 #include "oomlint/discover.h"
 #include "oomlint/engine.h"
 #include "oomlint/rules.h"
 #include "oomlint/source.h"
 #include "oomlint/text.h"
 
-#define OOM_VERSION "0.1.0"
 
 static const char usage_text[] =
     "oomlint " OOM_VERSION " - find the code that makes GPU memory run out, before the job runs\n"
@@ -26,10 +27,18 @@ static const char usage_text[] =
     "  --select CODES          only these codes or prefixes (comma-separated: OOM2,OOM101)\n"
     "  --ignore CODES          skip these codes or prefixes\n"
     "  --exclude GLOB          skip files and folders matching GLOB (repeatable)\n"
-    "  --format FORMAT         full (default), concise or json\n"
+    "  --format FORMAT         full (default), concise, json, json-lines, sarif, github,\n"
+    "                          gitlab, junit, pylint, rdjson\n"
+    "  -o, --output-file PATH  write the report to PATH (whole or not at all)\n"
+    "  --diff-base REF         report only lines added or changed since the git REF\n"
+    "  --statistics            print the number of findings per rule\n"
+    "  --fail-on LEVEL         exit 1 only for findings at or above error, warning or info\n"
+    "  --exit-zero             exit 0 even when problems are found\n"
+    "  -q, --quiet             no summary line\n"
     "  --color WHEN            auto (default; honours NO_COLOR), always or never\n"
     "  --stdin-filename NAME   the name to report for a file read from stdin\n"
     "  --rules DIR             load more rules from DIR (repeatable)\n"
+    "  --threads N             lint on N threads (default: the number of CPUs)\n"
     "  -V, --version           print the version\n"
     "  -h, --help              print this help\n"
     "\n"
@@ -118,45 +127,31 @@ static int cmd_rules(const oom_rule_list *rules)
 typedef struct {
     const oom_settings *s;
     const oom_compiled *compiled;
-    oom_linter *linter;
     oom_diag_list diags;
-    size_t files_checked;
     bool failed;
 } check_run;
 
-/* Lints a file whose syntax errors are not ours to report. */
-static void lint_quietly(check_run *run, oom_source *src, oom_lang lang)
+static oom_job job_for(const oom_settings *s, const oom_target *t)
 {
-    oom_diag_list found = {NULL, 0, 0};
-    oom_linter_run(run->linter, src, lang, &found);
-    unsigned char *drop = oom_xcalloc(found.len ? found.len : 1, 1);
-    for (size_t i = 0; i < found.len; i++)
-        drop[i] = strcmp(found.items[i].code, "OOM001") == 0;
-    oom_diag_list_remove_if_marked(&found, drop);
-    free(drop);
-    oom_diag_list_move(&run->diags, &found);
+    oom_job job = {t->path, t->path, t->lang, true};
+    if (strcmp(t->path, "-") == 0) {
+        job.display = s->stdin_filename ? s->stdin_filename : "<stdin>";
+        if (s->stdin_filename) {
+            oom_lang by_name = oom_lang_for_path(s->stdin_filename);
+            job.lang = by_name == OOM_LANG_NONE ? OOM_LANG_PYTHON : by_name;
+        }
+    }
+    /* JSON found in a folder walk that is not a training config (package.json,
+     * data sets, editor settings with comments): its syntax is not our business. */
+    if (job.lang == OOM_LANG_JSON && !t->named && !oom_discover_is_config_json(t->path))
+        job.report_syntax = false;
+    return job;
 }
 
-static void lint_target(check_run *run, const oom_target *t)
+static int default_threads(void)
 {
-    const char *display = t->path;
-    if (strcmp(t->path, "-") == 0)
-        display = run->s->stdin_filename ? run->s->stdin_filename : "<stdin>";
-    oom_lang lang = t->lang;
-    if (strcmp(t->path, "-") == 0 && run->s->stdin_filename) {
-        oom_lang by_name = oom_lang_for_path(run->s->stdin_filename);
-        lang = by_name == OOM_LANG_NONE ? OOM_LANG_PYTHON : by_name;
-    }
-    oom_source src;
-    char why[512];
-    run->files_checked++;
-    if (oom_source_read(t->path, display, &src, why, sizeof why) != OOM_SOURCE_OK)
-        oom_report_unreadable(run->compiled, display, why, &run->diags);
-    else if (lang == OOM_LANG_JSON && !t->named && !oom_discover_is_config_json(t->path))
-        lint_quietly(run, &src, lang);
-    else
-        oom_linter_run(run->linter, &src, lang, &run->diags);
-    oom_source_free(&src);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
 }
 
 static void report_walk_errors(check_run *run, const oom_discovery *d)
@@ -183,6 +178,120 @@ static int write_all(FILE *f, const oom_buf *b)
     return fflush(f);
 }
 
+/* Written whole or not at all: a temporary file beside the target, renamed
+ * over it once complete. */
+static int write_file_atomically(const char *path, const oom_buf *b, oom_buf *err)
+{
+    oom_buf tmp;
+    oom_buf_init(&tmp);
+    oom_buf_printf(&tmp, "%s.oomlint-XXXXXX", path);
+    int fd = mkstemp(tmp.data);
+    if (fd < 0) {
+        oom_buf_printf(err, "%s: cannot create the report: %s", path, strerror(errno));
+        oom_buf_free(&tmp);
+        return -1;
+    }
+    FILE *f = fdopen(fd, "wb");
+    int rc = f ? write_all(f, b) : -1;
+    if (f && fclose(f) != 0)
+        rc = -1;
+    if (!f)
+        close(fd);
+    if (rc == 0 && rename(tmp.data, path) != 0)
+        rc = -1;
+    if (rc != 0) {
+        oom_buf_printf(err, "%s: cannot write the report: %s", path, strerror(errno));
+        unlink(tmp.data);
+    }
+    oom_buf_free(&tmp);
+    return rc;
+}
+
+/* GitHub shows this file as the job summary. Appending is how the runner
+ * expects it to be written. */
+static void append_step_summary(const oom_diag_list *diags)
+{
+    const char *path = getenv("GITHUB_STEP_SUMMARY");
+    if (!path || !*path)
+        return;
+    oom_buf md;
+    oom_buf_init(&md);
+    oom_report_github_summary(diags, &md);
+    FILE *f = fopen(path, "ab");
+    if (!f || write_all(f, &md) != 0) {
+        oom_buf msg;
+        oom_buf_init(&msg);
+        oom_buf_printf(&msg, "%s: cannot append the job summary: %s", path, strerror(errno));
+        print_error(msg.data);
+        oom_buf_free(&msg);
+    }
+    if (f)
+        fclose(f);
+    oom_buf_free(&md);
+}
+
+static int filter_to_changed_lines(const oom_settings *s, oom_diag_list *diags)
+{
+    oom_changes changes;
+    oom_buf err;
+    oom_buf_init(&err);
+    if (oom_changes_load(s->diff_base, &changes, &err) != 0) {
+        print_error(err.data);
+        oom_buf_free(&err);
+        oom_changes_free(&changes);
+        return -1;
+    }
+    unsigned char *drop = oom_xcalloc(diags->len ? diags->len : 1, 1);
+    for (size_t i = 0; i < diags->len; i++) {
+        const oom_diag *d = &diags->items[i];
+        bool changed = false;
+        for (uint32_t row = d->start_row; row <= d->end_row && !changed; row++)
+            changed = oom_changes_covers(&changes, d->path, row);
+        drop[i] = !changed;
+    }
+    oom_diag_list_remove_if_marked(diags, drop);
+    free(drop);
+    oom_changes_free(&changes);
+    oom_buf_free(&err);
+    return 0;
+}
+
+static int exit_code_for(const oom_settings *s, const oom_diag_list *diags)
+{
+    if (s->exit_zero)
+        return OOM_EXIT_CLEAN;
+    for (size_t i = 0; i < diags->len; i++)
+        if (diags->items[i].severity >= s->fail_on)
+            return OOM_EXIT_FOUND;
+    return OOM_EXIT_CLEAN;
+}
+
+static int emit_report(const oom_settings *s, const oom_rule_list *rules, const oom_diag_list *diags,
+                       size_t files)
+{
+    char cwd[4096];
+    oom_report_options opts = {s->format, use_color(s->color) && !s->output_file, s->quiet,
+                               s->statistics, files, rules, getcwd(cwd, sizeof cwd) ? cwd : NULL};
+    oom_buf out, err;
+    oom_buf_init(&out);
+    oom_buf_init(&err);
+    oom_report_render(diags, &opts, &out);
+    int rc = 0;
+    if (s->output_file) {
+        rc = write_file_atomically(s->output_file, &out, &err);
+    } else if (write_all(stdout, &out) != 0) {
+        oom_buf_puts(&err, "cannot write the report to standard output");
+        rc = -1;
+    }
+    if (rc != 0)
+        print_error(err.data);
+    if (s->format == OOM_FORMAT_GITHUB)
+        append_step_summary(diags);
+    oom_buf_free(&out);
+    oom_buf_free(&err);
+    return rc;
+}
+
 static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
 {
     oom_buf err;
@@ -193,27 +302,24 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
         oom_buf_free(&err);
         return OOM_EXIT_FAILURE;
     }
-    check_run run = {s, compiled, oom_linter_new(compiled), {NULL, 0, 0}, 0, false};
+    check_run run = {s, compiled, {NULL, 0, 0}, false};
     oom_discovery d;
     oom_discover((const char *const *)s->paths.items, s->paths.len, &s->exclude, &d);
     report_walk_errors(&run, &d);
+    oom_job *jobs = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(oom_job));
     for (size_t i = 0; i < d.target_count; i++)
-        lint_target(&run, &d.targets[i]);
-    oom_diag_list_sort(&run.diags);
-    oom_report_options opts = {s->format, use_color(s->color), run.files_checked};
-    oom_buf out;
-    oom_buf_init(&out);
-    oom_report_render(&run.diags, &opts, &out);
-    int rc = run.failed ? OOM_EXIT_FAILURE : run.diags.len ? OOM_EXIT_FOUND : OOM_EXIT_CLEAN;
-    if (write_all(stdout, &out) != 0) {
-        print_error("cannot write the report to standard output");
+        jobs[i] = job_for(s, &d.targets[i]);
+    oom_lint_jobs(compiled, jobs, d.target_count, s->threads > 0 ? s->threads : default_threads(),
+                  &run.diags);
+    free(jobs);
+    if (s->diff_base && filter_to_changed_lines(s, &run.diags) != 0)
+        run.failed = true;
+    int rc = run.failed ? OOM_EXIT_FAILURE : exit_code_for(s, &run.diags);
+    if (!run.failed && emit_report(s, rules, &run.diags, d.target_count) != 0)
         rc = OOM_EXIT_FAILURE;
-    }
-    oom_buf_free(&out);
     oom_buf_free(&err);
     oom_discovery_free(&d);
     oom_diag_list_free(&run.diags);
-    oom_linter_free(run.linter);
     oom_compiled_free(compiled);
     return rc;
 }

@@ -21,6 +21,22 @@ static bool sem_qualname(const oom_pymodel *m, TSNode n, TSNode site, const oom_
     return false;
 }
 
+static bool sem_qualname_match(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+                               oom_buf *scratch)
+{
+    (void)site;
+    if (!oom_pymodel_qualname(m, n, scratch))
+        return false;
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(p->regex, NULL);
+    pcre2_match_context *mctx = pcre2_match_context_create(NULL);
+    pcre2_set_match_limit(mctx, OOM_REGEX_MATCH_LIMIT);
+    pcre2_set_depth_limit(mctx, OOM_REGEX_DEPTH_LIMIT);
+    int rc = pcre2_match(p->regex, (PCRE2_SPTR)scratch->data, scratch->len, 0, 0, md, mctx);
+    pcre2_match_context_free(mctx);
+    pcre2_match_data_free(md);
+    return rc >= 0;
+}
+
 static bool sem_string(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
                        oom_buf *scratch)
 {
@@ -57,6 +73,7 @@ SEM_NODE_ONLY(sem_distributed_file, oom_pymodel_is_distributed(m))
 SEM_NODE_ONLY(sem_last_backward, oom_pymodel_is_last_backward(m, n))
 SEM_NODE_ONLY(sem_device_output, oom_pymodel_is_device_output(m, n))
 SEM_NODE_ONLY(sem_in_guard, oom_pymodel_in_guard(m, n))
+SEM_NODE_ONLY(sem_in_loop_guard, oom_pymodel_in_loop_guard(m, n))
 SEM_NODE_ONLY(sem_in_oom_handler, oom_pymodel_in_handler(m, n, true))
 SEM_NODE_ONLY(sem_in_except, oom_pymodel_in_handler(m, n, false))
 SEM_NODE_ONLY(sem_file_trains, oom_pymodel_file_trains(m))
@@ -109,6 +126,7 @@ typedef struct {
 
 static const sem_entry semantic_predicates[] = {
     {"oom-qualname", sem_qualname, 1, 64, "the dotted name, aliases applied, is one of the arguments"},
+    {"oom-qualname-match", sem_qualname_match, 1, 1, "the dotted name, aliases applied, matches the regex"},
     {"oom-string", sem_string, 1, 64, "a string literal whose value is one of the arguments"},
     {"oom-in-loop", sem_in_loop, 0, 0, "inside a for/while loop of the same function"},
     {"oom-grad-enabled", sem_grad_enabled, 0, 0, "not under no_grad/inference_mode/set_grad_enabled(False)"},
@@ -124,6 +142,7 @@ static const sem_entry semantic_predicates[] = {
     {"oom-last-backward", sem_last_backward, 0, 0, "no backward follows in the same loop iteration"},
     {"oom-device-output", sem_device_output, 0, 0, "a model output left on the device, not reduced"},
     {"oom-in-guard", sem_in_guard, 0, 0, "inside an if with a non-constant condition"},
+    {"oom-in-loop-guard", sem_in_loop_guard, 0, 0, "inside an if within the innermost loop"},
     {"oom-in-oom-handler", sem_in_oom_handler, 0, 0, "inside an except clause for out-of-memory errors"},
     {"oom-in-except", sem_in_except, 0, 0, "inside any except clause"},
     {"oom-file-trains", sem_file_trains, 0, 0, "the file trains (backward, Trainer, .train(), .fit())"},
@@ -237,6 +256,8 @@ static int build_pred(const TSQuery *q, const TSQueryPredicateStep *steps, uint3
     } else if ((sem = find_semantic(base, blen)) != NULL) {
         p->kind = OOM_PRED_SEMANTIC;
         p->fn = sem->fn;
+        if (sem->fn == sem_qualname_match && p->arg_count == 1 && compile_regex(p, err) != 0)
+            rc = -1;
         if (lang != OOM_LANG_PYTHON) {
             oom_buf_printf(err, "#%s is a Python predicate", full);
             rc = -1;

@@ -289,6 +289,43 @@ static bool is_cuda_string(const oom_pymodel *m, TSNode n)
     return len >= 5 && memcmp(t + 1, "cuda", 4) == 0;
 }
 
+/* An expression naming a CUDA device: "cuda:0", torch.device("cuda"),
+ * "cuda" if torch.cuda.is_available() else "cpu", or a name bound to one. */
+static bool is_cuda_device_expr(oom_pymodel *m, TSNode e, int depth)
+{
+    if (ts_node_is_null(e) || depth > 8)
+        return false;
+    if (is_cuda_string(m, e))
+        return true;
+    TSSymbol s = ts_node_symbol(e);
+    if (s == m->sym.conditional_expression) {
+        uint32_t count = ts_node_named_child_count(e);
+        for (uint32_t i = 0; i < count; i++)
+            if (i != 1 && is_cuda_device_expr(m, ts_node_named_child(e, i), depth + 1))
+                return true;
+        return false;
+    }
+    if (s == m->sym.call) {
+        oom_buf q;
+        oom_buf_init(&q);
+        bool device = oom_pymodel_qualname(m, field(e, "function"), &q) &&
+                      strcmp(q.data, "torch.device") == 0;
+        oom_buf_free(&q);
+        return device && is_cuda_device_expr(m, first_positional(e), depth + 1);
+    }
+    if (s == m->sym.identifier) {
+        uint32_t len;
+        const char *name = oom_node_text(m, e, &len);
+        uint32_t pos = ts_node_start_byte(e);
+        for (size_t i = m->binding_count; i-- > 0;) {
+            const oom_binding *b = &m->bindings[i];
+            if (b->pos <= pos && b->name_len == len && memcmp(b->name, name, len) == 0)
+                return b->kind == OOM_BIND_VALUE && is_cuda_device_expr(m, b->value, depth + 1);
+        }
+    }
+    return false;
+}
+
 /* Calls that create a CUDA context: torch.cuda.* (but is_available),
  * x.cuda(), x.to("cuda..."), device="cuda..." on a factory. */
 static bool initialises_cuda(oom_pymodel *m, TSNode call, TSNode fn, const char *qual)
@@ -300,7 +337,7 @@ static bool initialises_cuda(oom_pymodel *m, TSNode call, TSNode fn, const char 
         TSNode attr = field(fn, "attribute");
         if (oom_node_text_is(m, attr, "cuda"))
             return true;
-        if (oom_node_text_is(m, attr, "to") && is_cuda_string(m, first_positional(call)))
+        if (oom_node_text_is(m, attr, "to") && is_cuda_device_expr(m, first_positional(call), 0))
             return true;
     }
     TSNode args = field(call, "arguments");
@@ -308,7 +345,7 @@ static bool initialises_cuda(oom_pymodel *m, TSNode call, TSNode fn, const char 
     for (uint32_t i = 0; i < count; i++) {
         TSNode a = ts_node_named_child(args, i);
         if (ts_node_symbol(a) == m->sym.keyword_argument &&
-            oom_node_text_is(m, field(a, "name"), "device") && is_cuda_string(m, field(a, "value")))
+            oom_node_text_is(m, field(a, "name"), "device") && is_cuda_device_expr(m, field(a, "value"), 0))
             return qual == NULL || strcmp(qual, "torch.device") != 0;
     }
     return false;
@@ -557,6 +594,9 @@ static void visit_if(oom_pymodel *m, int scope, TSNode node)
     const char *t = ts_node_type(cond);
     if (strcmp(t, "true") == 0 || strcmp(t, "false") == 0 || strcmp(t, "integer") == 0)
         return;
+    /* `if __name__ == "__main__":` wraps whole scripts; it guards nothing */
+    if (text_contains(m, cond, "__name__") && text_contains(m, cond, "__main__"))
+        return;
     add_site(&m->guards, &m->guard_count, &m->guard_cap, scope, node);
 }
 
@@ -565,8 +605,10 @@ static void note_distributed_names(oom_pymodel *m, TSNode node, TSSymbol s)
     uint32_t len = ts_node_end_byte(node) - ts_node_start_byte(node);
     if (s == m->sym.identifier && len == 10 && oom_node_text_is(m, node, "local_rank"))
         m->distributed = true;
-    else if (s == m->sym.string && len >= 12 && len <= 16 && text_contains(m, node, "LOCAL_RANK"))
-        m->distributed = true;
+    else if (s == m->sym.string && len >= 12 && len <= 24 &&
+             (text_contains(m, node, "LOCAL_RANK") || text_contains(m, node, "local_rank") ||
+              text_contains(m, node, "local-rank")))
+        m->distributed = true; /* os.environ["LOCAL_RANK"], add_argument("--local_rank") */
 }
 
 static void visit(oom_pymodel *m, TSNode node, int scope)

@@ -87,6 +87,25 @@ bool oom_pymodel_in_guard(const oom_pymodel *m, TSNode node)
     return in_sites(m->guards, m->guard_count, ts_node_start_byte(node));
 }
 
+bool oom_pymodel_in_loop_guard(const oom_pymodel *m, TSNode node)
+{
+    uint32_t pos = ts_node_start_byte(node);
+    int scope = oom_model_scope_at(m, pos);
+    uint32_t loop_start = UINT32_MAX;
+    for (size_t i = 0; i < m->loop_count; i++) {
+        const oom_loop *l = &m->loops[i];
+        if (l->scope == scope && pos >= l->start && pos < l->end &&
+            (loop_start == UINT32_MAX || l->start > loop_start))
+            loop_start = l->start;
+    }
+    if (loop_start == UINT32_MAX)
+        return false;
+    for (size_t i = 0; i < m->guard_count; i++)
+        if (m->guards[i].start >= loop_start && pos >= m->guards[i].start && pos < m->guards[i].end)
+            return true;
+    return false;
+}
+
 bool oom_pymodel_in_handler(const oom_pymodel *m, TSNode node, bool oom_only)
 {
     uint32_t pos = ts_node_start_byte(node);

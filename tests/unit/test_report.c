@@ -45,7 +45,7 @@ static oom_diag_list sample(void)
 static void summary_line(void)
 {
     oom_diag_list l = sample();
-    oom_report_options o = {OOM_FORMAT_CONCISE, false, 2};
+    oom_report_options o = {.format = OOM_FORMAT_CONCISE, .files_checked = 2};
     oom_buf b;
     oom_buf_init(&b);
     oom_report_summary(&l, &o, &b);
@@ -63,7 +63,7 @@ static void formats(void)
     oom_diag_list l = sample();
     oom_buf b;
     oom_buf_init(&b);
-    oom_report_options o = {OOM_FORMAT_CONCISE, false, 2};
+    oom_report_options o = {.format = OOM_FORMAT_CONCISE, .files_checked = 2};
     oom_report_render(&l, &o, &b);
     CHECK(strncmp(b.data, "a.py:1:1: OOM101 hardcoded\nb.py:3:5: OOM201 `loss` is stored\n", 60) == 0);
     oom_buf_clear(&b);

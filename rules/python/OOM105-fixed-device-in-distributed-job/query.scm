@@ -8,9 +8,7 @@
 ((call
   function: (_) @fn
   arguments: (argument_list
-    .
-    (integer) @index
-    .)) @device @report
+    (integer) @index)) @device @report
   (#match? @fn "(^|\\.)(cuda|set_device)$")
   (#oom-distributed-file? @report)
   (#not-oom-in-guard? @report))
@@ -19,9 +17,7 @@
 ((call
   function: (_) @fn
   arguments: (argument_list
-    .
     (string) @kind
-    .
     (integer))) @device @report
   (#oom-string? @kind "cuda")
   (#oom-qualname? @fn "torch.device")

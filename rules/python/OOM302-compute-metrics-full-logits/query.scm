@@ -3,9 +3,11 @@
   function: (_) @fn
   arguments: (argument_list
     (keyword_argument
-      name: (identifier) @kw) @report)
+      name: (identifier) @kw
+      value: (_) @metrics) @report)
   (#eq? @kw "compute_metrics")
-  (#match? @fn "(^|\\.)(Trainer|Seq2SeqTrainer|SFTTrainer)$")
+  (#not-eq? @metrics "None")
+  (#oom-qualname-match? @fn "(^|\\.)(Trainer|Seq2SeqTrainer|SFTTrainer)$")
   (#not-oom-has-argument? @call "preprocess_logits_for_metrics")
   (#not-oom-file-has-keyword? @call "predict_with_generate" "True")
   (#oom-lm-trainer? @call)) @call

@@ -1,0 +1,185 @@
+/* report/sarif: SARIF 2.1.0, one run, with every rule's metadata in the
+ * driver and stable fingerprints, as GitHub code scanning ingests it. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oomlint/report.h"
+
+static void str_field(oom_buf *out, const char *key, const char *value)
+{
+    oom_buf_printf(out, "\"%s\": ", key);
+    oom_report_json_escape(out, value);
+}
+
+static const char *sarif_level(oom_severity s)
+{
+    return s == OOM_SEV_ERROR ? "error" : s == OOM_SEV_WARNING ? "warning" : "note";
+}
+
+/* SARIF messages are sentences; GitHub shows them as such. */
+static char *sentence(const char *s)
+{
+    oom_buf b;
+    oom_buf_init(&b);
+    oom_buf_puts(&b, s);
+    if (b.len && b.data[b.len - 1] != '.')
+        oom_buf_putc(&b, '.');
+    return oom_buf_take(&b);
+}
+
+/* kebab-case name to PascalCase, as SARIF rule names are conventionally written. */
+static char *pascal(const char *kebab)
+{
+    oom_buf b;
+    oom_buf_init(&b);
+    bool up = true;
+    for (const char *p = kebab; *p; p++) {
+        if (*p == '-') {
+            up = true;
+            continue;
+        }
+        oom_buf_putc(&b, up ? (char)toupper((unsigned char)*p) : *p);
+        up = false;
+    }
+    return oom_buf_take(&b);
+}
+
+/* The text of the doc's "What it does" section, as one paragraph. */
+static char *what_it_does(const char *doc)
+{
+    const char *h = doc ? strstr(doc, "## What it does") : NULL;
+    oom_buf b;
+    oom_buf_init(&b);
+    if (h && (h = strchr(h, '\n'))) {
+        const char *end = strstr(h, "\n## ");
+        size_t len = end ? (size_t)(end - h) : strlen(h);
+        for (size_t i = 0; i < len; i++) {
+            char c = h[i] == '\n' ? ' ' : h[i];
+            if (c == ' ' && (b.len == 0 || b.data[b.len - 1] == ' '))
+                continue;
+            oom_buf_putc(&b, c);
+        }
+        while (b.len && b.data[b.len - 1] == ' ')
+            b.data[--b.len] = '\0';
+    }
+    return oom_buf_take(&b);
+}
+
+static void put_rule(oom_buf *out, const oom_rule *r)
+{
+    char *name = pascal(r->name), *full = what_it_does(r->doc), *help = sentence(r->help);
+    char *summary = sentence(r->summary[0] ? r->summary : r->name);
+    oom_buf_puts(out, "{");
+    str_field(out, "id", r->code);
+    oom_buf_puts(out, ", ");
+    str_field(out, "name", name);
+    oom_buf_puts(out, ", \"shortDescription\": {");
+    str_field(out, "text", summary);
+    oom_buf_puts(out, "}, \"fullDescription\": {");
+    str_field(out, "text", full[0] ? full : summary);
+    oom_buf_puts(out, "}, \"help\": {");
+    str_field(out, "text", help);
+    oom_buf_puts(out, ", ");
+    str_field(out, "markdown", r->doc);
+    oom_buf_puts(out, "}, ");
+    oom_buf b;
+    oom_buf_init(&b);
+    if (r->url)
+        oom_buf_puts(&b, r->url);
+    else
+        oom_buf_printf(&b, "%s/blob/main/rules/", OOM_INFORMATION_URI);
+    str_field(out, "helpUri", b.data);
+    oom_buf_free(&b);
+    oom_buf_printf(out, ", \"defaultConfiguration\": {\"level\": \"%s\"}", sarif_level(r->severity));
+    oom_buf_printf(out, ", \"properties\": {\"tags\": [\"memory\", \"gpu\"]}}");
+    free(name);
+    free(full);
+    free(help);
+    free(summary);
+}
+
+static long rule_index(const oom_report_options *opts, const char *code)
+{
+    for (size_t i = 0; opts->rules && i < opts->rules->len; i++)
+        if (strcmp(opts->rules->items[i].code, code) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* A path relative to the base directory gets a uriBaseId; others are absolute file URIs. */
+static void put_location(oom_buf *out, const oom_diag *d, const oom_report_options *opts)
+{
+    const char *path = d->path;
+    size_t blen = opts->base_dir ? strlen(opts->base_dir) : 0;
+    bool relative = path[0] != '/';
+    if (!relative && blen && strncmp(path, opts->base_dir, blen) == 0 && path[blen] == '/') {
+        path += blen + 1;
+        relative = true;
+    }
+    oom_buf uri;
+    oom_buf_init(&uri);
+    if (!relative)
+        oom_buf_puts(&uri, "file://");
+    oom_report_uri_path(&uri, path);
+    oom_buf_puts(out, "\"locations\": [{\"physicalLocation\": {\"artifactLocation\": {");
+    str_field(out, "uri", uri.data);
+    if (relative)
+        oom_buf_puts(out, ", \"uriBaseId\": \"%SRCROOT%\"");
+    oom_buf_printf(out, "}, \"region\": {\"startLine\": %u, \"startColumn\": %u", d->start_row, d->start_col);
+    if (d->end_row > d->start_row || d->end_col > d->start_col)
+        oom_buf_printf(out, ", \"endLine\": %u, \"endColumn\": %u", d->end_row, d->end_col);
+    oom_buf_puts(out, "}}}]");
+    oom_buf_free(&uri);
+}
+
+static void put_result(oom_buf *out, const oom_diag *d, const char *print,
+                       const oom_report_options *opts)
+{
+    char *message = sentence(d->message);
+    oom_buf_puts(out, "{");
+    str_field(out, "ruleId", d->code);
+    long index = rule_index(opts, d->code);
+    if (index >= 0)
+        oom_buf_printf(out, ", \"ruleIndex\": %ld", index);
+    oom_buf_printf(out, ", \"level\": \"%s\", \"message\": {", sarif_level(d->severity));
+    str_field(out, "text", message);
+    oom_buf_puts(out, "}, ");
+    put_location(out, d, opts);
+    oom_buf_printf(out, ", \"partialFingerprints\": {\"primaryLocationLineHash\": \"%s\"}}", print);
+    free(message);
+}
+
+void oom_render_sarif(const oom_diag_list *diags, const oom_report_options *opts, oom_buf *out)
+{
+    oom_buf_puts(out, "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n");
+    oom_buf_puts(out, "  \"version\": \"2.1.0\",\n  \"runs\": [{\n    \"tool\": {\"driver\": {");
+    oom_buf_puts(out, "\"name\": \"oomlint\", \"version\": \"" OOM_VERSION "\", \"semanticVersion\": \"" OOM_VERSION
+                      "\", \"informationUri\": \"" OOM_INFORMATION_URI "\",\n      \"rules\": [");
+    for (size_t i = 0; opts->rules && i < opts->rules->len; i++) {
+        oom_buf_puts(out, i ? ",\n        " : "\n        ");
+        put_rule(out, &opts->rules->items[i]);
+    }
+    oom_buf_puts(out, "]}},\n");
+    if (opts->base_dir) {
+        oom_buf uri;
+        oom_buf_init(&uri);
+        oom_buf_puts(&uri, "file://");
+        oom_report_uri_path(&uri, opts->base_dir);
+        if (uri.data[uri.len - 1] != '/')
+            oom_buf_putc(&uri, '/');
+        oom_buf_puts(out, "    \"originalUriBaseIds\": {\"%SRCROOT%\": {");
+        str_field(out, "uri", uri.data);
+        oom_buf_puts(out, "}},\n");
+        oom_buf_free(&uri);
+    }
+    oom_buf_puts(out, "    \"columnKind\": \"unicodeCodePoints\",\n    \"results\": [");
+    char (*prints)[17] = oom_xcalloc(diags->len ? diags->len : 1, 17);
+    oom_report_fingerprints(diags, prints);
+    for (size_t i = 0; i < diags->len; i++) {
+        oom_buf_puts(out, i ? ",\n      " : "\n      ");
+        put_result(out, &diags->items[i], prints[i], opts);
+    }
+    free(prints);
+    oom_buf_puts(out, diags->len ? "\n    ]\n  }]\n}\n" : "]\n  }]\n}\n");
+}
