@@ -28,10 +28,10 @@ collect() { # collect LABEL COMMAND...
     label="$1"; shift
     "$@" > "$LOG/out" 2>&1
     rc=$?
-    sed -n "s/^PASS /PASS $label: /p; s/^FAIL /FAIL $label: /p" "$LOG/out" >> "$results"
+    sed -n "s/^PASS /PASS $label: /p; s/^FAIL /FAIL $label: /p; s/^SKIP /SKIP $label: /p" "$LOG/out" >> "$results"
     grep -v '^PASS ' "$LOG/out" || true
     n_pass=$(grep -c '^PASS ' "$LOG/out")
-    echo "$label: $n_pass passed, $(grep -c '^FAIL ' "$LOG/out") failed"
+    echo "$label: $n_pass passed, $(grep -c '^FAIL ' "$LOG/out") failed, $(grep -c '^SKIP ' "$LOG/out") skipped"
     if [ "$rc" -ge 128 ] || { [ "$rc" -ne 0 ] && [ "$n_pass" -eq 0 ]; }; then
         echo "FAIL $label: the test program itself exited with status $rc" >> "$results"
     fi
@@ -59,6 +59,10 @@ if [ -x build/oomlint-tests ]; then
     collect "unit" build/oomlint-tests fixtures
     section "end-to-end"
     collect "e2e" env OOMLINT=build/oomlint sh tests/e2e.sh
+    make test-tools > "$LOG/tools" 2>&1 || echo "SKIP tools: the SARIF validator could not be fetched" >> "$results"
+    for suite in formats precommit; do
+        [ -f "tests/e2e_$suite.sh" ] && collect "e2e $suite" env OOMLINT=build/oomlint sh "tests/e2e_$suite.sh"
+    done
 fi
 
 if command -v valgrind >/dev/null 2>&1 && [ -x build/oomlint ]; then
@@ -90,11 +94,20 @@ fi
 
 passed=$(grep -c '^PASS ' "$results")
 failed=$(grep -c '^FAIL ' "$results")
+skipped=$(grep -c '^SKIP ' "$results")
 if [ "$failed" -gt 0 ]; then
     echo
     echo "Failures:"
     grep '^FAIL ' "$results"
 fi
-echo
-echo "$passed passed, $failed failed"
+if [ "$skipped" -gt 0 ]; then
+    echo
+    echo "Skipped:"
+    grep '^SKIP ' "$results"
+    echo
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo
+    echo "$passed passed, $failed failed"
+fi
 [ "$failed" -eq 0 ]

@@ -2,7 +2,9 @@
 # Installs what building and testing oomlint needs on Debian or Ubuntu:
 # a C compiler, make, pkg-config, cJSON and PCRE2 headers, npm (to fetch the
 # pinned tree-sitter sources), jq (the tests check JSON output with it) and
-# valgrind. Only packages that are missing are installed.
+# valgrind; for the integration tests: git, xmllint (libxml2-utils), the
+# pre-commit client, and ICU for the .NET SARIF validator. Only packages that
+# are missing are installed.
 set -eu
 need=""
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
@@ -15,7 +17,11 @@ have_cmd npm || need="$need npm"
 have_cmd jq || need="$need jq"
 have_cmd valgrind || need="$need valgrind"
 have_cmd clang || need="$need clang"
-for p in libcjson-dev libpcre2-dev; do have_pkg "$p" || need="$need $p"; done
+have_cmd git || need="$need git"
+have_cmd xmllint || need="$need libxml2-utils"
+have_cmd pre-commit || need="$need pre-commit"
+have_cmd bc || need="$need bc"
+for p in libcjson-dev libpcre2-dev libicu72; do have_pkg "$p" || need="$need $p"; done
 
 if [ -z "$need" ]; then
     echo "setup: everything needed is installed"

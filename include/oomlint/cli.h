@@ -4,9 +4,11 @@
 #define OOMLINT_CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "oomlint/diag.h"
 #include "oomlint/report.h"
+#include "oomlint/rules.h"
 #include "oomlint/select.h"
 #include "oomlint/util.h"
 
@@ -20,6 +22,7 @@ typedef enum {
     OOM_CMD_RULES,
     OOM_CMD_VERSION,
     OOM_CMD_HELP,
+    OOM_CMD_MANPAGE,
 } oom_command;
 
 typedef enum { OOM_COLOR_AUTO, OOM_COLOR_ALWAYS, OOM_COLOR_NEVER } oom_color_mode;
@@ -46,5 +49,8 @@ int oom_cli_parse(int argc, char **argv, oom_settings *s, oom_buf *err);
 void oom_settings_free(oom_settings *s);
 
 int oom_cli_main(int argc, char **argv);
+const char *oom_cli_usage(void);
+/* The manual page, made from the --help text and every rule's documentation. */
+int oom_cli_manpage(const oom_rule_list *rules, FILE *out);
 
 #endif

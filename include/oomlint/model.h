@@ -47,6 +47,13 @@ bool oom_pymodel_carries_graph(const oom_pymodel *m, TSNode expr);
 /* Whether the storage `target` (a name, attribute or subscript) lives longer
  * than one iteration of the innermost loop around `site`. */
 bool oom_pymodel_outlives_iteration(const oom_pymodel *m, TSNode target, TSNode site);
+/* Stricter: the storage was created outside every loop of its function (or
+ * is an attribute), so it survives the whole loop nest around `site`. */
+bool oom_pymodel_outlives_all_loops(const oom_pymodel *m, TSNode target, TSNode site);
+/* Inside a function whose name matches the PCRE2 pattern. */
+bool oom_pymodel_in_function_matching(const oom_pymodel *m, TSNode node, const void *pcre2_code);
+/* A call in an out-of-memory handler to something the `try` body also called. */
+bool oom_pymodel_is_retry_call(const oom_pymodel *m, TSNode call);
 /* Whether `.backward()` is called on the name `target` in its function. */
 bool oom_pymodel_is_backpropagated(const oom_pymodel *m, TSNode target);
 /* A constant: a string without substitutions, a number, or a concatenation of them. */

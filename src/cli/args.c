@@ -192,6 +192,10 @@ int oom_cli_parse(int argc, char **argv, oom_settings *s, oom_buf *err)
                 s->command = OOM_CMD_HELP;
                 continue;
             }
+            if (strcmp(arg, "manpage") == 0) {
+                s->command = OOM_CMD_MANPAGE;
+                continue;
+            }
             if (strcmp(arg, "version") == 0) {
                 s->command = OOM_CMD_VERSION;
                 continue;

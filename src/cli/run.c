@@ -15,37 +15,6 @@
 #include "oomlint/text.h"
 
 
-static const char usage_text[] =
-    "oomlint " OOM_VERSION " - find the code that makes GPU memory run out, before the job runs\n"
-    "\n"
-    "Usage:\n"
-    "  oomlint [check] [OPTIONS] [PATH...]   lint files and folders (default: .); - reads stdin\n"
-    "  oomlint rule CODE                     show a rule's documentation\n"
-    "  oomlint rules                         list every rule\n"
-    "\n"
-    "Options:\n"
-    "  --select CODES          only these codes or prefixes (comma-separated: OOM2,OOM101)\n"
-    "  --ignore CODES          skip these codes or prefixes\n"
-    "  --exclude GLOB          skip files and folders matching GLOB (repeatable)\n"
-    "  --format FORMAT         full (default), concise, json, json-lines, sarif, github,\n"
-    "                          gitlab, junit, pylint, rdjson\n"
-    "  -o, --output-file PATH  write the report to PATH (whole or not at all)\n"
-    "  --diff-base REF         report only lines added or changed since the git REF\n"
-    "  --statistics            print the number of findings per rule\n"
-    "  --fail-on LEVEL         exit 1 only for findings at or above error, warning or info\n"
-    "  --exit-zero             exit 0 even when problems are found\n"
-    "  -q, --quiet             no summary line\n"
-    "  --color WHEN            auto (default; honours NO_COLOR), always or never\n"
-    "  --stdin-filename NAME   the name to report for a file read from stdin\n"
-    "  --rules DIR             load more rules from DIR (repeatable)\n"
-    "  --threads N             lint on N threads (default: the number of CPUs)\n"
-    "  -V, --version           print the version\n"
-    "  -h, --help              print this help\n"
-    "\n"
-    "Suppress a finding with `# noqa: OOM201` or `# oomlint: disable=OOM201` on its line,\n"
-    "or a whole file with `# oomlint: disable-file` on a line of its own.\n"
-    "Exit status: 0 nothing found, 1 problems found, 2 the run failed.\n";
-
 static void print_error(const char *msg)
 {
     oom_buf out;
@@ -338,7 +307,7 @@ int oom_cli_main(int argc, char **argv)
     oom_buf_free(&err);
     int rc = OOM_EXIT_CLEAN;
     if (s.command == OOM_CMD_HELP) {
-        fputs(usage_text, stdout);
+        fputs(oom_cli_usage(), stdout);
     } else if (s.command == OOM_CMD_VERSION) {
         printf("oomlint %s\n", OOM_VERSION);
     } else {
@@ -349,6 +318,8 @@ int oom_cli_main(int argc, char **argv)
             rc = cmd_rule(&s, &rules);
         else if (s.command == OOM_CMD_RULES)
             rc = cmd_rules(&rules);
+        else if (s.command == OOM_CMD_MANPAGE)
+            rc = oom_cli_manpage(&rules, stdout) == 0 ? OOM_EXIT_CLEAN : OOM_EXIT_FAILURE;
         else
             rc = cmd_check(&s, &rules);
         oom_rules_free(&rules);

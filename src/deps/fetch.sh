@@ -1,10 +1,11 @@
 #!/bin/sh
-# Fetch the pinned tree-sitter sources listed in deps.lock into $1 (build/deps).
+# Fetch the pinned packages listed in a lock file (default: deps.lock, the
+# tree-sitter sources) into $1 (build/deps). Usage: fetch.sh DEST [LOCKFILE]
 # Each tarball is verified against its sha512 before it is unpacked; a mismatch
 # stops the build. A package already unpacked with the same hash is skipped, so
 # a rebuild needs no network.
 set -eu
-lock="$(dirname "$0")/deps.lock"
+lock="${2:-$(dirname "$0")/deps.lock}"
 dest="$1"
 mkdir -p "$dest"
 

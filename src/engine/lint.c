@@ -270,23 +270,29 @@ static void run_query(oom_linter *l, const oom_lang_query *lq, oom_source *src, 
     }
 }
 
-/* Drops repeats (several patterns of a rule on one node) and suppressed findings. */
+static bool span_within(const oom_diag *inner, const oom_diag *outer)
+{
+    bool starts_after = inner->start_row > outer->start_row ||
+                        (inner->start_row == outer->start_row && inner->start_col >= outer->start_col);
+    bool ends_before = inner->end_row < outer->end_row ||
+                       (inner->end_row == outer->end_row && inner->end_col <= outer->end_col);
+    return starts_after && ends_before;
+}
+
+/* Drops repeats (several patterns of a rule on one node, or a rule's finding
+ * nested inside another finding of the same rule: `criterion(model(x), y)`
+ * retried in a handler is one problem) and suppressed findings. */
 static void filter_findings(oom_diag_list *found, const oom_suppression_set *supp)
 {
     oom_diag_list_sort(found);
     unsigned char *drop = oom_xcalloc(found->len ? found->len : 1, 1);
     for (size_t i = 0; i < found->len; i++) {
         const oom_diag *d = &found->items[i];
-        if (i > 0) {
-            const oom_diag *p = &found->items[i - 1];
-            if (strcmp(p->code, d->code) == 0 && p->start_row == d->start_row &&
-                p->start_col == d->start_col && p->end_row == d->end_row &&
-                p->end_col == d->end_col) {
+        for (size_t j = 0; j < i && !drop[i]; j++)
+            if (!drop[j] && strcmp(found->items[j].code, d->code) == 0 && span_within(d, &found->items[j]))
                 drop[i] = 1;
-                continue;
-            }
-        }
-        drop[i] = oom_suppression_set_covers(supp, d->start_row, d->code);
+        if (!drop[i])
+            drop[i] = oom_suppression_set_covers(supp, d->start_row, d->code);
     }
     oom_diag_list_remove_if_marked(found, drop);
     free(drop);

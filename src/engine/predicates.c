@@ -73,6 +73,7 @@ SEM_NODE_ONLY(sem_distributed_file, oom_pymodel_is_distributed(m))
 SEM_NODE_ONLY(sem_last_backward, oom_pymodel_is_last_backward(m, n))
 SEM_NODE_ONLY(sem_device_output, oom_pymodel_is_device_output(m, n))
 SEM_NODE_ONLY(sem_in_guard, oom_pymodel_in_guard(m, n))
+SEM_NODE_ONLY(sem_retry_call, oom_pymodel_is_retry_call(m, n))
 SEM_NODE_ONLY(sem_in_loop_guard, oom_pymodel_in_loop_guard(m, n))
 SEM_NODE_ONLY(sem_in_oom_handler, oom_pymodel_in_handler(m, n, true))
 SEM_NODE_ONLY(sem_in_except, oom_pymodel_in_handler(m, n, false))
@@ -109,6 +110,22 @@ static bool sem_file_calls(const oom_pymodel *m, TSNode n, TSNode site, const oo
     return false;
 }
 
+static bool sem_outlives_all(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+                             oom_buf *scratch)
+{
+    (void)p;
+    (void)scratch;
+    return oom_pymodel_outlives_all_loops(m, n, site);
+}
+
+static bool sem_in_function_matching(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+                                     oom_buf *scratch)
+{
+    (void)site;
+    (void)scratch;
+    return oom_pymodel_in_function_matching(m, n, p->regex);
+}
+
 static bool sem_outlives(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
                          oom_buf *scratch)
 {
@@ -142,6 +159,9 @@ static const sem_entry semantic_predicates[] = {
     {"oom-last-backward", sem_last_backward, 0, 0, "no backward follows in the same loop iteration"},
     {"oom-device-output", sem_device_output, 0, 0, "a model output left on the device, not reduced"},
     {"oom-in-guard", sem_in_guard, 0, 0, "inside an if with a non-constant condition"},
+    {"oom-outlives-all-loops", sem_outlives_all, 0, 0, "storage created outside every loop around the site"},
+    {"oom-in-function-matching", sem_in_function_matching, 1, 1, "inside a function whose name matches the regex"},
+    {"oom-retry-call", sem_retry_call, 0, 0, "a call in an OOM handler repeating a call of the try body"},
     {"oom-in-loop-guard", sem_in_loop_guard, 0, 0, "inside an if within the innermost loop"},
     {"oom-in-oom-handler", sem_in_oom_handler, 0, 0, "inside an except clause for out-of-memory errors"},
     {"oom-in-except", sem_in_except, 0, 0, "inside any except clause"},
@@ -256,7 +276,8 @@ static int build_pred(const TSQuery *q, const TSQueryPredicateStep *steps, uint3
     } else if ((sem = find_semantic(base, blen)) != NULL) {
         p->kind = OOM_PRED_SEMANTIC;
         p->fn = sem->fn;
-        if (sem->fn == sem_qualname_match && p->arg_count == 1 && compile_regex(p, err) != 0)
+        if ((sem->fn == sem_qualname_match || sem->fn == sem_in_function_matching) &&
+            p->arg_count == 1 && compile_regex(p, err) != 0)
             rc = -1;
         if (lang != OOM_LANG_PYTHON) {
             oom_buf_printf(err, "#%s is a Python predicate", full);

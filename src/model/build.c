@@ -3,6 +3,7 @@
  * C stack. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "internal.h"
 
@@ -568,6 +569,17 @@ static bool text_contains(const oom_pymodel *m, TSNode n, const char *needle)
     return memmem(t, len, needle, strlen(needle)) != NULL;
 }
 
+static bool text_contains_ci(const oom_pymodel *m, TSNode n, const char *needle)
+{
+    uint32_t len;
+    const char *t = oom_node_text(m, n, &len);
+    size_t k = strlen(needle);
+    for (uint32_t i = 0; i + k <= len; i++)
+        if (strncasecmp(t + i, needle, k) == 0)
+            return true;
+    return false;
+}
+
 static void visit_except(oom_pymodel *m, TSNode node)
 {
     TSNode body = except_block(m, node);
@@ -581,8 +593,14 @@ static void visit_except(oom_pymodel *m, TSNode node)
             oom |= catches_oom_type(m, child, &runtime_error);
     }
     if (!oom && runtime_error)
-        oom = text_contains(m, body, "out of memory");
-    oom_handler h = {ts_node_start_byte(body), ts_node_end_byte(body), oom};
+        oom = text_contains_ci(m, node, "out of memory") || text_contains_ci(m, node, "outofmemory");
+    oom_handler h = {ts_node_start_byte(body), ts_node_end_byte(body), oom, 0, 0};
+    TSNode try_stmt = ts_node_parent(node);
+    TSNode try_body = ts_node_is_null(try_stmt) ? try_stmt : field(try_stmt, "body");
+    if (!ts_node_is_null(try_body)) {
+        h.try_start = ts_node_start_byte(try_body);
+        h.try_end = ts_node_end_byte(try_body);
+    }
     OOM_PUSH(m->handlers, m->handler_count, m->handler_cap, h);
 }
 

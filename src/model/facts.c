@@ -2,7 +2,22 @@
  * the rule pack asks: arguments, CUDA initialisation, handlers, guards. */
 #include <string.h>
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #include "internal.h"
+
+bool oom_pymodel_in_function_matching(const oom_pymodel *m, TSNode node, const void *code)
+{
+    int scope = oom_model_scope_at(m, ts_node_start_byte(node));
+    const oom_scope *s = &m->scopes[scope];
+    if (!s->name)
+        return false;
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
+    int rc = pcre2_match(code, (PCRE2_SPTR)s->name, s->name_len, 0, 0, md, NULL);
+    pcre2_match_data_free(md);
+    return rc >= 0;
+}
 
 static bool text_eq(const char *a, uint32_t alen, const char *b)
 {
@@ -113,6 +128,62 @@ bool oom_pymodel_in_handler(const oom_pymodel *m, TSNode node, bool oom_only)
         const oom_handler *h = &m->handlers[i];
         if (pos >= h->start && pos < h->end && (!oom_only || h->catches_oom))
             return true;
+    }
+    return false;
+}
+
+/* Callees a retry is made of: a function of the script (`run_model(1)`,
+ * `self.train_step(b)`), not a library helper, builtin or context manager. */
+static bool is_retryable_callee(const oom_pymodel *m, TSNode fn)
+{
+    static const char *const noise[] = {"print", "len", "range", "int", "float", "str", "list",
+                                        "dict", "tuple", "zip", "enumerate", "isinstance", "getattr",
+                                        "setattr", "hasattr", "min", "max", "sum", "iter", "next",
+                                        "autocast", "nullcontext", "super", "type", NULL};
+    if (ts_node_symbol(fn) == m->sym.attribute) {
+        TSNode obj = ts_node_child_by_field_name(fn, "object", 6);
+        if (!oom_node_text_is(m, obj, "self"))
+            return false;
+        fn = ts_node_child_by_field_name(fn, "attribute", 9);
+    } else if (ts_node_symbol(fn) != m->sym.identifier) {
+        return false;
+    }
+    uint32_t len;
+    const char *name = oom_node_text(m, fn, &len);
+    for (size_t i = 0; noise[i]; i++)
+        if (text_eq(name, len, noise[i]))
+            return false;
+    return true;
+}
+
+bool oom_pymodel_is_retry_call(const oom_pymodel *m, TSNode call)
+{
+    if (!is_retryable_callee(m, ts_node_child_by_field_name(call, "function", 8)))
+        return false;
+    oom_buf q;
+    oom_buf_init(&q);
+    bool library = oom_pymodel_qualname(m, ts_node_child_by_field_name(call, "function", 8), &q) &&
+                   strchr(q.data, '.') != NULL && !oom_str_starts_with(q.data, "self.");
+    oom_buf_free(&q);
+    if (library)
+        return false; /* from torch.cuda import empty_cache: an import, not the script's own */
+    uint32_t pos = ts_node_start_byte(call);
+    const oom_call_site *self = NULL;
+    for (size_t i = 0; i < m->call_count && !self; i++)
+        if (m->calls[i].pos == pos)
+            self = &m->calls[i];
+    if (!self)
+        return false;
+    for (size_t h = 0; h < m->handler_count; h++) {
+        const oom_handler *hd = &m->handlers[h];
+        if (!hd->catches_oom || pos < hd->start || pos >= hd->end)
+            continue;
+        for (size_t i = 0; i < m->call_count; i++) {
+            const oom_call_site *c = &m->calls[i];
+            if (c->pos >= hd->try_start && c->pos < hd->try_end && c->name_len == self->name_len &&
+                memcmp(c->name, self->name, c->name_len) == 0)
+                return true;
+        }
     }
     return false;
 }

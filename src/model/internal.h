@@ -77,6 +77,7 @@ typedef struct {
 typedef struct {
     uint32_t start, end; /* the handler's block */
     bool catches_oom;    /* OutOfMemoryError, or RuntimeError tested for "out of memory" */
+    uint32_t try_start, try_end; /* the body of the try statement it belongs to */
 } oom_handler;
 
 typedef struct {

@@ -214,6 +214,27 @@ bool oom_pymodel_outlives_iteration(const oom_pymodel *m, TSNode target, TSNode 
     return !(b && b->pos >= loop->start && b->pos < loop->end);
 }
 
+bool oom_pymodel_outlives_all_loops(const oom_pymodel *m, TSNode target, TSNode site)
+{
+    if (ts_node_symbol(target) != m->sym.identifier)
+        return true;
+    uint32_t pos = ts_node_start_byte(site);
+    int scope = oom_model_scope_at(m, pos);
+    if (!innermost_loop(m, pos, scope))
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, target, &len);
+    const oom_binding *b = oom_model_last_binding(m, scope, name, len, pos, true);
+    if (!b)
+        return true;
+    for (size_t i = 0; i < m->loop_count; i++) {
+        const oom_loop *l = &m->loops[i];
+        if (l->scope == scope && b->pos >= l->start && b->pos < l->end && pos >= l->start && pos < l->end)
+            return false; /* reset on each iteration of a loop around the site */
+    }
+    return true;
+}
+
 bool oom_pymodel_is_backpropagated(const oom_pymodel *m, TSNode target)
 {
     if (ts_node_symbol(target) != m->sym.identifier)
@@ -330,6 +351,15 @@ static bool scope_named_for_eval(const oom_pymodel *m, int scope)
     return false;
 }
 
+/* `def smoke_test(): model(x).loss.backward()` trains, whatever its name says. */
+static bool scope_calls_backward(const oom_pymodel *m, int scope)
+{
+    for (size_t i = 0; i < m->backward_call_count; i++)
+        if (m->backward_calls[i].scope == scope)
+            return true;
+    return false;
+}
+
 /* For a call, the object whose mode matters: `model` in `model(x)` and in
  * `model.forward(x)`. Null for other nodes. */
 static TSNode called_object(const oom_pymodel *m, TSNode node)
@@ -350,7 +380,7 @@ bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node)
 {
     uint32_t pos = ts_node_start_byte(node);
     int scope = oom_model_scope_at(m, pos);
-    if (scope_named_for_eval(m, scope))
+    if (scope_named_for_eval(m, scope) && !scope_calls_backward(m, scope))
         return true;
     /* `teacher.eval()` makes calls of teacher evaluation code, not calls of
      * the student trained next to it. */

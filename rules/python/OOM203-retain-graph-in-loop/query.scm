@@ -9,7 +9,7 @@
   (#eq? @method "backward")
   (#eq? @kw "retain_graph")
   (#oom-in-loop? @report)
-  (#oom-last-backward? @report)) @report
+  (#oom-last-backward? @report)) @call @report
 
 ; torch.autograd.backward(..., retain_graph=True), torch.autograd.grad(..., retain_graph=True)
 (call
@@ -21,4 +21,4 @@
   (#eq? @kw "retain_graph")
   (#oom-qualname? @fn "torch.autograd.backward" "torch.autograd.grad")
   (#oom-in-loop? @report)
-  (#oom-last-backward? @report)) @report
+  (#oom-last-backward? @report)) @call @report

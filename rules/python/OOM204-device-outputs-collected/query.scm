@@ -10,7 +10,7 @@
   (#any-of? @method "append" "extend")
   (#oom-in-loop? @store)
   (#not-oom-grad-enabled? @store)
-  (#oom-outlives-iteration? @store)
+  (#oom-outlives-all-loops? @store)
   (#oom-device-output? @value)) @report
 
 ; the same in evaluation code with grad on, when the value has no graph
@@ -27,20 +27,25 @@
   (#oom-in-loop? @store)
   (#oom-eval-code? @store)
   (#oom-grad-enabled? @store)
-  (#oom-outlives-iteration? @store)
+  (#oom-outlives-all-loops? @store)
   (#oom-device-output? @value)
   (#not-oom-carries-graph? @value)) @report
 
-; all_logits = torch.cat([all_logits, logits]) in a loop that runs without grad
+; outlives-all-loops: a buffer made afresh per batch (test-time augmentation
+; views stacked right after) is not the whole dataset piling up.
+; all_logits = torch.cat([all_logits, logits]) (or a tuple) in a loop that runs without grad
 (assignment
   left: (identifier) @store
   right: (call
     function: (_) @fn
     arguments: (argument_list
       .
-      (list
+      [(list
         (identifier) @same
-        (_) @value)))
+        (_) @value)
+       (tuple
+        (identifier) @same
+        (_) @value)]))
   (#eq? @store @same)
   (#oom-qualname? @fn "torch.cat" "torch.concat" "torch.concatenate" "torch.vstack" "torch.hstack")
   (#oom-in-loop? @store)
@@ -54,5 +59,5 @@
   right: (_) @value
   (#oom-in-loop? @store)
   (#not-oom-grad-enabled? @store)
-  (#oom-outlives-iteration? @store)
+  (#oom-outlives-all-loops? @store)
   (#oom-device-output? @value)) @report

@@ -4,6 +4,11 @@
   (#oom-in-oom-handler? @report)
   (#oom-model-call? @report))
 
+; the try body's own call again: `except OutOfMemoryError: run_model(1)`
+((call) @call @report
+  (#oom-in-oom-handler? @report)
+  (#oom-retry-call? @report))
+
 ; loss.backward() there
 ((call
   function: (attribute
