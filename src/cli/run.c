@@ -281,10 +281,10 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
     oom_lint_jobs(compiled, jobs, d.target_count, s->threads > 0 ? s->threads : default_threads(),
                   &run.diags);
     free(jobs);
-    if (s->diff_base && filter_to_changed_lines(s, &run.diags) != 0)
-        run.failed = true;
-    int rc = run.failed ? OOM_EXIT_FAILURE : exit_code_for(s, &run.diags);
-    if (!run.failed && emit_report(s, rules, &run.diags, d.target_count) != 0)
+    /* Without the changed lines, an unfiltered report would mislead: none. */
+    bool diff_failed = s->diff_base && filter_to_changed_lines(s, &run.diags) != 0;
+    int rc = run.failed || diff_failed ? OOM_EXIT_FAILURE : exit_code_for(s, &run.diags);
+    if (!diff_failed && emit_report(s, rules, &run.diags, d.target_count) != 0)
         rc = OOM_EXIT_FAILURE;
     oom_buf_free(&err);
     oom_discovery_free(&d);

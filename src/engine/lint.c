@@ -288,7 +288,8 @@ static void filter_findings(oom_diag_list *found, const oom_suppression_set *sup
     unsigned char *drop = oom_xcalloc(found->len ? found->len : 1, 1);
     for (size_t i = 0; i < found->len; i++) {
         const oom_diag *d = &found->items[i];
-        for (size_t j = 0; j < i && !drop[i]; j++)
+        /* an enclosing finding starts at or before this one: look a little back */
+        for (size_t j = i > 64 ? i - 64 : 0; j < i && !drop[i]; j++)
             if (!drop[j] && strcmp(found->items[j].code, d->code) == 0 && span_within(d, &found->items[j]))
                 drop[i] = 1;
         if (!drop[i])

@@ -105,9 +105,10 @@ static int diag_cmp(const void *pa, const void *pb)
         return c;
     if ((c = strcmp(a->code, b->code)))
         return c;
-    if ((c = cmp_u32(a->end_row, b->end_row)))
+    /* the longer span first: an enclosing finding comes before what it holds */
+    if ((c = cmp_u32(b->end_row, a->end_row)))
         return c;
-    return cmp_u32(a->end_col, b->end_col);
+    return cmp_u32(b->end_col, a->end_col);
 }
 
 void oom_diag_list_sort(oom_diag_list *l)
