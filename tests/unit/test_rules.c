@@ -36,6 +36,19 @@ static void embedded_rules_are_complete(void)
         printf("  compile: %s\n", err.data);
     CHECK(c != NULL);
     oom_compiled_free(c);
+    /* Each rule alone, as `--select CODE` compiles it: a query must not lean
+     * on a capture that only another rule defines. */
+    for (size_t i = 0; i < rules.len; i++) {
+        oom_selection one;
+        memset(&one, 0, sizeof one);
+        oom_strlist_push(&one.select, rules.items[i].code);
+        oom_compiled *alone = oom_compiled_new(&rules, &one, &err);
+        if (!alone)
+            printf("  %s alone: %s\n", rules.items[i].code, err.data);
+        CHECK(alone != NULL);
+        oom_compiled_free(alone);
+        oom_selection_free(&one);
+    }
     oom_rules_free(&rules);
     oom_buf_free(&err);
 }

@@ -1,11 +1,11 @@
 ; os.environ["CUDA_VISIBLE_DEVICES"] = ... after CUDA was initialised in the same body
-(assignment
+((assignment
   left: (subscript
     value: (_) @env
-    subscript: (string) @key)
+    subscript: (string) @key)) @report
   (#oom-string? @key "CUDA_VISIBLE_DEVICES")
   (#oom-qualname? @env "os.environ")
-  (#oom-cuda-initialized-before? @report)) @report
+  (#oom-cuda-initialized-before? @report))
 
 ; os.environ.update({"CUDA_VISIBLE_DEVICES": ...})
 (call
@@ -35,11 +35,11 @@
   (#oom-cuda-initialized-before? @report))
 
 ; os.putenv("CUDA_VISIBLE_DEVICES", ...)
-(call
+((call
   function: (_) @fn
   arguments: (argument_list
     .
-    (string) @key)
+    (string) @key)) @report
   (#oom-string? @key "CUDA_VISIBLE_DEVICES")
   (#oom-qualname? @fn "os.putenv")
-  (#oom-cuda-initialized-before? @report)) @report
+  (#oom-cuda-initialized-before? @report))

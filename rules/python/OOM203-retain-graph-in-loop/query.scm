@@ -1,24 +1,24 @@
 ; loss.backward(retain_graph=True), accelerator.backward(loss, retain_graph=True)
-(call
+((call
   function: (attribute
     attribute: (identifier) @method)
   arguments: (argument_list
     (keyword_argument
       name: (identifier) @kw
-      value: (true)))
+      value: (true)))) @call @report
   (#eq? @method "backward")
   (#eq? @kw "retain_graph")
   (#oom-in-loop? @report)
-  (#oom-last-backward? @report)) @call @report
+  (#oom-last-backward? @report))
 
 ; torch.autograd.backward(..., retain_graph=True), torch.autograd.grad(..., retain_graph=True)
-(call
+((call
   function: (_) @fn
   arguments: (argument_list
     (keyword_argument
       name: (identifier) @kw
-      value: (true)))
+      value: (true)))) @call @report
   (#eq? @kw "retain_graph")
   (#oom-qualname? @fn "torch.autograd.backward" "torch.autograd.grad")
   (#oom-in-loop? @report)
-  (#oom-last-backward? @report)) @call @report
+  (#oom-last-backward? @report))
