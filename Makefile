@@ -39,7 +39,7 @@ TEST_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(TEST_SRCS))
 RULE_FILES := $(shell find rules -type f 2>/dev/null)
 HEADERS   := $(wildcard include/oomlint/*.h src/*/internal.h)
 
-.PHONY: all setup check-system deps test-tools test unit asan bench install clean
+.PHONY: all setup check-system deps test-tools test unit asan bench install clean fuzz fuzz-build
 
 all: check-system $(BUILD)/oomlint
 
@@ -124,6 +124,23 @@ $(DEPS)/.test-tools: src/deps/test-tools.lock src/deps/fetch.sh
 	@touch $@
 
 unit: check-system $(BUILD)/oomlint $(BUILD)/oomlint-tests
+
+# libFuzzer targets (clang): Python, JSON and TOML through the whole pipeline,
+# suppression comments, and a user rule. `make fuzz FUZZ_SECONDS=N` runs each
+# for N seconds on a corpus seeded from the fixtures and the rules.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := python json toml suppress rule
+FUZZ_SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+fuzz-build:
+	$(MAKE) BUILD=build/fuzz CC=clang SAN=1 OPT="-O1 -g" SANITIZERS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" build/fuzz/liboomlint.a
+	@for t in $(FUZZ_TARGETS); do \
+	  clang -std=c11 -D_GNU_SOURCE -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer -Iinclude -I$(TS_LIB)/include $(PKG_CFLAGS) \
+	    tests/fuzz/fuzz_$$t.c build/fuzz/liboomlint.a $(PKG_LIBS) -lpthread -o build/fuzz/fuzz_$$t || exit 1; \
+	done
+
+fuzz: fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # The sanitizer build lives in its own folder so both can coexist.
 asan:

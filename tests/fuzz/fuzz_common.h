@@ -1,0 +1,46 @@
+/* Shared setup for the libFuzzer targets: the embedded rules, compiled once. */
+#ifndef OOMLINT_FUZZ_COMMON_H
+#define OOMLINT_FUZZ_COMMON_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "oomlint/engine.h"
+#include "oomlint/rules.h"
+
+static oom_rule_list fuzz_rules;
+static oom_compiled *fuzz_compiled;
+static oom_linter *fuzz_linter;
+
+static void fuzz_setup(void)
+{
+    if (fuzz_linter)
+        return;
+    oom_buf err;
+    oom_buf_init(&err);
+    oom_selection sel;
+    memset(&sel, 0, sizeof sel);
+    if (oom_rules_add_embedded(&fuzz_rules, &err) != 0 ||
+        !(fuzz_compiled = oom_compiled_new(&fuzz_rules, &sel, &err)))
+        abort();
+    fuzz_linter = oom_linter_new(fuzz_compiled);
+    oom_buf_free(&err);
+}
+
+/* Lints the bytes as a file of `lang`, through the whole pipeline and a report. */
+static void fuzz_lint(const uint8_t *data, size_t size, oom_lang lang)
+{
+    fuzz_setup();
+    oom_source src;
+    char why[256];
+    oom_diag_list out = {NULL, 0, 0};
+    if (oom_source_from_memory("fuzz.py", (const char *)data, size, &src, why, sizeof why) ==
+        OOM_SOURCE_OK)
+        oom_linter_run(fuzz_linter, &src, lang, &out);
+    else
+        oom_report_unreadable(fuzz_compiled, "fuzz.py", why, &out);
+    oom_source_free(&src);
+    oom_diag_list_free(&out);
+}
+
+#endif
