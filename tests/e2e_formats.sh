@@ -39,23 +39,30 @@ check() {
     if "$@" >/dev/null 2>&1; then pass "$_n"; else fail "$_n" "$_w"; fi
 }
 
+# jqtrue FILE FILTER [jq options...] : FILE is JSON on which FILTER yields
+# exactly `true` (an empty file yields nothing, which is not true).
+jqtrue() {
+    _f="$1"; _q="$2"; shift 2
+    [ "$(jq "$@" "$_q" "$_f" 2>/dev/null)" = true ]
+}
+
 # jqf NAME FILE FILTER [jq options...] : the jq FILTER is true on FILE.
 jqf() {
     _n="$1"; _f="$2"; _q="$3"; shift 3
-    if jq -e "$@" "$_q" "$_f" >/dev/null 2>&1; then
+    if jqtrue "$_f" "$_q" "$@"; then
         pass "$_n"
     else
-        fail "$_n" "jq '$_q' is not true; got: $(head -c 400 "$_f")"
+        fail "$_n" "jq '$_q' is not true; got: $(head -c 400 "$_f" 2>/dev/null)"
     fi
 }
 
 # jqs NAME FILE FILTER : like jqf, over all the JSON values of FILE as one array.
 jqs() {
     _n="$1"; _f="$2"; _q="$3"
-    if jq -e -s "$_q" "$_f" >/dev/null 2>&1; then
+    if [ -s "$_f" ] && jqtrue "$_f" "$_q" -s; then
         pass "$_n"
     else
-        fail "$_n" "jq -s '$_q' is not true; got: $(head -c 400 "$_f")"
+        fail "$_n" "jq -s '$_q' is not true; got: $(head -c 400 "$_f" 2>/dev/null)"
     fi
 }
 
@@ -159,8 +166,8 @@ run_hostile() { lint "$W" "$T/$1.h.out" --format "$1" --rules "$T/xrules" h odd.
 
 # Sanity: the rule of our own loads, and the inputs give what we expect.
 lint "$W" "$T/sanity" --format json --rules "$T/xrules" odd.py
-if [ "$RC" -eq 1 ] && jq -e '.[0].code == "OOM901"' "$T/sanity" >/dev/null 2>&1; then pass custom-rule-loads
-else fail custom-rule-loads "exit $RC; $(head -c 300 "$T/err") $(head -c 300 "$T/sanity")"; fi
+if [ "$RC" -eq 1 ] && jqtrue "$T/sanity" '.[0].code == "OOM901"'; then pass custom-rule-loads
+else fail custom-rule-loads "exit $RC; $(head -c 300 "$T/err" 2>/dev/null) $(head -c 300 "$T/sanity" 2>/dev/null)"; fi
 
 # ---------------------------------------------------------------- json-lines
 
@@ -180,8 +187,8 @@ jqs json-lines-oom201 "$T/json-lines.out" 'any(.[]; .code == "OOM201" and .sever
 
 run_hostile json-lines
 lines_all_match json-lines-hostile-one-per-line "$T/json-lines.h.out" '^\{.*\}$' "$HOST_COUNT"
-if jq -e -s --slurpfile names "$T/hnames.json" \
-    '([.[] | select(.code == "OOM101") | .filename] | sort) == ($names[0] | sort)' "$T/json-lines.h.out" >/dev/null 2>&1; then
+if [ -s "$T/json-lines.h.out" ] && jqtrue "$T/json-lines.h.out" \
+    '([.[] | select(.code == "OOM101") | .filename] | sort) == ($names[0] | sort)' -s --slurpfile names "$T/hnames.json"; then
     pass json-lines-hostile-names-round-trip
 else
     fail json-lines-hostile-names-round-trip "filenames: $(jq -s -c '[.[].filename]' "$T/json-lines.h.out" 2>&1 | head -c 400)"
@@ -192,8 +199,8 @@ jqs json-lines-hostile-message "$T/json-lines.h.out" 'any(.[]; .code == "OOM901"
 
 run_hostile json
 jqf json-hostile-parses "$T/json.h.out" "type == \"array\" and length == $HOST_COUNT"
-if jq -e --slurpfile names "$T/hnames.json" \
-    '([.[] | select(.code == "OOM101") | .filename] | sort) == ($names[0] | sort)' "$T/json.h.out" >/dev/null 2>&1; then
+if jqtrue "$T/json.h.out" \
+    '([.[] | select(.code == "OOM101") | .filename] | sort) == ($names[0] | sort)' --slurpfile names "$T/hnames.json"; then
     pass json-hostile-names-round-trip
 else
     fail json-hostile-names-round-trip "filenames: $(jq -c '[.[].filename]' "$T/json.h.out" 2>&1 | head -c 400)"
@@ -269,7 +276,7 @@ def canon: explode | map([.] | implode | if test("^[A-Za-z0-9._~/%-]$") then . e
 EOF
 run_hostile sarif
 jqf sarif-hostile-parses "$T/sarif.h.out" ".runs[0].results | length == $HOST_COUNT"
-if jq -e --slurpfile names "$T/hnames.json" -f "$T/uri.jq" "$T/sarif.h.out" >/dev/null 2>&1; then
+if [ "$(jq --slurpfile names "$T/hnames.json" -f "$T/uri.jq" "$T/sarif.h.out" 2>/dev/null)" = true ]; then
     pass sarif-hostile-uris
 else
     fail sarif-hostile-uris "uris: $(jq -c '[.runs[0].results[].locations[0].physicalLocation.artifactLocation.uri]' "$T/sarif.h.out" 2>&1 | head -c 400)"
@@ -279,16 +286,24 @@ lint "$W" "$T/sarif.clean.out" --format sarif clean.py
 jqf sarif-clean-empty-results "$T/sarif.clean.out" '.runs | length == 1 and (.[0].results | type == "array" and length == 0)'
 
 # Microsoft's validator, GitHub ingestion rules included: no error, no warning.
+# A result without a level is a warning; notifications of the tool count too.
+VBAD='[(.runs[].results[]? | select((.level // "warning") | IN("note", "none") | not) | {ruleId, level: (.level // "warning"), at: .message.arguments[0]?}),
+      (.runs[].invocations[]? | (.toolConfigurationNotifications[]?, .toolExecutionNotifications[]?)
+        | select(.level == "error") | {id: .descriptor.id, text: .message.text})]'
 validate() { # validate NAME FILE
     rm -f "$T/validated.sarif"
+    if ! jqtrue "$2" '.version == "2.1.0"'; then
+        fail "$1" "the input is not a SARIF 2.1.0 log: $(head -c 200 "$2" 2>/dev/null)"
+        return
+    fi
     timeout 120 "$VALIDATOR" validate --rule-kind "Sarif;Gh" --level "Error;Warning;Note" \
         -o "$T/validated.sarif" "$2" >"$T/validator.log" 2>&1
     if [ ! -s "$T/validated.sarif" ]; then
         fail "$1" "the validator wrote no report: $(tail -c 400 "$T/validator.log")"
-    elif jq -e '[.runs[].results[]? | select(.level == "error" or .level == "warning")] | length == 0' "$T/validated.sarif" >/dev/null 2>&1; then
+    elif jqtrue "$T/validated.sarif" "$VBAD | length == 0"; then
         pass "$1"
     else
-        fail "$1" "$(jq -c '[.runs[].results[]? | select(.level == "error" or .level == "warning") | {ruleId, level, args: .message.arguments}]' "$T/validated.sarif" 2>&1 | head -c 500)"
+        fail "$1" "$(jq -c "$VBAD" "$T/validated.sarif" 2>&1 | head -c 500)"
     fi
 }
 if [ -x "$VALIDATOR" ]; then
@@ -349,6 +364,7 @@ has_line summary-total "$SUM" '(^|[^0-9])4 (problems|findings)'
 has_line summary-files "$SUM" '^\|.*loop\.py.*\| *1 *\|$'
 
 SUMH="$T/summary.h.md"
+: >"$SUMH"
 (cd "$W" && GITHUB_STEP_SUMMARY="$SUMH" "$OOMLINT" --format github h >/dev/null 2>&1)
 # Each hostile file is one table row of its own: the row starts with "| h/",
 # ends with "| 1 |" and has only its 3 cell separators ('|' in a name escaped).
@@ -377,8 +393,8 @@ jqf gitlab-severity-order "$T/gitlab.out" 'def rank: {"info": 0, "minor": 1, "ma
     and (map(select(.check_name == "OOM101"))[0].severity | rank) > (map(select(.check_name == "OOM206"))[0].severity | rank)'
 run_hostile gitlab
 jqf gitlab-hostile-parses "$T/gitlab.h.out" "$GL_Q" --argjson n "$HOST_COUNT"
-if jq -e --slurpfile names "$T/hnames.json" \
-    '([.[] | select(.check_name == "OOM101") | .location.path] | sort) == ($names[0] | sort)' "$T/gitlab.h.out" >/dev/null 2>&1; then
+if jqtrue "$T/gitlab.h.out" \
+    '([.[] | select(.check_name == "OOM101") | .location.path] | sort) == ($names[0] | sort)' --slurpfile names "$T/hnames.json"; then
     pass gitlab-hostile-names-round-trip
 else
     fail gitlab-hostile-names-round-trip "paths: $(jq -c '[.[].location.path]' "$T/gitlab.h.out" 2>&1 | head -c 400)"
@@ -430,8 +446,8 @@ jqf rdjson-oom101 "$T/rdjson.out" 'any(.diagnostics[]; .code.value == "OOM101" a
 jqf rdjson-severities "$T/rdjson.out" 'any(.diagnostics[]; .code.value == "OOM201" and .severity == "ERROR") and any(.diagnostics[]; .code.value == "OOM206" and .severity == "INFO")'
 run_hostile rdjson
 jqf rdjson-hostile-parses "$T/rdjson.h.out" "$RD_Q" --argjson n "$HOST_COUNT"
-if jq -e --slurpfile names "$T/hnames.json" \
-    '([.diagnostics[] | select(.code.value == "OOM101") | .location.path] | sort) == ($names[0] | sort)' "$T/rdjson.h.out" >/dev/null 2>&1; then
+if jqtrue "$T/rdjson.h.out" \
+    '([.diagnostics[] | select(.code.value == "OOM101") | .location.path] | sort) == ($names[0] | sort)' --slurpfile names "$T/hnames.json"; then
     pass rdjson-hostile-names-round-trip
 else
     fail rdjson-hostile-names-round-trip "paths: $(jq -c '[.diagnostics[].location.path]' "$T/rdjson.h.out" 2>&1 | head -c 400)"
@@ -443,7 +459,7 @@ run_hostile concise
 n="$(LC_ALL=C grep -c -E ':[0-9]+:[0-9]+: OOM[0-9]{3} ' "$T/concise.h.out")"
 t="$(LC_ALL=C grep -c -v -E '^$|^Found |:[0-9]+:[0-9]+: OOM[0-9]{3} ' "$T/concise.h.out")"
 if [ "$n" -eq "$HOST_COUNT" ] && [ "$t" -eq 0 ]; then pass concise-hostile-one-line-each
-else fail concise-hostile-one-line-each "want $HOST_COUNT finding lines and no stray line, got $n and $t stray: $(head -c 400 "$T/concise.h.out")"; fi
+else fail concise-hostile-one-line-each "want $HOST_COUNT finding lines and no stray line, got $n and $t stray: $(head -c 400 "$T/concise.h.out" 2>/dev/null)"; fi
 run_hostile full
 n="$(LC_ALL=C grep -c -E '^[^ |=].*:[0-9]+:[0-9]+: OOM[0-9]{3} ' "$T/full.h.out")"
 if [ "$n" -eq "$HOST_COUNT" ]; then pass full-hostile-one-header-each
@@ -457,17 +473,17 @@ O="$T/o"
 mkdir -p "$O"
 lint "$W" "$T/stdout" --format json --output-file "$O/report.json" $MAIN
 expect_rc output-file-rc 1
-if [ ! -s "$T/stdout" ]; then pass output-file-stdout-empty; else fail output-file-stdout-empty "stdout: $(head -c 200 "$T/stdout")"; fi
+if [ ! -s "$T/stdout" ]; then pass output-file-stdout-empty; else fail output-file-stdout-empty "stdout: $(head -c 200 "$T/stdout" 2>/dev/null)"; fi
 jqf output-file-written "$O/report.json" 'type == "array" and length == 4'
 if cmp -s "$O/report.json" "$T/json.out"; then pass output-file-same-as-stdout
 else fail output-file-same-as-stdout "the file differs from the --format json stdout"; fi
 lint "$W" "$T/stdout" --format sarif -o "$O/report.sarif" $MAIN
-if [ ! -s "$T/stdout" ] && jq -e '.runs[0].results | length == 4' "$O/report.sarif" >/dev/null 2>&1; then pass output-file-short-flag-sarif
-else fail output-file-short-flag-sarif "exit $RC; stdout: $(head -c 200 "$T/stdout")"; fi
+if [ ! -s "$T/stdout" ] && jqtrue "$O/report.sarif" '.runs[0].results | length == 4'; then pass output-file-short-flag-sarif
+else fail output-file-short-flag-sarif "exit $RC; stdout: $(head -c 200 "$T/stdout" 2>/dev/null)"; fi
 echo "old report" >"$O/old.txt"
 lint "$W" "$T/stdout" --format concise -o "$O/old.txt" cuda.py
 if grep -q OOM101 "$O/old.txt" && ! grep -q "old report" "$O/old.txt"; then pass output-file-replaces
-else fail output-file-replaces "$(head -c 200 "$O/old.txt")"; fi
+else fail output-file-replaces "$(head -c 200 "$O/old.txt" 2>/dev/null)"; fi
 
 # Unwritable paths: exit 2, a message naming the path, nothing left behind.
 : >"$T/plainfile"
@@ -563,7 +579,7 @@ if command -v git >/dev/null 2>&1; then
 
     # jqd NAME FILE FILTER : jqf, showing file:row of each finding on failure.
     jqd() {
-        if jq -e "$3" "$2" >/dev/null 2>&1; then pass "$1"
+        if jqtrue "$2" "$3"; then pass "$1"
         else fail "$1" "jq '$3' is not true; findings: $(jq -c '[.[] | "\(.filename):\(.location.row) \(.code)"]' "$2" 2>&1 | head -c 300)"; fi
     }
     D="$T/diff.json"
@@ -594,7 +610,9 @@ if command -v git >/dev/null 2>&1; then
             broke="$broke $kv: $(jq -c "$ROWS" "$T/x" 2>&1 | head -c 120);"
         fi
     done
-    if [ -z "$broke" ]; then pass diff-base-ignores-user-git-config
+    if [ "$(jq -c "$ROWS | length" "$D" 2>/dev/null)" = 0 ] || [ ! -s "$D" ]; then
+        fail diff-base-ignores-user-git-config "no findings without any configuration either"
+    elif [ -z "$broke" ]; then pass diff-base-ignores-user-git-config
     else fail diff-base-ignores-user-git-config "without config: $(jq -c "$ROWS" "$D" 2>&1 | head -c 120); with$broke"; fi
 
     lint "$GR" "$T/x" --format json --diff-base no-such-ref .
@@ -612,7 +630,7 @@ if command -v git >/dev/null 2>&1; then
         lint "$OUTSIDE" "$T/x" --format json --diff-base main x.py
         expect_rc diff-base-outside-work-tree-rc-2 2
         if grep -q '^oomlint: error:.*git' "$T/err"; then pass diff-base-outside-work-tree-message
-        else fail diff-base-outside-work-tree-message "want an 'oomlint: error:' line about git; stderr: $(head -c 300 "$T/err")"; fi
+        else fail diff-base-outside-work-tree-message "want an 'oomlint: error:' line about git; stderr: $(head -c 300 "$T/err" 2>/dev/null)"; fi
         # From inside the repository, a path that lies outside it.
         lint "$GR" "$T/x" --format json --diff-base main "$OUTSIDE/x.py"
         expect_rc diff-base-path-outside-work-tree-rc-2 2
@@ -684,7 +702,7 @@ if [ -f "$ACTION_SH" ]; then
     elif grep -q 'gpu' "$T/act.err"; then
         pass action-gpu-input-ignored-when-unsupported
     else
-        fail action-gpu-input-ignored-when-unsupported "no note about the gpu input on stderr: $(head -c 200 "$T/act.err")"
+        fail action-gpu-input-ignored-when-unsupported "no note about the gpu input on stderr: $(head -c 200 "$T/act.err" 2>/dev/null)"
     fi
 
     run_action "$AW" INPUT_PATHS=src/cuda.py INPUT_FAIL_ON=error
@@ -699,12 +717,12 @@ if [ -f "$ACTION_SH" ]; then
     if [ "$RC" -eq 1 ] && grep -q '^::warning file=sp ace/x\.py,' "$T/act.out" && grep -q '^::notice file=src/info\.py,' "$T/act.out"; then
         pass action-paths-one-per-line
     else
-        fail action-paths-one-per-line "exit $RC; $(head -c 300 "$T/act.out") $(head -c 300 "$T/act.err")"
+        fail action-paths-one-per-line "exit $RC; $(head -c 300 "$T/act.out" 2>/dev/null) $(head -c 300 "$T/act.err" 2>/dev/null)"
     fi
 
     run_action "$AW"
     if [ "$RC" -eq 1 ] && [ "$(wc -l <"$T/act.out" | tr -d ' ')" -eq 5 ]; then pass action-default-paths-dot
-    else fail action-default-paths-dot "exit $RC, want 5 annotations for '.'; $(head -c 300 "$T/act.out") $(head -c 300 "$T/act.err")"; fi
+    else fail action-default-paths-dot "exit $RC, want 5 annotations for '.'; $(head -c 300 "$T/act.out" 2>/dev/null) $(head -c 300 "$T/act.err" 2>/dev/null)"; fi
 
     if [ -d "${GR:-/nonexistent}/.git" ]; then
         # In a pull request the base defaults to origin/$GITHUB_BASE_REF.
@@ -714,14 +732,14 @@ if [ -f "$ACTION_SH" ]; then
             ! grep -q 'file=z\.py' "$T/act.out"; then
             pass action-diff-base-defaults-to-pr-base
         else
-            fail action-diff-base-defaults-to-pr-base "exit $RC; $(head -c 400 "$T/act.out") $(head -c 300 "$T/act.err")"
+            fail action-diff-base-defaults-to-pr-base "exit $RC; $(head -c 400 "$T/act.out" 2>/dev/null) $(head -c 300 "$T/act.err" 2>/dev/null)"
         fi
         run_action "$GR" GITHUB_BASE_REF=main INPUT_DIFF_BASE=none
         if grep -q '^::error file=b\.py,line=6,' "$T/act.out"; then pass action-diff-base-none-reports-all
-        else fail action-diff-base-none-reports-all "exit $RC; $(head -c 400 "$T/act.out") $(head -c 300 "$T/act.err")"; fi
+        else fail action-diff-base-none-reports-all "exit $RC; $(head -c 400 "$T/act.out" 2>/dev/null) $(head -c 300 "$T/act.err" 2>/dev/null)"; fi
         run_action "$GR" INPUT_DIFF_BASE=main INPUT_SARIF_FILE=out.sarif
         if grep -q 'file=a\.py' "$T/act.out" && ! grep -q 'file=b\.py' "$T/act.out"; then pass action-diff-base-input
-        else fail action-diff-base-input "exit $RC; $(head -c 400 "$T/act.out") $(head -c 300 "$T/act.err")"; fi
+        else fail action-diff-base-input "exit $RC; $(head -c 400 "$T/act.out" 2>/dev/null) $(head -c 300 "$T/act.err" 2>/dev/null)"; fi
         jqf action-sarif-lists-every-finding "$GR/out.sarif" 'any(.runs[0].results[]; .locations[0].physicalLocation.artifactLocation.uri == "b.py")'
         rm -f "$GR/out.sarif"
     fi

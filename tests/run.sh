@@ -60,7 +60,7 @@ if [ -x build/oomlint-tests ]; then
     section "end-to-end"
     collect "e2e" env OOMLINT=build/oomlint sh tests/e2e.sh
     make test-tools > "$LOG/tools" 2>&1 || echo "SKIP tools: the SARIF validator could not be fetched" >> "$results"
-    for suite in formats precommit; do
+    for suite in hostile formats precommit; do
         [ -f "tests/e2e_$suite.sh" ] && collect "e2e $suite" env OOMLINT=build/oomlint sh "tests/e2e_$suite.sh"
     done
 fi
@@ -87,6 +87,7 @@ if [ -x build/asan/oomlint-tests ]; then
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
     collect "asan unit" build/asan/oomlint-tests fixtures
     collect "asan e2e" env OOMLINT=build/asan/oomlint sh tests/e2e.sh
+    collect "asan e2e hostile" env OOMLINT=build/asan/oomlint sh tests/e2e_hostile.sh
     if grep -q "ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer" "$LOG/out" 2>/dev/null; then
         echo "FAIL asan: sanitizer reports in the e2e run" >> "$results"
     fi

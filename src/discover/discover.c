@@ -40,6 +40,7 @@ typedef struct {
 
 typedef struct {
     const oom_strlist *exclude;
+    char *root; /* real path of the folder being walked */
     oom_discovery *out;
     dir_id *visited;
     size_t visited_len, visited_cap;
@@ -97,6 +98,20 @@ static bool mark_visited(walker *w, const struct stat *st)
     return true;
 }
 
+static bool escapes_root(const walker *w, const char *path)
+{
+    struct stat lst;
+    if (!w->root || lstat(path, &lst) != 0 || !S_ISLNK(lst.st_mode))
+        return false;
+    char *real = realpath(path, NULL);
+    if (!real)
+        return true;
+    size_t n = strlen(w->root);
+    bool inside = strncmp(real, w->root, n) == 0 && (real[n] == '/' || real[n] == '\0' || n == 1);
+    free(real);
+    return !inside;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -119,6 +134,13 @@ static void walk_entry(walker *w, const char *dir, const char *name, int depth)
     }
     if (stat(path.data, &st) != 0) {
         /* a dangling symlink, or a file removed while we walk: nothing to lint */
+        oom_buf_free(&path);
+        return;
+    }
+    if (escapes_root(w, path.data)) {
+        /* A pull request can add `data.py -> /etc/passwd`; findings quote source. */
+        if (S_ISDIR(st.st_mode) || oom_lang_for_path(name) != OOM_LANG_NONE)
+            add_error(w->out, path.data, "symbolic link to outside the linted folder; not followed", false);
         oom_buf_free(&path);
         return;
     }
@@ -173,7 +195,7 @@ void oom_discover(const char *const *paths, size_t count, const oom_strlist *exc
                   oom_discovery *out)
 {
     memset(out, 0, sizeof(*out));
-    walker w = {exclude, out, NULL, 0, 0};
+    walker w = {exclude, NULL, out, NULL, 0, 0};
     for (size_t i = 0; i < count; i++) {
         const char *p = paths[i];
         if (strcmp(p, "-") == 0) {
@@ -185,8 +207,12 @@ void oom_discover(const char *const *paths, size_t count, const oom_strlist *exc
             add_error(out, p, errno == ENOENT ? "no such file or directory" : strerror(errno), true);
             continue;
         }
-        if (S_ISDIR(st.st_mode))
+        if (S_ISDIR(st.st_mode)) {
+            w.root = realpath(p, NULL);
             walk_dir(&w, p, 0);
+            free(w.root);
+            w.root = NULL;
+        }
         else
             add_target(out, p, lang_for_named(p), true);
     }

@@ -67,8 +67,10 @@ int oom_preds_compile(const TSQuery *q, uint32_t pattern, oom_lang lang, oom_pre
                       size_t *count, oom_buf *err);
 void oom_preds_free(oom_pred *preds, size_t count);
 /* Whether every predicate holds for this match. `model` is NULL outside Python. */
+/* `*limit_hit` is set when a regex was stopped by the PCRE2 match limit. */
 bool oom_preds_hold(const oom_pred *preds, size_t count, const TSQueryMatch *match,
                     const char *src, const oom_pymodel *model, TSNode site,
-                    pcre2_match_data *md, pcre2_match_context *mctx, oom_buf *scratch);
+                    pcre2_match_data *md, pcre2_match_context *mctx, oom_buf *scratch,
+                    bool *limit_hit);
 
 #endif

@@ -229,6 +229,16 @@ static void report_syntax_error(const oom_linter *l, oom_source *src, TSNode roo
 
 /* ---- running the query -------------------------------------------------------------- */
 
+static void report_limit(const oom_linter *l, oom_source *src, const oom_rule *culprit, TSNode site,
+                         oom_diag_list *out)
+{
+    const oom_rule *rule = oom_rules_find(l->c->rules, "OOM003");
+    if (!rule || !oom_compiled_rule_enabled(l->c, "OOM003"))
+        return;
+    placeholder_env env = {NULL, NULL, src->text, culprit->code};
+    add_finding(out, src, rule, ts_node_start_byte(site), ts_node_end_byte(site), &env);
+}
+
 static const oom_rule_slot *slot_for_pattern(const oom_lang_query *lq, uint32_t pattern)
 {
     for (size_t i = 0; i < lq->slot_count; i++)
@@ -261,8 +271,12 @@ static void run_query(oom_linter *l, const oom_lang_query *lq, oom_source *src, 
         if (!slot)
             continue;
         TSNode site = report_node(slot, &m);
-        if (!oom_preds_hold(lq->preds[m.pattern_index], lq->pred_counts[m.pattern_index], &m,
-                            src->text, model, site, l->md, l->mctx, &l->scratch))
+        bool limit_hit = false;
+        bool holds = oom_preds_hold(lq->preds[m.pattern_index], lq->pred_counts[m.pattern_index], &m,
+                                    src->text, model, site, l->md, l->mctx, &l->scratch, &limit_hit);
+        if (limit_hit)
+            report_limit(l, src, slot->rule, site, found);
+        if (!holds)
             continue;
         placeholder_env env = {lq->query, &m, src->text, NULL};
         add_finding(found, src, slot->rule, ts_node_start_byte(site), ts_node_end_byte(site),

@@ -341,17 +341,19 @@ static bool text_equals(const char *src, TSNode n, const char *s, size_t len)
 }
 
 static bool regex_matches(const oom_pred *p, const char *src, TSNode n, pcre2_match_data *md,
-                          pcre2_match_context *mctx)
+                          pcre2_match_context *mctx, bool *limit_hit)
 {
     uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
     int rc = pcre2_match(p->regex, (PCRE2_SPTR)(src + a), b - a, 0, 0, md, mctx);
-    /* PCRE2_ERROR_MATCHLIMIT / DEPTHLIMIT: the regex gave up; treat as no match */
+    /* the regex gave up: no match, and the caller reports it */
+    if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)
+        *limit_hit = true;
     return rc >= 0;
 }
 
 static bool pred_holds(const oom_pred *p, const TSQueryMatch *match, const char *src,
                        const oom_pymodel *model, TSNode site, pcre2_match_data *md,
-                       pcre2_match_context *mctx, oom_buf *scratch)
+                       pcre2_match_context *mctx, oom_buf *scratch, bool *limit_hit)
 {
     TSNode n;
     capture_node(match, p->capture, &n);
@@ -366,7 +368,7 @@ static bool pred_holds(const oom_pred *p, const TSQueryMatch *match, const char 
         }
         return text_equals(src, n, p->args[0], strlen(p->args[0]));
     case OOM_PRED_MATCH:
-        return regex_matches(p, src, n, md, mctx);
+        return regex_matches(p, src, n, md, mctx, limit_hit);
     case OOM_PRED_ANY_OF:
         for (size_t i = 0; i < p->arg_count; i++)
             if (text_equals(src, n, p->args[i], strlen(p->args[i])))
@@ -380,13 +382,14 @@ static bool pred_holds(const oom_pred *p, const TSQueryMatch *match, const char 
 
 bool oom_preds_hold(const oom_pred *preds, size_t count, const TSQueryMatch *match,
                     const char *src, const oom_pymodel *model, TSNode site,
-                    pcre2_match_data *md, pcre2_match_context *mctx, oom_buf *scratch)
+                    pcre2_match_data *md, pcre2_match_context *mctx, oom_buf *scratch,
+                    bool *limit_hit)
 {
     for (size_t i = 0; i < count; i++) {
         TSNode unused;
         if (!capture_node(match, preds[i].capture, &unused))
             continue; /* an optional capture that did not match constrains nothing */
-        bool holds = pred_holds(&preds[i], match, src, model, site, md, mctx, scratch);
+        bool holds = pred_holds(&preds[i], match, src, model, site, md, mctx, scratch, limit_hit);
         if (holds == preds[i].negate)
             return false;
     }

@@ -112,8 +112,34 @@ static void broken_rules_name_their_position(void)
     free(e);
 }
 
+/* A file that disappears between the folder walk and its reading (or
+ * never existed) is reported as unreadable; the others are still linted. */
+static void vanished_file_is_reported(void)
+{
+    oom_rule_list rules = {NULL, 0, 0};
+    oom_buf err;
+    oom_buf_init(&err);
+    oom_selection sel;
+    memset(&sel, 0, sizeof sel);
+    CHECK(oom_rules_add_embedded(&rules, &err) == 0);
+    oom_compiled *c = oom_compiled_new(&rules, &sel, &err);
+    CHECK(c != NULL);
+    oom_job jobs[2] = {{"/nonexistent/deleted-during-run.py", "deleted.py", OOM_LANG_PYTHON, true},
+                       {"fixtures/examples/train.py", "train.py", OOM_LANG_PYTHON, true}};
+    oom_diag_list out = {NULL, 0, 0};
+    oom_lint_jobs(c, jobs, 2, 2, &out);
+    CHECK(out.len > 1);
+    CHECK(out.len > 0 && strcmp(out.items[0].code, "OOM002") == 0 &&
+          strstr(out.items[0].message, "No such file") != NULL);
+    oom_diag_list_free(&out);
+    oom_compiled_free(c);
+    oom_rules_free(&rules);
+    oom_buf_free(&err);
+}
+
 void test_rules_suite(void)
 {
+    oom_test_run("engine: a file deleted during the run is reported", vanished_file_is_reported);
     oom_test_run("rules: embedded rules complete and documented", embedded_rules_are_complete);
     oom_test_run("rules: broken rules name file, line and column", broken_rules_name_their_position);
 }

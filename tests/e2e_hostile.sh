@@ -1,0 +1,142 @@
+#!/bin/sh
+# Hostile input: every case gets its expected message and exit code, and
+# nothing crashes, hangs or prints raw control characters. Same PASS/FAIL
+# protocol as tests/e2e.sh (see tests/lib.sh).
+. tests/lib.sh
+T="$TEST_TMP"
+finding='import os
+os.environ["CUDA_VISIBLE_DEVICES"] = "0"'
+
+# run_limited SECONDS ARGS...: like run_oomlint, under a time limit
+run_limited() {
+    limit="$1"; shift
+    timeout "$limit" "$OOMLINT" "$@" >"$T/out" 2>"$T/err" </dev/null
+    RC=$?
+    OUT="$(cat "$T/out")"
+    ERR="$(cat "$T/err")"
+}
+
+# ---- sizes -------------------------------------------------------------------
+truncate -s 100M "$T/huge.py"
+run_limited 30 --format concise "$T/huge.py"
+expect_rc "100MB-file-exit" 1
+expect_contains "100MB-file-reported-not-read" "$OUT" "OOM002 Cannot lint this file: file is 100 MiB, over the 32 MiB limit"
+
+awk 'BEGIN { for (i = 0; i < 1000000; i++) printf "x%d = %d\n", i % 100, i }' > "$T/million.py"
+printf '%s\n' "$finding" >> "$T/million.py"
+run_limited 300 --format concise "$T/million.py"
+expect_rc "1M-line-file-exit" 1
+expect_contains "1M-line-file-linted-to-the-end" "$OUT" "million.py:1000002:1: OOM101"
+
+awk 'BEGIN { printf "x = "; for (i = 0; i < 100000; i++) printf "("; printf "1"; for (i = 0; i < 100000; i++) printf ")"; print "" }' > "$T/deep.py"
+run_limited 120 --format concise "$T/deep.py"
+if [ "$RC" -lt 2 ]; then pass "100000-deep-nesting-no-crash"; else fail "100000-deep-nesting-no-crash" "exit $RC: $(head -c 300 "$T/err")"; fi
+
+awk 'BEGIN { printf "s = \""; for (i = 0; i < 80000; i++) printf "a"; print "\"; import os; os.environ[\"CUDA_VISIBLE_DEVICES\"] = \"1\"" }' > "$T/longline.py"
+run_limited 30 --format json "$T/longline.py"
+col=$(printf '%s' "$OUT" | jq '.[0].location.column' 2>/dev/null)
+if [ "$col" = "80020" ]; then pass "80000-char-line-column"; else fail "80000-char-line-column" "column $col, want 80020"; fi
+
+# ---- bytes ---------------------------------------------------------------------
+printf 'x = 1\n\000\001binary\n' > "$T/nul.py"
+run_oomlint --format concise "$T/nul.py"
+expect_contains "nul-bytes-reported" "$OUT" "OOM002 Cannot lint this file: binary file (NUL byte at offset 6)"
+
+printf 'x = "\351t\351"\n' > "$T/latin1.py"
+run_oomlint --format concise "$T/latin1.py"
+expect_contains "invalid-utf8-reported" "$OUT" "not valid UTF-8 (byte 0xE9 at line 1"
+
+printf '\357\273\277%s\n' "$finding" > "$T/bom.py"
+run_oomlint --format concise "$T/bom.py"
+expect_contains "bom-column-stays-1" "$OUT" "bom.py:2:1: OOM101"
+
+printf 'import os\r\n\r\nos.environ["CUDA_VISIBLE_DEVICES"] = "0"\r\n' > "$T/crlf.py"
+run_oomlint --format concise "$T/crlf.py"
+expect_contains "crlf-line-numbers" "$OUT" "crlf.py:3:1: OOM101"
+
+printf 'import os\rx = 1\ros.environ["CUDA_VISIBLE_DEVICES"] = "0"\r' > "$T/cr.py"
+run_oomlint --format concise "$T/cr.py"
+expect_contains "lone-cr-line-numbers" "$OUT" "cr.py:3:1: OOM101"
+
+printf 'import os\ndef f():\n\tname = "\344\270\255\346\226\207"; os.environ["CUDA_VISIBLE_DEVICES"] = "0"\n' > "$T/wide.py"
+run_oomlint --format json "$T/wide.py"
+col=$(printf '%s' "$OUT" | jq '.[0].location.column' 2>/dev/null)
+if [ "$col" = "15" ]; then pass "tab-and-wide-chars-column"; else fail "tab-and-wide-chars-column" "column $col, want 15 (a tab and each CJK character count one)"; fi
+run_oomlint --format full --color never "$T/wide.py"
+caret_line=$(printf '%s\n' "$OUT" | grep -n '\^\^\^' | head -1 | cut -d: -f1)
+src_line=$(printf '%s\n' "$OUT" | grep -n 'os.environ' | head -1)
+# the caret must sit under "os.environ": its column in cells equals the source's
+src_col=$(printf '%s\n' "$OUT" | grep 'os.environ' | head -1 | awk '{ i = index($0, "os.environ"); print i }')
+caret_col=$(printf '%s\n' "$OUT" | grep '\^\^\^' | head -1 | awk '{ print index($0, "^") }')
+# CJK characters are 3 bytes but 2 cells: awk counts bytes, so adjust by 2 cells
+if [ -n "$src_line" ] && [ -n "$caret_line" ] && [ $((src_col - 2)) -eq "$caret_col" ]; then
+    pass "caret-under-finding-with-tab-and-wide-chars"
+else
+    fail "caret-under-finding-with-tab-and-wide-chars" "source at byte $src_col, caret at $caret_col"
+fi
+
+printf 'import os\nos.environ["CUDA_VISIBLE_DEVICES"] = "\033]0;pwned\007\033[2J"\n' > "$T/escape.py"
+run_oomlint --format full --color never "$T/escape.py"
+if printf '%s' "$OUT" | LC_ALL=C grep -q "$(printf '\033')"; then
+    fail "terminal-escapes-neutralised" "raw ESC in output"
+else
+    pass "terminal-escapes-neutralised"
+fi
+
+# ---- the file system -------------------------------------------------------------
+mkdir -p "$T/tree/sub"
+printf '%s\n' "$finding" > "$T/tree/sub/a.py"
+ln -s .. "$T/tree/sub/loop"
+run_limited 30 --format concise "$T/tree"
+expect_rc "symlink-loop-terminates" 1
+n=$(printf '%s\n' "$OUT" | grep -c 'OOM101')
+if [ "$n" = "1" ]; then pass "symlink-loop-file-linted-once"; else fail "symlink-loop-file-linted-once" "$n findings"; fi
+
+mkdir -p "$T/outside" "$T/tree2"
+printf '%s\n' "$finding" > "$T/outside/secret.py"
+ln -s "$T/outside/secret.py" "$T/tree2/link.py"
+run_oomlint --format concise "$T/tree2"
+expect_contains "symlink-outside-not-followed" "$OUT" "link.py:1:1: OOM002 Cannot lint this file: symbolic link to outside the linted folder"
+expect_not_contains "symlink-outside-content-not-read" "$OUT" "OOM101"
+
+mkfifo "$T/pipe.py"
+run_limited 10 --format concise "$T/pipe.py"
+expect_contains "named-pipe-does-not-hang" "$OUT" "OOM002 Cannot lint this file: not a regular file"
+run_limited 10 --format concise /dev/zero
+expect_contains "dev-zero-does-not-hang" "$OUT" "OOM002 Cannot lint this file: not a regular file"
+
+mkdir -p "$T/x.py"
+printf '%s\n' "$finding" > "$T/x.py/inner.py"
+run_oomlint --format concise "$T/x.py"
+expect_contains "directory-named-x.py-is-walked" "$OUT" "inner.py:2:1: OOM101"
+
+if [ "$(id -u)" -ne 0 ]; then
+    mkdir -p "$T/locked/in"
+    printf '%s\n' "$finding" > "$T/locked/in/a.py"
+    chmod 000 "$T/locked/in"
+    run_oomlint --format concise "$T/locked"
+    expect_contains "unreadable-directory-reported" "$OUT" "OOM002"
+    chmod 755 "$T/locked/in"
+else
+    echo "SKIP unreadable-directory-reported: running as root, who can read any directory"
+fi
+
+for name in 'new
+line.py' 'per%cent.py' 'co:lon.py' 'com,ma.py'; do
+    printf '%s\n' "$finding" > "$T/$name"
+done
+run_oomlint --format json "$T/new
+line.py" "$T/per%cent.py" "$T/co:lon.py" "$T/com,ma.py"
+n=$(printf '%s' "$OUT" | jq 'length' 2>/dev/null)
+if [ "$n" = "4" ]; then pass "odd-file-names-in-json"; else fail "odd-file-names-in-json" "got $n findings"; fi
+run_oomlint --format concise "$T/new
+line.py"
+expect_contains "newline-in-name-shown-escaped" "$OUT" "new␊line.py:2:1: OOM101"
+
+# ---- a user rule that backtracks catastrophically ---------------------------------
+mkdir -p "$T/rules/bad"
+printf '{"code":"X100","name":"bad-regex","language":"python","severity":"info","message":"m","help":"h"}' > "$T/rules/bad/rule.json"
+printf '((identifier) @f (#match? @f "^(a+)+$"))' > "$T/rules/bad/query.scm"
+awk 'BEGIN { for (i = 0; i < 40; i++) printf "a"; print "b = 1" }' > "$T/regex.py"
+run_limited 20 --rules "$T/rules" --format concise "$T/regex.py"
+expect_contains "catastrophic-regex-stopped-and-reported" "$OUT" "OOM003 Rule X100 gave up on this code"
