@@ -12,7 +12,7 @@ if [ ! -d "$CORPUS" ]; then
     SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
     $SUDO apt-get update -qq && $SUDO apt-get install -y -qq libpython3.11-stdlib
 fi
-for tool in bc:bc /usr/bin/time:time; do
+for tool in bc:bc /usr/bin/time:time flake8:flake8 pylint:pylint; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || { SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo; $SUDO apt-get install -y -qq "${tool#*:}"; }
 done
 LIST="$(mktemp)"
@@ -51,5 +51,35 @@ printf '%-28s %10.3f %14.0f\n' "tree-sitter parse only" "$T_PARSE" "$(echo "$LIN
 printf '%-28s %10.3f %14.0f\n' "oomlint, 1 thread" "$T_LINT" "$(echo "$LINES / $T_LINT" | bc -l)"
 printf '%-28s %10.3f %14.0f\n' "oomlint, $NPROC threads" "$T_LINTN" "$(echo "$LINES / $T_LINTN" | bc -l)"
 printf 'thread scaling: %.2fx with %s threads\n' "$(echo "$T_LINT / $T_LINTN" | bc -l)" "$NPROC"
+PEERS=1
+sh src/deps/fetch.sh build/deps src/deps/bench-tools.lock >/dev/null 2>&1 || PEERS=0
+RUFF_DIR=build/deps/_astral-sh-ruff-wasm-nodejs
+ruff_wasm() { node tests/bench_ruff.js "$RUFF_DIR" < "$LIST"; }
+flake8_all() { xargs flake8 -j "$NPROC" --exit-zero < "$LIST"; }
+PYLINT_N=60
+pylint_subset() { head -n "$PYLINT_N" "$LIST" | xargs pylint --exit-zero --jobs=1 --disable=all --enable=E,W; }
+PYLINT_LINES=$(cat $(head -n "$PYLINT_N" "$LIST") | wc -l)
+if command -v node >/dev/null 2>&1 && [ "$PEERS" = 1 ]; then
+    T_RUFF=$(time_runs ruff_wasm)
+    printf '%-28s %10.3f %14.0f   %5.1fx oomlint (%s threads)\n' "Ruff 0.17.4 wasm (node)" "$T_RUFF" \
+        "$(echo "$LINES / $T_RUFF" | bc -l)" "$(echo "$T_RUFF / $T_LINTN" | bc -l)" "$NPROC"
+fi
+if command -v flake8 >/dev/null 2>&1; then
+    RUNS_SAVED=$RUNS; RUNS=1
+    T_FLAKE8=$(time_runs flake8_all)
+    printf '%-28s %10.3f %14.0f   %5.1fx oomlint (%s threads)\n' "flake8, $NPROC jobs" "$T_FLAKE8" \
+        "$(echo "$LINES / $T_FLAKE8" | bc -l)" "$(echo "$T_FLAKE8 / $T_LINTN" | bc -l)" "$NPROC"
+    RUNS=$RUNS_SAVED
+fi
+if command -v pylint >/dev/null 2>&1; then
+    RUNS_SAVED=$RUNS; RUNS=1
+    T_PYLINT=$(time_runs pylint_subset)
+    RATE=$(echo "$PYLINT_LINES / $T_PYLINT" | bc -l)
+    printf '%-28s %10.3f %14.0f   %5.1fx oomlint, per line (first %s files, %s lines)\n' "pylint, 1 job" "$T_PYLINT" \
+        "$RATE" "$(echo "($LINES / $T_LINT) / $RATE" | bc -l)" "$PYLINT_N" "$PYLINT_LINES"
+    RUNS=$RUNS_SAVED
+fi
+SYNTAX=$(xargs build/oomlint --select OOM001 --format concise --quiet < "$LIST" | grep -c OOM001 || true)
+echo "syntax-error findings (OOM001) on this valid-Python corpus: $SYNTAX"
 printf 'analysis overhead over parsing (1 thread): %.0f%%   oomlint peak RSS: %s KiB\n' \
     "$(echo "($T_LINT - $T_PARSE) * 100 / $T_PARSE" | bc -l)" "$RSS"

@@ -20,7 +20,7 @@
 #                      else `oomlint` on PATH, else build/oomlint here
 #   GITHUB_WORKSPACE   where to lint from (default: the current directory)
 #   GITHUB_STEP_SUMMARY, GITHUB_OUTPUT  written when set (outputs:
-#                      exit-code, sarif-file)
+#                      exit-code, sarif-file, binary)
 # Exit status: oomlint's (0 clean, 1 findings, 2 the run failed).
 set -u
 
@@ -164,6 +164,7 @@ fi
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
     {
         echo "exit-code=$rc"
+        echo "binary=$(command -v "$bin")"
         [ -n "${INPUT_SARIF_FILE:-}" ] && echo "sarif-file=$INPUT_SARIF_FILE"
     } >>"$GITHUB_OUTPUT"
 fi
