@@ -571,11 +571,11 @@ if command -v git >/dev/null 2>&1; then
     g add -A
     g commit -q -m feature
     cp "$W/cuda.py" "$GR/new.py"          # a new file, untracked
-    cat "$W/cuda.py" >>"$GR/sp ace ü.py"  # uncommitted change: line 3
     g checkout -q main
     printf 'import os\nos.environ["CUDA_VISIBLE_DEVICES"] = "7"\n' >"$GR/z.py"
     g commit -q -a -m "main moves on"
     g checkout -q feature
+    cat "$W/cuda.py" >>"$GR/sp ace ü.py"  # uncommitted change on the branch: line 3
 
     # jqd NAME FILE FILTER : jqf, showing file:row of each finding on failure.
     jqd() {

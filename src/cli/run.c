@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "oomlint/cli.h"
@@ -160,6 +161,9 @@ static int write_file_atomically(const char *path, const oom_buf *b, oom_buf *er
         oom_buf_free(&tmp);
         return -1;
     }
+    mode_t mask = umask(0); /* mkstemp makes 0600; a report is as readable as any file */
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
     FILE *f = fdopen(fd, "wb");
     int rc = f ? write_all(f, b) : -1;
     if (f && fclose(f) != 0)
@@ -199,12 +203,33 @@ static void append_step_summary(const oom_diag_list *diags)
     oom_buf_free(&md);
 }
 
+static bool path_inside(const char *root, const char *path)
+{
+    char *real = realpath(path, NULL);
+    if (!real)
+        return true; /* a missing path is reported on its own */
+    size_t n = strlen(root);
+    bool inside = strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0');
+    free(real);
+    return inside;
+}
+
 static int filter_to_changed_lines(const oom_settings *s, oom_diag_list *diags)
 {
     oom_changes changes;
     oom_buf err;
     oom_buf_init(&err);
     if (oom_changes_load(s->diff_base, &changes, &err) != 0) {
+        print_error(err.data);
+        oom_buf_free(&err);
+        oom_changes_free(&changes);
+        return -1;
+    }
+    for (size_t i = 0; i < s->paths.len; i++) {
+        if (strcmp(s->paths.items[i], "-") == 0 || path_inside(changes.root, s->paths.items[i]))
+            continue;
+        oom_buf_printf(&err, "--diff-base %s: %s is outside the git work tree %s", s->diff_base,
+                       s->paths.items[i], changes.root);
         print_error(err.data);
         oom_buf_free(&err);
         oom_changes_free(&changes);

@@ -109,7 +109,11 @@ void oom_changes_parse_diff(oom_changes *c, const char *diff)
         if (len > 6 && strncmp(line, "+++ ", 4) == 0) {
             current = NULL;
             if (strncmp(line + 4, "/dev/null", 9) != 0) {
-                char *name = unquote(line + 4, len - 4);
+                size_t name_len = len - 4;
+                /* git ends the name with a tab when it contains a space */
+                while (name_len > 0 && (line[4 + name_len - 1] == '\t' || line[4 + name_len - 1] == '\r'))
+                    name_len--;
+                char *name = unquote(line + 4, name_len);
                 const char *rel = strncmp(name, "b/", 2) == 0 ? name + 2 : name;
                 current = file_for(c, rel);
                 free(name);
@@ -171,8 +175,11 @@ int oom_changes_load(const char *ref, oom_changes *out, oom_buf *err)
     }
     char *base = oom_buf_take(&o);
     oom_buf_init(&o);
+    /* Explicit prefixes and options: the user's git config (mnemonicPrefix,
+     * noprefix, colour, external diff) must not change what we parse. */
     const char *diff[] = {"git", "-c", "core.quotepath=off", "diff", "--no-color", "--no-ext-diff",
-                          "--unified=0", "-M", base, "--", NULL};
+                          "--no-relative", "--src-prefix=a/", "--dst-prefix=b/", "--unified=0", "-M",
+                          base, "--", NULL};
     rc = run_git(diff, &o);
     free(base);
     if (rc != 0) {
