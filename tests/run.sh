@@ -77,6 +77,8 @@ if command -v valgrind >/dev/null 2>&1 && [ -x build/oomlint ]; then
         build/oomlint --format full "$LOG/broken.py" "$LOG/missing.py" > /dev/null 2> "$LOG/valgrind2"
     [ $? -eq 2 ]
     record "valgrind: syntax error and missing path" $? "$LOG/valgrind2"
+    # the whole CLI suite again, each run under memcheck (exit 99 on any error or leak)
+    collect "valgrind e2e" env OOMLINT=tests/valgrind-oomlint.sh sh tests/e2e.sh
 fi
 
 section "sanitizers: ASan + UBSan build"

@@ -23,6 +23,7 @@ typedef enum {
     OOM_CMD_VERSION,
     OOM_CMD_HELP,
     OOM_CMD_MANPAGE,
+    OOM_CMD_GPUS,
 } oom_command;
 
 typedef enum { OOM_COLOR_AUTO, OOM_COLOR_ALWAYS, OOM_COLOR_NEVER } oom_color_mode;
@@ -42,6 +43,10 @@ typedef struct {
     char *diff_base;      /* may be NULL */
     bool statistics, exit_zero, quiet;
     oom_severity fail_on; /* the exit code counts findings at or above this */
+    char *gpu;            /* --gpu NAME, or NULL */
+    int num_gpus;         /* --num-gpus N, or 0 */
+    char *config_file;    /* --config FILE, or NULL: search upwards */
+    bool isolated;        /* --isolated: ignore pyproject.toml */
 } oom_settings;
 
 /* Returns 0, or -1 with a one-line reason in err. */

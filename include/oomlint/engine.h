@@ -7,9 +7,18 @@
 #include <stdbool.h>
 
 #include "oomlint/diag.h"
+#include "oomlint/kb.h"
 #include "oomlint/rules.h"
 #include "oomlint/select.h"
 #include "oomlint/source.h"
+
+/* What a run knows beyond the file: the target hardware and the knowledge
+ * base. Rules about hardware stay silent while no GPU is known. */
+typedef struct {
+    const oom_kb *kb;      /* may be NULL */
+    const oom_gpu *gpu;    /* the target GPU, or NULL */
+    int num_gpus;          /* 0: not said */
+} oom_run_context;
 
 /* Compiled, read-only after creation: may be shared by threads. */
 typedef struct oom_compiled oom_compiled;
@@ -19,6 +28,8 @@ typedef struct oom_compiled oom_compiled;
 oom_compiled *oom_compiled_new(const oom_rule_list *rules, const oom_selection *selection,
                                oom_buf *err);
 void oom_compiled_free(oom_compiled *c);
+/* Set before linting starts (the context is copied). */
+void oom_compiled_set_run(oom_compiled *c, const oom_run_context *run);
 bool oom_compiled_rule_enabled(const oom_compiled *c, const char *code);
 
 /* Per-thread state: parser, query cursor, scratch buffers. */

@@ -92,6 +92,14 @@ bool oom_pymodel_file_has_keyword(const oom_pymodel *m, const char *name, const 
 /* Some call in the file calls a function or method named `name`. */
 bool oom_pymodel_file_calls(const oom_pymodel *m, const char *name);
 
+/* The checkpoints the file loads: string arguments of from_pretrained(...)
+ * (directly or through a name bound to a string), in file order. */
+const oom_strlist *oom_pymodel_pretrained_ids(const oom_pymodel *m);
+/* An integer literal, or a name bound (in the function or module) to one. */
+bool oom_pymodel_int_value(const oom_pymodel *m, TSNode expr, long long *out);
+/* An expression that denotes a model (not a call of it). */
+bool oom_pymodel_is_model_expr(const oom_pymodel *m, TSNode expr);
+
 /* Splits an identifier into lower-case word parts (snake_case and camelCase)
  * and reports whether any part is in the NULL-terminated list `words`. */
 bool oom_name_has_word(const char *name, size_t len, const char *const *words);

@@ -1,7 +1,9 @@
 /* rules: rule definitions as data. A rule is a folder holding rule.json
  * (code, name, language, severity, message, help), query.scm (its
- * tree-sitter query; absent for the engine's own rules) and doc.md (What it
- * does / Why is this bad? / Example / Use instead / References). The rules
+ * tree-sitter query; absent for the engine's own rules), optionally
+ * query.<language>.scm for the same problem in another language (a JSON
+ * config), and doc.md (What it does / Why is this bad? / Example / Use
+ * instead / References). The rules
  * under rules/ are embedded at build time; --rules DIR adds more. */
 #ifndef OOMLINT_RULES_H
 #define OOMLINT_RULES_H
@@ -24,6 +26,9 @@ typedef struct {
     char *doc;       /* Markdown */
     char *summary;   /* first sentence of "What it does" */
     char *query;     /* may be NULL */
+    /* The same rule in other languages: query.json.scm beside a Python
+     * rule's query.scm checks the JSON configs for the same problem. */
+    char *extra_query[OOM_LANG_COUNT];
     char *origin;    /* folder it came from, for error messages */
 } oom_rule;
 

@@ -95,6 +95,32 @@ static int parse_option(arg_cursor *c, oom_settings *s)
         }
         return r;
     }
+    if ((r = take_value(c, "--gpu", &v)) != 0) {
+        if (r > 0) {
+            free(s->gpu);
+            s->gpu = oom_xstrdup(v);
+        }
+        return r;
+    }
+    if ((r = take_value(c, "--config", &v)) != 0) {
+        if (r > 0) {
+            free(s->config_file);
+            s->config_file = oom_xstrdup(v);
+        }
+        return r;
+    }
+    if ((r = take_value(c, "--num-gpus", &v)) != 0) {
+        if (r < 0)
+            return r;
+        char *end = NULL;
+        long n = strtol(v, &end, 10);
+        if (!*v || *end || n < 1 || n > 100000) {
+            oom_buf_printf(c->err, "invalid --num-gpus '%s' (expected a positive number)", v);
+            return -1;
+        }
+        s->num_gpus = (int)n;
+        return 1;
+    }
     if ((r = take_value(c, "--fail-on", &v)) != 0) {
         if (r > 0 && oom_severity_parse(v, &s->fail_on) != 0) {
             oom_buf_printf(c->err, "invalid --fail-on '%s' (expected error, warning or info)", v);
@@ -117,6 +143,10 @@ static int parse_option(arg_cursor *c, oom_settings *s)
     if ((r = take_value(c, "--color", &v)) != 0)
         return r < 0 ? r : parse_color(v, &s->color, c->err) == 0 ? 1 : -1;
     const char *arg = c->argv[c->i];
+    if (strcmp(arg, "--isolated") == 0) {
+        s->isolated = true;
+        return 1;
+    }
     if (strcmp(arg, "--statistics") == 0) {
         s->statistics = true;
         return 1;
@@ -192,6 +222,10 @@ int oom_cli_parse(int argc, char **argv, oom_settings *s, oom_buf *err)
                 s->command = OOM_CMD_HELP;
                 continue;
             }
+            if (strcmp(arg, "gpus") == 0) {
+                s->command = OOM_CMD_GPUS;
+                continue;
+            }
             if (strcmp(arg, "manpage") == 0) {
                 s->command = OOM_CMD_MANPAGE;
                 continue;
@@ -218,4 +252,6 @@ void oom_settings_free(oom_settings *s)
     free(s->rule_code);
     free(s->output_file);
     free(s->diff_base);
+    free(s->gpu);
+    free(s->config_file);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "oomlint/cli.h"
+#include "oomlint/config.h"
 #include "oomlint/diffbase.h"
 #include "oomlint/discover.h"
 #include "oomlint/engine.h"
@@ -286,19 +287,159 @@ static int emit_report(const oom_settings *s, const oom_rule_list *rules, const 
     return rc;
 }
 
-static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
+/* ---- project settings: CLI flags over [tool.oomlint] over defaults ---------------- */
+
+typedef struct {
+    oom_project_config config; /* empty when none was found or --isolated */
+    bool have_config;
+    oom_selection selection;
+    oom_strlist exclude;
+    oom_kb kb;
+    bool have_kb;
+    oom_run_context run;
+} effective_settings;
+
+static void copy_list(oom_strlist *to, const oom_strlist *from)
 {
+    for (size_t i = 0; i < from->len; i++)
+        oom_strlist_push(to, from->items[i]);
+}
+
+static int resolve_gpu(effective_settings *e, const char *name, const char *origin)
+{
+    e->run.gpu = oom_kb_find_gpu(&e->kb, name);
+    if (e->run.gpu)
+        return 0;
+    const char *close[3];
+    size_t n = oom_kb_closest_gpus(&e->kb, name, close, 3);
+    oom_buf msg;
+    oom_buf_init(&msg);
+    oom_buf_printf(&msg, "%sunknown GPU '%s'", origin, name);
+    for (size_t i = 0; i < n; i++)
+        oom_buf_printf(&msg, "%s%s", i == 0 ? " (closest: " : ", ", close[i]);
+    oom_buf_puts(&msg, n ? "); see oomlint gpus" : "; see oomlint gpus");
+    print_error(msg.data);
+    oom_buf_free(&msg);
+    return -1;
+}
+
+static int load_settings(const oom_settings *s, effective_settings *e)
+{
+    memset(e, 0, sizeof(*e));
     oom_buf err;
     oom_buf_init(&err);
-    oom_compiled *compiled = oom_compiled_new(rules, &s->selection, &err);
-    if (!compiled) {
+    int rc = 0;
+    if (!s->isolated) {
+        char *path = s->config_file ? oom_xstrdup(s->config_file)
+                                    : oom_project_config_find(s->paths.len ? s->paths.items[0] : ".");
+        if (path) {
+            rc = oom_project_config_load(path, &e->config, &err);
+            e->have_config = rc == 0;
+            if (rc != 0)
+                print_error(err.data);
+        }
+        free(path);
+    }
+    if (rc == 0 && oom_kb_load_embedded(&e->kb, &err) != 0) {
+        print_error(err.data);
+        rc = -1;
+    }
+    e->have_kb = rc == 0;
+    e->run.kb = &e->kb;
+    copy_list(&e->selection.select, s->selection.select.len || !e->config.has_select ? &s->selection.select
+                                                                                     : &e->config.select);
+    copy_list(&e->selection.ignore, s->selection.ignore.len || !e->config.has_ignore ? &s->selection.ignore
+                                                                                     : &e->config.ignore);
+    copy_list(&e->exclude, &s->exclude);
+    copy_list(&e->exclude, &e->config.exclude);
+    e->run.num_gpus = s->num_gpus ? s->num_gpus : e->config.num_gpus;
+    if (rc == 0 && s->gpu) {
+        rc = resolve_gpu(e, s->gpu, "--gpu: ");
+    } else if (rc == 0 && e->config.gpu) {
+        oom_buf where;
+        oom_buf_init(&where);
+        oom_buf_printf(&where, "%s:%u:%u: ", e->config.path, e->config.gpu_line, e->config.gpu_col);
+        rc = resolve_gpu(e, e->config.gpu, where.data);
+        oom_buf_free(&where);
+    }
+    oom_buf_free(&err);
+    return rc;
+}
+
+static void free_settings(effective_settings *e)
+{
+    oom_project_config_free(&e->config);
+    oom_selection_free(&e->selection);
+    oom_strlist_free(&e->exclude);
+    if (e->have_kb)
+        oom_kb_free(&e->kb);
+}
+
+static void apply_per_file_ignores(const effective_settings *e, oom_diag_list *diags)
+{
+    if (!e->have_config || e->config.per_file_ignore_count == 0)
+        return;
+    unsigned char *drop = oom_xcalloc(diags->len ? diags->len : 1, 1);
+    for (size_t i = 0; i < diags->len; i++)
+        drop[i] = oom_project_config_ignores(&e->config, diags->items[i].path, diags->items[i].code);
+    oom_diag_list_remove_if_marked(diags, drop);
+    free(drop);
+}
+
+static int cmd_gpus(void)
+{
+    oom_kb kb;
+    oom_buf err;
+    oom_buf_init(&err);
+    if (oom_kb_load_embedded(&kb, &err) != 0) {
         print_error(err.data);
         oom_buf_free(&err);
         return OOM_EXIT_FAILURE;
     }
+    printf("%-22s %8s  %-7s %-4s %-4s %-4s %-4s  %s\n", "GPU", "memory", "cc", "bf16", "tf32", "fp8",
+           "FA2", "names you can use");
+    for (size_t i = 0; i < kb.gpu_count; i++) {
+        const oom_gpu *g = &kb.gpus[i];
+        char mem[32];
+        if (g->memory_gib >= 0)
+            snprintf(mem, sizeof mem, "%g GiB", g->memory_gib);
+        else
+            snprintf(mem, sizeof mem, "host");
+        printf("%-22s %8s  %-7s %-4s %-4s %-4s %-4s  ", g->id, mem, g->compute_capability,
+               g->bf16 ? "yes" : "no", g->tf32 ? "yes" : "no", g->fp8 ? "yes" : "no",
+               g->flash_attention_2 ? "yes" : "no");
+        for (size_t a = 0; a < g->aliases.len; a++)
+            printf("%s%s", a ? ", " : "", g->aliases.items[a]);
+        putchar('\n');
+        if (g->note)
+            printf("%-22s %8s  note: %s\n", "", "", g->note);
+    }
+    oom_kb_free(&kb);
+    oom_buf_free(&err);
+    return OOM_EXIT_CLEAN;
+}
+
+static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
+{
+    oom_buf err;
+    oom_buf_init(&err);
+    effective_settings eff;
+    if (load_settings(s, &eff) != 0) {
+        free_settings(&eff);
+        oom_buf_free(&err);
+        return OOM_EXIT_FAILURE;
+    }
+    oom_compiled *compiled = oom_compiled_new(rules, &eff.selection, &err);
+    if (!compiled) {
+        print_error(err.data);
+        oom_buf_free(&err);
+        free_settings(&eff);
+        return OOM_EXIT_FAILURE;
+    }
+    oom_compiled_set_run(compiled, &eff.run);
     check_run run = {s, compiled, {NULL, 0, 0}, false};
     oom_discovery d;
-    oom_discover((const char *const *)s->paths.items, s->paths.len, &s->exclude, &d);
+    oom_discover((const char *const *)s->paths.items, s->paths.len, &eff.exclude, &d);
     report_walk_errors(&run, &d);
     oom_job *jobs = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(oom_job));
     for (size_t i = 0; i < d.target_count; i++)
@@ -306,6 +447,7 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
     oom_lint_jobs(compiled, jobs, d.target_count, s->threads > 0 ? s->threads : default_threads(),
                   &run.diags);
     free(jobs);
+    apply_per_file_ignores(&eff, &run.diags);
     /* Without the changed lines, an unfiltered report would mislead: none. */
     bool diff_failed = s->diff_base && filter_to_changed_lines(s, &run.diags) != 0;
     int rc = run.failed || diff_failed ? OOM_EXIT_FAILURE : exit_code_for(s, &run.diags);
@@ -315,6 +457,7 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
     oom_discovery_free(&d);
     oom_diag_list_free(&run.diags);
     oom_compiled_free(compiled);
+    free_settings(&eff);
     return rc;
 }
 
@@ -335,6 +478,8 @@ int oom_cli_main(int argc, char **argv)
         fputs(oom_cli_usage(), stdout);
     } else if (s.command == OOM_CMD_VERSION) {
         printf("oomlint %s\n", OOM_VERSION);
+    } else if (s.command == OOM_CMD_GPUS) {
+        rc = cmd_gpus();
     } else {
         oom_rule_list rules = {NULL, 0, 0};
         if (load_rules(&s, &rules) != 0)

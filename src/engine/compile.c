@@ -44,12 +44,12 @@ static void error_in_rule(oom_buf *err, const oom_rule_slot *slot, uint32_t offs
 {
     size_t line = 1, col = 1;
     size_t rel = offset - slot->source_start;
-    size_t qlen = strlen(slot->rule->query);
+    size_t qlen = strlen(slot->query);
     if (rel > qlen)
         rel = qlen;
-    oom_text_line_col(slot->rule->query, rel, &line, &col);
+    oom_text_line_col(slot->query, rel, &line, &col);
     oom_buf_clear(err);
-    oom_buf_printf(err, "%s/query.scm:%zu:%zu: %s", slot->rule->origin, line, col, reason);
+    oom_buf_printf(err, "%s/%s:%zu:%zu: %s", slot->rule->origin, slot->query_file, line, col, reason);
 }
 
 /* Every {{name}} in a message must be a capture of the query (or {{detail}},
@@ -64,7 +64,9 @@ static int check_placeholders(const TSQuery *q, const oom_rule *r, oom_buf *err)
             if (!end)
                 break;
             size_t len = (size_t)(end - p - 2);
-            bool found = false;
+            /* filled by the engine: a predicate's explanation, the target GPU */
+            bool found = (len == 6 && memcmp(p + 2, "detail", 6) == 0) ||
+                         (len == 3 && memcmp(p + 2, "gpu", 3) == 0);
             for (uint32_t i = 0; i < ts_query_capture_count(q) && !found; i++) {
                 uint32_t n;
                 const char *name = ts_query_capture_name_for_id(q, i, &n);
@@ -88,13 +90,18 @@ static int build_slots(oom_compiled *c, oom_lang lang, oom_buf *src)
     size_t cap = 0;
     for (size_t i = 0; i < c->rules->len; i++) {
         const oom_rule *r = &c->rules->items[i];
-        if (r->lang != lang || !r->query || !c->enabled[i])
+        const char *query = r->lang == lang ? r->query : r->extra_query[lang];
+        if (!query || !c->enabled[i])
             continue;
         oom_rule_slot slot;
         memset(&slot, 0, sizeof slot);
         slot.rule = r;
+        slot.query = query;
+        slot.query_file = r->lang == lang ? "query.scm" : lang == OOM_LANG_JSON ? "query.json.scm"
+                          : lang == OOM_LANG_TOML                          ? "query.toml.scm"
+                                                                           : "query.python.scm";
         slot.source_start = (uint32_t)src->len;
-        oom_buf_puts(src, r->query);
+        oom_buf_puts(src, query);
         oom_buf_putc(src, '\n');
         slot.source_end = (uint32_t)src->len;
         slot.report_capture = UINT32_MAX;
@@ -219,6 +226,11 @@ void oom_compiled_free(oom_compiled *c)
     }
     free(c->enabled);
     free(c);
+}
+
+void oom_compiled_set_run(oom_compiled *c, const oom_run_context *run)
+{
+    c->run = *run;
 }
 
 bool oom_compiled_rule_enabled(const oom_compiled *c, const char *code)

@@ -7,6 +7,7 @@
 #include <tree_sitter/api.h>
 
 #include "oomlint/engine.h"
+#include "oomlint/jsonmodel.h"
 #include "oomlint/model.h"
 
 /* PCRE2 limits for #match? predicates: a rule's regex that backtracks
@@ -16,9 +17,20 @@
 
 typedef struct oom_pred oom_pred;
 
-/* A semantic question about a captured node, answered by the Python model.
- * `site` is the node the finding would be reported at. */
-typedef bool (*oom_sem_fn)(const oom_pymodel *m, TSNode node, TSNode site, const oom_pred *p,
+/* What semantic predicates can ask: the file's model (Python or JSON), the
+ * run (target GPU, knowledge base), and a place to explain a finding
+ * ({{detail}} in a message). */
+typedef struct {
+    const oom_pymodel *py;     /* NULL outside Python */
+    const oom_jsonmodel *json; /* NULL outside JSON */
+    const oom_run_context *run;
+    const char *path; /* the file being linted */
+    oom_buf *detail;
+} oom_sem_env;
+
+/* A semantic question about a captured node. `site` is the node the finding
+ * would be reported at. */
+typedef bool (*oom_sem_fn)(const oom_sem_env *env, TSNode node, TSNode site, const oom_pred *p,
                            oom_buf *scratch);
 
 typedef enum {
@@ -41,6 +53,8 @@ struct oom_pred {
 
 typedef struct {
     const oom_rule *rule;
+    const char *query;      /* this language's query text of the rule */
+    const char *query_file; /* "query.scm" or "query.json.scm", for errors */
     uint32_t first_pattern, pattern_end; /* [first, end) in the combined query */
     uint32_t source_start, source_end;   /* byte range in the combined source */
     uint32_t report_capture;             /* @report, or UINT32_MAX */
@@ -58,6 +72,7 @@ typedef struct {
 
 struct oom_compiled {
     const oom_rule_list *rules;
+    oom_run_context run;
     bool *enabled; /* per rule index */
     oom_lang_query langs[OOM_LANG_COUNT];
 };
@@ -69,7 +84,7 @@ void oom_preds_free(oom_pred *preds, size_t count);
 /* Whether every predicate holds for this match. `model` is NULL outside Python. */
 /* `*limit_hit` is set when a regex was stopped by the PCRE2 match limit. */
 bool oom_preds_hold(const oom_pred *preds, size_t count, const TSQueryMatch *match,
-                    const char *src, const oom_pymodel *model, TSNode site,
+                    const char *src, const oom_sem_env *env, TSNode site,
                     pcre2_match_data *md, pcre2_match_context *mctx, oom_buf *scratch,
                     bool *limit_hit);
 

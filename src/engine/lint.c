@@ -79,7 +79,8 @@ typedef struct {
     const TSQuery *query;
     const TSQueryMatch *match;
     const char *src;
-    const char *detail;
+    const char *detail; /* {{detail}}: the engine's or a predicate's explanation */
+    const char *gpu;    /* {{gpu}}: the target GPU's name */
 } placeholder_env;
 
 static bool fill_placeholder(const placeholder_env *env, const char *name, size_t len,
@@ -87,6 +88,10 @@ static bool fill_placeholder(const placeholder_env *env, const char *name, size_
 {
     if (env->detail && len == 6 && memcmp(name, "detail", 6) == 0) {
         oom_buf_puts(out, env->detail);
+        return true;
+    }
+    if (env->gpu && len == 3 && memcmp(name, "gpu", 3) == 0) {
+        oom_buf_puts(out, env->gpu);
         return true;
     }
     if (!env->match)
@@ -222,7 +227,7 @@ static void report_syntax_error(const oom_linter *l, oom_source *src, TSNode roo
     } else {
         oom_buf_puts(&detail, "unexpected end of file");
     }
-    placeholder_env env = {NULL, NULL, src->text, detail.data};
+    placeholder_env env = {NULL, NULL, src->text, detail.data, NULL};
     add_finding(out, src, rule, a, b, &env);
     oom_buf_free(&detail);
 }
@@ -235,7 +240,7 @@ static void report_limit(const oom_linter *l, oom_source *src, const oom_rule *c
     const oom_rule *rule = oom_rules_find(l->c->rules, "OOM003");
     if (!rule || !oom_compiled_rule_enabled(l->c, "OOM003"))
         return;
-    placeholder_env env = {NULL, NULL, src->text, culprit->code};
+    placeholder_env env = {NULL, NULL, src->text, culprit->code, NULL};
     add_finding(out, src, rule, ts_node_start_byte(site), ts_node_end_byte(site), &env);
 }
 
@@ -256,7 +261,7 @@ static TSNode report_node(const oom_rule_slot *slot, const TSQueryMatch *m)
 }
 
 static void run_query(oom_linter *l, const oom_lang_query *lq, oom_source *src, TSNode root,
-                      const oom_pymodel *model, oom_diag_list *found, oom_suppression_set *supp)
+                      const oom_sem_env *env, oom_diag_list *found, oom_suppression_set *supp)
 {
     ts_query_cursor_exec(l->cursor, lq->query, root);
     TSQueryMatch m;
@@ -272,15 +277,17 @@ static void run_query(oom_linter *l, const oom_lang_query *lq, oom_source *src, 
             continue;
         TSNode site = report_node(slot, &m);
         bool limit_hit = false;
+        oom_buf_clear(env->detail);
         bool holds = oom_preds_hold(lq->preds[m.pattern_index], lq->pred_counts[m.pattern_index], &m,
-                                    src->text, model, site, l->md, l->mctx, &l->scratch, &limit_hit);
+                                    src->text, env, site, l->md, l->mctx, &l->scratch, &limit_hit);
         if (limit_hit)
             report_limit(l, src, slot->rule, site, found);
         if (!holds)
             continue;
-        placeholder_env env = {lq->query, &m, src->text, NULL};
+        placeholder_env penv = {lq->query, &m, src->text, env->detail->len ? env->detail->data : NULL,
+                                env->run->gpu ? env->run->gpu->name : NULL};
         add_finding(found, src, slot->rule, ts_node_start_byte(site), ts_node_end_byte(site),
-                    &env);
+                    &penv);
     }
 }
 
@@ -324,17 +331,24 @@ void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list
     TSNode root = ts_tree_root_node(tree);
     const oom_lang_query *lq = &l->c->langs[lang];
     oom_pymodel *model = lang == OOM_LANG_PYTHON ? oom_pymodel_build(tree, src->text, src->len) : NULL;
+    oom_jsonmodel *json = lang == OOM_LANG_JSON ? oom_jsonmodel_build(tree, src->text, src->len) : NULL;
+    oom_buf detail;
+    oom_buf_init(&detail);
+    oom_buf_append(&detail, "", 0);
+    oom_sem_env env = {model, json, &l->c->run, src->path, &detail};
     oom_diag_list found = {NULL, 0, 0};
     oom_suppression_set supp;
     memset(&supp, 0, sizeof supp);
     if (lq->query)
-        run_query(l, lq, src, root, model, &found, &supp);
+        run_query(l, lq, src, root, &env, &found, &supp);
     if (ts_node_has_error(root))
         report_syntax_error(l, src, root, &found);
     filter_findings(&found, &supp);
     oom_diag_list_move(out, &found);
     oom_suppression_set_free(&supp);
     oom_pymodel_free(model);
+    oom_jsonmodel_free(json);
+    oom_buf_free(&detail);
     ts_tree_delete(tree);
 }
 
@@ -344,7 +358,7 @@ void oom_report_unreadable(const oom_compiled *c, const char *path, const char *
     const oom_rule *rule = oom_rules_find(c->rules, "OOM002");
     if (!rule || !oom_compiled_rule_enabled(c, "OOM002"))
         return;
-    placeholder_env env = {NULL, NULL, "", reason};
+    placeholder_env env = {NULL, NULL, "", reason, NULL};
     char *message = render(rule->message, &env);
     char *help = render(rule->help, &env);
     oom_diag_list_add(out, rule->code, rule->name, rule->severity, path, message, help, rule->url);

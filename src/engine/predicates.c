@@ -6,12 +6,16 @@
 #include <string.h>
 
 #include "internal.h"
+#include "oomlint/project.h"
 
 /* ---- semantic predicates ------------------------------------------------------ */
 
-static bool sem_qualname(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+static bool sem_qualname(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
                          oom_buf *scratch)
 {
+    const oom_pymodel *m = env->py;
+    if (!m)
+        return false;
     (void)site;
     if (!oom_pymodel_qualname(m, n, scratch))
         return false;
@@ -21,9 +25,12 @@ static bool sem_qualname(const oom_pymodel *m, TSNode n, TSNode site, const oom_
     return false;
 }
 
-static bool sem_qualname_match(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+static bool sem_qualname_match(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
                                oom_buf *scratch)
 {
+    const oom_pymodel *m = env->py;
+    if (!m)
+        return false;
     (void)site;
     if (!oom_pymodel_qualname(m, n, scratch))
         return false;
@@ -37,9 +44,12 @@ static bool sem_qualname_match(const oom_pymodel *m, TSNode n, TSNode site, cons
     return rc >= 0;
 }
 
-static bool sem_string(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+static bool sem_string(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
                        oom_buf *scratch)
 {
+    const oom_pymodel *m = env->py;
+    if (!m)
+        return false;
     (void)site;
     if (!oom_pymodel_string_value(m, n, scratch))
         return false;
@@ -50,9 +60,12 @@ static bool sem_string(const oom_pymodel *m, TSNode n, TSNode site, const oom_pr
 }
 
 #define SEM_NODE_ONLY(fname, call)                                                          \
-    static bool fname(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,       \
+    static bool fname(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,     \
                       oom_buf *scratch)                                                     \
     {                                                                                       \
+        const oom_pymodel *m = env->py;                                                     \
+        if (!m)                                                                             \
+            return false;                                                                   \
         (void)n;                                                                            \
         (void)site;                                                                         \
         (void)p;                                                                            \
@@ -80,27 +93,36 @@ SEM_NODE_ONLY(sem_in_except, oom_pymodel_in_handler(m, n, false))
 SEM_NODE_ONLY(sem_file_trains, oom_pymodel_file_trains(m))
 SEM_NODE_ONLY(sem_lm_trainer, oom_pymodel_is_lm_trainer(m, n))
 
-static bool sem_has_argument(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+static bool sem_has_argument(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
                              oom_buf *scratch)
 {
+    const oom_pymodel *m = env->py;
+    if (!m)
+        return false;
     (void)site;
     (void)scratch;
     int position = p->arg_count > 1 ? atoi(p->args[1]) : -1;
     return oom_pymodel_has_argument(m, n, p->args[0], position);
 }
 
-static bool sem_file_has_keyword(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+static bool sem_file_has_keyword(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
                                  oom_buf *scratch)
 {
+    const oom_pymodel *m = env->py;
+    if (!m)
+        return false;
     (void)n;
     (void)site;
     (void)scratch;
     return oom_pymodel_file_has_keyword(m, p->args[0], p->arg_count > 1 ? p->args[1] : NULL);
 }
 
-static bool sem_file_calls(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+static bool sem_file_calls(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
                            oom_buf *scratch)
 {
+    const oom_pymodel *m = env->py;
+    if (!m)
+        return false;
     (void)n;
     (void)site;
     (void)scratch;
@@ -110,25 +132,101 @@ static bool sem_file_calls(const oom_pymodel *m, TSNode n, TSNode site, const oo
     return false;
 }
 
-static bool sem_outlives_all(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+static bool sem_outlives_all(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
                              oom_buf *scratch)
 {
+    const oom_pymodel *m = env->py;
+    if (!m)
+        return false;
     (void)p;
     (void)scratch;
     return oom_pymodel_outlives_all_loops(m, n, site);
 }
 
-static bool sem_in_function_matching(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+static bool sem_in_function_matching(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
                                      oom_buf *scratch)
 {
+    const oom_pymodel *m = env->py;
+    if (!m)
+        return false;
     (void)site;
     (void)scratch;
     return oom_pymodel_in_function_matching(m, n, p->regex);
 }
 
-static bool sem_outlives(const oom_pymodel *m, TSNode n, TSNode site, const oom_pred *p,
+/* ---- the run: target GPU, knowledge base, JSON configs ------------------------- */
+
+static bool sem_target_gpu_lacks(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                                 oom_buf *scratch)
+{
+    (void)n, (void)site, (void)scratch;
+    const oom_gpu *g = env->run ? env->run->gpu : NULL;
+    if (!g)
+        return false; /* no target GPU: hardware rules stay silent */
+    for (size_t i = 0; i < p->arg_count; i++) {
+        const char *f = p->args[i];
+        bool has = strcmp(f, "bf16") == 0 ? g->bf16
+                   : strcmp(f, "tf32") == 0 ? g->tf32
+                   : strcmp(f, "fp8") == 0 ? g->fp8
+                   : strcmp(f, "flash_attention_2") == 0 ? g->flash_attention_2
+                   : strcmp(f, "fp16_tensor_cores") == 0 ? g->fp16_tensor_cores
+                                                         : true;
+        if (!has)
+            return true;
+    }
+    return false;
+}
+
+static bool sem_json_kind(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                          oom_buf *scratch)
+{
+    (void)n, (void)site, (void)scratch;
+    if (!env->json)
+        return false;
+    for (size_t i = 0; i < p->arg_count; i++) {
+        int kind = oom_json_kind_from_name(p->args[i]);
+        if (kind > 0 && (oom_jsonmodel_kinds(env->json) & (unsigned)kind))
+            return true;
+    }
+    return false;
+}
+
+static bool sem_json_top_level(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                               oom_buf *scratch)
+{
+    (void)site, (void)p, (void)scratch;
+    return env->json && oom_jsonmodel_is_top_level(env->json, n);
+}
+
+static bool sem_model_like(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                           oom_buf *scratch)
+{
+    (void)site, (void)p, (void)scratch;
+    return env->py && oom_pymodel_is_model_expr(env->py, n);
+}
+
+static bool sem_exceeds_model_limit(const oom_sem_env *env, TSNode n, TSNode site,
+                                    const oom_pred *p, oom_buf *scratch)
+{
+    (void)site, (void)p;
+    long long value, limit;
+    if (!env->py || !oom_pymodel_int_value(env->py, n, &value))
+        return false;
+    oom_buf_clear(scratch);
+    if (!oom_project_model_limit(env->py, env->path, env->run ? env->run->kb : NULL, &limit, scratch) ||
+        value <= limit)
+        return false;
+    oom_buf_clear(env->detail);
+    oom_buf_printf(env->detail, "%lld is more than %s", value, scratch->data);
+    return true;
+}
+
+static bool sem_outlives(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
                          oom_buf *scratch)
 {
+    const oom_pymodel *m = env->py;
+    if (!m)
+        return false;
     (void)p;
     (void)scratch;
     return oom_pymodel_outlives_iteration(m, n, site);
@@ -162,6 +260,11 @@ static const sem_entry semantic_predicates[] = {
     {"oom-outlives-all-loops", sem_outlives_all, 0, 0, "storage created outside every loop around the site"},
     {"oom-in-function-matching", sem_in_function_matching, 1, 1, "inside a function whose name matches the regex"},
     {"oom-retry-call", sem_retry_call, 0, 0, "a call in an OOM handler repeating a call of the try body"},
+    {"oom-target-gpu-lacks", sem_target_gpu_lacks, 1, 4, "a target GPU is known and lacks one of: bf16, tf32, fp8, flash_attention_2"},
+    {"oom-json-kind", sem_json_kind, 1, 5, "the JSON file is one of: model-config, tokenizer-config, generation-config, training-args, deepspeed"},
+    {"oom-json-top-level", sem_json_top_level, 0, 0, "a pair of the JSON file's top-level object"},
+    {"oom-model-like", sem_model_like, 0, 0, "an expression that denotes a model"},
+    {"oom-exceeds-model-limit", sem_exceeds_model_limit, 0, 0, "an integer above the loaded model's hard position limit"},
     {"oom-in-loop-guard", sem_in_loop_guard, 0, 0, "inside an if within the innermost loop"},
     {"oom-in-oom-handler", sem_in_oom_handler, 0, 0, "inside an except clause for out-of-memory errors"},
     {"oom-in-except", sem_in_except, 0, 0, "inside any except clause"},
@@ -279,7 +382,12 @@ static int build_pred(const TSQuery *q, const TSQueryPredicateStep *steps, uint3
         if ((sem->fn == sem_qualname_match || sem->fn == sem_in_function_matching) &&
             p->arg_count == 1 && compile_regex(p, err) != 0)
             rc = -1;
-        if (lang != OOM_LANG_PYTHON) {
+        bool any_language = sem->fn == sem_target_gpu_lacks;
+        bool json_only = sem->fn == sem_json_kind || sem->fn == sem_json_top_level;
+        if (json_only && lang != OOM_LANG_JSON) {
+            oom_buf_printf(err, "#%s is a JSON predicate", full);
+            rc = -1;
+        } else if (!any_language && !json_only && lang != OOM_LANG_PYTHON) {
             oom_buf_printf(err, "#%s is a Python predicate", full);
             rc = -1;
         } else if ((int)p->arg_count < sem->min_args || (int)p->arg_count > sem->max_args ||
@@ -352,7 +460,7 @@ static bool regex_matches(const oom_pred *p, const char *src, TSNode n, pcre2_ma
 }
 
 static bool pred_holds(const oom_pred *p, const TSQueryMatch *match, const char *src,
-                       const oom_pymodel *model, TSNode site, pcre2_match_data *md,
+                       const oom_sem_env *env, TSNode site, pcre2_match_data *md,
                        pcre2_match_context *mctx, oom_buf *scratch, bool *limit_hit)
 {
     TSNode n;
@@ -375,13 +483,13 @@ static bool pred_holds(const oom_pred *p, const TSQueryMatch *match, const char 
                 return true;
         return false;
     case OOM_PRED_SEMANTIC:
-        return model && p->fn(model, n, site, p, scratch);
+        return p->fn(env, n, site, p, scratch);
     }
     return false;
 }
 
 bool oom_preds_hold(const oom_pred *preds, size_t count, const TSQueryMatch *match,
-                    const char *src, const oom_pymodel *model, TSNode site,
+                    const char *src, const oom_sem_env *env, TSNode site,
                     pcre2_match_data *md, pcre2_match_context *mctx, oom_buf *scratch,
                     bool *limit_hit)
 {
@@ -389,7 +497,7 @@ bool oom_preds_hold(const oom_pred *preds, size_t count, const TSQueryMatch *mat
         TSNode unused;
         if (!capture_node(match, preds[i].capture, &unused))
             continue; /* an optional capture that did not match constrains nothing */
-        bool holds = pred_holds(&preds[i], match, src, model, site, md, mctx, scratch, limit_hit);
+        bool holds = pred_holds(&preds[i], match, src, env, site, md, mctx, scratch, limit_hit);
         if (holds == preds[i].negate)
             return false;
     }

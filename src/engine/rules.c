@@ -29,6 +29,7 @@ void oom_text_line_col(const char *text, size_t offset, size_t *line, size_t *co
 
 typedef struct {
     const oom_rule_file *json, *query, *doc;
+    const oom_rule_file *extra[OOM_LANG_COUNT];
     char *folder;
 } rule_files;
 
@@ -196,6 +197,8 @@ static void rule_free(oom_rule *r)
     free(r->doc);
     free(r->summary);
     free(r->query);
+    for (int l = 0; l < OOM_LANG_COUNT; l++)
+        free(r->extra_query[l]);
     free(r->origin);
     memset(r, 0, sizeof(*r));
 }
@@ -222,6 +225,9 @@ static int load_rule(oom_rule_list *rules, const rule_files *rf, const char *ori
     }
     if (rc == 0) {
         r.query = rf->query ? oom_xstrndup(rf->query->data, rf->query->len) : NULL;
+        for (int l = 0; l < OOM_LANG_COUNT; l++)
+            if (rf->extra[l] && l != (int)r.lang)
+                r.extra_query[l] = oom_xstrndup(rf->extra[l]->data, rf->extra[l]->len);
         r.doc = rf->doc ? oom_xstrndup(rf->doc->data, rf->doc->len)
                         : oom_xstrdup("(this rule has no documentation: no doc.md)\n");
         r.summary = summary_from_doc(r.doc);
@@ -262,7 +268,7 @@ int oom_rules_add_files(oom_rule_list *rules, const oom_rule_file *files, size_t
     for (size_t i = 0; i < count && rc == 0; i++) {
         if (strcmp(base_of(files[i].path), "rule.json") != 0)
             continue;
-        rule_files rf = {&files[i], NULL, NULL, folder_of(files[i].path)};
+        rule_files rf = {&files[i], NULL, NULL, {NULL}, folder_of(files[i].path)};
         for (size_t j = 0; j < count; j++) {
             char *folder = folder_of(files[j].path);
             if (strcmp(folder, rf.folder) == 0) {
@@ -270,6 +276,13 @@ int oom_rules_add_files(oom_rule_list *rules, const oom_rule_file *files, size_t
                     rf.query = &files[j];
                 else if (strcmp(base_of(files[j].path), "doc.md") == 0)
                     rf.doc = &files[j];
+                else
+                    for (int l = 0; l < OOM_LANG_COUNT; l++) {
+                        char name[32];
+                        snprintf(name, sizeof name, "query.%s.scm", oom_lang_name((oom_lang)l));
+                        if (strcmp(base_of(files[j].path), name) == 0)
+                            rf.extra[l] = &files[j];
+                    }
             }
             free(folder);
         }
@@ -306,7 +319,8 @@ static void free_file_list(file_list *fl)
 static bool is_rule_file_name(const char *name)
 {
     return strcmp(name, "rule.json") == 0 || strcmp(name, "query.scm") == 0 ||
-           strcmp(name, "doc.md") == 0;
+           strcmp(name, "doc.md") == 0 ||
+           (oom_str_starts_with(name, "query.") && oom_str_ends_with(name, ".scm"));
 }
 
 /* Depth-limited so a symlink loop ends; rule trees are shallow. */

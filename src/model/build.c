@@ -370,6 +370,40 @@ static void record_keywords(oom_pymodel *m, TSNode call)
     }
 }
 
+/* from_pretrained("gpt2") or name = "gpt2"; from_pretrained(name) */
+static void record_pretrained(oom_pymodel *m, int scope, TSNode call, TSNode fn)
+{
+    if (ts_node_symbol(fn) != m->sym.attribute || !oom_node_text_is(m, field(fn, "attribute"), "from_pretrained"))
+        return;
+    TSNode arg = first_positional(call);
+    if (ts_node_is_null(arg)) {
+        TSNode args = field(call, "arguments");
+        uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+        for (uint32_t i = 0; i < count; i++) {
+            TSNode a = ts_node_named_child(args, i);
+            if (ts_node_symbol(a) == m->sym.keyword_argument &&
+                oom_node_text_is(m, field(a, "name"), "pretrained_model_name_or_path"))
+                arg = field(a, "value");
+        }
+    }
+    if (!ts_node_is_null(arg) && ts_node_symbol(arg) == m->sym.keyword_argument)
+        return;
+    if (!ts_node_is_null(arg) && ts_node_symbol(arg) == m->sym.identifier) {
+        uint32_t len;
+        const char *name = oom_node_text(m, arg, &len);
+        const oom_binding *b = oom_model_last_binding(m, scope, name, len, ts_node_start_byte(arg), true);
+        if (!b && scope != 0)
+            b = oom_model_last_binding(m, 0, name, len, UINT32_MAX, true);
+        arg = b && b->kind == OOM_BIND_VALUE ? b->value : (TSNode){{0}, NULL, NULL};
+    }
+    oom_buf value;
+    oom_buf_init(&value);
+    if (!ts_node_is_null(arg) && oom_pymodel_string_value(m, arg, &value) && value.len > 0 &&
+        !oom_strlist_contains(&m->pretrained_ids, value.data))
+        oom_strlist_push(&m->pretrained_ids, value.data);
+    oom_buf_free(&value);
+}
+
 static void note_call_facts(oom_pymodel *m, int scope, TSNode node, TSNode fn)
 {
     oom_buf q;
@@ -384,6 +418,7 @@ static void note_call_facts(oom_pymodel *m, int scope, TSNode node, TSNode fn)
         m->distributed = true;
     oom_buf_free(&q);
     record_keywords(m, node);
+    record_pretrained(m, scope, node, fn);
 }
 
 static void visit_call(oom_pymodel *m, int scope, TSNode node)
@@ -766,5 +801,6 @@ void oom_pymodel_free(oom_pymodel *m)
     free(m->handlers);
     free(m->guards);
     free(m->keywords);
+    oom_strlist_free(&m->pretrained_ids);
     free(m);
 }

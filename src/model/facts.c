@@ -1,5 +1,6 @@
 /* model/facts: questions about the file as a whole and about positions that
  * the rule pack asks: arguments, CUDA initialisation, handlers, guards. */
+#include <stdlib.h>
 #include <string.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -184,6 +185,46 @@ bool oom_pymodel_is_retry_call(const oom_pymodel *m, TSNode call)
                 memcmp(c->name, self->name, c->name_len) == 0)
                 return true;
         }
+    }
+    return false;
+}
+
+const oom_strlist *oom_pymodel_pretrained_ids(const oom_pymodel *m)
+{
+    return &m->pretrained_ids;
+}
+
+bool oom_pymodel_int_value(const oom_pymodel *m, TSNode e, long long *out)
+{
+    for (int depth = 0; depth < 8 && !ts_node_is_null(e); depth++) {
+        if (strcmp(ts_node_type(e), "integer") == 0) {
+            uint32_t len;
+            const char *t = oom_node_text(m, e, &len);
+            char buf[32];
+            size_t n = 0;
+            for (uint32_t i = 0; i < len && n + 1 < sizeof buf; i++)
+                if (t[i] != '_')
+                    buf[n++] = t[i];
+            buf[n] = '\0';
+            char *end;
+            long long v = strtoll(buf, &end, 0);
+            if (*end)
+                return false;
+            *out = v;
+            return true;
+        }
+        if (ts_node_symbol(e) != m->sym.identifier)
+            return false;
+        uint32_t len;
+        const char *name = oom_node_text(m, e, &len);
+        uint32_t pos = ts_node_start_byte(e);
+        int scope = oom_model_scope_at(m, pos);
+        const oom_binding *b = oom_model_last_binding(m, scope, name, len, pos, true);
+        if (!b && scope != 0)
+            b = oom_model_last_binding(m, 0, name, len, UINT32_MAX, true);
+        if (!b || b->kind != OOM_BIND_VALUE)
+            return false;
+        e = b->value;
     }
     return false;
 }

@@ -132,6 +132,11 @@ static bool is_model_expr(const oom_pymodel *m, TSNode expr, int depth)
     return false;
 }
 
+bool oom_pymodel_is_model_expr(const oom_pymodel *m, TSNode expr)
+{
+    return is_model_expr(m, expr, 0);
+}
+
 bool oom_pymodel_is_model_call(const oom_pymodel *m, TSNode call)
 {
     if (ts_node_symbol(call) != m->sym.call)

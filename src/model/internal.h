@@ -127,6 +127,7 @@ struct oom_pymodel {
     oom_keyword *keywords;
     size_t keyword_count, keyword_cap;
     bool distributed; /* init_process_group, DDP, LOCAL_RANK / local_rank */
+    oom_strlist pretrained_ids;
 };
 
 /* Text of a node, as a pointer into the source and a length. */

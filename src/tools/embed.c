@@ -26,7 +26,8 @@ static void push(path_list *l, const char *s)
 static int wanted(const char *name)
 {
     return strcmp(name, "rule.json") == 0 || strcmp(name, "query.scm") == 0 ||
-           strcmp(name, "doc.md") == 0 || strstr(name, ".json") != NULL;
+           strcmp(name, "doc.md") == 0 || strstr(name, ".json") != NULL ||
+           (strncmp(name, "query.", 6) == 0 && strstr(name, ".scm") != NULL);
 }
 
 static void collect(const char *root, const char *rel, path_list *out)

@@ -2,13 +2,16 @@
  * ending in `# expect: OOM201` (or `# expect: OOM201,OOM202`) must produce
  * exactly those codes, and every other line must produce nothing. JSON has
  * no comments, so `x.json` keeps them in `x.json.expect`, one `LINE: CODES`
- * a line. A missing finding and an unexpected one both fail the fixture. */
+ * a line. A missing finding and an unexpected one both fail the fixture.
+ * A fixture linted for a target GPU says so: `# fixture: gpu=v100` in a
+ * Python file, `gpu: v100` in a JSON fixture's .expect file. */
 #include <dirent.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include "harness.h"
 #include "oomlint/engine.h"
+#include "oomlint/kb.h"
 #include "oomlint/rules.h"
 
 typedef struct {
@@ -94,6 +97,9 @@ static void parse_sidecar(const char *path, expectation_list *l)
     fclose(f);
 }
 
+static oom_kb fixture_kb;
+static oom_compiled *fixture_compiled;
+
 static bool claim(expectation_list *l, uint32_t line, const char *code)
 {
     for (size_t i = 0; i < l->len; i++)
@@ -104,8 +110,31 @@ static bool claim(expectation_list *l, uint32_t line, const char *code)
     return false;
 }
 
-static void run_fixture(oom_linter *linter, const char *path)
+/* "gpu=NAME" after "fixture:" in the text, or "gpu: NAME" at a line start. */
+static bool fixture_gpu(const char *text, char *out, size_t size)
 {
+    const char *p = strstr(text, "fixture: gpu=");
+    size_t skip = strlen("fixture: gpu=");
+    if (!p) {
+        p = strstr(text, "gpu: ");
+        skip = strlen("gpu: ");
+        if (p && p != text && p[-1] != '\n')
+            p = NULL;
+    }
+    if (!p)
+        return false;
+    p += skip;
+    size_t n = strcspn(p, " \r\n");
+    if (n == 0 || n >= size)
+        return false;
+    memcpy(out, p, n);
+    out[n] = '\0';
+    return true;
+}
+
+static void run_fixture(oom_linter *unused, const char *path)
+{
+    (void)unused;
     oom_source src;
     char why[256];
     oom_diag_list found = {NULL, 0, 0};
@@ -116,16 +145,31 @@ static void run_fixture(oom_linter *linter, const char *path)
         oom_source_free(&src);
         return;
     }
+    char gpu_name[64] = "";
     if (lang == OOM_LANG_JSON) {
         oom_buf side;
         oom_buf_init(&side);
         oom_buf_printf(&side, "%s.expect", path);
         parse_sidecar(side.data, &want);
+        oom_source sidecar;
+        if (oom_source_read(side.data, side.data, &sidecar, why, sizeof why) == OOM_SOURCE_OK)
+            fixture_gpu(sidecar.text, gpu_name, sizeof gpu_name);
+        oom_source_free(&sidecar);
         oom_buf_free(&side);
     } else {
         parse_inline(src.text, &want);
+        fixture_gpu(src.text, gpu_name, sizeof gpu_name);
     }
+    oom_run_context run = {&fixture_kb, NULL, 0};
+    if (gpu_name[0]) {
+        run.gpu = oom_kb_find_gpu(&fixture_kb, gpu_name);
+        if (!run.gpu)
+            printf("FAIL fixture %s: unknown gpu %s\n", path, gpu_name);
+    }
+    oom_compiled_set_run(fixture_compiled, &run);
+    oom_linter *linter = oom_linter_new(fixture_compiled);
     oom_linter_run(linter, &src, lang, &found);
+    oom_linter_free(linter);
     oom_buf report;
     oom_buf_init(&report);
     for (size_t i = 0; i < found.len; i++) {
@@ -191,15 +235,18 @@ void test_fixtures_suite(const char *root)
     oom_selection sel;
     memset(&sel, 0, sizeof sel);
     oom_compiled *c = NULL;
-    if (oom_rules_add_embedded(&rules, &err) != 0 || !(c = oom_compiled_new(&rules, &sel, &err))) {
+    if (oom_rules_add_embedded(&rules, &err) != 0 || !(c = oom_compiled_new(&rules, &sel, &err)) ||
+        oom_kb_load_embedded(&fixture_kb, &err) != 0) {
         printf("FAIL fixtures: rules do not load: %s\n", err.data);
     } else {
+        fixture_compiled = c;
         oom_linter *linter = oom_linter_new(c);
         size_t count = 0;
         walk(linter, root, &count);
         if (count == 0)
             printf("FAIL fixtures: no fixture found under %s\n", root);
         oom_linter_free(linter);
+        oom_kb_free(&fixture_kb);
     }
     oom_compiled_free(c);
     oom_rules_free(&rules);

@@ -1,0 +1,38 @@
+/* config: [tool.oomlint] in pyproject.toml, read with the tree-sitter TOML
+ * grammar so that every bad key or value is reported at its line and column. */
+#ifndef OOMLINT_CONFIG_H
+#define OOMLINT_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "oomlint/util.h"
+
+typedef struct {
+    char *glob;
+    oom_strlist codes;
+} oom_per_file_ignore;
+
+typedef struct {
+    char *path;      /* the pyproject.toml it came from */
+    char *dir;       /* its folder: per-file-ignores globs are relative to it */
+    char *gpu;       /* NULL when not set */
+    uint32_t gpu_line, gpu_col;
+    int num_gpus;    /* 0 when not set */
+    bool has_select, has_ignore;
+    oom_strlist select, ignore, exclude; /* exclude holds exclude and extend-exclude */
+    oom_per_file_ignore *per_file_ignores;
+    size_t per_file_ignore_count, per_file_ignore_cap;
+} oom_project_config;
+
+/* The nearest pyproject.toml with a [tool.oomlint] table, walking up from
+ * `start` (a file or folder). NULL when there is none. */
+char *oom_project_config_find(const char *start);
+/* Returns 0, or -1 with "FILE:LINE:COL: reason" in err. A file without
+ * [tool.oomlint] loads as an empty configuration. */
+int oom_project_config_load(const char *path, oom_project_config *out, oom_buf *err);
+/* Whether a per-file-ignores entry silences `code` in `file`. */
+bool oom_project_config_ignores(const oom_project_config *c, const char *file, const char *code);
+void oom_project_config_free(oom_project_config *c);
+
+#endif

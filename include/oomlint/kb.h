@@ -1,0 +1,70 @@
+/* kb: the knowledge base: accelerators (memory, precision support) and
+ * well-known model checkpoints (the config fields that decide memory), read
+ * from rules/kb/ (gpus.json, models.json), embedded in the binary. */
+#ifndef OOMLINT_KB_H
+#define OOMLINT_KB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "oomlint/util.h"
+
+typedef struct {
+    char *id;
+    char *name;
+    char *vendor;
+    char *note; /* may be NULL */
+    char *compute_capability; /* "8.0", "gfx942", "n/a" */
+    oom_strlist aliases;
+    double memory_gib; /* < 0: not fixed (CPU) */
+    bool bf16, fp16_tensor_cores, tf32, fp8, flash_attention_2;
+} oom_gpu;
+
+/* The config fields that decide a model's size and limits, in Hugging Face's
+ * names (each family's synonyms are mapped: n_embd, d_model, dim ...). A
+ * field the config does not set is -1. */
+typedef struct {
+    char model_type[32];
+    long long vocab_size, hidden_size, num_hidden_layers, num_attention_heads,
+        num_key_value_heads, intermediate_size, max_position_embeddings, head_dim,
+        num_decoder_layers, embedding_size, type_vocab_size, num_local_experts,
+        word_embed_proj_dim;
+    int tie_word_embeddings; /* -1 unknown, 0, 1 */
+    bool gated_ffn;          /* T5 v1.1 / Flan-T5 "gated-gelu" */
+} oom_model_config;
+
+typedef struct {
+    char *id;
+    oom_strlist aliases;
+    oom_model_config config;
+    char *position_limit; /* "hard", "soft", "none" */
+    long long params;     /* published exact count, or -1 */
+} oom_model;
+
+typedef struct {
+    oom_gpu *gpus;
+    size_t gpu_count, gpu_cap;
+    oom_model *models;
+    size_t model_count, model_cap;
+} oom_kb;
+
+/* Loads rules/kb/gpus.json and rules/kb/models.json from the binary. */
+int oom_kb_load_embedded(oom_kb *kb, oom_buf *err);
+void oom_kb_free(oom_kb *kb);
+
+/* By id or alias, ignoring case, and treating '_', ' ' and '.' like '-'. */
+const oom_gpu *oom_kb_find_gpu(const oom_kb *kb, const char *name);
+/* Up to `max` known names closest to `name` (edit distance), for messages. */
+size_t oom_kb_closest_gpus(const oom_kb *kb, const char *name, const char **out, size_t max);
+/* By hub id or alias, ignoring case. */
+const oom_model *oom_kb_find_model(const oom_kb *kb, const char *id);
+
+/* Fills a config from a parsed config.json (a cJSON object), family synonyms
+ * applied. Returns false when it is not a model config. */
+bool oom_model_config_from_json(const void *cjson_object, oom_model_config *out);
+/* Exact parameter count of the model, from its config, for the families in
+ * the research notes (bert, roberta, distilbert, albert, gpt2, opt, gpt_neox,
+ * llama, mistral, mixtral, qwen2, gemma, phi, t5); -1 for other families. */
+long long oom_model_param_count(const oom_model_config *c);
+
+#endif

@@ -1,0 +1,25 @@
+/* project: links between a script and the files it names (a local model
+ * folder's config.json) and the knowledge base, for rules that need facts
+ * from more than one file. A path that does not exist is not an error: it may
+ * be created when the job runs. */
+#ifndef OOMLINT_PROJECT_H
+#define OOMLINT_PROJECT_H
+
+#include <stdbool.h>
+
+#include "oomlint/kb.h"
+#include "oomlint/model.h"
+#include "oomlint/util.h"
+
+/* "hard" (learned absolute positions: longer input breaks), "soft" (rotary,
+ * relative, ALiBi: longer input runs, worse), "none"; for a model_type. */
+const char *oom_project_family_position_limit(const char *model_type);
+
+/* The hard position limit of the model a script loads, from a local folder's
+ * config.json (relative to the script) or else the knowledge base. `where`
+ * gets a description such as "the 1024 positions of gpt2 (knowledge base)".
+ * Returns false when no model with a hard limit is known. */
+bool oom_project_model_limit(const oom_pymodel *m, const char *script_path, const oom_kb *kb,
+                             long long *limit, oom_buf *where);
+
+#endif

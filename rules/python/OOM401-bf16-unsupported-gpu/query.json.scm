@@ -1,0 +1,20 @@
+; DeepSpeed: "bf16": {"enabled": true}   ("auto" follows the TrainingArguments)
+((pair
+  key: (string (string_content) @kw)
+  value: (object
+    (pair
+      key: (string (string_content) @enabled)
+      value: (true)))) @arg @report
+  (#eq? @kw "bf16")
+  (#eq? @enabled "enabled")
+  (#oom-json-kind? @report "deepspeed")
+  (#oom-target-gpu-lacks? @report "bf16"))
+
+; TrainingArguments JSON: "bf16": true
+((pair
+  key: (string (string_content) @kw)
+  value: (true)) @arg @report
+  (#any-of? @kw "bf16" "bf16_full_eval")
+  (#oom-json-kind? @report "training-args")
+  (#oom-json-top-level? @report)
+  (#oom-target-gpu-lacks? @report "bf16"))

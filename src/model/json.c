@@ -1,0 +1,105 @@
+/* model/json: recognising JSON configs by their top-level keys. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "oomlint/jsonmodel.h"
+#include "oomlint/util.h"
+
+struct oom_jsonmodel {
+    const char *src;
+    TSNode object; /* the top-level object, or a null node */
+    unsigned kinds;
+};
+
+typedef struct {
+    const char *key;
+    unsigned kind;
+} key_hint;
+
+/* A key that only one kind of file has. TrainingArguments and DeepSpeed
+ * share some (gradient_accumulation_steps, fp16), so those are not hints. */
+static const key_hint hints[] = {
+    {"model_type", OOM_JSON_MODEL_CONFIG},
+    {"architectures", OOM_JSON_MODEL_CONFIG},
+    {"model_max_length", OOM_JSON_TOKENIZER_CONFIG},
+    {"tokenizer_class", OOM_JSON_TOKENIZER_CONFIG},
+    {"_from_model_config", OOM_JSON_GENERATION_CONFIG},
+    {"max_new_tokens", OOM_JSON_GENERATION_CONFIG},
+    {"output_dir", OOM_JSON_TRAINING_ARGS},
+    {"per_device_train_batch_size", OOM_JSON_TRAINING_ARGS},
+    {"per_device_eval_batch_size", OOM_JSON_TRAINING_ARGS},
+    {"num_train_epochs", OOM_JSON_TRAINING_ARGS},
+    {"learning_rate", OOM_JSON_TRAINING_ARGS},
+    {"evaluation_strategy", OOM_JSON_TRAINING_ARGS},
+    {"eval_strategy", OOM_JSON_TRAINING_ARGS},
+    {"zero_optimization", OOM_JSON_DEEPSPEED},
+    {"train_micro_batch_size_per_gpu", OOM_JSON_DEEPSPEED},
+    {"train_batch_size", OOM_JSON_DEEPSPEED},
+    {"zero_allow_untested_optimizer", OOM_JSON_DEEPSPEED},
+    {"steps_per_print", OOM_JSON_DEEPSPEED},
+};
+
+static void note_key(oom_jsonmodel *m, TSNode key)
+{
+    uint32_t a = ts_node_start_byte(key), b = ts_node_end_byte(key);
+    if (b - a < 2)
+        return;
+    const char *k = m->src + a + 1; /* inside the quotes */
+    size_t n = b - a - 2;
+    for (size_t i = 0; i < sizeof hints / sizeof *hints; i++)
+        if (strlen(hints[i].key) == n && memcmp(hints[i].key, k, n) == 0)
+            m->kinds |= hints[i].kind;
+}
+
+oom_jsonmodel *oom_jsonmodel_build(const TSTree *tree, const char *src, size_t len)
+{
+    (void)len;
+    oom_jsonmodel *m = oom_xcalloc(1, sizeof(*m));
+    m->src = src;
+    TSNode root = ts_tree_root_node(tree);
+    TSNode object = ts_node_named_child(root, 0);
+    if (ts_node_is_null(object) || strcmp(ts_node_type(object), "object") != 0)
+        return m;
+    m->object = object;
+    uint32_t count = ts_node_named_child_count(object);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode pair = ts_node_named_child(object, i);
+        if (strcmp(ts_node_type(pair), "pair") == 0)
+            note_key(m, ts_node_child_by_field_name(pair, "key", 3));
+    }
+    return m;
+}
+
+void oom_jsonmodel_free(oom_jsonmodel *m)
+{
+    free(m);
+}
+
+unsigned oom_jsonmodel_kinds(const oom_jsonmodel *m)
+{
+    return m->kinds;
+}
+
+int oom_json_kind_from_name(const char *name)
+{
+    static const struct {
+        const char *name;
+        unsigned kind;
+    } names[] = {{"model-config", OOM_JSON_MODEL_CONFIG},
+                 {"tokenizer-config", OOM_JSON_TOKENIZER_CONFIG},
+                 {"generation-config", OOM_JSON_GENERATION_CONFIG},
+                 {"training-args", OOM_JSON_TRAINING_ARGS},
+                 {"deepspeed", OOM_JSON_DEEPSPEED}};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(names[i].name, name) == 0)
+            return (int)names[i].kind;
+    return -1;
+}
+
+bool oom_jsonmodel_is_top_level(const oom_jsonmodel *m, TSNode pair)
+{
+    if (ts_node_is_null(m->object))
+        return false;
+    TSNode parent = ts_node_parent(pair);
+    return !ts_node_is_null(parent) && ts_node_eq(parent, m->object);
+}

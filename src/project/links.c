@@ -1,0 +1,84 @@
+/* project/links: from a script to the model it loads and that model's limits. */
+#include "oomlint/project.h"
+
+#include <cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "oomlint/source.h"
+
+const char *oom_project_family_position_limit(const char *type)
+{
+    static const char *const hard[] = {"bert", "roberta", "xlm-roberta", "distilbert", "albert",
+                                       "electra", "camembert", "gpt2", "opt", "bart", "mbart",
+                                       "whisper", "vit", "gpt_neo", "gptj", "biogpt", "blenderbot",
+                                       "marian", "pegasus", "longformer", NULL};
+    static const char *const none[] = {"t5", "mt5", "umt5", "deberta", "deberta-v2", "xlnet", NULL};
+    for (size_t i = 0; hard[i]; i++)
+        if (strcmp(type, hard[i]) == 0)
+            return "hard";
+    for (size_t i = 0; none[i]; i++)
+        if (strcmp(type, none[i]) == 0)
+            return "none";
+    return "soft";
+}
+
+static char *script_dir(const char *script_path)
+{
+    const char *slash = strrchr(script_path, '/');
+    return slash ? oom_xstrndup(script_path, (size_t)(slash - script_path)) : oom_xstrdup(".");
+}
+
+/* ./my-model/config.json next to the script, when the id names a folder. */
+static bool local_config_limit(const char *script_path, const char *id, long long *limit, oom_buf *where)
+{
+    oom_buf path;
+    oom_buf_init(&path);
+    char *dir = script_dir(script_path);
+    if (id[0] == '/')
+        oom_buf_printf(&path, "%s/config.json", id);
+    else
+        oom_buf_printf(&path, "%s/%s/config.json", dir, id);
+    free(dir);
+    struct stat st;
+    bool found = false;
+    if (stat(path.data, &st) == 0 && S_ISREG(st.st_mode)) {
+        oom_source src;
+        char why[128];
+        if (oom_source_read(path.data, path.data, &src, why, sizeof why) == OOM_SOURCE_OK) {
+            cJSON *root = cJSON_ParseWithLength(src.text, src.len);
+            oom_model_config c;
+            if (root && oom_model_config_from_json(root, &c) && c.max_position_embeddings > 0 &&
+                strcmp(oom_project_family_position_limit(c.model_type), "hard") == 0) {
+                *limit = c.max_position_embeddings;
+                oom_buf_printf(where, "the %lld positions of the %s model in %s", *limit, c.model_type,
+                               path.data);
+                found = true;
+            }
+            cJSON_Delete(root);
+        }
+        oom_source_free(&src);
+    }
+    oom_buf_free(&path);
+    return found;
+}
+
+bool oom_project_model_limit(const oom_pymodel *m, const char *script_path, const oom_kb *kb,
+                             long long *limit, oom_buf *where)
+{
+    const oom_strlist *ids = oom_pymodel_pretrained_ids(m);
+    for (size_t i = 0; i < ids->len; i++) {
+        const char *id = ids->items[i];
+        if (script_path && local_config_limit(script_path, id, limit, where))
+            return true;
+        const oom_model *known = kb ? oom_kb_find_model(kb, id) : NULL;
+        if (known && known->config.max_position_embeddings > 0 &&
+            strcmp(known->position_limit, "hard") == 0) {
+            *limit = known->config.max_position_embeddings;
+            oom_buf_printf(where, "the %lld positions of %s (oomlint's knowledge base)", *limit, known->id);
+            return true;
+        }
+    }
+    return false;
+}
