@@ -22,4 +22,15 @@ const char *oom_project_family_position_limit(const char *model_type);
 bool oom_project_model_limit(const oom_pymodel *m, const char *script_path, const oom_kb *kb,
                              long long *limit, oom_buf *where);
 
+#include "oomlint/diag.h"
+#include "oomlint/rules.h"
+
+/* The project pass: for each Python file among `paths` that hands a DeepSpeed
+ * config to TrainingArguments (`deepspeed="ds.json"`, directly or through a
+ * TrainingArguments JSON read with parse_json_file), compares the values the
+ * Trainer checks (precision, micro-batch size, gradient accumulation) and
+ * reports OOM405 in the DeepSpeed file at the key, naming the Python line. */
+void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const char *const *paths,
+                                 size_t count, oom_diag_list *out);
+
 #endif

@@ -12,6 +12,7 @@
 #include "oomlint/diffbase.h"
 #include "oomlint/discover.h"
 #include "oomlint/engine.h"
+#include "oomlint/project.h"
 #include "oomlint/rules.h"
 #include "oomlint/source.h"
 #include "oomlint/text.h"
@@ -447,6 +448,15 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
     oom_lint_jobs(compiled, jobs, d.target_count, s->threads > 0 ? s->threads : default_threads(),
                   &run.diags);
     free(jobs);
+    /* the project pass: facts that span files */
+    const char **py = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(char *));
+    size_t npy = 0;
+    for (size_t i = 0; i < d.target_count; i++)
+        if (d.targets[i].lang == OOM_LANG_PYTHON && strcmp(d.targets[i].path, "-") != 0)
+            py[npy++] = d.targets[i].path;
+    oom_project_check_deepspeed(rules, oom_compiled_rule_enabled(compiled, "OOM405"), py, npy, &run.diags);
+    free(py);
+    oom_diag_list_sort(&run.diags);
     apply_per_file_ignores(&eff, &run.diags);
     /* Without the changed lines, an unfiltered report would mislead: none. */
     bool diff_failed = s->diff_base && filter_to_changed_lines(s, &run.diags) != 0;

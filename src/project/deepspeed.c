@@ -1,0 +1,381 @@
+/* project/deepspeed: TrainingArguments against the DeepSpeed config it loads.
+ * The Trainer refuses to start when they disagree on precision, micro-batch
+ * size or gradient accumulation; this finds it before the job is queued. */
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "oomlint/lang.h"
+#include "oomlint/project.h"
+#include "oomlint/source.h"
+
+/* A TrainingArguments value and where it was set (or that it is the default). */
+typedef struct {
+    long long value; /* -1: unknown (do not compare) */
+    char where[256];
+} hf_value;
+
+typedef struct {
+    char *ds_path;
+    hf_value micro_batch, grad_accum, fp16, bf16;
+} ds_link;
+
+typedef struct {
+    ds_link *items;
+    size_t len, cap;
+} link_list;
+
+static bool is_flag(const char *name)
+{
+    return strcmp(name, "fp16") == 0 || strcmp(name, "bf16") == 0;
+}
+
+static void set_default(hf_value *v, long long value, const char *origin, const char *name)
+{
+    v->value = value;
+    if (is_flag(name))
+        snprintf(v->where, sizeof v->where, "%s leaves `%s` at its default, %s", origin, name,
+                 value ? "True" : "False");
+    else
+        snprintf(v->where, sizeof v->where, "%s leaves `%s` at its default, %lld", origin, name, value);
+}
+
+static void set_value(hf_value *v, long long value, const char *origin, const char *name)
+{
+    v->value = value;
+    if (is_flag(name))
+        snprintf(v->where, sizeof v->where, "%s sets `%s=%s`", origin, name, value ? "True" : "False");
+    else
+        snprintf(v->where, sizeof v->where, "%s sets `%s=%lld`", origin, name, value);
+}
+
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? oom_xstrndup(path, (size_t)(slash - path)) : oom_xstrdup(".");
+}
+
+/* "ds.json" next to the script if it is there, else as given (relative to the
+ * working directory). */
+static char *resolve_beside(const char *script, const char *rel)
+{
+    if (rel[0] == '/')
+        return oom_xstrdup(rel);
+    char *dir = dir_of(script);
+    oom_buf p;
+    oom_buf_init(&p);
+    oom_buf_printf(&p, "%s/%s", dir, rel);
+    free(dir);
+    struct stat st;
+    if (stat(p.data, &st) == 0)
+        return oom_buf_take(&p);
+    oom_buf_free(&p);
+    return oom_xstrdup(rel);
+}
+
+static char *node_string(const char *src, TSNode n)
+{
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    if (b - a >= 2 && (src[a] == '"' || src[a] == '\''))
+        return oom_xstrndup(src + a + 1, b - a - 2);
+    return oom_xstrndup(src + a, b - a);
+}
+
+/* ---- the Python side ------------------------------------------------------------ */
+
+static void read_python_keyword(oom_pymodel *m, const char *src, TSNode kw, ds_link *l,
+                                const char *origin)
+{
+    TSNode name = ts_node_child_by_field_name(kw, "name", 4);
+    TSNode value = ts_node_child_by_field_name(kw, "value", 5);
+    char *key = node_string(src, name);
+    long long n;
+    if (strcmp(key, "per_device_train_batch_size") == 0 && oom_pymodel_int_value(m, value, &n))
+        set_value(&l->micro_batch, n, origin, key);
+    else if (strcmp(key, "gradient_accumulation_steps") == 0 && oom_pymodel_int_value(m, value, &n))
+        set_value(&l->grad_accum, n, origin, key);
+    else if ((strcmp(key, "fp16") == 0 || strcmp(key, "bf16") == 0)) {
+        hf_value *v = key[0] == 'f' ? &l->fp16 : &l->bf16;
+        const char *t = ts_node_type(value);
+        if (strcmp(t, "true") == 0 || strcmp(t, "false") == 0)
+            set_value(v, strcmp(t, "true") == 0, origin, key);
+        else
+            v->value = -1;
+    }
+    free(key);
+}
+
+static void links_from_call(oom_pymodel *m, oom_source *src, const char *script, TSNode args,
+                            link_list *out)
+{
+    ds_link l;
+    memset(&l, 0, sizeof l);
+    uint32_t count = ts_node_named_child_count(args);
+    uint32_t row, col;
+    oom_source_position(src, ts_node_start_byte(args), &row, &col);
+    char origin[200];
+    snprintf(origin, sizeof origin, "%s:%u", script, row);
+    set_default(&l.micro_batch, 8, origin, "per_device_train_batch_size");
+    set_default(&l.grad_accum, 1, origin, "gradient_accumulation_steps");
+    set_default(&l.fp16, 0, origin, "fp16");
+    set_default(&l.bf16, 0, origin, "bf16");
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        const char *t = ts_node_type(a);
+        if (strcmp(t, "dictionary_splat") == 0 || strcmp(t, "list_splat") == 0) {
+            free(l.ds_path);
+            return; /* **kwargs may set anything: compare nothing */
+        }
+        if (strcmp(t, "keyword_argument") != 0)
+            continue;
+        TSNode name = ts_node_child_by_field_name(a, "name", 4);
+        TSNode value = ts_node_child_by_field_name(a, "value", 5);
+        char *key = node_string(src->text, name);
+        oom_buf s;
+        oom_buf_init(&s);
+        if (strcmp(key, "deepspeed") == 0 && oom_pymodel_string_value(m, value, &s) && s.len)
+            l.ds_path = resolve_beside(script, s.data);
+        else
+            read_python_keyword(m, src->text, a, &l, origin);
+        oom_buf_free(&s);
+        free(key);
+    }
+    if (l.ds_path)
+        OOM_PUSH(out->items, out->len, out->cap, l);
+}
+
+/* ---- a TrainingArguments JSON (HfArgumentParser.parse_json_file) ------------------ */
+
+static void links_from_args_json(const char *args_path, link_list *out)
+{
+    oom_source src;
+    char why[128];
+    if (oom_source_read(args_path, args_path, &src, why, sizeof why) != OOM_SOURCE_OK) {
+        oom_source_free(&src);
+        return;
+    }
+    cJSON *root = cJSON_ParseWithLength(src.text, src.len);
+    cJSON *ds = cJSON_GetObjectItemCaseSensitive(root, "deepspeed");
+    if (cJSON_IsString(ds)) {
+        ds_link l;
+        memset(&l, 0, sizeof l);
+        l.ds_path = resolve_beside(args_path, ds->valuestring);
+        set_default(&l.micro_batch, 8, args_path, "per_device_train_batch_size");
+        set_default(&l.grad_accum, 1, args_path, "gradient_accumulation_steps");
+        set_default(&l.fp16, 0, args_path, "fp16");
+        set_default(&l.bf16, 0, args_path, "bf16");
+        static const char *const keys[] = {"per_device_train_batch_size", "gradient_accumulation_steps",
+                                           "fp16", "bf16"};
+        hf_value *slots[] = {&l.micro_batch, &l.grad_accum, &l.fp16, &l.bf16};
+        for (size_t k = 0; k < 4; k++) {
+            cJSON *v = cJSON_GetObjectItemCaseSensitive(root, keys[k]);
+            if (cJSON_IsNumber(v))
+                set_value(slots[k], (long long)v->valuedouble, args_path, keys[k]);
+            else if (cJSON_IsBool(v))
+                set_value(slots[k], cJSON_IsTrue(v), args_path, keys[k]);
+        }
+        OOM_PUSH(out->items, out->len, out->cap, l);
+    }
+    cJSON_Delete(root);
+    oom_source_free(&src);
+}
+
+static void collect_links(const char *script, link_list *out)
+{
+    oom_source src;
+    char why[128];
+    if (oom_source_read(script, script, &src, why, sizeof why) != OOM_SOURCE_OK ||
+        (!strstr(src.text, "deepspeed") && !strstr(src.text, "parse_json_file"))) {
+        oom_source_free(&src);
+        return;
+    }
+    TSParser *parser = ts_parser_new();
+    ts_parser_set_language(parser, oom_lang_grammar(OOM_LANG_PYTHON));
+    TSTree *tree = ts_parser_parse_string(parser, NULL, src.text, (uint32_t)src.len);
+    oom_pymodel *m = oom_pymodel_build(tree, src.text, src.len);
+    TSTreeCursor cur = ts_tree_cursor_new(ts_tree_root_node(tree));
+    for (;;) { /* iterative walk over the calls */
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        if (strcmp(ts_node_type(n), "call") == 0) {
+            TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+            TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+            char *callee = ts_node_is_null(fn) ? oom_xstrdup("") : node_string(src.text, fn);
+            if (!ts_node_is_null(args) && strcmp(ts_node_type(args), "argument_list") == 0) {
+                if (oom_str_ends_with(callee, "parse_json_file") && ts_node_named_child_count(args) > 0) {
+                    oom_buf s;
+                    oom_buf_init(&s);
+                    if (oom_pymodel_string_value(m, ts_node_named_child(args, 0), &s) && s.len) {
+                        char *p = resolve_beside(script, s.data);
+                        links_from_args_json(p, out);
+                        free(p);
+                    }
+                    oom_buf_free(&s);
+                } else {
+                    links_from_call(m, &src, script, args, out);
+                }
+            }
+            free(callee);
+        }
+        if (ts_tree_cursor_goto_first_child(&cur))
+            continue;
+        while (!ts_tree_cursor_goto_next_sibling(&cur))
+            if (!ts_tree_cursor_goto_parent(&cur))
+                goto done;
+    }
+done:
+    ts_tree_cursor_delete(&cur);
+    oom_pymodel_free(m);
+    ts_tree_delete(tree);
+    ts_parser_delete(parser);
+    oom_source_free(&src);
+}
+
+/* ---- the DeepSpeed side -------------------------------------------------------------- */
+
+static TSNode find_pair(const char *src, TSNode object, const char *key)
+{
+    uint32_t count = ts_node_named_child_count(object);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode pair = ts_node_named_child(object, i);
+        if (strcmp(ts_node_type(pair), "pair") != 0)
+            continue;
+        char *k = node_string(src, ts_node_child_by_field_name(pair, "key", 3));
+        bool hit = strcmp(k, key) == 0;
+        free(k);
+        if (hit)
+            return pair;
+    }
+    TSNode none = {{0}, NULL, NULL};
+    return none;
+}
+
+/* The value of a key: a number, or true/false; -1 for "auto" and anything else. */
+static long long json_scalar(const char *src, TSNode value)
+{
+    const char *t = ts_node_type(value);
+    if (strcmp(t, "true") == 0)
+        return 1;
+    if (strcmp(t, "false") == 0)
+        return 0;
+    if (strcmp(t, "number") == 0) {
+        char *s = node_string(src, value);
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        bool ok = *end == '\0';
+        free(s);
+        return ok ? v : -1;
+    }
+    return -1;
+}
+
+static void report(const oom_rule *rule, oom_source *ds, TSNode value, const char *key, long long ds_v,
+                   const hf_value *hf, oom_diag_list *out)
+{
+    oom_buf msg;
+    oom_buf_init(&msg);
+    if (strstr(key, "enabled"))
+        oom_buf_printf(&msg, "`%s` is %s here, but %s", key, ds_v ? "true" : "false", hf->where);
+    else
+        oom_buf_printf(&msg, "`%s` is %lld here, but %s", key, ds_v, hf->where);
+    char *text = oom_xstrdup(rule->message);
+    char *at = strstr(text, "{{detail}}");
+    oom_buf full;
+    oom_buf_init(&full);
+    if (at) {
+        oom_buf_append(&full, text, (size_t)(at - text));
+        oom_buf_puts(&full, msg.data);
+        oom_buf_puts(&full, at + strlen("{{detail}}"));
+    } else {
+        oom_buf_puts(&full, msg.data);
+    }
+    oom_diag *d = oom_diag_list_add(out, rule->code, rule->name, rule->severity, ds->path, full.data,
+                                    rule->help, rule->url);
+    d->start_byte = ts_node_start_byte(value);
+    oom_source_position(ds, ts_node_start_byte(value), &d->start_row, &d->start_col);
+    oom_source_position(ds, ts_node_end_byte(value), &d->end_row, &d->end_col);
+    const char *line;
+    size_t len;
+    if (oom_source_line(ds, d->start_row, &line, &len))
+        d->context = oom_xstrndup(line, len);
+    free(text);
+    oom_buf_free(&full);
+    oom_buf_free(&msg);
+}
+
+static void compare(const oom_rule *rule, oom_source *ds, TSNode root_obj, const ds_link *l,
+                    oom_diag_list *out)
+{
+    static const char *const scalar_keys[] = {"train_micro_batch_size_per_gpu", "gradient_accumulation_steps"};
+    const hf_value *scalar_hf[] = {&l->micro_batch, &l->grad_accum};
+    for (size_t k = 0; k < 2; k++) {
+        TSNode pair = find_pair(ds->text, root_obj, scalar_keys[k]);
+        if (ts_node_is_null(pair))
+            continue;
+        TSNode value = ts_node_child_by_field_name(pair, "value", 5);
+        long long v = json_scalar(ds->text, value);
+        if (v >= 0 && scalar_hf[k]->value >= 0 && v != scalar_hf[k]->value)
+            report(rule, ds, value, scalar_keys[k], v, scalar_hf[k], out);
+    }
+    static const char *const blocks[] = {"fp16", "bf16"};
+    const hf_value *block_hf[] = {&l->fp16, &l->bf16};
+    for (size_t k = 0; k < 2; k++) {
+        TSNode pair = find_pair(ds->text, root_obj, blocks[k]);
+        if (ts_node_is_null(pair))
+            continue;
+        TSNode obj = ts_node_child_by_field_name(pair, "value", 5);
+        if (strcmp(ts_node_type(obj), "object") != 0)
+            continue;
+        TSNode enabled = find_pair(ds->text, obj, "enabled");
+        if (ts_node_is_null(enabled))
+            continue;
+        TSNode value = ts_node_child_by_field_name(enabled, "value", 5);
+        long long v = json_scalar(ds->text, value);
+        char key[32];
+        snprintf(key, sizeof key, "%s.enabled", blocks[k]);
+        if (v >= 0 && block_hf[k]->value >= 0 && v != block_hf[k]->value)
+            report(rule, ds, value, key, v, block_hf[k], out);
+    }
+}
+
+static void check_link(const oom_rule *rule, const ds_link *l, oom_diag_list *out)
+{
+    oom_source ds;
+    char why[128];
+    if (oom_source_read(l->ds_path, l->ds_path, &ds, why, sizeof why) != OOM_SOURCE_OK) {
+        oom_source_free(&ds); /* not there yet: it may be written when the job runs */
+        return;
+    }
+    TSParser *parser = ts_parser_new();
+    ts_parser_set_language(parser, oom_lang_grammar(OOM_LANG_JSON));
+    TSTree *tree = ts_parser_parse_string(parser, NULL, ds.text, (uint32_t)ds.len);
+    TSNode obj = ts_node_named_child(ts_tree_root_node(tree), 0);
+    if (!ts_node_is_null(obj) && strcmp(ts_node_type(obj), "object") == 0)
+        compare(rule, &ds, obj, l, out);
+    ts_tree_delete(tree);
+    ts_parser_delete(parser);
+    oom_source_free(&ds);
+}
+
+void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const char *const *paths,
+                                 size_t count, oom_diag_list *out)
+{
+    const oom_rule *rule = oom_rules_find(rules, "OOM405");
+    if (!rule || !enabled)
+        return;
+    link_list links = {NULL, 0, 0};
+    for (size_t i = 0; i < count; i++)
+        collect_links(paths[i], &links);
+    for (size_t i = 0; i < links.len; i++) {
+        bool seen = false; /* the same file and values once */
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcmp(links.items[j].ds_path, links.items[i].ds_path) == 0 &&
+                   memcmp(&links.items[j].micro_batch, &links.items[i].micro_batch, sizeof(hf_value) * 4) == 0;
+        if (!seen)
+            check_link(rule, &links.items[i], out);
+    }
+    for (size_t i = 0; i < links.len; i++)
+        free(links.items[i].ds_path);
+    free(links.items);
+}
