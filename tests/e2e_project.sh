@@ -1,0 +1,31 @@
+#!/bin/sh
+# The project pass end to end: for each fixtures/projects/<name> with an
+# expected-cli.txt, `oomlint --format concise <folder>` must report exactly
+# those `path:line:col: CODE` lines (findings that need several files, which
+# the file-by-file fixture runner cannot see). Same PASS/FAIL protocol.
+. tests/lib.sh
+for expected in fixtures/projects/*/expected-cli.txt; do
+    [ -f "$expected" ] || continue
+    dir=$(dirname "$expected")
+    name=$(basename "$dir")
+    gpu=""
+    [ -f "$dir/gpu.txt" ] && gpu="--gpu $(cat "$dir/gpu.txt")"
+    # shellcheck disable=SC2086
+    "$OOMLINT" --format concise --quiet --isolated $gpu "$dir" 2>"$TEST_TMP/err" </dev/null |
+        sed 's/: OOM\([0-9]*\) .*/: OOM\1/' > "$TEST_TMP/got"
+    if diff -u "$expected" "$TEST_TMP/got" > "$TEST_TMP/diff"; then
+        pass "project-$name"
+    else
+        fail "project-$name" "$(tr '\n' ' ' < "$TEST_TMP/diff" | head -c 600)"
+    fi
+done
+
+# look-alikes that must stay quiet
+T="$TEST_TMP/quiet"
+mkdir -p "$T"
+printf 'from transformers import TrainingArguments\nkw = dict(fp16=True)\nargs = TrainingArguments(output_dir="o", deepspeed="ds.json", **kw)\n' > "$T/kwargs.py"
+printf '{"train_micro_batch_size_per_gpu": 64, "fp16": {"enabled": true}}\n' > "$T/ds.json"
+printf 'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", deepspeed="not_written_yet.json")\n' > "$T/missing.py"
+run_oomlint --format concise --isolated "$T"
+expect_rc "project-kwargs-and-missing-file-quiet" 0
+expect_not_contains "project-no-oom405-on-look-alikes" "$OUT" "OOM405"
