@@ -28,7 +28,7 @@ CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE $(OPT) $(SAN_FLAGS)
 OUR_CFLAGS    := $(CFLAGS_COMMON) $(WARN) $(EXTRA_WARN) -Iinclude -I$(TS_LIB)/include $(PKG_CFLAGS)
 # Third-party grammars are generated code; their warnings are not ours to fix.
 DEP_CFLAGS    := $(CFLAGS_COMMON) -w -I$(TS_LIB)/include -I$(TS_LIB)/src
-LDFLAGS_ALL   := $(SAN_FLAGS) $(PKG_LIBS) -lpthread
+LDFLAGS_ALL   := $(SAN_FLAGS) $(PKG_LIBS) -lpthread -lm
 
 LIB_SRCS  := $(sort $(filter-out src/cli/main.c src/tools/%,$(wildcard src/*/*.c)))
 LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/gen/rules_embedded.o

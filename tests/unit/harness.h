@@ -39,6 +39,7 @@ void test_report_suite(void);
 void test_model_suite(void);
 void test_rules_suite(void);
 void test_kb_suite(void);
+void test_estimate_suite(void);
 void test_fixtures_suite(const char *root);
 
 #endif

@@ -24,6 +24,7 @@ int main(int argc, char **argv)
     test_model_suite();
     test_rules_suite();
     test_kb_suite();
+    test_estimate_suite();
     test_fixtures_suite(fixtures);
     return 0;
 }

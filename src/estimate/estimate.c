@@ -1,0 +1,166 @@
+/* estimate: the memory model. Every constant names its source. */
+#include "oomlint/estimate.h"
+
+#include <stddef.h>
+
+#define MIB (1024.0 * 1024.0)
+
+/* HF "model training anatomy": 1343 MB occupied after the first CUDA tensor
+ * on a V100 (context and kernels), before any model memory. */
+#define OOM_CUDA_CONTEXT_BYTES (1343.0 * MIB)
+/* The caching allocator keeps more than the live tensors: the HF bert-large
+ * table's residual after the formulas is 5-15% of the rest (estimation.md 3.2). */
+#define OOM_ALLOCATOR_SLACK 0.10
+
+const char *oom_precision_name(oom_precision p)
+{
+    static const char *const names[] = {"fp32", "fp16 mixed precision", "bf16 mixed precision",
+                                        "bf16 weights", "8-bit weights", "4-bit (NF4) weights"};
+    return names[p];
+}
+
+const char *oom_optimizer_name(oom_optimizer o)
+{
+    static const char *const names[] = {"AdamW", "SGD", "SGD with momentum", "Adafactor",
+                                        "8-bit Adam"};
+    return names[o];
+}
+
+double oom_estimate_zero_model_states(double params, int stage, int nd)
+{
+    /* ZeRO §3.1/§5: 2Ψ fp16 weights + 2Ψ fp16 grads + KΨ optimizer (K = 12:
+     * fp32 weights, momentum, variance); stage s shards the last s terms. */
+    double w = 2 * params, g = 2 * params, o = 12 * params;
+    if (nd < 1)
+        nd = 1;
+    switch (stage) {
+    case 1:
+        return w + g + o / nd;
+    case 2:
+        return w + (g + o) / nd;
+    case 3:
+        return (w + g + o) / nd;
+    default:
+        return w + g + o;
+    }
+}
+
+static double weight_bytes(const oom_estimate_input *in)
+{
+    double p = (double)in->params;
+    switch (in->precision) {
+    case OOM_PREC_FP32:
+        return 4 * p;
+    case OOM_PREC_AMP_FP16:
+    case OOM_PREC_AMP_BF16:
+        /* HF anatomy: 6 bytes/param in mixed precision (fp32 master + 16-bit copy) */
+        return in->training ? 6 * p : 2 * p;
+    case OOM_PREC_PURE_BF16:
+        return 2 * p;
+    case OOM_PREC_INT8:
+        return 1 * p;
+    case OOM_PREC_NF4:
+        return 0.5 * p + 0.0625 * p; /* plus block scales (one fp32 per 64) */
+    }
+    return 4 * p;
+}
+
+static double gradient_bytes(const oom_estimate_input *in)
+{
+    if (!in->training)
+        return 0;
+    /* fp32 and AMP keep fp32 gradients; bf16 models keep bf16 ones */
+    return (in->precision == OOM_PREC_PURE_BF16 ? 2.0 : 4.0) * (double)in->trainable;
+}
+
+static double optimizer_bytes(const oom_estimate_input *in)
+{
+    if (!in->training)
+        return 0;
+    double t = (double)in->trainable;
+    switch (in->optimizer) {
+    case OOM_OPT_ADAMW:
+        /* two states per parameter, in the parameters' dtype */
+        return (in->precision == OOM_PREC_PURE_BF16 ? 4.0 : 8.0) * t;
+    case OOM_OPT_SGD:
+        return 0;
+    case OOM_OPT_SGD_MOMENTUM:
+        return 4 * t;
+    case OOM_OPT_ADAFACTOR:
+        /* factored second moment: rows + columns per matrix, ~8/h bytes per
+         * parameter (HF measured ~0 B/param for bert-large) */
+        return in->hidden > 0 ? 8.0 * t / (double)in->hidden : 0;
+    case OOM_OPT_ADAM_8BIT:
+        /* bitsandbytes: HF measured ~2.2 B/param */
+        return 2.2 * t;
+    }
+    return 8 * t;
+}
+
+/* Korthikanti et al. Eq. 1: s·b·h·(34 + 5·a·s/h) bytes per layer with 16-bit
+ * tensors; the 5as/h attention scores vanish with SDPA/FlashAttention. */
+static double layer_activation_bytes(const oom_estimate_input *in)
+{
+    double s = (double)in->seq_len, b = (double)in->micro_batch, h = (double)in->hidden;
+    double a = (double)in->heads;
+    double per_token = 34.0 + (in->memory_efficient_attention || h <= 0 ? 0 : 5.0 * a * s / h);
+    double bytes16 = s * b * h * per_token;
+    /* fp32 tensors: twice; autocast keeps softmax/LayerNorm/GELU outputs in
+     * fp32: 0.81x the fp32 figure measured by HF (estimation.md 3.2) */
+    switch (in->precision) {
+    case OOM_PREC_FP32:
+        return 2.0 * bytes16;
+    case OOM_PREC_AMP_FP16:
+    case OOM_PREC_AMP_BF16:
+        return 0.81 * 2.0 * bytes16;
+    default:
+        return bytes16;
+    }
+}
+
+static double activation_bytes(const oom_estimate_input *in)
+{
+    if (!in->training || in->layers <= 0)
+        return 0;
+    double layer = layer_activation_bytes(in);
+    double layers = (double)in->layers;
+    if (in->gradient_checkpointing) {
+        /* one checkpoint (the layer input, 2sbh 16-bit) per layer, plus one
+         * layer recomputed in full during backward (Korthikanti §5) */
+        double factor = in->precision == OOM_PREC_FP32 ? 2.0 : 1.0;
+        return layers * 2.0 * (double)in->seq_len * (double)in->micro_batch * (double)in->hidden * factor +
+               layer;
+    }
+    return layers * layer;
+}
+
+static double logit_bytes(const oom_estimate_input *in)
+{
+    if (!in->lm_head || in->vocab <= 0)
+        return 0;
+    /* fp32 logits for the loss (4·s·b·V), and their softmax/gradient in training */
+    double once = 4.0 * (double)in->seq_len * (double)in->micro_batch * (double)in->vocab;
+    return in->training ? 2 * once : once;
+}
+
+void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out)
+{
+    int nd = in->num_gpus > 0 ? in->num_gpus : 1;
+    out->context = OOM_CUDA_CONTEXT_BYTES;
+    out->weights = weight_bytes(in);
+    out->gradients = gradient_bytes(in);
+    out->optimizer = optimizer_bytes(in);
+    if (in->zero_stage >= 1)
+        out->optimizer /= nd;
+    if (in->zero_stage >= 2)
+        out->gradients /= nd;
+    if (in->zero_stage >= 3)
+        out->weights /= nd;
+    if (in->offload_optimizer)
+        out->optimizer = 0;
+    out->activations = activation_bytes(in);
+    out->logits = logit_bytes(in);
+    double live = out->weights + out->gradients + out->optimizer + out->activations + out->logits;
+    out->slack = OOM_ALLOCATOR_SLACK * live;
+    out->total = out->context + live + out->slack;
+}
