@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "oomlint/diag.h"
+#include "oomlint/kb.h"
 #include "oomlint/report.h"
 #include "oomlint/rules.h"
 #include "oomlint/select.h"
@@ -24,6 +25,7 @@ typedef enum {
     OOM_CMD_HELP,
     OOM_CMD_MANPAGE,
     OOM_CMD_GPUS,
+    OOM_CMD_ESTIMATE,
 } oom_command;
 
 typedef enum { OOM_COLOR_AUTO, OOM_COLOR_ALWAYS, OOM_COLOR_NEVER } oom_color_mode;
@@ -47,6 +49,12 @@ typedef struct {
     int num_gpus;         /* --num-gpus N, or 0 */
     char *config_file;    /* --config FILE, or NULL: search upwards */
     bool isolated;        /* --isolated: ignore pyproject.toml */
+    /* oomlint estimate */
+    char *estimate_model;
+    long long estimate_batch, estimate_seq;
+    int estimate_precision, estimate_optimizer; /* -1: from the script */
+    bool estimate_checkpointing;
+    char *plot_file;
 } oom_settings;
 
 /* Returns 0, or -1 with a one-line reason in err. */
@@ -55,6 +63,8 @@ void oom_settings_free(oom_settings *s);
 
 int oom_cli_main(int argc, char **argv);
 const char *oom_cli_usage(void);
+/* `oomlint estimate`: see cli/estimate.c. */
+int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_gpu *gpu, int num_gpus);
 /* The manual page, made from the --help text and every rule's documentation. */
 int oom_cli_manpage(const oom_rule_list *rules, FILE *out);
 

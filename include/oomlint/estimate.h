@@ -55,4 +55,46 @@ double oom_estimate_zero_model_states(double params, int stage, int nd);
 const char *oom_precision_name(oom_precision p);
 const char *oom_optimizer_name(oom_optimizer o);
 
+/* ---- from a script to the estimate's inputs ------------------------------------------ */
+
+#include "oomlint/kb.h"
+#include "oomlint/util.h"
+
+/* Where an input came from: "train.py:42 per_device_train_batch_size", a
+ * flag, or an assumption. */
+typedef struct {
+    char text[160];
+    bool assumed;
+    unsigned line; /* 0: not a line of the script */
+    unsigned col;
+} oom_provenance;
+
+typedef enum {
+    OOM_IN_MODEL, OOM_IN_BATCH, OOM_IN_SEQ, OOM_IN_PRECISION, OOM_IN_OPTIMIZER,
+    OOM_IN_CHECKPOINTING, OOM_IN_ATTENTION, OOM_IN_ZERO, OOM_IN_GPUS, OOM_IN_LORA, OOM_IN_COUNT
+} oom_input_kind;
+
+typedef struct {
+    oom_estimate_input in;
+    char model_id[128];
+    bool model_known;
+    oom_provenance from[OOM_IN_COUNT];
+    int grad_accum;             /* gradient_accumulation_steps, for the fix plan */
+    char batch_name[48];        /* the user's spelling: per_device_train_batch_size, batch_size */
+    char seq_name[48];          /* max_length, max_seq_length, block_size */
+} oom_script_inputs;
+
+/* Reads a Python script (and the DeepSpeed config it names) for the inputs.
+ * Returns false, with a reason in err, when the file cannot be read. */
+bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err);
+/* Fills the shape from a known model: from the knowledge base by id. */
+bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const char *id,
+                                 const char *why);
+
+/* The smallest set of changes from the toolbox that brings the estimate under
+ * `target_bytes`, described in the user's own parameter names, with the new
+ * estimate. Returns false when nothing in the toolbox is enough. */
+bool oom_estimate_fix_plan(const oom_script_inputs *s, const oom_gpu *gpu, double target_bytes,
+                           oom_buf *plan, oom_estimate *after);
+
 #endif

@@ -100,6 +100,11 @@ bool oom_pymodel_int_value(const oom_pymodel *m, TSNode expr, long long *out);
 /* An expression that denotes a model (not a call of it). */
 bool oom_pymodel_is_model_expr(const oom_pymodel *m, TSNode expr);
 
+/* The keyword arguments of every call in the file, in order. */
+size_t oom_pymodel_keyword_count(const oom_pymodel *m);
+void oom_pymodel_keyword(const oom_pymodel *m, size_t i, const char **name, size_t *name_len,
+                         TSNode *value);
+
 /* Splits an identifier into lower-case word parts (snake_case and camelCase)
  * and reports whether any part is in the NULL-terminated list `words`. */
 bool oom_name_has_word(const char *name, size_t len, const char *const *words);

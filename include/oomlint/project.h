@@ -33,4 +33,11 @@ bool oom_project_model_limit(const oom_pymodel *m, const char *script_path, cons
 void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const char *const *paths,
                                  size_t count, oom_diag_list *out);
 
+/* OOM601 / OOM602: the peak-memory estimate of each script that loads a
+ * known model, against the target GPU; reported at the line that sets the
+ * dominant input, with a fix plan as the help. Silent without a GPU. */
+void oom_project_check_capacity(const oom_rule_list *rules, bool oom601, bool oom602, const oom_kb *kb,
+                                const oom_gpu *gpu, int num_gpus, const char *const *paths, size_t count,
+                                oom_diag_list *out);
+
 #endif

@@ -41,6 +41,10 @@ void oom_buf_vprintf(oom_buf *b, const char *fmt, va_list ap);
 /* Hand the string over to the caller (who frees it); the buffer is reset. */
 char *oom_buf_take(oom_buf *b);
 
+/* Writes a file whole or not at all (a temporary beside it, then rename).
+ * Returns -1 with a reason in err. */
+int oom_write_file_atomically(const char *path, const char *data, size_t len, oom_buf *err);
+
 bool oom_str_starts_with(const char *s, const char *prefix);
 bool oom_str_ends_with(const char *s, const char *suffix);
 

@@ -32,6 +32,18 @@ static int take_value(arg_cursor *c, const char *name, const char **value)
     return 1;
 }
 
+static int parse_positive(arg_cursor *c, const char *flag, const char *v, long long *out)
+{
+    char *end = NULL;
+    long long n = strtoll(v, &end, 10);
+    if (!*v || *end || n < 1 || n > 100000000) {
+        oom_buf_printf(c->err, "invalid %s '%s' (expected a positive number)", flag, v);
+        return -1;
+    }
+    *out = n;
+    return 1;
+}
+
 static int parse_color(const char *v, oom_color_mode *out, oom_buf *err)
 {
     if (strcmp(v, "auto") == 0)
@@ -121,6 +133,48 @@ static int parse_option(arg_cursor *c, oom_settings *s)
         s->num_gpus = (int)n;
         return 1;
     }
+    if ((r = take_value(c, "--model", &v)) != 0) {
+        if (r > 0) {
+            free(s->estimate_model);
+            s->estimate_model = oom_xstrdup(v);
+        }
+        return r;
+    }
+    if ((r = take_value(c, "--plot", &v)) != 0) {
+        if (r > 0) {
+            free(s->plot_file);
+            s->plot_file = oom_xstrdup(v);
+        }
+        return r;
+    }
+    if ((r = take_value(c, "--batch-size", &v)) != 0)
+        return r < 0 ? r : parse_positive(c, "--batch-size", v, &s->estimate_batch);
+    if ((r = take_value(c, "--seq-len", &v)) != 0)
+        return r < 0 ? r : parse_positive(c, "--seq-len", v, &s->estimate_seq);
+    if ((r = take_value(c, "--precision", &v)) != 0) {
+        if (r < 0)
+            return r;
+        static const char *const names[] = {"fp32", "fp16", "bf16", "bf16-weights", "8bit", "4bit", NULL};
+        for (int i = 0; names[i]; i++)
+            if (strcmp(v, names[i]) == 0) {
+                s->estimate_precision = i;
+                return 1;
+            }
+        oom_buf_printf(c->err, "invalid --precision '%s' (expected fp32, fp16, bf16, bf16-weights, 8bit or 4bit)", v);
+        return -1;
+    }
+    if ((r = take_value(c, "--optimizer", &v)) != 0) {
+        if (r < 0)
+            return r;
+        static const char *const names[] = {"adamw", "sgd", "sgd-momentum", "adafactor", "adam8bit", NULL};
+        for (int i = 0; names[i]; i++)
+            if (strcmp(v, names[i]) == 0) {
+                s->estimate_optimizer = i;
+                return 1;
+            }
+        oom_buf_printf(c->err, "invalid --optimizer '%s' (expected adamw, sgd, sgd-momentum, adafactor or adam8bit)", v);
+        return -1;
+    }
     if ((r = take_value(c, "--fail-on", &v)) != 0) {
         if (r > 0 && oom_severity_parse(v, &s->fail_on) != 0) {
             oom_buf_printf(c->err, "invalid --fail-on '%s' (expected error, warning or info)", v);
@@ -143,6 +197,10 @@ static int parse_option(arg_cursor *c, oom_settings *s)
     if ((r = take_value(c, "--color", &v)) != 0)
         return r < 0 ? r : parse_color(v, &s->color, c->err) == 0 ? 1 : -1;
     const char *arg = c->argv[c->i];
+    if (strcmp(arg, "--gradient-checkpointing") == 0) {
+        s->estimate_checkpointing = true;
+        return 1;
+    }
     if (strcmp(arg, "--isolated") == 0) {
         s->isolated = true;
         return 1;
@@ -177,6 +235,8 @@ static void settings_init(oom_settings *s)
     s->format = OOM_FORMAT_FULL;
     s->color = OOM_COLOR_AUTO;
     s->fail_on = OOM_SEV_INFO;
+    s->estimate_precision = -1;
+    s->estimate_optimizer = -1;
 }
 
 int oom_cli_parse(int argc, char **argv, oom_settings *s, oom_buf *err)
@@ -222,6 +282,10 @@ int oom_cli_parse(int argc, char **argv, oom_settings *s, oom_buf *err)
                 s->command = OOM_CMD_HELP;
                 continue;
             }
+            if (strcmp(arg, "estimate") == 0) {
+                s->command = OOM_CMD_ESTIMATE;
+                continue;
+            }
             if (strcmp(arg, "gpus") == 0) {
                 s->command = OOM_CMD_GPUS;
                 continue;
@@ -254,4 +318,6 @@ void oom_settings_free(oom_settings *s)
     free(s->diff_base);
     free(s->gpu);
     free(s->config_file);
+    free(s->estimate_model);
+    free(s->plot_file);
 }

@@ -150,38 +150,6 @@ static int write_all(FILE *f, const oom_buf *b)
     return fflush(f);
 }
 
-/* Written whole or not at all: a temporary file beside the target, renamed
- * over it once complete. */
-static int write_file_atomically(const char *path, const oom_buf *b, oom_buf *err)
-{
-    oom_buf tmp;
-    oom_buf_init(&tmp);
-    oom_buf_printf(&tmp, "%s.oomlint-XXXXXX", path);
-    int fd = mkstemp(tmp.data);
-    if (fd < 0) {
-        oom_buf_printf(err, "%s: cannot create the report: %s", path, strerror(errno));
-        oom_buf_free(&tmp);
-        return -1;
-    }
-    mode_t mask = umask(0); /* mkstemp makes 0600; a report is as readable as any file */
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    FILE *f = fdopen(fd, "wb");
-    int rc = f ? write_all(f, b) : -1;
-    if (f && fclose(f) != 0)
-        rc = -1;
-    if (!f)
-        close(fd);
-    if (rc == 0 && rename(tmp.data, path) != 0)
-        rc = -1;
-    if (rc != 0) {
-        oom_buf_printf(err, "%s: cannot write the report: %s", path, strerror(errno));
-        unlink(tmp.data);
-    }
-    oom_buf_free(&tmp);
-    return rc;
-}
-
 /* GitHub shows this file as the job summary. Appending is how the runner
  * expects it to be written. */
 static void append_step_summary(const oom_diag_list *diags)
@@ -274,7 +242,7 @@ static int emit_report(const oom_settings *s, const oom_rule_list *rules, const 
     oom_report_render(diags, &opts, &out);
     int rc = 0;
     if (s->output_file) {
-        rc = write_file_atomically(s->output_file, &out, &err);
+        rc = oom_write_file_atomically(s->output_file, out.data, out.len, &err);
     } else if (write_all(stdout, &out) != 0) {
         oom_buf_puts(&err, "cannot write the report to standard output");
         rc = -1;
@@ -420,6 +388,18 @@ static int cmd_gpus(void)
     return OOM_EXIT_CLEAN;
 }
 
+static int cmd_estimate(const oom_settings *s)
+{
+    effective_settings eff;
+    if (load_settings(s, &eff) != 0) {
+        free_settings(&eff);
+        return OOM_EXIT_FAILURE;
+    }
+    int rc = oom_cli_estimate(s, &eff.kb, eff.run.gpu, eff.run.num_gpus);
+    free_settings(&eff);
+    return rc;
+}
+
 static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
 {
     oom_buf err;
@@ -455,6 +435,9 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
         if (d.targets[i].lang == OOM_LANG_PYTHON && strcmp(d.targets[i].path, "-") != 0)
             py[npy++] = d.targets[i].path;
     oom_project_check_deepspeed(rules, oom_compiled_rule_enabled(compiled, "OOM405"), py, npy, &run.diags);
+    oom_project_check_capacity(rules, oom_compiled_rule_enabled(compiled, "OOM601"),
+                               oom_compiled_rule_enabled(compiled, "OOM602"), &eff.kb, eff.run.gpu,
+                               eff.run.num_gpus, py, npy, &run.diags);
     free(py);
     oom_diag_list_sort(&run.diags);
     apply_per_file_ignores(&eff, &run.diags);
@@ -490,6 +473,8 @@ int oom_cli_main(int argc, char **argv)
         printf("oomlint %s\n", OOM_VERSION);
     } else if (s.command == OOM_CMD_GPUS) {
         rc = cmd_gpus();
+    } else if (s.command == OOM_CMD_ESTIMATE) {
+        rc = cmd_estimate(&s);
     } else {
         oom_rule_list rules = {NULL, 0, 0};
         if (load_rules(&s, &rules) != 0)

@@ -189,6 +189,19 @@ bool oom_pymodel_is_retry_call(const oom_pymodel *m, TSNode call)
     return false;
 }
 
+size_t oom_pymodel_keyword_count(const oom_pymodel *m)
+{
+    return m->keyword_count;
+}
+
+void oom_pymodel_keyword(const oom_pymodel *m, size_t i, const char **name, size_t *name_len,
+                         TSNode *value)
+{
+    *name = m->keywords[i].name;
+    *name_len = m->keywords[i].name_len;
+    *value = m->keywords[i].value;
+}
+
 const oom_strlist *oom_pymodel_pretrained_ids(const oom_pymodel *m)
 {
     return &m->pretrained_ids;

@@ -1,0 +1,294 @@
+/* cli/estimate: `oomlint estimate` — the peak-memory breakdown of a training
+ * script on a GPU, as a table, a bar, JSON or an SVG chart. */
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oomlint/cli.h"
+#include "oomlint/estimate.h"
+#include "oomlint/report.h"
+#include "oomlint/source.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+typedef struct {
+    const char *label;
+    double bytes;
+    char glyph;
+    const char *color;
+} part;
+
+static void parts_of(const oom_estimate *e, part out[7])
+{
+    part p[7] = {{"CUDA context", e->context, 'C', "#9e9e9e"},
+                 {"weights", e->weights, 'W', "#1f77b4"},
+                 {"gradients", e->gradients, 'G', "#ff7f0e"},
+                 {"optimizer states", e->optimizer, 'O', "#2ca02c"},
+                 {"activations", e->activations, 'A', "#d62728"},
+                 {"logits and loss", e->logits, 'L', "#9467bd"},
+                 {"allocator slack", e->slack, 'S', "#bcbd22"}};
+    memcpy(out, p, sizeof p);
+}
+
+static const char *const input_names[OOM_IN_COUNT] = {"model", "batch", "sequence", "precision",
+                                                      "optimizer", "checkpointing", "attention",
+                                                      "sharding", "GPUs", "trainable"};
+
+static void input_value(const oom_script_inputs *s, int k, char *buf, size_t n)
+{
+    const oom_estimate_input *in = &s->in;
+    switch (k) {
+    case OOM_IN_MODEL:
+        snprintf(buf, n, "%s (%.2fB params)", s->model_known ? s->model_id : "unknown", in->params / 1e9);
+        break;
+    case OOM_IN_BATCH:
+        snprintf(buf, n, "%lld", in->micro_batch);
+        break;
+    case OOM_IN_SEQ:
+        snprintf(buf, n, "%lld", in->seq_len);
+        break;
+    case OOM_IN_PRECISION:
+        snprintf(buf, n, "%s", oom_precision_name(in->precision));
+        break;
+    case OOM_IN_OPTIMIZER:
+        snprintf(buf, n, "%s", oom_optimizer_name(in->optimizer));
+        break;
+    case OOM_IN_CHECKPOINTING:
+        snprintf(buf, n, "%s", in->gradient_checkpointing ? "on" : "off");
+        break;
+    case OOM_IN_ATTENTION:
+        snprintf(buf, n, "%s", in->memory_efficient_attention ? "memory-efficient" : "eager");
+        break;
+    case OOM_IN_ZERO:
+        snprintf(buf, n, "ZeRO %d%s", in->zero_stage, in->offload_optimizer ? " + offload" : "");
+        break;
+    case OOM_IN_GPUS:
+        snprintf(buf, n, "%d", in->num_gpus);
+        break;
+    default:
+        snprintf(buf, n, "%.1fM", in->trainable / 1e6);
+    }
+}
+
+static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom_estimate *e, FILE *f)
+{
+    part p[7];
+    parts_of(e, p);
+    double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * GIB : 0;
+    fprintf(f, "Peak GPU memory per GPU: %s%s%s\n\n", s->model_known ? s->model_id : "(unknown model)",
+            gpu ? " on " : "", gpu ? gpu->name : "");
+    for (int i = 0; i < 7; i++)
+        fprintf(f, "  %c %-18s %8.2f GiB\n", p[i].glyph, p[i].label, p[i].bytes / GIB);
+    fprintf(f, "    %-18s %8.2f GiB", "total", e->total / GIB);
+    if (cap > 0)
+        fprintf(f, "  of %.0f GiB (%.0f%%)%s", gpu->memory_gib, 100 * e->total / cap,
+                e->total > cap ? "  -> out of memory" : e->total > 0.9 * cap ? "  -> near capacity" : "");
+    fputs("\n\n  ", f);
+    const int width = 60;
+    double scale = (cap > e->total ? cap : e->total) / width;
+    int col = 0;
+    for (int i = 0; i < 7; i++) {
+        int n = (int)(p[i].bytes / scale + 0.5);
+        for (int k = 0; k < n && col < width; k++, col++)
+            fputc(p[i].glyph, f);
+    }
+    for (; col < width; col++)
+        fputc('.', f);
+    if (cap > 0)
+        fprintf(f, "\n  %*s| %.0f GiB", (int)(cap / scale), "", gpu->memory_gib);
+    fputs("\n\nInputs:\n", f);
+    for (int k = 0; k < OOM_IN_COUNT; k++) {
+        char value[160];
+        input_value(s, k, value, sizeof value);
+        fprintf(f, "  %-13s %-28s %s%s\n", input_names[k], value, s->from[k].assumed ? "assumed: " : "",
+                s->from[k].text);
+    }
+}
+
+static cJSON *to_json(const oom_script_inputs *s, const oom_gpu *gpu, const oom_estimate *e)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "model", s->model_known ? s->model_id : "");
+    cJSON_AddNumberToObject(root, "params", (double)s->in.params);
+    cJSON_AddStringToObject(root, "gpu", gpu ? gpu->id : "");
+    cJSON_AddNumberToObject(root, "capacity_bytes", gpu && gpu->memory_gib > 0 ? gpu->memory_gib * GIB : 0);
+    cJSON *c = cJSON_AddObjectToObject(root, "bytes");
+    part p[7];
+    parts_of(e, p);
+    static const char *const keys[] = {"cuda_context", "weights", "gradients", "optimizer_states",
+                                       "activations", "logits", "allocator_slack"};
+    for (int i = 0; i < 7; i++)
+        cJSON_AddNumberToObject(c, keys[i], p[i].bytes);
+    cJSON_AddNumberToObject(root, "total_bytes", e->total);
+    cJSON *inputs = cJSON_AddObjectToObject(root, "inputs");
+    for (int k = 0; k < OOM_IN_COUNT; k++) {
+        char value[160];
+        input_value(s, k, value, sizeof value);
+        cJSON *o = cJSON_AddObjectToObject(inputs, input_names[k]);
+        cJSON_AddStringToObject(o, "value", value);
+        cJSON_AddStringToObject(o, "source", s->from[k].text);
+        cJSON_AddBoolToObject(o, "assumed", s->from[k].assumed);
+    }
+    return root;
+}
+
+static void write_svg(const oom_script_inputs *s, const oom_gpu *gpu, const oom_estimate *e, oom_buf *svg)
+{
+    part p[7];
+    parts_of(e, p);
+    double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * GIB : 0;
+    double full = cap > e->total ? cap : e->total;
+    const double x0 = 20, w = 760, y = 50, h = 40;
+    oom_buf_printf(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"200\" "
+                        "font-family=\"sans-serif\" font-size=\"12\">\n");
+    oom_buf_puts(svg, "<text x=\"20\" y=\"25\" font-size=\"14\">");
+    oom_report_xml_escape(svg, s->model_known ? s->model_id : "unknown model");
+    oom_buf_printf(svg, ": %.1f GiB", e->total / GIB);
+    if (gpu) {
+        oom_buf_puts(svg, " on ");
+        oom_report_xml_escape(svg, gpu->name);
+    }
+    oom_buf_puts(svg, "</text>\n");
+    double x = x0;
+    for (int i = 0; i < 7; i++) {
+        double pw = w * p[i].bytes / full;
+        oom_buf_printf(svg, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\"><title>%s %.2f GiB</title></rect>\n",
+                       x, y, pw, h, p[i].color, p[i].label, p[i].bytes / GIB);
+        oom_buf_printf(svg, "<rect x=\"%.0f\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%.0f\" y=\"%d\">%s %.2f GiB</text>\n",
+                       x0 + (i % 4) * 190, 115 + (i / 4) * 20, p[i].color, x0 + (i % 4) * 190 + 14,
+                       124 + (i / 4) * 20, p[i].label, p[i].bytes / GIB);
+        x += pw;
+    }
+    if (cap > 0) {
+        double cx = x0 + w * cap / full;
+        oom_buf_printf(svg, "<line x1=\"%.1f\" y1=\"40\" x2=\"%.1f\" y2=\"100\" stroke=\"black\" stroke-width=\"2\"/>"
+                            "<text x=\"%.1f\" y=\"112\" text-anchor=\"end\">capacity %.0f GiB</text>\n",
+                       cx, cx, cx, gpu->memory_gib);
+    }
+    oom_buf_puts(svg, "</svg>\n");
+}
+
+int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_gpu *gpu, int num_gpus)
+{
+    oom_script_inputs in;
+    oom_buf err;
+    oom_buf_init(&err);
+    const char *path = s->paths.len ? s->paths.items[0] : NULL;
+    bool ok = true;
+    if (path && oom_str_ends_with(path, ".py")) {
+        ok = oom_script_inputs_read(path, kb, &in, &err);
+    } else {
+        oom_script_inputs_read("/dev/null", kb, &in, &err); /* defaults only */
+        ok = true;
+        if (path && oom_str_ends_with(path, ".json")) {
+            oom_source src;
+            char why[128];
+            ok = oom_source_read(path, path, &src, why, sizeof why) == OOM_SOURCE_OK;
+            cJSON *root = ok ? cJSON_ParseWithLength(src.text, src.len) : NULL;
+            oom_model_config c;
+            if (root && oom_model_config_from_json(root, &c) && oom_model_param_count(&c) > 0) {
+                in.in.params = in.in.trainable = oom_model_param_count(&c);
+                in.in.hidden = c.hidden_size, in.in.layers = c.num_hidden_layers, in.in.heads = c.num_attention_heads;
+                in.in.vocab = c.vocab_size;
+                snprintf(in.model_id, sizeof in.model_id, "%s", path);
+                in.model_known = true;
+                snprintf(in.from[OOM_IN_MODEL].text, sizeof in.from[0].text, "%s (%s)", path, c.model_type);
+                in.from[OOM_IN_MODEL].assumed = false;
+            } else if (ok) {
+                oom_buf_printf(&err, "%s: not a model config.json this version can size", path);
+                ok = false;
+            } else {
+                oom_buf_printf(&err, "%s: %s", path, why);
+            }
+            cJSON_Delete(root);
+            oom_source_free(&src);
+        }
+    }
+    if (ok && s->estimate_model) {
+        char why[200];
+        snprintf(why, sizeof why, "--model %s", s->estimate_model);
+        if (!oom_script_inputs_use_model(&in, kb, s->estimate_model, why)) {
+            oom_buf_printf(&err, "--model: '%s' is not in the knowledge base (or its size is unknown)", s->estimate_model);
+            ok = false;
+        }
+        in.from[OOM_IN_MODEL].assumed = false;
+    }
+    if (ok && !in.model_known) {
+        oom_buf_printf(&err, "no model to size: %s loads none the knowledge base knows; pass --model HUB_ID",
+                       path ? path : "no script given;");
+        ok = false;
+    }
+    if (!ok) {
+        fprintf(stderr, "oomlint: error: %s\n", err.data);
+        oom_buf_free(&err);
+        return OOM_EXIT_FAILURE;
+    }
+    /* flags override anything the script says */
+    if (s->estimate_batch > 0) {
+        in.in.micro_batch = s->estimate_batch;
+        snprintf(in.from[OOM_IN_BATCH].text, sizeof in.from[0].text, "--batch-size");
+        in.from[OOM_IN_BATCH].assumed = false;
+    }
+    if (s->estimate_seq > 0) {
+        in.in.seq_len = s->estimate_seq;
+        snprintf(in.from[OOM_IN_SEQ].text, sizeof in.from[0].text, "--seq-len");
+        in.from[OOM_IN_SEQ].assumed = false;
+    }
+    if (s->estimate_precision >= 0) {
+        in.in.precision = (oom_precision)s->estimate_precision;
+        snprintf(in.from[OOM_IN_PRECISION].text, sizeof in.from[0].text, "--precision");
+        in.from[OOM_IN_PRECISION].assumed = false;
+    }
+    if (s->estimate_optimizer >= 0) {
+        in.in.optimizer = (oom_optimizer)s->estimate_optimizer;
+        snprintf(in.from[OOM_IN_OPTIMIZER].text, sizeof in.from[0].text, "--optimizer");
+        in.from[OOM_IN_OPTIMIZER].assumed = false;
+    }
+    if (s->estimate_checkpointing) {
+        in.in.gradient_checkpointing = true;
+        snprintf(in.from[OOM_IN_CHECKPOINTING].text, sizeof in.from[0].text, "--gradient-checkpointing");
+        in.from[OOM_IN_CHECKPOINTING].assumed = false;
+    }
+    if (num_gpus > 0) {
+        in.in.num_gpus = num_gpus;
+        snprintf(in.from[OOM_IN_GPUS].text, sizeof in.from[0].text, "--num-gpus / num-gpus");
+        in.from[OOM_IN_GPUS].assumed = false;
+    }
+    oom_estimate e;
+    oom_estimate_compute(&in.in, &e);
+    int rc = OOM_EXIT_CLEAN;
+    if (s->format == OOM_FORMAT_JSON) {
+        cJSON *j = to_json(&in, gpu, &e);
+        char *text = cJSON_Print(j);
+        printf("%s\n", text);
+        free(text);
+        cJSON_Delete(j);
+    } else {
+        print_text(&in, gpu, &e, stdout);
+        double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * GIB : 0;
+        if (cap > 0 && e.total > 0.9 * cap) {
+            oom_buf plan;
+            oom_buf_init(&plan);
+            oom_estimate after;
+            bool fits = oom_estimate_fix_plan(&in, gpu, 0.9 * cap, &plan, &after);
+            printf("\n%s: %s\n", fits ? "To fit under 90%" : "Closest the toolbox gets", plan.data);
+            oom_buf_free(&plan);
+        }
+    }
+    if (s->plot_file) {
+        oom_buf svg;
+        oom_buf_init(&svg);
+        write_svg(&in, gpu, &e, &svg);
+        oom_buf werr;
+        oom_buf_init(&werr);
+        if (oom_write_file_atomically(s->plot_file, svg.data, svg.len, &werr) != 0) {
+            fprintf(stderr, "oomlint: error: %s\n", werr.data);
+            rc = OOM_EXIT_FAILURE;
+        }
+        oom_buf_free(&werr);
+        oom_buf_free(&svg);
+    }
+    oom_buf_free(&err);
+    return rc;
+}

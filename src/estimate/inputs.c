@@ -1,0 +1,307 @@
+/* estimate/inputs: the estimate's inputs as a script states them, each with
+ * where it came from; what the script does not say is assumed and marked so. */
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "oomlint/estimate.h"
+#include "oomlint/lang.h"
+#include "oomlint/model.h"
+#include "oomlint/project.h"
+#include "oomlint/source.h"
+
+typedef struct {
+    const char *path;
+    oom_source *src;
+    oom_pymodel *m;
+    oom_script_inputs *out;
+} reader;
+
+static void note(reader *r, oom_input_kind k, TSNode at, const char *what)
+{
+    oom_provenance *p = &r->out->from[k];
+    uint32_t row = 0, col = 0;
+    if (!ts_node_is_null(at))
+        oom_source_position(r->src, ts_node_start_byte(at), &row, &col);
+    snprintf(p->text, sizeof p->text, "%s:%u %s", r->path, row, what);
+    p->assumed = false;
+    p->line = row;
+    p->col = col;
+}
+
+static void assume(oom_script_inputs *s, oom_input_kind k, const char *what)
+{
+    snprintf(s->from[k].text, sizeof s->from[k].text, "%s", what);
+    s->from[k].assumed = true;
+    s->from[k].line = 0;
+}
+
+static bool name_is(const char *name, size_t len, const char *want)
+{
+    return strlen(want) == len && memcmp(name, want, len) == 0;
+}
+
+static bool text_of(reader *r, TSNode n, char *buf, size_t size)
+{
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    if (b - a + 1 > size)
+        return false;
+    memcpy(buf, r->src->text + a, b - a);
+    buf[b - a] = '\0';
+    return true;
+}
+
+bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const char *id, const char *why)
+{
+    const oom_model *m = oom_kb_find_model(kb, id);
+    if (!m)
+        return false;
+    long long params = m->params >= 0 ? m->params : oom_model_param_count(&m->config);
+    if (params <= 0)
+        return false;
+    s->in.params = params;
+    s->in.trainable = params;
+    s->in.hidden = m->config.hidden_size;
+    s->in.layers = m->config.num_hidden_layers + (m->config.num_decoder_layers > 0 ? m->config.num_decoder_layers : 0);
+    s->in.heads = m->config.num_attention_heads;
+    s->in.vocab = m->config.vocab_size;
+    snprintf(s->model_id, sizeof s->model_id, "%s", m->id);
+    s->model_known = true;
+    if (why)
+        snprintf(s->from[OOM_IN_MODEL].text, sizeof s->from[OOM_IN_MODEL].text, "%s", why);
+    return true;
+}
+
+static void read_precision(reader *r, const char *key, TSNode value)
+{
+    oom_script_inputs *s = r->out;
+    char v[64];
+    if (!text_of(r, value, v, sizeof v))
+        return;
+    bool is_true = strcmp(v, "True") == 0;
+    if (strcmp(key, "bf16") == 0 && is_true) {
+        s->in.precision = OOM_PREC_AMP_BF16;
+        note(r, OOM_IN_PRECISION, value, "bf16=True");
+    } else if (strcmp(key, "fp16") == 0 && is_true) {
+        s->in.precision = OOM_PREC_AMP_FP16;
+        note(r, OOM_IN_PRECISION, value, "fp16=True");
+    } else if ((strcmp(key, "torch_dtype") == 0 || strcmp(key, "dtype") == 0) &&
+               (strstr(v, "bfloat16") || strstr(v, "float16"))) {
+        if (s->in.precision == OOM_PREC_FP32) {
+            s->in.precision = OOM_PREC_PURE_BF16;
+            note(r, OOM_IN_PRECISION, value, "16-bit weights (torch_dtype)");
+        }
+    } else if (strcmp(key, "load_in_4bit") == 0 && is_true) {
+        s->in.precision = OOM_PREC_NF4;
+        note(r, OOM_IN_PRECISION, value, "load_in_4bit=True");
+    } else if (strcmp(key, "load_in_8bit") == 0 && is_true) {
+        s->in.precision = OOM_PREC_INT8;
+        note(r, OOM_IN_PRECISION, value, "load_in_8bit=True");
+    } else if (strcmp(key, "mixed_precision") == 0) {
+        if (strstr(v, "bf16")) {
+            s->in.precision = OOM_PREC_AMP_BF16;
+            note(r, OOM_IN_PRECISION, value, "mixed_precision=\"bf16\"");
+        } else if (strstr(v, "fp16")) {
+            s->in.precision = OOM_PREC_AMP_FP16;
+            note(r, OOM_IN_PRECISION, value, "mixed_precision=\"fp16\"");
+        }
+    }
+}
+
+static void read_optimizer(reader *r, TSNode value)
+{
+    char v[64];
+    if (!text_of(r, value, v, sizeof v))
+        return;
+    oom_script_inputs *s = r->out;
+    if (strstr(v, "adafactor"))
+        s->in.optimizer = OOM_OPT_ADAFACTOR;
+    else if (strstr(v, "8bit"))
+        s->in.optimizer = OOM_OPT_ADAM_8BIT;
+    else if (strstr(v, "sgd"))
+        s->in.optimizer = OOM_OPT_SGD;
+    else
+        s->in.optimizer = OOM_OPT_ADAMW;
+    char what[96];
+    snprintf(what, sizeof what, "optim=%s", v);
+    note(r, OOM_IN_OPTIMIZER, value, what);
+}
+
+/* LoRA: each targeted projection gets r·(in + out) parameters per layer. */
+static void read_lora(reader *r, TSNode rank_value, TSNode targets)
+{
+    long long rank;
+    oom_script_inputs *s = r->out;
+    if (!oom_pymodel_int_value(r->m, rank_value, &rank) || rank <= 0 || s->in.hidden <= 0)
+        return;
+    long long modules = 2; /* PEFT's default for most models: q and v */
+    if (!ts_node_is_null(targets) && strcmp(ts_node_type(targets), "list") == 0)
+        modules = ts_node_named_child_count(targets);
+    s->in.trainable = s->in.layers * modules * rank * 2 * s->in.hidden;
+    char what[96];
+    snprintf(what, sizeof what, "LoraConfig(r=%lld), %lld target modules", rank, modules);
+    note(r, OOM_IN_LORA, rank_value, what);
+}
+
+static void read_keywords(reader *r)
+{
+    oom_script_inputs *s = r->out;
+    TSNode lora_rank = {{0}, NULL, NULL}, lora_targets = {{0}, NULL, NULL};
+    for (size_t i = 0; i < oom_pymodel_keyword_count(r->m); i++) {
+        const char *name;
+        size_t len;
+        TSNode value;
+        oom_pymodel_keyword(r->m, i, &name, &len, &value);
+        char key[48];
+        if (len >= sizeof key)
+            continue;
+        memcpy(key, name, len);
+        key[len] = '\0';
+        long long n;
+        if ((strcmp(key, "per_device_train_batch_size") == 0 || strcmp(key, "batch_size") == 0 ||
+             strcmp(key, "train_batch_size") == 0) &&
+            s->from[OOM_IN_BATCH].assumed && oom_pymodel_int_value(r->m, value, &n) && n > 0) {
+            s->in.micro_batch = n;
+            snprintf(s->batch_name, sizeof s->batch_name, "%s", key);
+            note(r, OOM_IN_BATCH, value, key);
+        } else if ((strcmp(key, "max_length") == 0 || strcmp(key, "max_seq_length") == 0 ||
+                    strcmp(key, "block_size") == 0 || strcmp(key, "max_seq_len") == 0) &&
+                   s->from[OOM_IN_SEQ].assumed && oom_pymodel_int_value(r->m, value, &n) && n > 0) {
+            s->in.seq_len = n;
+            snprintf(s->seq_name, sizeof s->seq_name, "%s", key);
+            note(r, OOM_IN_SEQ, value, key);
+        } else if (strcmp(key, "gradient_accumulation_steps") == 0 && oom_pymodel_int_value(r->m, value, &n)) {
+            s->grad_accum = (int)n;
+        } else if (strcmp(key, "gradient_checkpointing") == 0 && strcmp(ts_node_type(value), "true") == 0) {
+            s->in.gradient_checkpointing = true;
+            note(r, OOM_IN_CHECKPOINTING, value, "gradient_checkpointing=True");
+        } else if (strcmp(key, "optim") == 0) {
+            read_optimizer(r, value);
+        } else if (strcmp(key, "attn_implementation") == 0) {
+            char v[48];
+            if (text_of(r, value, v, sizeof v)) {
+                s->in.memory_efficient_attention = strstr(v, "eager") == NULL;
+                note(r, OOM_IN_ATTENTION, value, v);
+            }
+        } else if (strcmp(key, "r") == 0) {
+            lora_rank = value;
+        } else if (strcmp(key, "target_modules") == 0) {
+            lora_targets = value;
+        } else {
+            read_precision(r, key, value);
+        }
+    }
+    if (!ts_node_is_null(lora_rank))
+        read_lora(r, lora_rank, lora_targets);
+}
+
+/* deepspeed="ds.json": the ZeRO stage and optimizer offload. */
+static void read_deepspeed(reader *r)
+{
+    for (size_t i = 0; i < oom_pymodel_keyword_count(r->m); i++) {
+        const char *name;
+        size_t len;
+        TSNode value;
+        oom_pymodel_keyword(r->m, i, &name, &len, &value);
+        oom_buf v;
+        oom_buf_init(&v);
+        if (!name_is(name, len, "deepspeed") || !oom_pymodel_string_value(r->m, value, &v)) {
+            oom_buf_free(&v);
+            continue;
+        }
+        const char *slash = strrchr(r->path, '/');
+        oom_buf p;
+        oom_buf_init(&p);
+        oom_buf_printf(&p, "%.*s%s%s", slash ? (int)(slash - r->path) : 0, r->path, slash ? "/" : "", v.data);
+        oom_source ds;
+        char why[64];
+        if (oom_source_read(p.data, p.data, &ds, why, sizeof why) == OOM_SOURCE_OK) {
+            cJSON *root = cJSON_ParseWithLength(ds.text, ds.len);
+            cJSON *zero = cJSON_GetObjectItemCaseSensitive(root, "zero_optimization");
+            cJSON *stage = cJSON_GetObjectItemCaseSensitive(zero, "stage");
+            if (cJSON_IsNumber(stage)) {
+                r->out->in.zero_stage = (int)stage->valuedouble;
+                cJSON *off = cJSON_GetObjectItemCaseSensitive(zero, "offload_optimizer");
+                cJSON *dev = cJSON_GetObjectItemCaseSensitive(off, "device");
+                r->out->in.offload_optimizer = cJSON_IsString(dev) && strcmp(dev->valuestring, "none") != 0;
+                char what[160];
+                snprintf(what, sizeof what, "ZeRO stage %d from %s%s", r->out->in.zero_stage, p.data,
+                         r->out->in.offload_optimizer ? ", optimizer offloaded" : "");
+                note(r, OOM_IN_ZERO, value, what);
+            }
+            cJSON_Delete(root);
+        }
+        oom_source_free(&ds);
+        oom_buf_free(&p);
+        oom_buf_free(&v);
+    }
+}
+
+static void defaults(oom_script_inputs *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->in.training = true;
+    s->in.micro_batch = 8;
+    s->in.seq_len = 512;
+    s->in.precision = OOM_PREC_FP32;
+    s->in.optimizer = OOM_OPT_ADAMW;
+    s->in.num_gpus = 1;
+    s->in.memory_efficient_attention = true;
+    s->in.lm_head = false;
+    s->grad_accum = 1;
+    snprintf(s->batch_name, sizeof s->batch_name, "per_device_train_batch_size");
+    snprintf(s->seq_name, sizeof s->seq_name, "max_length");
+    assume(s, OOM_IN_MODEL, "no model the knowledge base knows (use --model)");
+    assume(s, OOM_IN_BATCH, "batch 8 (the Trainer's default)");
+    assume(s, OOM_IN_SEQ, "sequence 512");
+    assume(s, OOM_IN_PRECISION, "fp32 (no mixed precision found)");
+    assume(s, OOM_IN_OPTIMIZER, "AdamW (the Trainer's default)");
+    assume(s, OOM_IN_CHECKPOINTING, "no gradient checkpointing");
+    assume(s, OOM_IN_ATTENTION, "SDPA attention (the default of recent Transformers)");
+    assume(s, OOM_IN_ZERO, "no ZeRO sharding");
+    assume(s, OOM_IN_GPUS, "1 GPU");
+    assume(s, OOM_IN_LORA, "all parameters trained");
+}
+
+bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err)
+{
+    defaults(out);
+    oom_source src;
+    char why[256];
+    if (oom_source_read(path, path, &src, why, sizeof why) != OOM_SOURCE_OK) {
+        oom_buf_printf(err, "%s: %s", path, why);
+        oom_source_free(&src);
+        return false;
+    }
+    TSParser *parser = ts_parser_new();
+    ts_parser_set_language(parser, oom_lang_grammar(OOM_LANG_PYTHON));
+    TSTree *tree = ts_parser_parse_string(parser, NULL, src.text, (uint32_t)src.len);
+    oom_pymodel *m = oom_pymodel_build(tree, src.text, src.len);
+    reader r = {path, &src, m, out};
+    const oom_strlist *ids = oom_pymodel_pretrained_ids(m);
+    for (size_t i = 0; i < ids->len && !out->model_known; i++) {
+        char what[200];
+        snprintf(what, sizeof what, "%s from_pretrained(\"%s\")", path, ids->items[i]);
+        if (oom_script_inputs_use_model(out, kb, ids->items[i], what)) {
+            out->from[OOM_IN_MODEL].assumed = false;
+            out->in.lm_head = strstr(src.text, "CausalLM") || strstr(src.text, "LMHead") ||
+                              strstr(src.text, "Seq2SeqLM") || strstr(src.text, "MaskedLM") ||
+                              strstr(src.text, "ConditionalGeneration") || strstr(src.text, "SFTTrainer");
+        }
+    }
+    read_keywords(&r);
+    if (oom_pymodel_file_calls(m, "gradient_checkpointing_enable")) {
+        out->in.gradient_checkpointing = true;
+        snprintf(out->from[OOM_IN_CHECKPOINTING].text, sizeof out->from[0].text,
+                 "%s gradient_checkpointing_enable()", path);
+        out->from[OOM_IN_CHECKPOINTING].assumed = false;
+    }
+    read_deepspeed(&r);
+    oom_pymodel_free(m);
+    ts_tree_delete(tree);
+    ts_parser_delete(parser);
+    oom_source_free(&src);
+    return true;
+}

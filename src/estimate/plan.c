@@ -1,0 +1,170 @@
+/* estimate/plan: the fix plan. Changes from the toolbox are added in order of
+ * how little they cost (speed first, then semantics) until the estimate fits;
+ * then each is dropped again if the rest still fits, so the plan is a small
+ * combination rather than everything at once. It names the user's own
+ * parameters and gives the new estimate. */
+#include <stdio.h>
+#include <string.h>
+
+#include "oomlint/estimate.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+enum {
+    STEP_CHECKPOINTING,
+    STEP_MIXED_PRECISION,
+    STEP_HALVE_BATCH,
+    STEP_OPTIMIZER_8BIT,
+    STEP_ZERO,
+    STEP_OFFLOAD,
+    STEP_LORA,
+    STEP_QLORA,
+    STEP_SHORTER_SEQ,
+    STEP_COUNT
+};
+
+typedef struct {
+    oom_estimate_input in;
+    int grad_accum;
+} candidate;
+
+static double total(const oom_estimate_input *in)
+{
+    oom_estimate e;
+    oom_estimate_compute(in, &e);
+    return e.total;
+}
+
+static bool applicable(const candidate *c, int step)
+{
+    const oom_estimate_input *in = &c->in;
+    switch (step) {
+    case STEP_CHECKPOINTING:
+        return in->training && !in->gradient_checkpointing;
+    case STEP_MIXED_PRECISION:
+        return in->training && in->precision == OOM_PREC_FP32;
+    case STEP_HALVE_BATCH:
+        return in->micro_batch > 1;
+    case STEP_OPTIMIZER_8BIT:
+        return in->training && in->optimizer == OOM_OPT_ADAMW;
+    case STEP_ZERO:
+        return in->training && in->num_gpus > 1 && in->zero_stage < 3;
+    case STEP_OFFLOAD:
+        return in->training && !in->offload_optimizer && (in->zero_stage >= 2 || in->num_gpus > 1);
+    case STEP_LORA:
+        return in->training && in->trainable == in->params && in->hidden > 0;
+    case STEP_QLORA:
+        return in->training && in->precision != OOM_PREC_NF4 && in->hidden > 0;
+    case STEP_SHORTER_SEQ:
+        return in->seq_len > 256;
+    }
+    return false;
+}
+
+/* The input with the steps of `mask`; batch and sequence shrink only as far
+ * as needed. */
+static candidate apply(const candidate *base, unsigned mask, const oom_gpu *gpu, double target)
+{
+    candidate c = *base;
+    if (mask & (1u << STEP_CHECKPOINTING))
+        c.in.gradient_checkpointing = true;
+    if (mask & (1u << STEP_MIXED_PRECISION))
+        c.in.precision = gpu && gpu->bf16 ? OOM_PREC_AMP_BF16 : OOM_PREC_AMP_FP16;
+    if (mask & (1u << STEP_OPTIMIZER_8BIT))
+        c.in.optimizer = OOM_OPT_ADAM_8BIT;
+    if (mask & (1u << STEP_ZERO)) {
+        c.in.zero_stage = 2;
+        if (total(&c.in) > target)
+            c.in.zero_stage = 3;
+    }
+    if (mask & (1u << STEP_OFFLOAD)) {
+        c.in.offload_optimizer = true;
+        if (c.in.zero_stage < 2)
+            c.in.zero_stage = 2;
+    }
+    if (mask & ((1u << STEP_LORA) | (1u << STEP_QLORA)))
+        c.in.trainable = c.in.layers * 4 * 16 * 2 * c.in.hidden; /* r=16 on q, k, v, o */
+    if (mask & (1u << STEP_QLORA))
+        c.in.precision = OOM_PREC_NF4;
+    if (mask & (1u << STEP_HALVE_BATCH))
+        while (total(&c.in) > target && c.in.micro_batch > 1) {
+            c.in.micro_batch = (c.in.micro_batch + 1) / 2;
+            c.grad_accum *= 2;
+        }
+    if (mask & (1u << STEP_SHORTER_SEQ))
+        while (total(&c.in) > target && c.in.seq_len > 256)
+            c.in.seq_len /= 2;
+    return c;
+}
+
+static void describe(const oom_script_inputs *s, const candidate *c, unsigned mask, const oom_gpu *gpu,
+                     oom_buf *plan)
+{
+    const char *sep = "";
+    for (int step = 0; step < STEP_COUNT; step++) {
+        if (!(mask & (1u << step)))
+            continue;
+        oom_buf_puts(plan, sep);
+        sep = "; ";
+        switch (step) {
+        case STEP_CHECKPOINTING:
+            oom_buf_puts(plan, "gradient_checkpointing=True");
+            break;
+        case STEP_MIXED_PRECISION:
+            oom_buf_puts(plan, gpu && gpu->bf16 ? "bf16=True" : "fp16=True");
+            break;
+        case STEP_HALVE_BATCH:
+            oom_buf_printf(plan, "%s=%lld with gradient_accumulation_steps=%d (the same global batch)",
+                           s->batch_name, c->in.micro_batch, c->grad_accum);
+            break;
+        case STEP_OPTIMIZER_8BIT:
+            oom_buf_puts(plan, "optim=\"adamw_bnb_8bit\"");
+            break;
+        case STEP_ZERO:
+            oom_buf_printf(plan, "DeepSpeed ZeRO stage %d across the %d GPUs", c->in.zero_stage, c->in.num_gpus);
+            break;
+        case STEP_OFFLOAD:
+            oom_buf_puts(plan, "ZeRO offload_optimizer to the CPU");
+            break;
+        case STEP_LORA:
+            oom_buf_puts(plan, "LoRA: LoraConfig(r=16, target_modules=[\"q_proj\", \"k_proj\", \"v_proj\", \"o_proj\"])");
+            break;
+        case STEP_QLORA:
+            oom_buf_puts(plan, "load the base model in 4 bits (BitsAndBytesConfig(load_in_4bit=True), QLoRA)");
+            break;
+        case STEP_SHORTER_SEQ:
+            oom_buf_printf(plan, "%s=%lld", s->seq_name, c->in.seq_len);
+            break;
+        }
+    }
+}
+
+bool oom_estimate_fix_plan(const oom_script_inputs *s, const oom_gpu *gpu, double target,
+                           oom_buf *plan, oom_estimate *after)
+{
+    candidate base = {s->in, s->grad_accum > 0 ? s->grad_accum : 1};
+    unsigned mask = 0;
+    candidate c = base;
+    for (int step = 0; step < STEP_COUNT && total(&c.in) > target; step++) {
+        if (!applicable(&base, step))
+            continue;
+        mask |= 1u << step;
+        c = apply(&base, mask, gpu, target);
+    }
+    bool fits = total(&c.in) <= target;
+    if (fits) /* drop what is not needed, most costly first */
+        for (int step = STEP_COUNT - 1; step >= 0; step--) {
+            if (!(mask & (1u << step)))
+                continue;
+            candidate without = apply(&base, mask & ~(1u << step), gpu, target);
+            if (total(&without.in) <= target) {
+                mask &= ~(1u << step);
+                c = without;
+            }
+        }
+    describe(s, &c, mask, gpu, plan);
+    oom_estimate_compute(&c.in, after);
+    if (mask)
+        oom_buf_printf(plan, " -> about %.1f GiB", after->total / GIB);
+    return fits;
+}

@@ -1,0 +1,88 @@
+/* project/capacity: OOM601 predicted-oom and OOM602 near-capacity. */
+#include <stdio.h>
+#include <string.h>
+
+#include "oomlint/estimate.h"
+#include "oomlint/project.h"
+#include "oomlint/source.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* The line to point at: what dominates the estimate and the script sets. */
+static const oom_provenance *dominant_input(const oom_script_inputs *s, const oom_estimate *e)
+{
+    double per_token = e->activations + e->logits;
+    double states = e->weights + e->gradients + e->optimizer;
+    const oom_provenance *batch = &s->from[OOM_IN_BATCH], *seq = &s->from[OOM_IN_SEQ];
+    const oom_provenance *model = &s->from[OOM_IN_MODEL];
+    if (per_token >= states) {
+        if (!batch->assumed && batch->line)
+            return batch;
+        if (!seq->assumed && seq->line)
+            return seq;
+    }
+    return model;
+}
+
+static void add(const oom_rule *rule, const char *path, const oom_provenance *at, const char *message,
+                const char *help, oom_diag_list *out)
+{
+    oom_diag *d = oom_diag_list_add(out, rule->code, rule->name, rule->severity, path, message, help, rule->url);
+    d->start_row = d->end_row = at->line ? at->line : 1;
+    d->start_col = at->line ? at->col : 1;
+    d->end_col = d->start_col;
+    oom_source src;
+    char why[64];
+    if (oom_source_read(path, path, &src, why, sizeof why) == OOM_SOURCE_OK) {
+        const char *line;
+        size_t len;
+        if (oom_source_line(&src, d->start_row, &line, &len)) {
+            d->context = oom_xstrndup(line, len);
+            d->end_col = (uint32_t)(len + 1);
+        }
+    }
+    oom_source_free(&src);
+}
+
+void oom_project_check_capacity(const oom_rule_list *rules, bool oom601, bool oom602, const oom_kb *kb,
+                                const oom_gpu *gpu, int num_gpus, const char *const *paths, size_t count,
+                                oom_diag_list *out)
+{
+    const oom_rule *r601 = oom_rules_find(rules, "OOM601"), *r602 = oom_rules_find(rules, "OOM602");
+    if (!gpu || gpu->memory_gib <= 0 || !kb || !r601 || !r602 || (!oom601 && !oom602))
+        return;
+    double cap = gpu->memory_gib * GIB;
+    for (size_t i = 0; i < count; i++) {
+        oom_script_inputs s;
+        oom_buf err;
+        oom_buf_init(&err);
+        bool ok = oom_script_inputs_read(paths[i], kb, &s, &err);
+        oom_buf_free(&err);
+        if (!ok || !s.model_known || !s.in.training)
+            continue;
+        if (num_gpus > 0)
+            s.in.num_gpus = num_gpus;
+        oom_estimate e;
+        oom_estimate_compute(&s.in, &e);
+        bool over = e.total > cap, near = !over && e.total > 0.9 * cap;
+        if ((over && !oom601) || (near && !oom602) || (!over && !near))
+            continue;
+        oom_buf msg, plan;
+        oom_buf_init(&msg);
+        oom_buf_init(&plan);
+        oom_buf_printf(&msg, "estimated peak %.1f GiB per GPU %s the %s's %.0f GiB (%s, batch %lld, sequence %lld, %s, %s)",
+                       e.total / GIB, over ? "exceeds" : "is within 10% of", gpu->name, gpu->memory_gib,
+                       s.model_id, s.in.micro_batch, s.in.seq_len, oom_precision_name(s.in.precision),
+                       oom_optimizer_name(s.in.optimizer));
+        oom_estimate after;
+        bool fits = oom_estimate_fix_plan(&s, gpu, 0.9 * cap, &plan, &after);
+        oom_buf help;
+        oom_buf_init(&help);
+        oom_buf_printf(&help, "%s %s; see `oomlint estimate %s --gpu %s`", fits ? "to fit under 90%:" : "even",
+                       plan.len ? plan.data : "nothing in the toolbox is enough", paths[i], gpu->id);
+        add(over ? r601 : r602, paths[i], dominant_input(&s, &e), msg.data, help.data, out);
+        oom_buf_free(&msg);
+        oom_buf_free(&plan);
+        oom_buf_free(&help);
+    }
+}
