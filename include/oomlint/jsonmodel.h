@@ -23,6 +23,8 @@ void oom_jsonmodel_free(oom_jsonmodel *m);
 unsigned oom_jsonmodel_kinds(const oom_jsonmodel *m);
 /* "model-config", "tokenizer-config", "generation-config", "training-args", "deepspeed" */
 int oom_json_kind_from_name(const char *name);
+/* The top-level "model_name_or_path" (or "model_name"), or NULL. */
+const char *oom_jsonmodel_model_id(const oom_jsonmodel *m);
 /* A pair of the top-level object. */
 bool oom_jsonmodel_is_top_level(const oom_jsonmodel *m, TSNode pair);
 

@@ -95,6 +95,9 @@ bool oom_pymodel_file_calls(const oom_pymodel *m, const char *name);
 /* The checkpoints the file loads: string arguments of from_pretrained(...)
  * (directly or through a name bound to a string), in file order. */
 const oom_strlist *oom_pymodel_pretrained_ids(const oom_pymodel *m);
+/* Whether the i-th pretrained id was loaded where `node` can see it: in the
+ * same function, a function around it, or at module level. */
+bool oom_pymodel_pretrained_visible(const oom_pymodel *m, size_t i, TSNode node);
 /* An integer literal, or a name bound (in the function or module) to one. */
 bool oom_pymodel_int_value(const oom_pymodel *m, TSNode expr, long long *out);
 /* An expression that denotes a model (not a call of it). */

@@ -19,8 +19,11 @@ const char *oom_project_family_position_limit(const char *model_type);
  * config.json (relative to the script) or else the knowledge base. `where`
  * gets a description such as "the 1024 positions of gpt2 (knowledge base)".
  * Returns false when no model with a hard limit is known. */
-bool oom_project_model_limit(const oom_pymodel *m, const char *script_path, const oom_kb *kb,
+bool oom_project_model_limit(const oom_pymodel *m, TSNode at, const char *script_path, const oom_kb *kb,
                              long long *limit, oom_buf *where);
+/* The same for one model id (a JSON's "model_name_or_path"). */
+bool oom_project_id_limit(const char *id, const char *beside, const oom_kb *kb, long long *limit,
+                          oom_buf *where);
 
 #include "oomlint/diag.h"
 #include "oomlint/rules.h"

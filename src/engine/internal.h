@@ -25,6 +25,7 @@ typedef struct {
     const oom_jsonmodel *json; /* NULL outside JSON */
     const oom_run_context *run;
     const char *path; /* the file being linted */
+    const char *src;  /* its text */
     oom_buf *detail;
 } oom_sem_env;
 

@@ -213,7 +213,31 @@ static bool sem_exceeds_model_limit(const oom_sem_env *env, TSNode n, TSNode sit
     if (!env->py || !oom_pymodel_int_value(env->py, n, &value))
         return false;
     oom_buf_clear(scratch);
-    if (!oom_project_model_limit(env->py, env->path, env->run ? env->run->kb : NULL, &limit, scratch) ||
+    if (!oom_project_model_limit(env->py, n, env->path, env->run ? env->run->kb : NULL, &limit, scratch) ||
+        value <= limit)
+        return false;
+    oom_buf_clear(env->detail);
+    oom_buf_printf(env->detail, "%lld is more than %s", value, scratch->data);
+    return true;
+}
+
+static bool sem_json_exceeds_model_limit(const oom_sem_env *env, TSNode n, TSNode site,
+                                         const oom_pred *p, oom_buf *scratch)
+{
+    (void)site, (void)p;
+    const char *id = env->json ? oom_jsonmodel_model_id(env->json) : NULL;
+    if (!id || strcmp(ts_node_type(n), "number") != 0)
+        return false;
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    char buf[32];
+    if (b - a >= sizeof buf)
+        return false;
+    memcpy(buf, env->src + a, b - a);
+    buf[b - a] = '\0';
+    char *end;
+    long long value = strtoll(buf, &end, 10), limit;
+    oom_buf_clear(scratch);
+    if (*end || !oom_project_id_limit(id, env->path, env->run ? env->run->kb : NULL, &limit, scratch) ||
         value <= limit)
         return false;
     oom_buf_clear(env->detail);
@@ -265,6 +289,7 @@ static const sem_entry semantic_predicates[] = {
     {"oom-json-top-level", sem_json_top_level, 0, 0, "a pair of the JSON file's top-level object"},
     {"oom-model-like", sem_model_like, 0, 0, "an expression that denotes a model"},
     {"oom-exceeds-model-limit", sem_exceeds_model_limit, 0, 0, "an integer above the loaded model's hard position limit"},
+    {"oom-json-exceeds-model-limit", sem_json_exceeds_model_limit, 0, 0, "a number above the position limit of the JSON's model_name_or_path"},
     {"oom-in-loop-guard", sem_in_loop_guard, 0, 0, "inside an if within the innermost loop"},
     {"oom-in-oom-handler", sem_in_oom_handler, 0, 0, "inside an except clause for out-of-memory errors"},
     {"oom-in-except", sem_in_except, 0, 0, "inside any except clause"},
@@ -383,7 +408,8 @@ static int build_pred(const TSQuery *q, const TSQueryPredicateStep *steps, uint3
             p->arg_count == 1 && compile_regex(p, err) != 0)
             rc = -1;
         bool any_language = sem->fn == sem_target_gpu_lacks;
-        bool json_only = sem->fn == sem_json_kind || sem->fn == sem_json_top_level;
+        bool json_only = sem->fn == sem_json_kind || sem->fn == sem_json_top_level ||
+                         sem->fn == sem_json_exceeds_model_limit;
         if (json_only && lang != OOM_LANG_JSON) {
             oom_buf_printf(err, "#%s is a JSON predicate", full);
             rc = -1;

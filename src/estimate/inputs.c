@@ -286,6 +286,14 @@ bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_input
         snprintf(what, sizeof what, "%s from_pretrained(\"%s\")", path, ids->items[i]);
         if (oom_script_inputs_use_model(out, kb, ids->items[i], what)) {
             out->from[OOM_IN_MODEL].assumed = false;
+            /* point at the string that names the model */
+            const char *at = strstr(src.text, ids->items[i]);
+            if (at) {
+                uint32_t row, col;
+                oom_source_position(&src, (size_t)(at - src.text) - (at > src.text ? 1 : 0), &row, &col);
+                out->from[OOM_IN_MODEL].line = row;
+                out->from[OOM_IN_MODEL].col = col;
+            }
             out->in.lm_head = strstr(src.text, "CausalLM") || strstr(src.text, "LMHead") ||
                               strstr(src.text, "Seq2SeqLM") || strstr(src.text, "MaskedLM") ||
                               strstr(src.text, "ConditionalGeneration") || strstr(src.text, "SFTTrainer");

@@ -399,8 +399,12 @@ static void record_pretrained(oom_pymodel *m, int scope, TSNode call, TSNode fn)
     oom_buf value;
     oom_buf_init(&value);
     if (!ts_node_is_null(arg) && oom_pymodel_string_value(m, arg, &value) && value.len > 0 &&
-        !oom_strlist_contains(&m->pretrained_ids, value.data))
+        !oom_strlist_contains(&m->pretrained_ids, value.data)) {
+        size_t n = m->pretrained_ids.len;
         oom_strlist_push(&m->pretrained_ids, value.data);
+        oom_grow((void **)&m->pretrained_scopes, &m->pretrained_scope_cap, n + 1, sizeof(int));
+        m->pretrained_scopes[n] = scope;
+    }
     oom_buf_free(&value);
 }
 
@@ -802,5 +806,6 @@ void oom_pymodel_free(oom_pymodel *m)
     free(m->guards);
     free(m->keywords);
     oom_strlist_free(&m->pretrained_ids);
+    free(m->pretrained_scopes);
     free(m);
 }

@@ -207,6 +207,18 @@ const oom_strlist *oom_pymodel_pretrained_ids(const oom_pymodel *m)
     return &m->pretrained_ids;
 }
 
+bool oom_pymodel_pretrained_visible(const oom_pymodel *m, size_t i, TSNode node)
+{
+    if (i >= m->pretrained_ids.len)
+        return false;
+    /* the function itself or one around it (closures), or the module */
+    for (int scope = oom_model_scope_at(m, ts_node_start_byte(node)); scope >= 0;
+         scope = scope == 0 ? -1 : m->scopes[scope].parent)
+        if (m->pretrained_scopes[i] == scope)
+            return true;
+    return false;
+}
+
 bool oom_pymodel_int_value(const oom_pymodel *m, TSNode e, long long *out)
 {
     for (int depth = 0; depth < 8 && !ts_node_is_null(e); depth++) {

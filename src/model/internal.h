@@ -128,6 +128,8 @@ struct oom_pymodel {
     size_t keyword_count, keyword_cap;
     bool distributed; /* init_process_group, DDP, LOCAL_RANK / local_rank */
     oom_strlist pretrained_ids;
+    int *pretrained_scopes; /* the scope each id was loaded in */
+    size_t pretrained_scope_cap;
 };
 
 /* Text of a node, as a pointer into the source and a length. */

@@ -9,6 +9,7 @@ struct oom_jsonmodel {
     const char *src;
     TSNode object; /* the top-level object, or a null node */
     unsigned kinds;
+    char *model_id;
 };
 
 typedef struct {
@@ -64,15 +65,31 @@ oom_jsonmodel *oom_jsonmodel_build(const TSTree *tree, const char *src, size_t l
     uint32_t count = ts_node_named_child_count(object);
     for (uint32_t i = 0; i < count; i++) {
         TSNode pair = ts_node_named_child(object, i);
-        if (strcmp(ts_node_type(pair), "pair") == 0)
-            note_key(m, ts_node_child_by_field_name(pair, "key", 3));
+        if (strcmp(ts_node_type(pair), "pair") != 0)
+            continue;
+        TSNode key = ts_node_child_by_field_name(pair, "key", 3);
+        note_key(m, key);
+        TSNode value = ts_node_child_by_field_name(pair, "value", 5);
+        uint32_t ka = ts_node_start_byte(key), kb = ts_node_end_byte(key);
+        uint32_t va = ts_node_start_byte(value), vb = ts_node_end_byte(value);
+        bool is_id = (kb - ka == 20 && memcmp(src + ka, "\"model_name_or_path\"", 20) == 0) ||
+                     (kb - ka == 12 && memcmp(src + ka, "\"model_name\"", 12) == 0);
+        if (is_id && !m->model_id && strcmp(ts_node_type(value), "string") == 0 && vb - va >= 2)
+            m->model_id = oom_xstrndup(src + va + 1, vb - va - 2);
     }
     return m;
 }
 
 void oom_jsonmodel_free(oom_jsonmodel *m)
 {
+    if (m)
+        free(m->model_id);
     free(m);
+}
+
+const char *oom_jsonmodel_model_id(const oom_jsonmodel *m)
+{
+    return m->model_id;
 }
 
 unsigned oom_jsonmodel_kinds(const oom_jsonmodel *m)

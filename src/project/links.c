@@ -24,6 +24,17 @@ const char *oom_project_family_position_limit(const char *type)
     return "soft";
 }
 
+/* RoBERTa-style embeddings start positions after padding_idx: two rows of
+ * max_position_embeddings are not usable (514 -> 512 tokens). */
+static long long usable_positions(const char *model_type, long long max_pos)
+{
+    static const char *const offset[] = {"roberta", "xlm-roberta", "camembert", "longformer", NULL};
+    for (size_t i = 0; offset[i]; i++)
+        if (strcmp(model_type, offset[i]) == 0)
+            return max_pos - 2;
+    return max_pos;
+}
+
 static char *script_dir(const char *script_path)
 {
     const char *slash = strrchr(script_path, '/');
@@ -51,7 +62,7 @@ static bool local_config_limit(const char *script_path, const char *id, long lon
             oom_model_config c;
             if (root && oom_model_config_from_json(root, &c) && c.max_position_embeddings > 0 &&
                 strcmp(oom_project_family_position_limit(c.model_type), "hard") == 0) {
-                *limit = c.max_position_embeddings;
+                *limit = usable_positions(c.model_type, c.max_position_embeddings);
                 oom_buf_printf(where, "the %lld positions of the %s model in %s", *limit, c.model_type,
                                path.data);
                 found = true;
@@ -64,21 +75,62 @@ static bool local_config_limit(const char *script_path, const char *id, long lon
     return found;
 }
 
-bool oom_project_model_limit(const oom_pymodel *m, const char *script_path, const oom_kb *kb,
+bool oom_project_id_limit(const char *id, const char *beside, const oom_kb *kb, long long *limit,
+                          oom_buf *where)
+{
+    if (beside && local_config_limit(beside, id, limit, where))
+        return true;
+    const oom_model *known = kb ? oom_kb_find_model(kb, id) : NULL;
+    if (!known || strcmp(known->position_limit, "hard") != 0 || known->config.max_position_embeddings <= 0)
+        return false;
+    *limit = usable_positions(known->config.model_type, known->config.max_position_embeddings);
+    oom_buf_printf(where, "the %lld positions of %s (oomlint's knowledge base)", *limit, known->id);
+    return true;
+}
+
+bool oom_project_model_limit(const oom_pymodel *m, TSNode at, const char *script_path, const oom_kb *kb,
                              long long *limit, oom_buf *where)
 {
+    /* A length may apply to any model the file loads: with a model whose
+     * limit is soft (or none) among them, say nothing; else use the largest
+     * hard limit. */
     const oom_strlist *ids = oom_pymodel_pretrained_ids(m);
+    bool found = false;
+    oom_buf best;
+    oom_buf_init(&best);
     for (size_t i = 0; i < ids->len; i++) {
         const char *id = ids->items[i];
-        if (script_path && local_config_limit(script_path, id, limit, where))
-            return true;
-        const oom_model *known = kb ? oom_kb_find_model(kb, id) : NULL;
-        if (known && known->config.max_position_embeddings > 0 &&
-            strcmp(known->position_limit, "hard") == 0) {
-            *limit = known->config.max_position_embeddings;
-            oom_buf_printf(where, "the %lld positions of %s (oomlint's knowledge base)", *limit, known->id);
-            return true;
+        if (!oom_pymodel_pretrained_visible(m, i, at))
+            continue;
+        long long l;
+        oom_buf w;
+        oom_buf_init(&w);
+        bool hard = false;
+        if (script_path && local_config_limit(script_path, id, &l, &w)) {
+            hard = true;
+        } else {
+            const oom_model *known = kb ? oom_kb_find_model(kb, id) : NULL;
+            if (known && strcmp(known->position_limit, "hard") != 0) {
+                oom_buf_free(&w);
+                oom_buf_free(&best);
+                return false;
+            }
+            if (known && known->config.max_position_embeddings > 0) {
+                l = usable_positions(known->config.model_type, known->config.max_position_embeddings);
+                oom_buf_printf(&w, "the %lld positions of %s (oomlint's knowledge base)", l, known->id);
+                hard = true;
+            }
         }
+        if (hard && (!found || l > *limit)) {
+            *limit = l;
+            oom_buf_clear(&best);
+            oom_buf_puts(&best, w.data);
+            found = true;
+        }
+        oom_buf_free(&w);
     }
-    return false;
+    if (found)
+        oom_buf_puts(where, best.data);
+    oom_buf_free(&best);
+    return found;
 }
