@@ -39,7 +39,7 @@ TEST_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(TEST_SRCS))
 RULE_FILES := $(shell find rules -type f 2>/dev/null)
 HEADERS   := $(wildcard include/oomlint/*.h src/*/internal.h)
 
-.PHONY: all setup check-system deps test-tools test unit asan bench install clean fuzz fuzz-build
+.PHONY: all setup check-system deps test-tools test unit asan bench install clean fuzz fuzz-build validate-estimate
 
 all: check-system $(BUILD)/oomlint
 
@@ -111,6 +111,14 @@ $(BUILD)/obj/deps/toml_scanner.o: $(DEPS_OK)
 
 $(BUILD)/tools/parse-only: $(BUILD)/obj/tools/parse_only.o $(BUILD)/liboomlint.a
 	$(CC) -o $@ $^ $(LDFLAGS_ALL)
+
+$(BUILD)/tools/validate-estimate: $(BUILD)/obj/tools/validate_estimate.o $(BUILD)/liboomlint.a
+	$(CC) -o $@ $^ $(LDFLAGS_ALL)
+
+# The estimate against published figures and any GPU measurements
+# (tests/gpu/measure.py writes them to tests/gpu/results/).
+validate-estimate: $(BUILD)/tools/validate-estimate
+	@$(BUILD)/tools/validate-estimate tests/gpu/results
 
 $(BUILD)/obj/tools/%.o: src/tools/%.c $(HEADERS) $(DEPS_OK)
 	@mkdir -p $(dir $@)

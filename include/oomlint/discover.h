@@ -39,10 +39,11 @@ bool oom_discover_is_config_json(const char *path);
 
 /* Walks `paths` (files or folders; "-" is stdin) in order. Files in folders
  * are taken when they end in .py or .json and match no `exclude` glob
- * (matched against the base name and against the path). Folder entries are
- * sorted, so the order does not depend on the file system. */
+ * (matched against the base name, the path as given, and the path relative
+ * to `anchor`, the project folder; NULL: none). Folder entries are sorted, so
+ * the order does not depend on the file system. */
 void oom_discover(const char *const *paths, size_t count, const oom_strlist *exclude,
-                  oom_discovery *out);
+                  const char *anchor, oom_discovery *out);
 void oom_discovery_free(oom_discovery *d);
 
 #endif

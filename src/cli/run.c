@@ -365,8 +365,8 @@ static int cmd_gpus(void)
         oom_buf_free(&err);
         return OOM_EXIT_FAILURE;
     }
-    printf("%-22s %8s  %-7s %-4s %-4s %-4s %-4s  %s\n", "GPU", "memory", "cc", "bf16", "tf32", "fp8",
-           "FA2", "names you can use");
+    printf("%-22s %8s  %-7s %-4s %-4s %-4s %-4s %-4s  %s\n", "GPU", "memory", "cc", "fp16", "bf16", "tf32",
+           "fp8", "FA2", "names you can use");
     for (size_t i = 0; i < kb.gpu_count; i++) {
         const oom_gpu *g = &kb.gpus[i];
         char mem[32];
@@ -374,8 +374,8 @@ static int cmd_gpus(void)
             snprintf(mem, sizeof mem, "%g GiB", g->memory_gib);
         else
             snprintf(mem, sizeof mem, "host");
-        printf("%-22s %8s  %-7s %-4s %-4s %-4s %-4s  ", g->id, mem, g->compute_capability,
-               g->bf16 ? "yes" : "no", g->tf32 ? "yes" : "no", g->fp8 ? "yes" : "no",
+        printf("%-22s %8s  %-7s %-4s %-4s %-4s %-4s %-4s  ", g->id, mem, g->compute_capability,
+               g->fp16_tensor_cores ? "yes" : "no", g->bf16 ? "yes" : "no", g->tf32 ? "yes" : "no", g->fp8 ? "yes" : "no",
                g->flash_attention_2 ? "yes" : "no");
         for (size_t a = 0; a < g->aliases.len; a++)
             printf("%s%s", a ? ", " : "", g->aliases.items[a]);
@@ -383,9 +383,33 @@ static int cmd_gpus(void)
         if (g->note)
             printf("%-22s %8s  note: %s\n", "", "", g->note);
     }
+    puts("\nfp16: fp16 tensor cores; bf16: native bf16; tf32; fp8; FA2: FlashAttention-2 support.");
     oom_kb_free(&kb);
     oom_buf_free(&err);
     return OOM_EXIT_CLEAN;
+}
+
+/* --select NOPE is a typo, not a request for no rules. */
+static int check_codes_exist(const oom_rule_list *rules, const oom_selection *sel)
+{
+    const oom_strlist *lists[2] = {&sel->select, &sel->ignore};
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; i < lists[l]->len; i++) {
+            const char *p = lists[l]->items[i];
+            bool known = strcmp(p, "ALL") == 0;
+            for (size_t r = 0; r < rules->len && !known; r++)
+                known = strncmp(rules->items[r].code, p, strlen(p)) == 0;
+            if (!known) {
+                oom_buf msg;
+                oom_buf_init(&msg);
+                oom_buf_printf(&msg, "%s: no rule has a code starting with '%s' (see oomlint rules)",
+                               l == 0 ? "select" : "ignore", p);
+                print_error(msg.data);
+                oom_buf_free(&msg);
+                return -1;
+            }
+        }
+    return 0;
 }
 
 static int cmd_estimate(const oom_settings *s)
@@ -410,6 +434,11 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
         oom_buf_free(&err);
         return OOM_EXIT_FAILURE;
     }
+    if (check_codes_exist(rules, &eff.selection) != 0) {
+        free_settings(&eff);
+        oom_buf_free(&err);
+        return OOM_EXIT_FAILURE;
+    }
     oom_compiled *compiled = oom_compiled_new(rules, &eff.selection, &err);
     if (!compiled) {
         print_error(err.data);
@@ -420,7 +449,8 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
     oom_compiled_set_run(compiled, &eff.run);
     check_run run = {s, compiled, {NULL, 0, 0}, false};
     oom_discovery d;
-    oom_discover((const char *const *)s->paths.items, s->paths.len, &eff.exclude, &d);
+    oom_discover((const char *const *)s->paths.items, s->paths.len, &eff.exclude,
+                 eff.have_config ? eff.config.dir : ".", &d);
     report_walk_errors(&run, &d);
     oom_job *jobs = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(oom_job));
     for (size_t i = 0; i < d.target_count; i++)

@@ -41,6 +41,7 @@ typedef struct {
 typedef struct {
     const oom_strlist *exclude;
     char *root; /* real path of the folder being walked */
+    char *anchor; /* real path that path globs are relative to (the project) */
     oom_discovery *out;
     dir_id *visited;
     size_t visited_len, visited_cap;
@@ -58,22 +59,46 @@ static void add_error(oom_discovery *d, const char *path, const char *reason, bo
     OOM_PUSH(d->errors, d->error_count, d->error_cap, e);
 }
 
+/* The path relative to the project folder, so that a glob such as
+ * "tests/x.py" in pyproject.toml means the project's tests folder wherever
+ * oomlint runs. */
+static char *relative_to_anchor(const walker *w, const char *path)
+{
+    if (!w->anchor)
+        return NULL;
+    char *real = realpath(path, NULL);
+    if (!real)
+        return NULL;
+    size_t n = strlen(w->anchor);
+    char *rel = NULL;
+    if (strncmp(real, w->anchor, n) == 0 && real[n] == '/')
+        rel = oom_xstrdup(real + n + 1);
+    free(real);
+    return rel;
+}
+
 static bool excluded(const walker *w, const char *path, const char *base)
 {
+    char *rel = w->exclude->len ? relative_to_anchor(w, path) : NULL;
     for (size_t i = 0; i < w->exclude->len; i++) {
         const char *g = w->exclude->items[i];
-        if (fnmatch(g, base, 0) == 0 || fnmatch(g, path, 0) == 0)
+        if (fnmatch(g, base, 0) == 0 || fnmatch(g, path, 0) == 0 || (rel && fnmatch(g, rel, 0) == 0)) {
+            free(rel);
             return true;
+        }
         /* a glob ending in a slash ("build/") names a folder */
         size_t n = strlen(g);
         if (n > 1 && g[n - 1] == '/') {
             char *trimmed = oom_xstrndup(g, n - 1);
             bool hit = fnmatch(trimmed, base, 0) == 0 || fnmatch(trimmed, path, 0) == 0;
             free(trimmed);
-            if (hit)
+            if (hit) {
+                free(rel);
                 return true;
+            }
         }
     }
+    free(rel);
     return false;
 }
 
@@ -192,10 +217,10 @@ static oom_lang lang_for_named(const char *path)
 }
 
 void oom_discover(const char *const *paths, size_t count, const oom_strlist *exclude,
-                  oom_discovery *out)
+                  const char *anchor, oom_discovery *out)
 {
     memset(out, 0, sizeof(*out));
-    walker w = {exclude, NULL, out, NULL, 0, 0};
+    walker w = {exclude, NULL, anchor ? realpath(anchor, NULL) : NULL, out, NULL, 0, 0};
     for (size_t i = 0; i < count; i++) {
         const char *p = paths[i];
         if (strcmp(p, "-") == 0) {
@@ -217,6 +242,7 @@ void oom_discover(const char *const *paths, size_t count, const oom_strlist *exc
             add_target(out, p, lang_for_named(p), true);
     }
     free(w.visited);
+    free(w.anchor);
 }
 
 void oom_discovery_free(oom_discovery *d)

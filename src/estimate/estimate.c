@@ -15,7 +15,7 @@
 const char *oom_precision_name(oom_precision p)
 {
     static const char *const names[] = {"fp32", "fp16 mixed precision", "bf16 mixed precision",
-                                        "bf16 weights", "8-bit weights", "4-bit (NF4) weights"};
+                                        "16-bit weights", "8-bit weights", "4-bit (NF4) weights"};
     return names[p];
 }
 

@@ -300,6 +300,8 @@ bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_input
         }
     }
     read_keywords(&r);
+    /* a script that only loads or evaluates a model is not a training job */
+    out->in.training = oom_pymodel_file_trains(m);
     if (oom_pymodel_file_calls(m, "gradient_checkpointing_enable")) {
         out->in.gradient_checkpointing = true;
         snprintf(out->from[OOM_IN_CHECKPOINTING].text, sizeof out->from[0].text,

@@ -398,8 +398,11 @@ static void record_pretrained(oom_pymodel *m, int scope, TSNode call, TSNode fn)
     }
     oom_buf value;
     oom_buf_init(&value);
-    if (!ts_node_is_null(arg) && oom_pymodel_string_value(m, arg, &value) && value.len > 0 &&
-        !oom_strlist_contains(&m->pretrained_ids, value.data)) {
+    bool seen = false; /* the same id in the same scope once; in two functions, twice */
+    if (!ts_node_is_null(arg) && oom_pymodel_string_value(m, arg, &value) && value.len > 0)
+        for (size_t i = 0; i < m->pretrained_ids.len && !seen; i++)
+            seen = m->pretrained_scopes[i] == scope && strcmp(m->pretrained_ids.items[i], value.data) == 0;
+    if (!ts_node_is_null(arg) && value.len > 0 && !seen) {
         size_t n = m->pretrained_ids.len;
         oom_strlist_push(&m->pretrained_ids, value.data);
         oom_grow((void **)&m->pretrained_scopes, &m->pretrained_scope_cap, n + 1, sizeof(int));

@@ -47,6 +47,8 @@ static bool local_config_limit(const char *script_path, const char *id, long lon
     oom_buf path;
     oom_buf_init(&path);
     char *dir = script_dir(script_path);
+    while (id[0] == '.' && id[1] == '/')
+        id += 2;
     if (id[0] == '/')
         oom_buf_printf(&path, "%s/config.json", id);
     else

@@ -1,0 +1,148 @@
+/* validate-estimate: the estimate against every published figure the unit
+ * tests use, and against measured results (the JSON files in
+ * tests/gpu/results, written by tests/gpu/measure.py on a GPU machine), as
+ * one table with the median and worst error. */
+#include <cJSON.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oomlint/estimate.h"
+#include "oomlint/source.h"
+
+#define MIB (1024.0 * 1024.0)
+
+static double errors[256];
+static size_t n_errors;
+
+static void row(const char *name, double estimate_mib, double reference_mib, const char *source)
+{
+    double err = (estimate_mib - reference_mib) / reference_mib;
+    if (n_errors < 256)
+        errors[n_errors++] = fabs(err);
+    printf("%-46s %10.0f %10.0f %+7.1f%%  %s\n", name, estimate_mib, reference_mib, 100 * err, source);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void published(void)
+{
+    struct {
+        const char *name;
+        int batch;
+        bool gc;
+        oom_precision p;
+        oom_optimizer o;
+        double mib;
+    } hf[] = {{"bert-large bs4 fp32 AdamW", 4, false, OOM_PREC_FP32, OOM_OPT_ADAMW, 14949},
+              {"bert-large bs1 fp32 AdamW", 1, false, OOM_PREC_FP32, OOM_OPT_ADAMW, 8681},
+              {"bert-large bs1 GC fp32", 1, true, OOM_PREC_FP32, OOM_OPT_ADAMW, 6775},
+              {"bert-large bs4 fp16", 4, false, OOM_PREC_AMP_FP16, OOM_OPT_ADAMW, 13939},
+              {"bert-large bs1 GC fp16", 1, true, OOM_PREC_AMP_FP16, OOM_OPT_ADAMW, 7275},
+              {"bert-large bs4 Adafactor", 4, false, OOM_PREC_FP32, OOM_OPT_ADAFACTOR, 12295},
+              {"bert-large bs1 GC fp16 Adafactor", 1, true, OOM_PREC_AMP_FP16, OOM_OPT_ADAFACTOR, 4847},
+              {"bert-large bs4 8-bit Adam", 4, false, OOM_PREC_FP32, OOM_OPT_ADAM_8BIT, 13085},
+              {"bert-large bs1 GC fp16 8-bit Adam", 1, true, OOM_PREC_AMP_FP16, OOM_OPT_ADAM_8BIT, 5363}};
+    for (size_t i = 0; i < sizeof hf / sizeof *hf; i++) {
+        oom_estimate_input in = {335143938, 335143938, 1024, 24, 16, 30522, 512, hf[i].batch, true,
+                                 hf[i].p, hf[i].o, 0, false, 1, hf[i].gc, false, false};
+        oom_estimate e;
+        oom_estimate_compute(&in, &e);
+        row(hf[i].name, e.total / MIB, hf[i].mib, "HF perf_train_gpu_one (V100, measured)");
+    }
+    oom_estimate_input acc = {108310272, 108310272, 768, 12, 12, 28996, 512, 1, true,
+                              OOM_PREC_FP32, OOM_OPT_ADAMW, 0, false, 1, false, false, false};
+    oom_estimate e;
+    oom_estimate_compute(&acc, &e);
+    row("bert-base-cased fp32 weights", e.weights / MIB, 413.18, "accelerate estimate-memory");
+    row("bert-base-cased Adam training", (e.weights + e.gradients + e.optimizer) / MIB, 1.61 * 1024,
+        "accelerate estimate-memory");
+    static const double params[] = {7.5e9, 128e9, 1e12};
+    static const double table64[] = {31.4, 16.6, 1.88, 536, 284, 32, 4187, 2218, 250};
+    for (int m = 0; m < 3; m++)
+        for (int stage = 1; stage <= 3; stage++) {
+            char name[64];
+            snprintf(name, sizeof name, "ZeRO-%d %.3g params, 64 GPUs (GB)", stage, params[m]);
+            double gb = oom_estimate_zero_model_states(params[m], stage, 64) / 1e9;
+            row(name, gb * 1e9 / MIB, table64[m * 3 + stage - 1] * 1e9 / MIB, "ZeRO paper, Table I");
+        }
+}
+
+static void measured_file(const char *path)
+{
+    oom_source src;
+    char why[128];
+    if (oom_source_read(path, path, &src, why, sizeof why) != OOM_SOURCE_OK) {
+        oom_source_free(&src);
+        return;
+    }
+    cJSON *root = cJSON_ParseWithLength(src.text, src.len);
+    cJSON *r;
+    cJSON_ArrayForEach(r, root)
+    {
+        double num[8];
+        static const char *const keys[] = {"params", "hidden", "layers", "heads", "vocab", "batch", "seq",
+                                           "max_memory_reserved"};
+        bool ok = true;
+        for (int k = 0; k < 8; k++) {
+            cJSON *v = cJSON_GetObjectItemCaseSensitive(r, keys[k]);
+            ok &= cJSON_IsNumber(v);
+            num[k] = ok ? v->valuedouble : 0;
+        }
+        cJSON *prec = cJSON_GetObjectItemCaseSensitive(r, "precision");
+        cJSON *kind = cJSON_GetObjectItemCaseSensitive(r, "kind");
+        if (!ok || !cJSON_IsString(prec) || !cJSON_IsString(kind))
+            continue;
+        oom_precision p = strcmp(prec->valuestring, "fp16") == 0   ? OOM_PREC_AMP_FP16
+                          : strcmp(prec->valuestring, "bf16") == 0 ? OOM_PREC_AMP_BF16
+                                                                   : OOM_PREC_FP32;
+        oom_estimate_input in = {(long long)num[0], (long long)num[0], (long long)num[1], (long long)num[2],
+                                 (long long)num[3], (long long)num[4], (long long)num[6], (long long)num[5],
+                                 true, p, OOM_OPT_ADAMW, 0, false, 1,
+                                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "gradient_checkpointing")),
+                                 true, strcmp(kind->valuestring, "causal") == 0};
+        oom_estimate e;
+        oom_estimate_compute(&in, &e);
+        char name[96];
+        snprintf(name, sizeof name, "%s b%d s%d %s%s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "model")),
+                 (int)num[5], (int)num[6], prec->valuestring, in.gradient_checkpointing ? " GC" : "");
+        /* reserved memory plus the CUDA context, which torch does not count */
+        row(name, e.total / MIB, num[7] / MIB + 1343.0, path);
+    }
+    cJSON_Delete(root);
+    oom_source_free(&src);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : "tests/gpu/results";
+    printf("%-46s %10s %10s %8s  %s\n", "case", "estimate", "reference", "error", "source (MiB)");
+    published();
+    DIR *d = opendir(dir);
+    size_t measured = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n > 5 && strcmp(e->d_name + n - 5, ".json") == 0) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            measured_file(path);
+            measured++;
+        }
+    }
+    if (d)
+        closedir(d);
+    if (!measured)
+        printf("(no GPU measurements in %s: run tests/gpu/measure.py on a GPU machine)\n", dir);
+    qsort(errors, n_errors, sizeof(double), cmp_double);
+    if (n_errors)
+        printf("\n%zu cases: median error %.1f%%, worst %.1f%%\n", n_errors, 100 * errors[n_errors / 2],
+               100 * errors[n_errors - 1]);
+    return 0;
+}
