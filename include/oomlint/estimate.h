@@ -52,6 +52,16 @@ void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out);
  * the ZeRO paper's Table I: stage 0-3 over `nd` data-parallel GPUs. */
 double oom_estimate_zero_model_states(double params, int stage, int nd);
 
+/* DeepSpeed's own model-state estimators (deepspeed/runtime/zero,
+ * estimate_zero2/zero3_model_states_mem_needs), GPU bytes per device:
+ * ZeRO-2 over `gpus` GPUs with or without optimizer offload (`legacy`: the
+ * older formula, 4P + 16P/gpus, that produced the documented 15.93 GB);
+ * ZeRO-3 with the largest layer gathered, optimizer and/or parameters
+ * offloaded. */
+double oom_estimate_deepspeed_zero2_gpu(double params, int gpus, bool offload_optimizer, bool legacy);
+double oom_estimate_deepspeed_zero3_gpu(double params, double largest_layer, int gpus,
+                                        bool offload_optimizer, bool offload_params);
+
 const char *oom_precision_name(oom_precision p);
 const char *oom_optimizer_name(oom_optimizer o);
 

@@ -45,6 +45,31 @@ double oom_estimate_zero_model_states(double params, int stage, int nd)
     }
 }
 
+double oom_estimate_deepspeed_zero2_gpu(double params, int gpus, bool offload_optimizer, bool legacy)
+{
+    if (gpus < 1)
+        gpus = 1;
+    if (offload_optimizer)
+        return 2 * params; /* fp16 parameters stay on the GPU */
+    if (legacy)
+        return 4 * params + (double)(long long)(16 * params / gpus);
+    /* 2 fp16 params + (2 fp16 grads + 4 fp32 grads + 4 fp32 params + 8 Adam) / gpus */
+    return 2 * params + (double)(long long)(18 * params / gpus);
+}
+
+double oom_estimate_deepspeed_zero3_gpu(double params, double largest_layer, int gpus,
+                                        bool offload_optimizer, bool offload_params)
+{
+    if (gpus < 1)
+        gpus = 1;
+    double largest = 4 * largest_layer; /* the gathered fp16 params and grads of one layer */
+    if (offload_optimizer && offload_params)
+        return largest;
+    if (offload_optimizer)
+        return largest + (double)(long long)(2 * params / gpus);
+    return largest + (double)(long long)(18 * params / gpus);
+}
+
 static double weight_bytes(const oom_estimate_input *in)
 {
     double p = (double)in->params;

@@ -63,6 +63,15 @@ static void published(void)
     row("bert-base-cased fp32 weights", e.weights / MIB, 413.18, "accelerate estimate-memory");
     row("bert-base-cased Adam training", (e.weights + e.gradients + e.optimizer) / MIB, 1.61 * 1024,
         "accelerate estimate-memory");
+    const double gib = 1024.0 * 1024 * 1024;
+    row("DeepSpeed ZeRO-2 t5-3b 8 GPUs, offload", oom_estimate_deepspeed_zero2_gpu(2851e6, 8, true, false) / MIB,
+        5.31 * gib / MIB, "DeepSpeed memory.rst");
+    row("DeepSpeed ZeRO-2 t5-3b 8 GPUs (legacy formula)", oom_estimate_deepspeed_zero2_gpu(2851e6, 8, false, true) / MIB,
+        15.93 * gib / MIB, "DeepSpeed memory.rst");
+    row("DeepSpeed ZeRO-3 t5-3b 8 GPUs, no offload",
+        oom_estimate_deepspeed_zero3_gpu(2851e6, 32e6, 8, false, false) / MIB, 6.09 * gib / MIB, "DeepSpeed memory.rst");
+    row("DeepSpeed ZeRO-3 t5-large 4 GPUs, no offload",
+        oom_estimate_deepspeed_zero3_gpu(737668096, 32899072, 4, false, false) / MIB, 3291, "DeepSpeed memory.rst");
     static const double params[] = {7.5e9, 128e9, 1e12};
     static const double table64[] = {31.4, 16.6, 1.88, 536, 284, 32, 4187, 2218, 250};
     for (int m = 0; m < 3; m++)

@@ -82,8 +82,28 @@ static void hf_bert_large_table(void)
     }
 }
 
+/* DeepSpeed docs (memory.rst), t5-3b "cold" (2851e6 params, 32e6 largest
+ * layer, one node of 8 GPUs), in GiB as DeepSpeed prints them; t5-large on 4
+ * GPUs in MiB (737.67M params, 32.90M largest layer). */
+static void deepspeed_documented_estimates(void)
+{
+    const double gib = 1024.0 * 1024 * 1024, mib = 1024.0 * 1024;
+    double p = 2851e6, l = 32e6;
+    CHECK(fabs(oom_estimate_deepspeed_zero2_gpu(p, 8, true, false) / gib - 5.31) < 0.005);
+    CHECK(fabs(oom_estimate_deepspeed_zero2_gpu(p, 8, false, true) / gib - 15.93) < 0.005);
+    CHECK(fabs(oom_estimate_deepspeed_zero2_gpu(p, 8, false, false) / gib - 11.28) < 0.005);
+    CHECK(fabs(oom_estimate_deepspeed_zero3_gpu(p, l, 8, true, true) / gib - 0.12) < 0.005);
+    CHECK(fabs(oom_estimate_deepspeed_zero3_gpu(p, l, 8, true, false) / gib - 0.78) < 0.005);
+    CHECK(fabs(oom_estimate_deepspeed_zero3_gpu(p, l, 8, false, false) / gib - 6.09) < 0.005);
+    double t5l = 737668096, t5l_largest = 32899072;
+    CHECK((long long)(oom_estimate_deepspeed_zero3_gpu(t5l, t5l_largest, 4, false, false) / mib) == 3291);
+    CHECK((long long)(oom_estimate_deepspeed_zero3_gpu(t5l, t5l_largest, 4, true, true) / mib) == 125);
+    CHECK((long long)(oom_estimate_deepspeed_zero3_gpu(t5l, t5l_largest, 4, true, false) / mib) == 477);
+}
+
 void test_estimate_suite(void)
 {
+    oom_test_run("estimate: DeepSpeed's documented estimates (t5-3b, t5-large)", deepspeed_documented_estimates);
     oom_test_run("estimate: ZeRO paper Table I (18 cells)", zero_table_one);
     oom_test_run("estimate: accelerate estimate-memory, bert-base-cased", accelerate_bert_base_cased);
     oom_test_run("estimate: HF bert-large table on a V100, within 15%", hf_bert_large_table);
