@@ -29,3 +29,15 @@ printf 'from transformers import TrainingArguments\nargs = TrainingArguments(out
 run_oomlint --format concise --isolated "$T"
 expect_rc "project-kwargs-and-missing-file-quiet" 0
 expect_not_contains "project-no-oom405-on-look-alikes" "$OUT" "OOM405"
+
+# a size in the message where it can be known: OOM302 with the eval batch,
+# the sequence length and the model's vocabulary (gpt2: 50257)
+cat > "$T/lm.py" <<'PY'
+from transformers import AutoModelForCausalLM, Trainer, TrainingArguments
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+args = TrainingArguments(output_dir="o", per_device_eval_batch_size=16, eval_accumulation_steps=4)
+tok = dict(max_length=1024)
+trainer = Trainer(model=model, args=args, compute_metrics=lambda p: {})
+PY
+run_oomlint --format concise --isolated "$T/lm.py"
+expect_contains "oom302-names-the-logits-size" "$OUT" "(logits of 16 × 1024 × 50257 fp32 values = 3.1 GiB per eval step)"

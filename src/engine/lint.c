@@ -284,7 +284,7 @@ static void run_query(oom_linter *l, const oom_lang_query *lq, oom_source *src, 
             report_limit(l, src, slot->rule, site, found);
         if (!holds)
             continue;
-        placeholder_env penv = {lq->query, &m, src->text, env->detail->len ? env->detail->data : NULL,
+        placeholder_env penv = {lq->query, &m, src->text, env->detail->data ? env->detail->data : "",
                                 env->run->gpu ? env->run->gpu->name : NULL};
         add_finding(found, src, slot->rule, ts_node_start_byte(site), ts_node_end_byte(site),
                     &penv);

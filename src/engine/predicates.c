@@ -245,6 +245,48 @@ static bool sem_json_exceeds_model_limit(const oom_sem_env *env, TSNode n, TSNod
     return true;
 }
 
+/* Never false: when the eval batch, the sequence length and the model's
+ * vocabulary are known, explains how big the gathered logits are. */
+static bool sem_logits_size(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                            oom_buf *scratch)
+{
+    (void)n, (void)site, (void)p, (void)scratch;
+    if (!env->py || !env->run || !env->run->kb)
+        return true;
+    long long batch = -1, seq = -1, vocab = -1;
+    for (size_t i = 0; i < oom_pymodel_keyword_count(env->py); i++) {
+        const char *name;
+        size_t len;
+        TSNode value;
+        oom_pymodel_keyword(env->py, i, &name, &len, &value);
+        long long v;
+        if (!oom_pymodel_int_value(env->py, value, &v) || v <= 0)
+            continue;
+        if ((len == 26 && memcmp(name, "per_device_eval_batch_size", 26) == 0) ||
+            (batch < 0 && len == 27 && memcmp(name, "per_device_train_batch_size", 27) == 0))
+            batch = v; /* the eval batch defaults to the train one's default, 8 */
+        else if (seq < 0 && ((len == 10 && memcmp(name, "max_length", 10) == 0) ||
+                             (len == 14 && memcmp(name, "max_seq_length", 14) == 0) ||
+                             (len == 10 && memcmp(name, "block_size", 10) == 0)))
+            seq = v;
+    }
+    const oom_strlist *ids = oom_pymodel_pretrained_ids(env->py);
+    for (size_t i = 0; i < ids->len && vocab < 0; i++) {
+        const oom_model *m = oom_kb_find_model(env->run->kb, ids->items[i]);
+        if (m && m->config.vocab_size > 0)
+            vocab = m->config.vocab_size;
+    }
+    if (batch < 0)
+        batch = 8;
+    if (seq < 0 || vocab < 0)
+        return true;
+    double gib = (double)batch * (double)seq * (double)vocab * 4.0 / (1024.0 * 1024 * 1024);
+    oom_buf_clear(env->detail);
+    oom_buf_printf(env->detail, " (logits of %lld × %lld × %lld fp32 values = %.1f GiB per eval step)",
+                   batch, seq, vocab, gib);
+    return true;
+}
+
 static bool sem_outlives(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
                          oom_buf *scratch)
 {
@@ -290,6 +332,7 @@ static const sem_entry semantic_predicates[] = {
     {"oom-model-like", sem_model_like, 0, 0, "an expression that denotes a model"},
     {"oom-exceeds-model-limit", sem_exceeds_model_limit, 0, 0, "an integer above the loaded model's hard position limit"},
     {"oom-json-exceeds-model-limit", sem_json_exceeds_model_limit, 0, 0, "a number above the position limit of the JSON's model_name_or_path"},
+    {"oom-logits-size", sem_logits_size, 0, 0, "always holds; puts the logits' size in {{detail}} when known"},
     {"oom-in-loop-guard", sem_in_loop_guard, 0, 0, "inside an if within the innermost loop"},
     {"oom-in-oom-handler", sem_in_oom_handler, 0, 0, "inside an except clause for out-of-memory errors"},
     {"oom-in-except", sem_in_except, 0, 0, "inside any except clause"},

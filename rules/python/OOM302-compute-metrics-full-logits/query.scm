@@ -10,4 +10,5 @@
   (#oom-qualname-match? @fn "(^|\\.)(Trainer|Seq2SeqTrainer|SFTTrainer)$")
   (#not-oom-has-argument? @call "preprocess_logits_for_metrics")
   (#not-oom-file-has-keyword? @call "predict_with_generate" "True")
-  (#oom-lm-trainer? @call))
+  (#oom-lm-trainer? @call)
+  (#oom-logits-size? @call))
