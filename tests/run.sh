@@ -60,7 +60,7 @@ if [ -x build/oomlint-tests ]; then
     section "end-to-end"
     collect "e2e" env OOMLINT=build/oomlint sh tests/e2e.sh
     make test-tools > "$LOG/tools" 2>&1 || echo "SKIP tools: the SARIF validator could not be fetched" >> "$results"
-    for suite in hostile project config formats precommit; do
+    for suite in hostile project config estimate formats precommit; do
         [ -f "tests/e2e_$suite.sh" ] && collect "e2e $suite" env OOMLINT=build/oomlint sh "tests/e2e_$suite.sh"
     done
 fi

@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "oomlint/discover.h"
 
 #include "oomlint/cli.h"
 #include "oomlint/estimate.h"
@@ -176,6 +179,31 @@ int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_gpu *gpu
     oom_buf_init(&err);
     const char *path = s->paths.len ? s->paths.items[0] : NULL;
     bool ok = true;
+    char *chosen = NULL;
+    struct stat st;
+    if (path && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* a folder: the first script in it that loads a model oomlint knows */
+        oom_discovery d;
+        oom_strlist none = {NULL, 0, 0};
+        oom_discover(&path, 1, &none, NULL, &d);
+        for (size_t i = 0; i < d.target_count && !chosen; i++) {
+            if (d.targets[i].lang != OOM_LANG_PYTHON)
+                continue;
+            oom_buf e2;
+            oom_buf_init(&e2);
+            if (oom_script_inputs_read(d.targets[i].path, kb, &in, &e2) && in.model_known)
+                chosen = oom_xstrdup(d.targets[i].path);
+            oom_buf_free(&e2);
+        }
+        oom_discovery_free(&d);
+        path = chosen;
+        if (!chosen) {
+            fprintf(stderr, "oomlint: error: %s: no script in this folder loads a model the knowledge base knows; pass --model HUB_ID\n",
+                    s->paths.items[0]);
+            oom_buf_free(&err);
+            return OOM_EXIT_FAILURE;
+        }
+    }
     if (path && oom_str_ends_with(path, ".py")) {
         ok = oom_script_inputs_read(path, kb, &in, &err);
     } else {
@@ -290,5 +318,6 @@ int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_gpu *gpu
         oom_buf_free(&svg);
     }
     oom_buf_free(&err);
+    free(chosen);
     return rc;
 }
