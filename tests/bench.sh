@@ -1,16 +1,28 @@
 #!/bin/sh
-# Benchmark (never a test): oomlint against tree-sitter parsing alone on the
-# CPython standard library (Debian's libpython3.11-stdlib, installed if
-# missing). Prints files, lines, median wall time of RUNS runs, lines per
-# second and the overhead of oomlint's analysis over parsing.
+# Benchmark (never a test): oomlint against tree-sitter parsing alone and
+# against peers (Ruff's WebAssembly build, flake8, pylint) on two corpora of
+# real Python: Debian's CPython 3.11 standard library and the Python sources
+# of Debian's python3-torch (both installed if missing). Prints files, lines,
+# median wall time of RUNS runs, lines per second, each peer's time as a
+# multiple of oomlint's, thread scaling, peak RSS, and the number of
+# syntax-error findings on these valid-Python corpora. Run one corpus with
+# CORPUS=DIR.
 set -eu
 cd "$(dirname "$0")/.."
-CORPUS="${CORPUS:-/usr/lib/python3.11}"
 RUNS="${RUNS:-5}"
-if [ ! -d "$CORPUS" ]; then
-    echo "bench: installing libpython3.11-stdlib for the corpus"
+if [ -z "${CORPUS:-}" ]; then
     SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    $SUDO apt-get update -qq && $SUDO apt-get install -y -qq libpython3.11-stdlib
+    [ -d /usr/lib/python3.11 ] || { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq libpython3.11-stdlib; }
+    [ -d /usr/lib/python3/dist-packages/torch ] ||
+        $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-torch ||
+        echo "bench: python3-torch could not be installed; the stdlib corpus only"
+    status=0
+    for corpus in /usr/lib/python3.11 /usr/lib/python3/dist-packages/torch; do
+        [ -d "$corpus" ] || continue
+        CORPUS="$corpus" RUNS="$RUNS" sh "$0" || status=1
+        echo
+    done
+    exit $status
 fi
 for tool in bc:bc /usr/bin/time:time flake8:flake8 pylint:pylint; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || { SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo; $SUDO apt-get install -y -qq "${tool#*:}"; }

@@ -31,6 +31,9 @@ char *oom_project_config_find(const char *start);
 /* Returns 0, or -1 with "FILE:LINE:COL: reason" in err. A file without
  * [tool.oomlint] loads as an empty configuration. */
 int oom_project_config_load(const char *path, oom_project_config *out, oom_buf *err);
+/* The same from text in memory (`path` names it in errors); for tests and fuzzing. */
+int oom_project_config_parse(const char *path, const char *text, size_t len, oom_project_config *out,
+                             oom_buf *err);
 /* Whether a per-file-ignores entry silences `code` in `file`. */
 bool oom_project_config_ignores(const oom_project_config *c, const char *file, const char *code);
 void oom_project_config_free(oom_project_config *c);

@@ -230,12 +230,33 @@ static int read_pairs(toml_doc *d, oom_project_config *c, TSNode container, bool
     return 0;
 }
 
-int oom_project_config_load(const char *path, oom_project_config *out, oom_buf *err)
+static int parse_source(const char *path, oom_source *src, oom_project_config *out, oom_buf *err);
+
+static void config_init(oom_project_config *out, const char *path)
 {
     memset(out, 0, sizeof(*out));
     out->path = oom_xstrdup(path);
     char *slash = strrchr(out->path, '/');
     out->dir = slash ? oom_xstrndup(out->path, (size_t)(slash - out->path)) : oom_xstrdup(".");
+}
+
+int oom_project_config_parse(const char *path, const char *text, size_t len, oom_project_config *out,
+                             oom_buf *err)
+{
+    config_init(out, path);
+    oom_source src;
+    char why[256];
+    if (oom_source_from_memory(path, text, len, &src, why, sizeof why) != OOM_SOURCE_OK) {
+        oom_buf_printf(err, "%s: %s", path, why);
+        oom_source_free(&src);
+        return -1;
+    }
+    return parse_source(path, &src, out, err);
+}
+
+int oom_project_config_load(const char *path, oom_project_config *out, oom_buf *err)
+{
+    config_init(out, path);
     oom_source src;
     char why[256];
     if (oom_source_read(path, path, &src, why, sizeof why) != OOM_SOURCE_OK) {
@@ -243,6 +264,12 @@ int oom_project_config_load(const char *path, oom_project_config *out, oom_buf *
         oom_source_free(&src);
         return -1;
     }
+    return parse_source(path, &src, out, err);
+}
+
+static int parse_source(const char *path, oom_source *srcp, oom_project_config *out, oom_buf *err)
+{
+    oom_source src = *srcp;
     TSParser *parser = ts_parser_new();
     ts_parser_set_language(parser, oom_lang_grammar(OOM_LANG_TOML));
     TSTree *tree = ts_parser_parse_string(parser, NULL, src.text, (uint32_t)src.len);
