@@ -41,38 +41,59 @@ static char *script_dir(const char *script_path)
     return slash ? oom_xstrndup(script_path, (size_t)(slash - script_path)) : oom_xstrdup(".");
 }
 
-/* ./my-model/config.json next to the script, when the id names a folder. */
+/* A JSON file of a local model folder, parsed; NULL when it is not there. */
+static cJSON *read_local_json(const char *script_path, const char *id, const char *file, oom_buf *path)
+{
+    char *dir = script_dir(script_path);
+    while (id[0] == '.' && id[1] == '/')
+        id += 2;
+    oom_buf_clear(path);
+    if (id[0] == '/')
+        oom_buf_printf(path, "%s/%s", id, file);
+    else
+        oom_buf_printf(path, "%s/%s/%s", dir, id, file);
+    free(dir);
+    struct stat st;
+    cJSON *root = NULL;
+    if (stat(path->data, &st) == 0 && S_ISREG(st.st_mode)) {
+        oom_source src;
+        char why[128];
+        if (oom_source_read(path->data, path->data, &src, why, sizeof why) == OOM_SOURCE_OK)
+            root = cJSON_ParseWithLength(src.text, src.len);
+        oom_source_free(&src);
+    }
+    return root;
+}
+
+/* A local model folder (from_pretrained("./my-model")): its config.json's
+ * hard position limit, else its tokenizer_config.json's model_max_length
+ * (tokenizers of unlimited models store a huge sentinel there: ignored). */
 static bool local_config_limit(const char *script_path, const char *id, long long *limit, oom_buf *where)
 {
     oom_buf path;
     oom_buf_init(&path);
-    char *dir = script_dir(script_path);
-    while (id[0] == '.' && id[1] == '/')
-        id += 2;
-    if (id[0] == '/')
-        oom_buf_printf(&path, "%s/config.json", id);
-    else
-        oom_buf_printf(&path, "%s/%s/config.json", dir, id);
-    free(dir);
-    struct stat st;
     bool found = false;
-    if (stat(path.data, &st) == 0 && S_ISREG(st.st_mode)) {
-        oom_source src;
-        char why[128];
-        if (oom_source_read(path.data, path.data, &src, why, sizeof why) == OOM_SOURCE_OK) {
-            cJSON *root = cJSON_ParseWithLength(src.text, src.len);
-            oom_model_config c;
-            if (root && oom_model_config_from_json(root, &c) && c.max_position_embeddings > 0 &&
-                strcmp(oom_project_family_position_limit(c.model_type), "hard") == 0) {
-                *limit = usable_positions(c.model_type, c.max_position_embeddings);
-                oom_buf_printf(where, "the %lld positions of the %s model in %s", *limit, c.model_type,
-                               path.data);
-                found = true;
-            }
-            cJSON_Delete(root);
+    cJSON *root = read_local_json(script_path, id, "config.json", &path);
+    oom_model_config c;
+    if (root && oom_model_config_from_json(root, &c)) {
+        if (c.max_position_embeddings > 0 && strcmp(oom_project_family_position_limit(c.model_type), "hard") == 0) {
+            *limit = usable_positions(c.model_type, c.max_position_embeddings);
+            oom_buf_printf(where, "the %lld positions of the %s model in %s", *limit, c.model_type, path.data);
+            found = true;
         }
-        oom_source_free(&src);
+        cJSON_Delete(root);
+        oom_buf_free(&path);
+        return found; /* the model's own config decides */
     }
+    cJSON_Delete(root);
+    root = read_local_json(script_path, id, "tokenizer_config.json", &path);
+    cJSON *max = cJSON_GetObjectItemCaseSensitive(root, "model_max_length");
+    if (cJSON_IsNumber(max) && max->valuedouble > 0 && max->valuedouble < 1e7) {
+        *limit = (long long)max->valuedouble;
+        oom_buf_printf(where, "the model_max_length %lld in %s", *limit, path.data);
+        found = true;
+    }
+    cJSON_Delete(root);
     oom_buf_free(&path);
     return found;
 }
