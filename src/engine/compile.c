@@ -84,7 +84,50 @@ static int check_placeholders(const TSQuery *q, const oom_rule *r, oom_buf *err)
     return 0;
 }
 
-static int build_slots(oom_compiled *c, oom_lang lang, oom_buf *src)
+/* tree-sitter 0.25.1 hands a NULL pointer to strncmp for an empty anonymous
+ * node pattern (""), which is undefined behaviour (found by fuzz_rule). An
+ * empty string can only be a predicate argument, so any other one is refused
+ * here with its position. Returns the offset of the first, or -1. */
+static long empty_node_pattern(const char *q)
+{
+    int depth = 0;
+    unsigned long long predicate = 0; /* bit d: the group at depth d is a predicate */
+    for (const char *p = q; *p; p++) {
+        if (*p == ';') {
+            while (*p && *p != '\n')
+                p++;
+            if (!*p)
+                break;
+        } else if (*p == '(') {
+            depth++;
+            const char *n = p + 1;
+            while (*n == ' ' || *n == '\t' || *n == '\n')
+                n++;
+            if (depth < 64) {
+                predicate &= ~(1ULL << depth);
+                if (*n == '#')
+                    predicate |= 1ULL << depth;
+            }
+        } else if (*p == ')') {
+            depth = depth > 0 ? depth - 1 : 0;
+        } else if (*p == '"') {
+            const char *start = p++;
+            while (*p && *p != '"') {
+                if (*p == '\\' && p[1])
+                    p++;
+                p++;
+            }
+            bool in_predicate = depth > 0 && depth < 64 && (predicate >> depth & 1);
+            if (p == start + 1 && !in_predicate)
+                return start - q;
+            if (!*p)
+                break;
+        }
+    }
+    return -1;
+}
+
+static int build_slots(oom_compiled *c, oom_lang lang, oom_buf *src, oom_buf *err)
 {
     oom_lang_query *lq = &c->langs[lang];
     size_t cap = 0;
@@ -103,6 +146,13 @@ static int build_slots(oom_compiled *c, oom_lang lang, oom_buf *src)
         slot.source_start = (uint32_t)src->len;
         oom_buf_puts(src, query);
         oom_buf_putc(src, '\n');
+        slot.source_end = (uint32_t)src->len;
+        long bad = empty_node_pattern(query);
+        if (bad >= 0) {
+            error_in_rule(err, &slot, slot.source_start + (uint32_t)bad,
+                          "an empty string \"\" can only be a predicate argument, not a node pattern");
+            return -1;
+        }
         slot.source_end = (uint32_t)src->len;
         slot.report_capture = UINT32_MAX;
         OOM_PUSH(lq->slots, lq->slot_count, cap, slot);
@@ -162,7 +212,11 @@ static int compile_language(oom_compiled *c, oom_lang lang, oom_buf *err)
     lq->comment_pattern = UINT32_MAX;
     oom_buf src;
     oom_buf_init(&src);
-    int rules = build_slots(c, lang, &src);
+    int rules = build_slots(c, lang, &src, err);
+    if (rules < 0) {
+        oom_buf_free(&src);
+        return -1;
+    }
     uint32_t comment_start = UINT32_MAX;
     if (lang == OOM_LANG_PYTHON) {
         comment_start = (uint32_t)src.len;

@@ -92,6 +92,12 @@ static void broken_rules_name_their_position(void)
     e = load_error(GOOD_JSON, "(no_such_node) @f");
     CHECK(strstr(e, "query.scm:1:2: unknown node type") != NULL);
     free(e);
+    e = load_error(GOOD_JSON, "(call) @f\n\"\" @f");
+    CHECK(strstr(e, "query.scm:2:1: an empty string") != NULL); /* tree-sitter UB, found by fuzzing */
+    free(e);
+    e = load_error(GOOD_JSON, "((identifier) @f (#eq? @f \"\"))");
+    CHECK_STR(e, ""); /* as a predicate argument it is fine */
+    free(e);
     e = load_error(GOOD_JSON, "((call) @f (#oom-bogus? @f))");
     CHECK(strstr(e, "unknown predicate #oom-bogus?") != NULL);
     free(e);
