@@ -40,6 +40,7 @@ void test_model_suite(void);
 void test_rules_suite(void);
 void test_kb_suite(void);
 void test_estimate_suite(void);
+void test_diffbase_suite(void);
 void test_fixtures_suite(const char *root);
 
 #endif

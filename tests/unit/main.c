@@ -25,6 +25,7 @@ int main(int argc, char **argv)
     test_rules_suite();
     test_kb_suite();
     test_estimate_suite();
+    test_diffbase_suite();
     test_fixtures_suite(fixtures);
     return 0;
 }
