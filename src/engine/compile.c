@@ -1,4 +1,5 @@
 /* engine/compile: one combined query per language from the selected rules. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,32 +85,46 @@ static int check_placeholders(const TSQuery *q, const oom_rule *r, oom_buf *err)
     return 0;
 }
 
-/* tree-sitter 0.25.1 hands a NULL pointer to strncmp for an empty anonymous
- * node pattern (""), which is undefined behaviour (found by fuzz_rule). An
- * empty string can only be a predicate argument, so any other one is refused
- * here with its position. Returns the offset of the first, or -1. */
-static long empty_node_pattern(const char *q)
+/* Two query shapes make tree-sitter 0.25.1 misbehave instead of reporting
+ * an error (both found by fuzz_rule): an empty anonymous node pattern ("")
+ * hands strncmp a NULL pointer, and a parenthesised group that holds only
+ * predicates, e.g. `((#eq? @a "x")) @b`, fails an assertion. Both are
+ * refused here with their position. Returns the offset of the first, or -1,
+ * and the reason in *why. */
+typedef struct {
+    bool predicate; /* the group starts with #name */
+    bool has_node;  /* it holds a node pattern (a name, "string", _, [...]) */
+    long open;      /* offset of its '(' */
+} query_group;
+
+static long check_query_shape(const char *q, const char **why)
 {
-    int depth = 0;
-    unsigned long long predicate = 0; /* bit d: the group at depth d is a predicate */
+    query_group stack[64];
+    int depth = 0; /* stack[0] is the top level */
+    stack[0] = (query_group){false, false, 0};
     for (const char *p = q; *p; p++) {
+        query_group *top = &stack[depth];
         if (*p == ';') {
             while (*p && *p != '\n')
                 p++;
             if (!*p)
                 break;
         } else if (*p == '(') {
-            depth++;
             const char *n = p + 1;
-            while (*n == ' ' || *n == '\t' || *n == '\n')
+            while (*n == ' ' || *n == '\t' || *n == '\n' || *n == '\r')
                 n++;
-            if (depth < 64) {
-                predicate &= ~(1ULL << depth);
-                if (*n == '#')
-                    predicate |= 1ULL << depth;
-            }
+            if (depth < 63)
+                stack[++depth] = (query_group){*n == '#', false, p - q};
         } else if (*p == ')') {
-            depth = depth > 0 ? depth - 1 : 0;
+            if (depth == 0)
+                continue; /* unbalanced: tree-sitter reports it */
+            query_group done = stack[depth--];
+            if (!done.predicate && !done.has_node) {
+                *why = "a parenthesised group needs a node pattern, not only predicates";
+                return done.open;
+            }
+            if (!done.predicate)
+                stack[depth].has_node = true;
         } else if (*p == '"') {
             const char *start = p++;
             while (*p && *p != '"') {
@@ -117,11 +132,22 @@ static long empty_node_pattern(const char *q)
                     p++;
                 p++;
             }
-            bool in_predicate = depth > 0 && depth < 64 && (predicate >> depth & 1);
-            if (p == start + 1 && !in_predicate)
-                return start - q;
+            if (!top->predicate) {
+                if (p == start + 1) {
+                    *why = "an empty string \"\" can only be a predicate argument, not a node pattern";
+                    return start - q;
+                }
+                top->has_node = true;
+            }
             if (!*p)
                 break;
+        } else if (*p == '@' || *p == '#') {
+            while (p[1] && (isalnum((unsigned char)p[1]) || strchr("_-.?!", p[1])))
+                p++; /* a capture or predicate name is not a node */
+        } else if (isalpha((unsigned char)*p) || *p == '_' || *p == '[') {
+            top->has_node = true;
+            while (p[1] && (isalnum((unsigned char)p[1]) || p[1] == '_'))
+                p++;
         }
     }
     return -1;
@@ -147,10 +173,10 @@ static int build_slots(oom_compiled *c, oom_lang lang, oom_buf *src, oom_buf *er
         oom_buf_puts(src, query);
         oom_buf_putc(src, '\n');
         slot.source_end = (uint32_t)src->len;
-        long bad = empty_node_pattern(query);
+        const char *why = NULL;
+        long bad = check_query_shape(query, &why);
         if (bad >= 0) {
-            error_in_rule(err, &slot, slot.source_start + (uint32_t)bad,
-                          "an empty string \"\" can only be a predicate argument, not a node pattern");
+            error_in_rule(err, &slot, slot.source_start + (uint32_t)bad, why);
             return -1;
         }
         slot.source_end = (uint32_t)src->len;

@@ -95,6 +95,9 @@ static void broken_rules_name_their_position(void)
     e = load_error(GOOD_JSON, "(call) @f\n\"\" @f");
     CHECK(strstr(e, "query.scm:2:1: an empty string") != NULL); /* tree-sitter UB, found by fuzzing */
     free(e);
+    e = load_error(GOOD_JSON, "(call (identifier) @f ((#eq? @f \"x\")) @g)");
+    CHECK(strstr(e, "query.scm:1:23: a parenthesised group needs a node pattern") != NULL); /* tree-sitter assert */
+    free(e);
     e = load_error(GOOD_JSON, "((identifier) @f (#eq? @f \"\"))");
     CHECK_STR(e, ""); /* as a predicate argument it is fine */
     free(e);
