@@ -68,7 +68,7 @@ static bool valid_code(const char *s)
         return false;
     while (isdigit((unsigned char)s[i]))
         i++;
-    return s[i] == '\0' && i <= 16;
+    return i <= 16 && s[i] == '\0';
 }
 
 static bool valid_kebab(const char *s)

@@ -12,7 +12,7 @@ static oom_rule_list fuzz_rules;
 static oom_compiled *fuzz_compiled;
 static oom_linter *fuzz_linter;
 
-static void fuzz_setup(void)
+static inline void fuzz_setup(void)
 {
     if (fuzz_linter)
         return;
@@ -28,7 +28,7 @@ static void fuzz_setup(void)
 }
 
 /* Lints the bytes as a file of `lang`, through the whole pipeline and a report. */
-static void fuzz_lint(const uint8_t *data, size_t size, oom_lang lang)
+static inline void fuzz_lint(const uint8_t *data, size_t size, oom_lang lang)
 {
     fuzz_setup();
     oom_source src;
