@@ -45,7 +45,7 @@ section "warnings: -Wall -Wextra -Werror with gcc and clang"
 for cc in gcc clang; do
     if command -v "$cc" >/dev/null 2>&1; then
         ok=0
-        for f in $(ls src/*/*.c tests/unit/*.c); do
+        for f in $(ls src/*/*.c tests/unit/*.c tests/fuzz/*.c); do
             "$cc" -std=c11 -D_GNU_SOURCE -fsyntax-only -Wall -Wextra -Wshadow -Wstrict-prototypes \
                 -Werror -Iinclude -Isrc -Ibuild/deps/tree-sitter/vendor/tree-sitter/lib/include \
                 $(pkg-config --cflags libcjson libpcre2-8) "$f" >> "$LOG/warn-$cc" 2>&1 || ok=1
