@@ -85,11 +85,12 @@ static int check_placeholders(const TSQuery *q, const oom_rule *r, oom_buf *err)
     return 0;
 }
 
-/* Two query shapes make tree-sitter 0.25.1 misbehave instead of reporting
- * an error (both found by fuzz_rule): an empty anonymous node pattern ("")
- * hands strncmp a NULL pointer, and a parenthesised group that holds only
- * predicates, e.g. `((#eq? @a "x")) @b`, fails an assertion. Both are
- * refused here with their position. Returns the offset of the first, or -1,
+/* Some query shapes make tree-sitter 0.25.1 misbehave instead of reporting
+ * an error (all found by fuzz_rule): an empty anonymous node pattern ("")
+ * hands strncmp a NULL pointer; a parenthesised group that holds only
+ * predicates (`((#eq? @a "x")) @b`), a field whose pattern is a predicate
+ * (`arguments: (#eq? ...)`) and a capture or quantifier after a predicate
+ * fail assertions. They are refused here with their position. Returns the offset of the first, or -1,
  * and the reason in *why. */
 typedef struct {
     bool predicate; /* the group starts with #name */
@@ -102,8 +103,28 @@ static long check_query_shape(const char *q, const char **why)
     query_group stack[64];
     int depth = 0; /* stack[0] is the top level */
     stack[0] = (query_group){false, false, 0};
+    bool after_field = false;     /* `name:` was just read: a node must follow */
+    bool after_predicate = false; /* a predicate group just closed */
     for (const char *p = q; *p; p++) {
         query_group *top = &stack[depth];
+        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+            continue;
+        bool was_after_predicate = after_predicate;
+        after_predicate = false;
+        if (was_after_predicate && strchr("@*+?", *p)) {
+            *why = "a capture or quantifier needs a node pattern before it, not a predicate";
+            return p - q;
+        }
+        if (after_field && *p == '(') {
+            const char *n = p + 1;
+            while (*n == ' ' || *n == '\t' || *n == '\n' || *n == '\r')
+                n++;
+            if (*n == '#') {
+                *why = "a field needs a node pattern, not a predicate";
+                return p - q;
+            }
+        }
+        after_field = false;
         if (*p == ';') {
             while (*p && *p != '\n')
                 p++;
@@ -119,6 +140,7 @@ static long check_query_shape(const char *q, const char **why)
             if (depth == 0)
                 continue; /* unbalanced: tree-sitter reports it */
             query_group done = stack[depth--];
+            after_predicate = done.predicate;
             if (!done.predicate && !done.has_node) {
                 *why = "a parenthesised group needs a node pattern, not only predicates";
                 return done.open;
@@ -147,6 +169,9 @@ static long check_query_shape(const char *q, const char **why)
         } else if (isalpha((unsigned char)*p) || *p == '_' || *p == '[') {
             top->has_node = true;
             while (p[1] && (isalnum((unsigned char)p[1]) || p[1] == '_'))
+                p++;
+            after_field = p[1] == ':';
+            if (after_field)
                 p++;
         }
     }

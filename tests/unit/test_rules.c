@@ -98,6 +98,12 @@ static void broken_rules_name_their_position(void)
     e = load_error(GOOD_JSON, "(call (identifier) @f ((#eq? @f \"x\")) @g)");
     CHECK(strstr(e, "query.scm:1:23: a parenthesised group needs a node pattern") != NULL); /* tree-sitter assert */
     free(e);
+    e = load_error(GOOD_JSON, "(call function: (_) @f arguments: (#eq? @f \"x\"))");
+    CHECK(strstr(e, "query.scm:1:35: a field needs a node pattern") != NULL); /* tree-sitter assert */
+    free(e);
+    e = load_error(GOOD_JSON, "((call) @f (#eq? @f \"x\") @g)");
+    CHECK(strstr(e, "a capture or quantifier needs a node pattern") != NULL);
+    free(e);
     e = load_error(GOOD_JSON, "((identifier) @f (#eq? @f \"\"))");
     CHECK_STR(e, ""); /* as a predicate argument it is fine */
     free(e);
