@@ -108,6 +108,9 @@ size_t oom_pymodel_keyword_count(const oom_pymodel *m);
 void oom_pymodel_keyword(const oom_pymodel *m, size_t i, const char **name, size_t *name_len,
                          TSNode *value);
 
+/* Whether `name` is a name an import statement bound (`T` in `import torch as T`). */
+bool oom_pymodel_is_import_alias(const oom_pymodel *m, const char *name, size_t len);
+
 /* Splits an identifier into lower-case word parts (snake_case and camelCase)
  * and reports whether any part is in the NULL-terminated list `words`. */
 bool oom_name_has_word(const char *name, size_t len, const char *const *words);

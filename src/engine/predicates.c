@@ -10,6 +10,31 @@
 
 /* ---- semantic predicates ------------------------------------------------------ */
 
+/* Before building a dotted name (which costs an allocation per call in the
+ * file), check that its last part can be one of the wanted names: it must
+ * be, unless the name is an import alias (`from torch import load as tload`). */
+static bool last_part_can_match(const oom_pymodel *m, const char *src, TSNode n, const oom_pred *p)
+{
+    const char *type = ts_node_type(n);
+    TSNode last = n;
+    if (strcmp(type, "attribute") == 0)
+        last = ts_node_child_by_field_name(n, "attribute", 9);
+    else if (strcmp(type, "identifier") != 0)
+        return false;
+    if (ts_node_is_null(last))
+        return false;
+    uint32_t a = ts_node_start_byte(last), b = ts_node_end_byte(last);
+    if (ts_node_eq(last, n) && oom_pymodel_is_import_alias(m, src + a, b - a))
+        return true;
+    for (size_t i = 0; i < p->arg_count; i++) {
+        const char *dot = strrchr(p->args[i], '.');
+        const char *want = dot ? dot + 1 : p->args[i];
+        if (strlen(want) == b - a && memcmp(want, src + a, b - a) == 0)
+            return true;
+    }
+    return false;
+}
+
 static bool sem_qualname(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
                          oom_buf *scratch)
 {
@@ -17,7 +42,7 @@ static bool sem_qualname(const oom_sem_env *env, TSNode n, TSNode site, const oo
     if (!m)
         return false;
     (void)site;
-    if (!oom_pymodel_qualname(m, n, scratch))
+    if (!last_part_can_match(m, env->src, n, p) || !oom_pymodel_qualname(m, n, scratch))
         return false;
     for (size_t i = 0; i < p->arg_count; i++)
         if (strcmp(scratch->data, p->args[i]) == 0)

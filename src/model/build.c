@@ -1,11 +1,13 @@
 /* model/build: the single walk over a Python tree that fills the model. The
  * walk is iterative (a tree cursor), so deeply nested code cannot overflow the
  * C stack. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "internal.h"
+#include "oomlint/lang.h"
 
 static TSSymbol sym(const TSLanguage *lang, const char *name, bool named)
 {
@@ -45,6 +47,22 @@ static void init_symbols(oom_py_symbols *s, const TSLanguage *l)
     s->block = sym(l, "block", true);
     s->tuple = sym(l, "tuple", true);
     s->conditional_expression = sym(l, "conditional_expression", true);
+}
+
+/* Looking symbols up by name scans the grammar's whole symbol table; do it
+ * once per process (thread-safe), not once per file. */
+static oom_py_symbols cached_symbols;
+static pthread_once_t symbols_once = PTHREAD_ONCE_INIT;
+
+static void init_cached_symbols(void)
+{
+    init_symbols(&cached_symbols, oom_lang_grammar(OOM_LANG_PYTHON));
+}
+
+static const oom_py_symbols *python_symbols(void)
+{
+    pthread_once(&symbols_once, init_cached_symbols);
+    return &cached_symbols;
 }
 
 /* ---- small helpers --------------------------------------------------- */
@@ -779,7 +797,7 @@ oom_pymodel *oom_pymodel_build(const TSTree *tree, const char *src, size_t len)
     m->src = src;
     m->len = len;
     m->root = ts_tree_root_node(tree);
-    init_symbols(&m->sym, ts_tree_language(tree));
+    m->sym = *python_symbols();
     oom_scope module = {0, (uint32_t)len, -1, NULL, 0};
     OOM_PUSH(m->scopes, m->scope_count, m->scope_cap, module);
     walk(m);

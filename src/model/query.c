@@ -73,6 +73,11 @@ static const oom_alias *find_alias(const oom_pymodel *m, const char *name, uint3
     return NULL;
 }
 
+bool oom_pymodel_is_import_alias(const oom_pymodel *m, const char *name, size_t len)
+{
+    return find_alias(m, name, (uint32_t)len) != NULL;
+}
+
 bool oom_pymodel_qualname(const oom_pymodel *m, TSNode expr, oom_buf *out)
 {
     oom_buf_clear(out);
