@@ -86,8 +86,9 @@ static int check_placeholders(const TSQuery *q, const oom_rule *r, oom_buf *err)
 }
 
 /* Some query shapes make tree-sitter 0.25.1 misbehave instead of reporting
- * an error (all found by fuzz_rule): an empty anonymous node pattern ("")
- * hands strncmp a NULL pointer; a parenthesised group that holds only
+ * an error (all found by fuzz_rule or its sanitizers): an empty string ""
+ * hands strncmp or memcpy a NULL pointer, as a node pattern and as a
+ * predicate argument alike; a parenthesised group that holds only
  * predicates (`((#eq? @a "x")) @b`), a field whose pattern is a predicate
  * (`arguments: (#eq? ...)`) and a capture or quantifier after a predicate
  * fail assertions. They are refused here with their position. Returns the offset of the first, or -1,
@@ -154,13 +155,14 @@ static long check_query_shape(const char *q, const char **why)
                     p++;
                 p++;
             }
-            if (!top->predicate) {
-                if (p == start + 1) {
-                    *why = "an empty string \"\" can only be a predicate argument, not a node pattern";
-                    return start - q;
-                }
-                top->has_node = true;
+            if (p == start + 1) {
+                /* as a node pattern or a predicate argument alike */
+                *why = "an empty string \"\" is not supported in queries (tree-sitter 0.25.1 mishandles it); "
+                       "for an empty capture use (#match? @x \"^$\")";
+                return start - q;
             }
+            if (!top->predicate)
+                top->has_node = true;
             if (!*p)
                 break;
         } else if (*p == '@' || *p == '#') {
