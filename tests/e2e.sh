@@ -10,11 +10,6 @@
 T="$TEST_TMP"
 ESC="$(printf '\033')"
 
-# Keep every FAIL on one line (the runner counts lines starting PASS/FAIL):
-# newlines and control bytes in captured output are flattened.
-fail() {
-    printf 'FAIL %s: %s\n' "$1" "$(printf '%s' "$2" | tr '\n\r\t' '   ' | tr -d '\000-\010\013-\037\177')"
-}
 
 # ---------------------------------------------------------------- helpers
 

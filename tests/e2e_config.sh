@@ -12,17 +12,7 @@
 
 . tests/lib.sh
 
-ROOT="$(pwd -P)"
-case "$OOMLINT" in
-    /*) ;;
-    */*) OOMLINT="$ROOT/$OOMLINT" ;;
-    *) OOMLINT="$(command -v "$OOMLINT" || echo "$OOMLINT")" ;;
-esac
 
-# Keep every FAIL on one line.
-fail() {
-    printf 'FAIL %s: %s\n' "$1" "$(printf '%s' "$2" | tr '\n\r\t' '   ' | head -c 600)"
-}
 
 # expect_match NAME TEXT ERE : some line of TEXT matches the extended regex.
 expect_match() {

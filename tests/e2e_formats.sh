@@ -14,12 +14,6 @@
 . tests/lib.sh
 
 T="$TEST_TMP"
-ROOT="$(pwd -P)"
-case "$OOMLINT" in
-    /*) ;;
-    */*) OOMLINT="$ROOT/$OOMLINT" ;;
-    *) OOMLINT="$(command -v "$OOMLINT" || echo "$OOMLINT")" ;;
-esac
 VALIDATOR="${SARIF_MULTITOOL:-$ROOT/build/deps/_microsoft-sarif-multitool-linux/Sarif.Multitool}"
 ACTION_SH="$ROOT/src/integrations/github-action.sh"
 
@@ -27,11 +21,6 @@ CR="$(printf '\r')"
 NL='
 '
 
-# Keep every FAIL on one line: newlines and control bytes are flattened.
-fail() {
-    printf 'FAIL %s: %s\n' "$1" "$(printf '%s' "$2" | tr '\n\r\t' '   ' | tr -d '\000-\010\013-\037\177' | head -c 600)"
-}
-skip() { printf 'SKIP %s: %s\n' "$1" "$2"; }
 
 # check NAME WHY COMMAND... : PASS when COMMAND succeeds, else FAIL NAME: WHY.
 check() {

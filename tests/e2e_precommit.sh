@@ -13,17 +13,7 @@
 . tests/lib.sh
 
 T="$TEST_TMP"
-ROOT="$(pwd -P)"
-case "$OOMLINT" in
-    /*) ;;
-    */*) OOMLINT="$ROOT/$OOMLINT" ;;
-    *) OOMLINT="$(command -v "$OOMLINT" || echo "$OOMLINT")" ;;
-esac
 
-fail() {
-    printf 'FAIL %s: %s\n' "$1" "$(printf '%s' "$2" | tr '\n\r\t' '   ' | tr -d '\000-\010\013-\037\177' | head -c 600)"
-}
-skip() { printf 'SKIP %s: %s\n' "$1" "$2"; }
 
 ALL_CHECKS="hooks-file script-executable hook-repo-commit install bad-commit-fails bad-commit-shows-code \
 bad-commit-shows-path bad-commit-not-made clean-commit-passes no-python-commit-passes no-python-commit-skipped \

@@ -6,8 +6,22 @@
 TEST_TMP="$(mktemp -d "${TMPDIR:-/tmp}/oomlint-test.XXXXXX")"
 trap 'chmod -R u+rwx "$TEST_TMP" 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
 
+# The repository root, and OOMLINT as an absolute path, so that a test may
+# change directory (a temporary git repository, a project folder).
+ROOT="$(pwd -P)"
+case "$OOMLINT" in
+    /*) ;;
+    */*) OOMLINT="$ROOT/$OOMLINT" ;;
+    *) OOMLINT="$(command -v "$OOMLINT" || echo "$OOMLINT")" ;;
+esac
+
 pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
+# Every FAIL stays on one line (the runner counts lines that start with
+# PASS/FAIL/SKIP): newlines and control bytes in captured output are flattened.
+fail() {
+    printf 'FAIL %s: %s\n' "$1" "$(printf '%s' "$2" | tr '\n\r\t' '   ' | tr -d '\000-\010\013-\037\177' | head -c 600)"
+}
+skip() { printf 'SKIP %s: %s\n' "$1" "$2"; }
 
 # run_oomlint ARGS... : runs the binary, capturing stdout, stderr and status
 # into $OUT, $ERR and $RC (files $TEST_TMP/out, $TEST_TMP/err).

@@ -94,6 +94,8 @@ typedef struct {
     char seq_name[48];          /* max_length, max_seq_length, block_size */
 } oom_script_inputs;
 
+/* Defaults for everything, each marked assumed. */
+void oom_script_inputs_init(oom_script_inputs *s);
 /* Reads a Python script (and the DeepSpeed config it names) for the inputs.
  * Returns false, with a reason in err, when the file cannot be read. */
 bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "oomlint/discover.h"
+#include "oomlint/jsonfile.h"
 
 #include "oomlint/cli.h"
 #include "oomlint/estimate.h"
@@ -172,120 +173,163 @@ static void write_svg(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
     oom_buf_puts(svg, "</svg>\n");
 }
 
+/* A folder: the first script in it that loads a model oomlint knows. */
+static char *script_in_folder(const char *dir, const oom_kb *kb)
+{
+    oom_discovery d;
+    oom_strlist none = {NULL, 0, 0};
+    oom_discover(&dir, 1, &none, NULL, &d);
+    char *chosen = NULL;
+    for (size_t i = 0; i < d.target_count && !chosen; i++) {
+        oom_script_inputs probe;
+        oom_buf err;
+        oom_buf_init(&err);
+        if (d.targets[i].lang == OOM_LANG_PYTHON &&
+            oom_script_inputs_read(d.targets[i].path, kb, &probe, &err) && probe.model_known)
+            chosen = oom_xstrdup(d.targets[i].path);
+        oom_buf_free(&err);
+    }
+    oom_discovery_free(&d);
+    return chosen;
+}
+
+/* A model config.json: the shape and exact size from its fields. */
+static bool inputs_from_config(const char *path, oom_script_inputs *in, oom_buf *err)
+{
+    cJSON *root = oom_json_read_file(path);
+    oom_model_config c;
+    bool ok = root && oom_model_config_from_json(root, &c) && oom_model_param_count(&c) > 0;
+    cJSON_Delete(root);
+    if (!ok) {
+        oom_buf_printf(err, "%s: not a readable model config.json of a family oomlint can size", path);
+        return false;
+    }
+    in->in.params = in->in.trainable = oom_model_param_count(&c);
+    in->in.hidden = c.hidden_size, in->in.layers = c.num_hidden_layers;
+    in->in.heads = c.num_attention_heads, in->in.vocab = c.vocab_size;
+    snprintf(in->model_id, sizeof in->model_id, "%s", path);
+    in->model_known = true;
+    snprintf(in->from[OOM_IN_MODEL].text, sizeof in->from[0].text, "%s (%s)", path, c.model_type);
+    in->from[OOM_IN_MODEL].assumed = false;
+    return true;
+}
+
+/* The inputs from what the command line names: a script, a folder, a
+ * config.json, and/or --model. */
+static bool load_inputs(const oom_settings *s, const oom_kb *kb, oom_script_inputs *in, oom_buf *err)
+{
+    const char *path = s->paths.len ? s->paths.items[0] : NULL;
+    char *chosen = NULL;
+    struct stat st;
+    if (path && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        path = chosen = script_in_folder(path, kb);
+        if (!chosen) {
+            oom_buf_printf(err, "%s: no script in this folder loads a model the knowledge base knows; "
+                                "pass --model HUB_ID", s->paths.items[0]);
+            return false;
+        }
+    }
+    bool ok = true;
+    oom_script_inputs_init(in);
+    if (path && oom_str_ends_with(path, ".json"))
+        ok = inputs_from_config(path, in, err);
+    else if (path)
+        ok = oom_script_inputs_read(path, kb, in, err);
+    free(chosen);
+    if (ok && s->estimate_model) {
+        char why[200];
+        snprintf(why, sizeof why, "--model %s", s->estimate_model);
+        ok = oom_script_inputs_use_model(in, kb, s->estimate_model, why);
+        if (!ok)
+            oom_buf_printf(err, "--model: '%s' is not in the knowledge base (or its size is unknown)",
+                           s->estimate_model);
+        in->from[OOM_IN_MODEL].assumed = false;
+    }
+    if (ok && !in->model_known) {
+        oom_buf_printf(err, "no model to size: %s loads none the knowledge base knows; pass --model HUB_ID",
+                       path ? path : "no script given;");
+        ok = false;
+    }
+    return ok;
+}
+
+static void override(oom_script_inputs *in, oom_input_kind k, const char *flag)
+{
+    snprintf(in->from[k].text, sizeof in->from[k].text, "%s", flag);
+    in->from[k].assumed = false;
+}
+
+/* Flags win over anything the script says. */
+static void apply_flags(const oom_settings *s, int num_gpus, oom_script_inputs *in)
+{
+    if (s->estimate_batch > 0) {
+        in->in.micro_batch = s->estimate_batch;
+        override(in, OOM_IN_BATCH, "--batch-size");
+    }
+    if (s->estimate_seq > 0) {
+        in->in.seq_len = s->estimate_seq;
+        override(in, OOM_IN_SEQ, "--seq-len");
+    }
+    if (s->estimate_precision >= 0) {
+        in->in.precision = (oom_precision)s->estimate_precision;
+        override(in, OOM_IN_PRECISION, "--precision");
+    }
+    if (s->estimate_optimizer >= 0) {
+        in->in.optimizer = (oom_optimizer)s->estimate_optimizer;
+        override(in, OOM_IN_OPTIMIZER, "--optimizer");
+    }
+    if (s->estimate_checkpointing) {
+        in->in.gradient_checkpointing = true;
+        override(in, OOM_IN_CHECKPOINTING, "--gradient-checkpointing");
+    }
+    if (num_gpus > 0) {
+        in->in.num_gpus = num_gpus;
+        override(in, OOM_IN_GPUS, "--num-gpus / num-gpus");
+    }
+}
+
+static void print_plan(const oom_script_inputs *in, const oom_gpu *gpu, const oom_estimate *e)
+{
+    double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * GIB : 0;
+    if (cap <= 0 || e->total <= 0.9 * cap)
+        return;
+    oom_buf plan;
+    oom_buf_init(&plan);
+    oom_estimate after;
+    bool fits = oom_estimate_fix_plan(in, gpu, 0.9 * cap, &plan, &after);
+    printf("\n%s: %s\n", fits ? "To fit under 90%" : "Closest the toolbox gets", plan.data);
+    oom_buf_free(&plan);
+}
+
+static int write_plot(const char *file, const oom_script_inputs *in, const oom_gpu *gpu,
+                      const oom_estimate *e)
+{
+    oom_buf svg, err;
+    oom_buf_init(&svg);
+    oom_buf_init(&err);
+    write_svg(in, gpu, e, &svg);
+    int rc = oom_write_file_atomically(file, svg.data, svg.len, &err);
+    if (rc != 0)
+        fprintf(stderr, "oomlint: error: %s\n", err.data);
+    oom_buf_free(&svg);
+    oom_buf_free(&err);
+    return rc;
+}
+
 int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_gpu *gpu, int num_gpus)
 {
     oom_script_inputs in;
     oom_buf err;
     oom_buf_init(&err);
-    const char *path = s->paths.len ? s->paths.items[0] : NULL;
-    bool ok = true;
-    char *chosen = NULL;
-    struct stat st;
-    if (path && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        /* a folder: the first script in it that loads a model oomlint knows */
-        oom_discovery d;
-        oom_strlist none = {NULL, 0, 0};
-        oom_discover(&path, 1, &none, NULL, &d);
-        for (size_t i = 0; i < d.target_count && !chosen; i++) {
-            if (d.targets[i].lang != OOM_LANG_PYTHON)
-                continue;
-            oom_buf e2;
-            oom_buf_init(&e2);
-            if (oom_script_inputs_read(d.targets[i].path, kb, &in, &e2) && in.model_known)
-                chosen = oom_xstrdup(d.targets[i].path);
-            oom_buf_free(&e2);
-        }
-        oom_discovery_free(&d);
-        path = chosen;
-        if (!chosen) {
-            fprintf(stderr, "oomlint: error: %s: no script in this folder loads a model the knowledge base knows; pass --model HUB_ID\n",
-                    s->paths.items[0]);
-            oom_buf_free(&err);
-            return OOM_EXIT_FAILURE;
-        }
-    }
-    if (path && oom_str_ends_with(path, ".py")) {
-        ok = oom_script_inputs_read(path, kb, &in, &err);
-    } else {
-        oom_script_inputs_read("/dev/null", kb, &in, &err); /* defaults only */
-        ok = true;
-        if (path && oom_str_ends_with(path, ".json")) {
-            oom_source src;
-            char why[128];
-            ok = oom_source_read(path, path, &src, why, sizeof why) == OOM_SOURCE_OK;
-            cJSON *root = ok ? cJSON_ParseWithLength(src.text, src.len) : NULL;
-            oom_model_config c;
-            if (root && oom_model_config_from_json(root, &c) && oom_model_param_count(&c) > 0) {
-                in.in.params = in.in.trainable = oom_model_param_count(&c);
-                in.in.hidden = c.hidden_size, in.in.layers = c.num_hidden_layers, in.in.heads = c.num_attention_heads;
-                in.in.vocab = c.vocab_size;
-                snprintf(in.model_id, sizeof in.model_id, "%s", path);
-                in.model_known = true;
-                snprintf(in.from[OOM_IN_MODEL].text, sizeof in.from[0].text, "%s (%s)", path, c.model_type);
-                in.from[OOM_IN_MODEL].assumed = false;
-            } else if (ok) {
-                oom_buf_printf(&err, "%s: not a model config.json this version can size", path);
-                ok = false;
-            } else {
-                oom_buf_printf(&err, "%s: %s", path, why);
-            }
-            cJSON_Delete(root);
-            oom_source_free(&src);
-        }
-    }
-    if (ok && s->estimate_model) {
-        char why[200];
-        snprintf(why, sizeof why, "--model %s", s->estimate_model);
-        if (!oom_script_inputs_use_model(&in, kb, s->estimate_model, why)) {
-            oom_buf_printf(&err, "--model: '%s' is not in the knowledge base (or its size is unknown)", s->estimate_model);
-            ok = false;
-        }
-        in.from[OOM_IN_MODEL].assumed = false;
-    }
-    if (ok && !in.model_known) {
-        oom_buf_printf(&err, "no model to size: %s loads none the knowledge base knows; pass --model HUB_ID",
-                       path ? path : "no script given;");
-        ok = false;
-    }
-    if (!ok) {
+    if (!load_inputs(s, kb, &in, &err)) {
         fprintf(stderr, "oomlint: error: %s\n", err.data);
         oom_buf_free(&err);
         return OOM_EXIT_FAILURE;
     }
-    /* flags override anything the script says */
-    if (s->estimate_batch > 0) {
-        in.in.micro_batch = s->estimate_batch;
-        snprintf(in.from[OOM_IN_BATCH].text, sizeof in.from[0].text, "--batch-size");
-        in.from[OOM_IN_BATCH].assumed = false;
-    }
-    if (s->estimate_seq > 0) {
-        in.in.seq_len = s->estimate_seq;
-        snprintf(in.from[OOM_IN_SEQ].text, sizeof in.from[0].text, "--seq-len");
-        in.from[OOM_IN_SEQ].assumed = false;
-    }
-    if (s->estimate_precision >= 0) {
-        in.in.precision = (oom_precision)s->estimate_precision;
-        snprintf(in.from[OOM_IN_PRECISION].text, sizeof in.from[0].text, "--precision");
-        in.from[OOM_IN_PRECISION].assumed = false;
-    }
-    if (s->estimate_optimizer >= 0) {
-        in.in.optimizer = (oom_optimizer)s->estimate_optimizer;
-        snprintf(in.from[OOM_IN_OPTIMIZER].text, sizeof in.from[0].text, "--optimizer");
-        in.from[OOM_IN_OPTIMIZER].assumed = false;
-    }
-    if (s->estimate_checkpointing) {
-        in.in.gradient_checkpointing = true;
-        snprintf(in.from[OOM_IN_CHECKPOINTING].text, sizeof in.from[0].text, "--gradient-checkpointing");
-        in.from[OOM_IN_CHECKPOINTING].assumed = false;
-    }
-    if (num_gpus > 0) {
-        in.in.num_gpus = num_gpus;
-        snprintf(in.from[OOM_IN_GPUS].text, sizeof in.from[0].text, "--num-gpus / num-gpus");
-        in.from[OOM_IN_GPUS].assumed = false;
-    }
+    oom_buf_free(&err);
+    apply_flags(s, num_gpus, &in);
     oom_estimate e;
     oom_estimate_compute(&in.in, &e);
-    int rc = OOM_EXIT_CLEAN;
     if (s->format == OOM_FORMAT_JSON) {
         cJSON *j = to_json(&in, gpu, &e);
         char *text = cJSON_Print(j);
@@ -294,30 +338,9 @@ int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_gpu *gpu
         cJSON_Delete(j);
     } else {
         print_text(&in, gpu, &e, stdout);
-        double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * GIB : 0;
-        if (cap > 0 && e.total > 0.9 * cap) {
-            oom_buf plan;
-            oom_buf_init(&plan);
-            oom_estimate after;
-            bool fits = oom_estimate_fix_plan(&in, gpu, 0.9 * cap, &plan, &after);
-            printf("\n%s: %s\n", fits ? "To fit under 90%" : "Closest the toolbox gets", plan.data);
-            oom_buf_free(&plan);
-        }
+        print_plan(&in, gpu, &e);
     }
-    if (s->plot_file) {
-        oom_buf svg;
-        oom_buf_init(&svg);
-        write_svg(&in, gpu, &e, &svg);
-        oom_buf werr;
-        oom_buf_init(&werr);
-        if (oom_write_file_atomically(s->plot_file, svg.data, svg.len, &werr) != 0) {
-            fprintf(stderr, "oomlint: error: %s\n", werr.data);
-            rc = OOM_EXIT_FAILURE;
-        }
-        oom_buf_free(&werr);
-        oom_buf_free(&svg);
-    }
-    oom_buf_free(&err);
-    free(chosen);
-    return rc;
+    if (s->plot_file && write_plot(s->plot_file, &in, gpu, &e) != 0)
+        return OOM_EXIT_FAILURE;
+    return OOM_EXIT_CLEAN;
 }

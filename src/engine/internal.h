@@ -78,6 +78,21 @@ struct oom_compiled {
     oom_lang_query langs[OOM_LANG_COUNT];
 };
 
+/* A semantic predicate's entry: name (without '?'), answer, argument count,
+ * languages it applies to, and whether its one argument is a regex. */
+enum { OOM_SEM_PYTHON = 1, OOM_SEM_JSON = 2 };
+
+typedef struct {
+    const char *name;
+    oom_sem_fn fn;
+    int min_args, max_args;
+    unsigned languages;
+    bool regex_arg;
+    const char *doc;
+} oom_sem_entry;
+
+const oom_sem_entry *oom_sem_find(const char *name, size_t len);
+
 /* Parses the predicates of pattern `i`; on error writes "reason" into err. */
 int oom_preds_compile(const TSQuery *q, uint32_t pattern, oom_lang lang, oom_pred **out,
                       size_t *count, oom_buf *err);

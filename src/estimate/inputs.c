@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "oomlint/estimate.h"
+#include "oomlint/jsonfile.h"
 #include "oomlint/lang.h"
 #include "oomlint/model.h"
 #include "oomlint/project.h"
@@ -215,10 +216,8 @@ static void read_deepspeed(reader *r)
         oom_buf p;
         oom_buf_init(&p);
         oom_buf_printf(&p, "%.*s%s%s", slash ? (int)(slash - r->path) : 0, r->path, slash ? "/" : "", v.data);
-        oom_source ds;
-        char why[64];
-        if (oom_source_read(p.data, p.data, &ds, why, sizeof why) == OOM_SOURCE_OK) {
-            cJSON *root = cJSON_ParseWithLength(ds.text, ds.len);
+        cJSON *root = oom_json_read_file(p.data);
+        {
             cJSON *zero = cJSON_GetObjectItemCaseSensitive(root, "zero_optimization");
             cJSON *stage = cJSON_GetObjectItemCaseSensitive(zero, "stage");
             if (cJSON_IsNumber(stage)) {
@@ -231,15 +230,14 @@ static void read_deepspeed(reader *r)
                          r->out->in.offload_optimizer ? ", optimizer offloaded" : "");
                 note(r, OOM_IN_ZERO, value, what);
             }
-            cJSON_Delete(root);
         }
-        oom_source_free(&ds);
+        cJSON_Delete(root);
         oom_buf_free(&p);
         oom_buf_free(&v);
     }
 }
 
-static void defaults(oom_script_inputs *s)
+void oom_script_inputs_init(oom_script_inputs *s)
 {
     memset(s, 0, sizeof(*s));
     s->in.training = true;
@@ -267,7 +265,7 @@ static void defaults(oom_script_inputs *s)
 
 bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err)
 {
-    defaults(out);
+    oom_script_inputs_init(out);
     oom_source src;
     char why[256];
     if (oom_source_read(path, path, &src, why, sizeof why) != OOM_SOURCE_OK) {

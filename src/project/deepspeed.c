@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "oomlint/jsonfile.h"
 #include "oomlint/lang.h"
 #include "oomlint/project.h"
 #include "oomlint/source.h"
@@ -150,13 +151,7 @@ static void links_from_call(oom_pymodel *m, oom_source *src, const char *script,
 
 static void links_from_args_json(const char *args_path, link_list *out)
 {
-    oom_source src;
-    char why[128];
-    if (oom_source_read(args_path, args_path, &src, why, sizeof why) != OOM_SOURCE_OK) {
-        oom_source_free(&src);
-        return;
-    }
-    cJSON *root = cJSON_ParseWithLength(src.text, src.len);
+    cJSON *root = oom_json_read_file(args_path);
     cJSON *ds = cJSON_GetObjectItemCaseSensitive(root, "deepspeed");
     if (cJSON_IsString(ds)) {
         ds_link l;
@@ -179,7 +174,6 @@ static void links_from_args_json(const char *args_path, link_list *out)
         OOM_PUSH(out->items, out->len, out->cap, l);
     }
     cJSON_Delete(root);
-    oom_source_free(&src);
 }
 
 static void collect_links(const char *script, link_list *out)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "oomlint/source.h"
+#include "oomlint/jsonfile.h"
 
 const char *oom_project_family_position_limit(const char *type)
 {
@@ -53,16 +53,7 @@ static cJSON *read_local_json(const char *script_path, const char *id, const cha
     else
         oom_buf_printf(path, "%s/%s/%s", dir, id, file);
     free(dir);
-    struct stat st;
-    cJSON *root = NULL;
-    if (stat(path->data, &st) == 0 && S_ISREG(st.st_mode)) {
-        oom_source src;
-        char why[128];
-        if (oom_source_read(path->data, path->data, &src, why, sizeof why) == OOM_SOURCE_OK)
-            root = cJSON_ParseWithLength(src.text, src.len);
-        oom_source_free(&src);
-    }
-    return root;
+    return oom_json_read_file(path->data); /* refuses pipes and devices like any source */
 }
 
 /* A local model folder (from_pretrained("./my-model")): its config.json's

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "oomlint/estimate.h"
-#include "oomlint/source.h"
+#include "oomlint/jsonfile.h"
 
 #define MIB (1024.0 * 1024.0)
 
@@ -85,13 +85,7 @@ static void published(void)
 
 static void measured_file(const char *path)
 {
-    oom_source src;
-    char why[128];
-    if (oom_source_read(path, path, &src, why, sizeof why) != OOM_SOURCE_OK) {
-        oom_source_free(&src);
-        return;
-    }
-    cJSON *root = cJSON_ParseWithLength(src.text, src.len);
+    cJSON *root = oom_json_read_file(path);
     cJSON *r;
     cJSON_ArrayForEach(r, root)
     {
@@ -125,7 +119,6 @@ static void measured_file(const char *path)
         row(name, e.total / MIB, num[7] / MIB + 1343.0, path);
     }
     cJSON_Delete(root);
-    oom_source_free(&src);
 }
 
 int main(int argc, char **argv)

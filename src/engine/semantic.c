@@ -1,0 +1,379 @@
+/* engine/semantic: the semantic predicates (#oom-...?) a rule's query can
+ * use, each a question to the file's model (Python or JSON) or to the run
+ * (target GPU, knowledge base), and the table that names them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "oomlint/project.h"
+
+/* Most predicates ask the Python model one question about the captured node
+ * (and the node the finding is reported at); this writes them in one line. */
+#define SEM_PY(fname, call)                                                          \
+    static bool fname(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,     \
+                      oom_buf *scratch)                                                     \
+    {                                                                                       \
+        const oom_pymodel *m = env->py;                                                     \
+        if (!m)                                                                             \
+            return false;                                                                   \
+        (void)n;                                                                            \
+        (void)site;                                                                         \
+        (void)p;                                                                            \
+        (void)scratch;                                                                      \
+        return call;                                                                        \
+    }
+
+static bool is_one_of(const char *s, const oom_pred *p)
+{
+    for (size_t i = 0; i < p->arg_count; i++)
+        if (strcmp(s, p->args[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Before building a dotted name (which costs an allocation per call in the
+ * file), check that its last part can be one of the wanted names: it must
+ * be, unless the name is an import alias (`from torch import load as tload`). */
+static bool last_part_can_match(const oom_pymodel *m, const char *src, TSNode n, const oom_pred *p)
+{
+    const char *type = ts_node_type(n);
+    TSNode last = n;
+    if (strcmp(type, "attribute") == 0)
+        last = ts_node_child_by_field_name(n, "attribute", 9);
+    else if (strcmp(type, "identifier") != 0)
+        return false;
+    if (ts_node_is_null(last))
+        return false;
+    uint32_t a = ts_node_start_byte(last), b = ts_node_end_byte(last);
+    if (ts_node_eq(last, n) && oom_pymodel_is_import_alias(m, src + a, b - a))
+        return true;
+    for (size_t i = 0; i < p->arg_count; i++) {
+        const char *dot = strrchr(p->args[i], '.');
+        const char *want = dot ? dot + 1 : p->args[i];
+        if (strlen(want) == b - a && memcmp(want, src + a, b - a) == 0)
+            return true;
+    }
+    return false;
+}
+
+static bool sem_qualname(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                         oom_buf *scratch)
+{
+    const oom_pymodel *m = env->py;
+    if (!m)
+        return false;
+    (void)site;
+    return last_part_can_match(m, env->src, n, p) && oom_pymodel_qualname(m, n, scratch) &&
+           is_one_of(scratch->data, p);
+}
+
+static bool sem_qualname_match(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                               oom_buf *scratch)
+{
+    const oom_pymodel *m = env->py;
+    if (!m)
+        return false;
+    (void)site;
+    if (!oom_pymodel_qualname(m, n, scratch))
+        return false;
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(p->regex, NULL);
+    pcre2_match_context *mctx = pcre2_match_context_create(NULL);
+    pcre2_set_match_limit(mctx, OOM_REGEX_MATCH_LIMIT);
+    pcre2_set_depth_limit(mctx, OOM_REGEX_DEPTH_LIMIT);
+    int rc = pcre2_match(p->regex, (PCRE2_SPTR)scratch->data, scratch->len, 0, 0, md, mctx);
+    pcre2_match_context_free(mctx);
+    pcre2_match_data_free(md);
+    return rc >= 0;
+}
+
+static bool sem_string(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                       oom_buf *scratch)
+{
+    const oom_pymodel *m = env->py;
+    if (!m)
+        return false;
+    (void)site;
+    return oom_pymodel_string_value(m, n, scratch) && is_one_of(scratch->data, p);
+}
+
+SEM_PY(sem_in_loop, oom_pymodel_in_loop(m, n))
+SEM_PY(sem_grad_enabled, oom_pymodel_grad_state(m, n) == OOM_GRAD_ENABLED)
+SEM_PY(sem_eval_code, oom_pymodel_is_eval_code(m, n))
+SEM_PY(sem_model_call, oom_pymodel_is_model_call(m, n))
+SEM_PY(sem_carries_graph, oom_pymodel_carries_graph(m, n))
+SEM_PY(sem_backpropagated, oom_pymodel_is_backpropagated(m, n))
+SEM_PY(sem_literal, oom_pymodel_is_literal(m, n))
+
+SEM_PY(sem_cuda_initialized_before, oom_pymodel_cuda_initialized_before(m, n))
+SEM_PY(sem_distributed_file, oom_pymodel_is_distributed(m))
+SEM_PY(sem_last_backward, oom_pymodel_is_last_backward(m, n))
+SEM_PY(sem_device_output, oom_pymodel_is_device_output(m, n))
+SEM_PY(sem_in_guard, oom_pymodel_in_guard(m, n))
+SEM_PY(sem_retry_call, oom_pymodel_is_retry_call(m, n))
+SEM_PY(sem_in_loop_guard, oom_pymodel_in_loop_guard(m, n))
+SEM_PY(sem_in_oom_handler, oom_pymodel_in_handler(m, n, true))
+SEM_PY(sem_in_except, oom_pymodel_in_handler(m, n, false))
+SEM_PY(sem_file_trains, oom_pymodel_file_trains(m))
+SEM_PY(sem_lm_trainer, oom_pymodel_is_lm_trainer(m, n))
+
+static bool sem_has_argument(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                             oom_buf *scratch)
+{
+    const oom_pymodel *m = env->py;
+    if (!m)
+        return false;
+    (void)site;
+    (void)scratch;
+    int position = p->arg_count > 1 ? atoi(p->args[1]) : -1;
+    return oom_pymodel_has_argument(m, n, p->args[0], position);
+}
+
+static bool sem_file_has_keyword(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                                 oom_buf *scratch)
+{
+    const oom_pymodel *m = env->py;
+    if (!m)
+        return false;
+    (void)n;
+    (void)site;
+    (void)scratch;
+    return oom_pymodel_file_has_keyword(m, p->args[0], p->arg_count > 1 ? p->args[1] : NULL);
+}
+
+static bool sem_file_calls(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                           oom_buf *scratch)
+{
+    const oom_pymodel *m = env->py;
+    if (!m)
+        return false;
+    (void)n;
+    (void)site;
+    (void)scratch;
+    for (size_t i = 0; i < p->arg_count; i++)
+        if (oom_pymodel_file_calls(m, p->args[i]))
+            return true;
+    return false;
+}
+
+SEM_PY(sem_outlives_all, oom_pymodel_outlives_all_loops(m, n, site))
+
+static bool sem_in_function_matching(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                                     oom_buf *scratch)
+{
+    const oom_pymodel *m = env->py;
+    if (!m)
+        return false;
+    (void)site;
+    (void)scratch;
+    return oom_pymodel_in_function_matching(m, n, p->regex);
+}
+
+/* ---- the run: target GPU, knowledge base, JSON configs ------------------------- */
+
+static bool sem_target_gpu_lacks(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                                 oom_buf *scratch)
+{
+    (void)n, (void)site, (void)scratch;
+    const oom_gpu *g = env->run ? env->run->gpu : NULL;
+    if (!g)
+        return false; /* no target GPU: hardware rules stay silent */
+    for (size_t i = 0; i < p->arg_count; i++) {
+        const char *f = p->args[i];
+        bool has = strcmp(f, "bf16") == 0 ? g->bf16
+                   : strcmp(f, "tf32") == 0 ? g->tf32
+                   : strcmp(f, "fp8") == 0 ? g->fp8
+                   : strcmp(f, "flash_attention_2") == 0 ? g->flash_attention_2
+                   : strcmp(f, "fp16_tensor_cores") == 0 ? g->fp16_tensor_cores
+                                                         : true;
+        if (!has)
+            return true;
+    }
+    return false;
+}
+
+static bool sem_json_kind(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                          oom_buf *scratch)
+{
+    (void)n, (void)site, (void)scratch;
+    if (!env->json)
+        return false;
+    for (size_t i = 0; i < p->arg_count; i++) {
+        int kind = oom_json_kind_from_name(p->args[i]);
+        if (kind > 0 && (oom_jsonmodel_kinds(env->json) & (unsigned)kind))
+            return true;
+    }
+    return false;
+}
+
+static bool sem_json_top_level(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                               oom_buf *scratch)
+{
+    (void)site, (void)p, (void)scratch;
+    return env->json && oom_jsonmodel_is_top_level(env->json, n);
+}
+
+SEM_PY(sem_model_like, oom_pymodel_is_model_expr(m, n))
+
+static bool sem_exceeds_model_limit(const oom_sem_env *env, TSNode n, TSNode site,
+                                    const oom_pred *p, oom_buf *scratch)
+{
+    (void)site, (void)p;
+    long long value, limit;
+    if (!env->py || !oom_pymodel_int_value(env->py, n, &value))
+        return false;
+    oom_buf_clear(scratch);
+    if (!oom_project_model_limit(env->py, n, env->path, env->run ? env->run->kb : NULL, &limit, scratch) ||
+        value <= limit)
+        return false;
+    oom_buf_clear(env->detail);
+    oom_buf_printf(env->detail, "%lld is more than %s", value, scratch->data);
+    return true;
+}
+
+static bool sem_json_exceeds_model_limit(const oom_sem_env *env, TSNode n, TSNode site,
+                                         const oom_pred *p, oom_buf *scratch)
+{
+    (void)site, (void)p;
+    const char *id = env->json ? oom_jsonmodel_model_id(env->json) : NULL;
+    if (!id || strcmp(ts_node_type(n), "number") != 0)
+        return false;
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    char buf[32];
+    if (b - a >= sizeof buf)
+        return false;
+    memcpy(buf, env->src + a, b - a);
+    buf[b - a] = '\0';
+    char *end;
+    long long value = strtoll(buf, &end, 10), limit;
+    oom_buf_clear(scratch);
+    if (*end || !oom_project_id_limit(id, env->path, env->run ? env->run->kb : NULL, &limit, scratch) ||
+        value <= limit)
+        return false;
+    oom_buf_clear(env->detail);
+    oom_buf_printf(env->detail, "%lld is more than %s", value, scratch->data);
+    return true;
+}
+
+/* Never false: when the eval batch, the sequence length and the model's
+ * vocabulary are known, explains how big the gathered logits are. */
+static bool sem_logits_size(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                            oom_buf *scratch)
+{
+    (void)n, (void)site, (void)p, (void)scratch;
+    if (!env->py || !env->run || !env->run->kb)
+        return true;
+    long long batch = -1, seq = -1, vocab = -1;
+    for (size_t i = 0; i < oom_pymodel_keyword_count(env->py); i++) {
+        const char *name;
+        size_t len;
+        TSNode value;
+        oom_pymodel_keyword(env->py, i, &name, &len, &value);
+        long long v;
+        if (!oom_pymodel_int_value(env->py, value, &v) || v <= 0)
+            continue;
+        if ((len == 26 && memcmp(name, "per_device_eval_batch_size", 26) == 0) ||
+            (batch < 0 && len == 27 && memcmp(name, "per_device_train_batch_size", 27) == 0))
+            batch = v; /* the eval batch defaults to the train one's default, 8 */
+        else if (seq < 0 && ((len == 10 && memcmp(name, "max_length", 10) == 0) ||
+                             (len == 14 && memcmp(name, "max_seq_length", 14) == 0) ||
+                             (len == 10 && memcmp(name, "block_size", 10) == 0)))
+            seq = v;
+    }
+    const oom_strlist *ids = oom_pymodel_pretrained_ids(env->py);
+    for (size_t i = 0; i < ids->len && vocab < 0; i++) {
+        const oom_model *m = oom_kb_find_model(env->run->kb, ids->items[i]);
+        if (m && m->config.vocab_size > 0)
+            vocab = m->config.vocab_size;
+    }
+    if (batch < 0)
+        batch = 8;
+    if (seq < 0 || vocab < 0)
+        return true;
+    double gib = (double)batch * (double)seq * (double)vocab * 4.0 / (1024.0 * 1024 * 1024);
+    oom_buf_clear(env->detail);
+    oom_buf_printf(env->detail, " (logits of %lld × %lld × %lld fp32 values = %.1f GiB per eval step)",
+                   batch, seq, vocab, gib);
+    return true;
+}
+
+SEM_PY(sem_outlives, oom_pymodel_outlives_iteration(m, n, site))
+
+static const oom_sem_entry semantic_predicates[] = {
+    {"oom-qualname", sem_qualname, 1, 64, OOM_SEM_PYTHON, false,
+     "the dotted name, aliases applied, is one of the arguments"},
+    {"oom-qualname-match", sem_qualname_match, 1, 1, OOM_SEM_PYTHON, true,
+     "the dotted name, aliases applied, matches the regex"},
+    {"oom-string", sem_string, 1, 64, OOM_SEM_PYTHON, false,
+     "a string literal whose value is one of the arguments"},
+    {"oom-in-loop", sem_in_loop, 0, 0, OOM_SEM_PYTHON, false,
+     "inside a for/while loop of the same function"},
+    {"oom-grad-enabled", sem_grad_enabled, 0, 0, OOM_SEM_PYTHON, false,
+     "not under no_grad/inference_mode/set_grad_enabled(False)"},
+    {"oom-eval-code", sem_eval_code, 0, 0, OOM_SEM_PYTHON, false,
+     "in evaluation code (name, or after .eval())"},
+    {"oom-model-call", sem_model_call, 0, 0, OOM_SEM_PYTHON, false,
+     "a forward call of a model"},
+    {"oom-carries-graph", sem_carries_graph, 0, 0, OOM_SEM_PYTHON, false,
+     "the value carries autograd history"},
+    {"oom-outlives-iteration", sem_outlives, 0, 0, OOM_SEM_PYTHON, false,
+     "storage that outlives the loop iteration"},
+    {"oom-backpropagated", sem_backpropagated, 0, 0, OOM_SEM_PYTHON, false,
+     ".backward() is called on this name"},
+    {"oom-literal", sem_literal, 0, 0, OOM_SEM_PYTHON, false,
+     "a constant: string without substitutions or number"},
+    {"oom-has-argument", sem_has_argument, 1, 2, OOM_SEM_PYTHON, false,
+     "the call passes NAME (keyword, or position N, or **kwargs)"},
+    {"oom-cuda-initialized-before", sem_cuda_initialized_before, 0, 0, OOM_SEM_PYTHON, false,
+     "CUDA was initialised earlier in the same body"},
+    {"oom-distributed-file", sem_distributed_file, 0, 0, OOM_SEM_PYTHON, false,
+     "the file sets up distributed training"},
+    {"oom-last-backward", sem_last_backward, 0, 0, OOM_SEM_PYTHON, false,
+     "no backward follows in the same loop iteration"},
+    {"oom-device-output", sem_device_output, 0, 0, OOM_SEM_PYTHON, false,
+     "a model output left on the device, not reduced"},
+    {"oom-in-guard", sem_in_guard, 0, 0, OOM_SEM_PYTHON, false,
+     "inside an if with a non-constant condition"},
+    {"oom-outlives-all-loops", sem_outlives_all, 0, 0, OOM_SEM_PYTHON, false,
+     "storage created outside every loop around the site"},
+    {"oom-in-function-matching", sem_in_function_matching, 1, 1, OOM_SEM_PYTHON, true,
+     "inside a function whose name matches the regex"},
+    {"oom-retry-call", sem_retry_call, 0, 0, OOM_SEM_PYTHON, false,
+     "a call in an OOM handler repeating a call of the try body"},
+    {"oom-target-gpu-lacks", sem_target_gpu_lacks, 1, 4, OOM_SEM_PYTHON | OOM_SEM_JSON, false,
+     "a target GPU is known and lacks one of: bf16, tf32, fp8, flash_attention_2"},
+    {"oom-json-kind", sem_json_kind, 1, 5, OOM_SEM_JSON, false,
+     "the JSON file is one of: model-config, tokenizer-config, generation-config, training-args, deepspeed"},
+    {"oom-json-top-level", sem_json_top_level, 0, 0, OOM_SEM_JSON, false,
+     "a pair of the JSON file's top-level object"},
+    {"oom-model-like", sem_model_like, 0, 0, OOM_SEM_PYTHON, false,
+     "an expression that denotes a model"},
+    {"oom-exceeds-model-limit", sem_exceeds_model_limit, 0, 0, OOM_SEM_PYTHON, false,
+     "an integer above the loaded model's hard position limit"},
+    {"oom-json-exceeds-model-limit", sem_json_exceeds_model_limit, 0, 0, OOM_SEM_JSON, false,
+     "a number above the position limit of the JSON's model_name_or_path"},
+    {"oom-logits-size", sem_logits_size, 0, 0, OOM_SEM_PYTHON, false,
+     "always holds; puts the logits' size in {{detail}} when known"},
+    {"oom-in-loop-guard", sem_in_loop_guard, 0, 0, OOM_SEM_PYTHON, false,
+     "inside an if within the innermost loop"},
+    {"oom-in-oom-handler", sem_in_oom_handler, 0, 0, OOM_SEM_PYTHON, false,
+     "inside an except clause for out-of-memory errors"},
+    {"oom-in-except", sem_in_except, 0, 0, OOM_SEM_PYTHON, false,
+     "inside any except clause"},
+    {"oom-file-trains", sem_file_trains, 0, 0, OOM_SEM_PYTHON, false,
+     "the file trains (backward, Trainer, .train(), .fit())"},
+    {"oom-lm-trainer", sem_lm_trainer, 0, 0, OOM_SEM_PYTHON, false,
+     "a Trainer call whose model has a language-modelling head"},
+    {"oom-file-has-keyword", sem_file_has_keyword, 1, 2, OOM_SEM_PYTHON, false,
+     "some call passes NAME (=VALUE)"},
+    {"oom-file-calls", sem_file_calls, 1, 64, OOM_SEM_PYTHON, false,
+     "some call in the file is to one of these names"},
+};
+
+const oom_sem_entry *oom_sem_find(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof semantic_predicates / sizeof *semantic_predicates; i++)
+        if (strlen(semantic_predicates[i].name) == len &&
+            memcmp(semantic_predicates[i].name, name, len) == 0)
+            return &semantic_predicates[i];
+    return NULL;
+}
