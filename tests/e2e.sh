@@ -58,16 +58,7 @@ count_lines() {
 CUDA='os.environ["CUDA_VISIBLE_DEVICES"] = "0"'
 
 # Source files used by many checks.
-printf 'import os\n%s\n' "$CUDA" >"$T/cuda.py"
-printf 'x = 1\nprint(x)\n' >"$T/clean.py"
-cat >"$T/loop.py" <<'EOF'
-def train(model, loader, criterion):
-    losses = []
-    for x, y in loader:
-        loss = criterion(model(x), y)
-        loss.backward()
-        losses.append(loss)
-EOF
+write_samples "$T"
 # OOM101 on line 2, OOM201 on line 8, OOM202 on line 9.
 cat >"$T/mixed.py" <<'EOF'
 import os
@@ -260,17 +251,7 @@ printf '# oomlint: disable-file\nimport os\n%s\n' "$CUDA" >"$T/dfile.py"
 run_oomlint --format concise "$T/dfile.py"
 expect_rc disable-file 0
 
-cat >"$T/dfile2.py" <<'EOF'
-# oomlint: disable-file=OOM2
-import os
-os.environ["CUDA_VISIBLE_DEVICES"] = "0"
-def train(model, loader, criterion):
-    losses = []
-    for x, y in loader:
-        loss = criterion(model(x), y)
-        loss.backward()
-        losses.append(loss)
-EOF
+printf '# oomlint: disable-file=OOM2\nimport os\n%s\n%s\n' "$SAMPLE_CUDA" "$SAMPLE_LOOP" >"$T/dfile2.py"
 run_oomlint --format concise "$T/dfile2.py"
 expect_contains disable-file-code-keeps-101 "$OUT" ": OOM101 "
 expect_not_contains disable-file-code-drops-201 "$OUT" "OOM201"

@@ -92,15 +92,7 @@ lint() {
 
 W="$T/w"
 mkdir -p "$W"
-printf 'import os\nos.environ["CUDA_VISIBLE_DEVICES"] = "0"\n' >"$W/cuda.py"
-cat >"$W/loop.py" <<'EOF'
-def train(model, loader, criterion):
-    losses = []
-    for x, y in loader:
-        loss = criterion(model(x), y)
-        loss.backward()
-        losses.append(loss)
-EOF
+write_samples "$W"
 # The same finding over two lines: no column pair in GitHub annotations.
 cat >"$W/multi.py" <<'EOF'
 def train(model, loader, criterion):

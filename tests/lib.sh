@@ -52,3 +52,18 @@ expect_not_contains() {
         *) pass "$1" ;;
     esac
 }
+
+# The sources most checks lint, written into DIR: cuda.py (OOM101 at 2:1),
+# loop.py (OOM201 on line 6, the append) and clean.py (nothing).
+SAMPLE_CUDA='os.environ["CUDA_VISIBLE_DEVICES"] = "0"'
+SAMPLE_LOOP='def train(model, loader, criterion):
+    losses = []
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        losses.append(loss)'
+write_samples() {
+    printf 'import os\n%s\n' "$SAMPLE_CUDA" >"$1/cuda.py"
+    printf '%s\n' "$SAMPLE_LOOP" >"$1/loop.py"
+    printf 'x = 1\nprint(x)\n' >"$1/clean.py"
+}

@@ -116,57 +116,25 @@ SEM_PY(sem_in_except, oom_pymodel_in_handler(m, n, false))
 SEM_PY(sem_file_trains, oom_pymodel_file_trains(m))
 SEM_PY(sem_lm_trainer, oom_pymodel_is_lm_trainer(m, n))
 
-static bool sem_has_argument(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
-                             oom_buf *scratch)
-{
-    const oom_pymodel *m = env->py;
-    if (!m)
-        return false;
-    (void)site;
-    (void)scratch;
-    int position = p->arg_count > 1 ? atoi(p->args[1]) : -1;
-    return oom_pymodel_has_argument(m, n, p->args[0], position);
-}
+SEM_PY(sem_has_argument,
+       oom_pymodel_has_argument(m, n, p->args[0], p->arg_count > 1 ? atoi(p->args[1]) : -1))
 
-static bool sem_file_has_keyword(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
-                                 oom_buf *scratch)
-{
-    const oom_pymodel *m = env->py;
-    if (!m)
-        return false;
-    (void)n;
-    (void)site;
-    (void)scratch;
-    return oom_pymodel_file_has_keyword(m, p->args[0], p->arg_count > 1 ? p->args[1] : NULL);
-}
+SEM_PY(sem_file_has_keyword,
+       oom_pymodel_file_has_keyword(m, p->args[0], p->arg_count > 1 ? p->args[1] : NULL))
 
-static bool sem_file_calls(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
-                           oom_buf *scratch)
+static bool file_calls_any(const oom_pymodel *m, const oom_pred *p)
 {
-    const oom_pymodel *m = env->py;
-    if (!m)
-        return false;
-    (void)n;
-    (void)site;
-    (void)scratch;
     for (size_t i = 0; i < p->arg_count; i++)
         if (oom_pymodel_file_calls(m, p->args[i]))
             return true;
     return false;
 }
 
+SEM_PY(sem_file_calls, file_calls_any(m, p))
+
 SEM_PY(sem_outlives_all, oom_pymodel_outlives_all_loops(m, n, site))
 
-static bool sem_in_function_matching(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
-                                     oom_buf *scratch)
-{
-    const oom_pymodel *m = env->py;
-    if (!m)
-        return false;
-    (void)site;
-    (void)scratch;
-    return oom_pymodel_in_function_matching(m, n, p->regex);
-}
+SEM_PY(sem_in_function_matching, oom_pymodel_in_function_matching(m, n, p->regex))
 
 /* ---- the run: target GPU, knowledge base, JSON configs ------------------------- */
 
