@@ -20,4 +20,13 @@ oom_lang oom_lang_from_name(const char *name);
 /* By file extension (.py, .pyi, .json, .toml); OOM_LANG_NONE otherwise. */
 oom_lang oom_lang_for_path(const char *path);
 
+/* The id of a field name in a grammar (0 when the grammar has no such field),
+ * from a table built once per process. */
+TSFieldId oom_lang_field_id(const TSLanguage *lang, const char *name, uint32_t len);
+/* ts_node_child_by_field_name without its per-call scan of the field names. */
+TSNode oom_child(TSNode node, const char *field, uint32_t len);
+/* Parses Python text (len bytes) with parser, working around a known gap of
+ * the grammar (see lang/pyparse.c); the caller deletes the tree. */
+TSTree *oom_parse_python(TSParser *parser, const char *text, size_t len);
+
 #endif

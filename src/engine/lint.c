@@ -324,8 +324,13 @@ void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list
 {
     if (lang < 0 || lang >= OOM_LANG_COUNT)
         return;
-    ts_parser_set_language(l->parser, oom_lang_grammar(lang));
-    TSTree *tree = ts_parser_parse_string(l->parser, NULL, src->text, (uint32_t)src->len);
+    TSTree *tree;
+    if (lang == OOM_LANG_PYTHON) {
+        tree = oom_parse_python(l->parser, src->text, src->len);
+    } else {
+        ts_parser_set_language(l->parser, oom_lang_grammar(lang));
+        tree = ts_parser_parse_string(l->parser, NULL, src->text, (uint32_t)src->len);
+    }
     if (!tree)
         return;
     TSNode root = ts_tree_root_node(tree);

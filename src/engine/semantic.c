@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "oomlint/lang.h"
 #include "internal.h"
 #include "oomlint/project.h"
 
@@ -39,7 +40,7 @@ static bool last_part_can_match(const oom_pymodel *m, const char *src, TSNode n,
     const char *type = ts_node_type(n);
     TSNode last = n;
     if (strcmp(type, "attribute") == 0)
-        last = ts_node_child_by_field_name(n, "attribute", 9);
+        last = oom_child(n, "attribute", 9);
     else if (strcmp(type, "identifier") != 0)
         return false;
     if (ts_node_is_null(last))

@@ -274,8 +274,7 @@ bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_input
         return false;
     }
     TSParser *parser = ts_parser_new();
-    ts_parser_set_language(parser, oom_lang_grammar(OOM_LANG_PYTHON));
-    TSTree *tree = ts_parser_parse_string(parser, NULL, src.text, (uint32_t)src.len);
+    TSTree *tree = oom_parse_python(parser, src.text, src.len);
     oom_pymodel *m = oom_pymodel_build(tree, src.text, src.len);
     reader r = {path, &src, m, out};
     const oom_strlist *ids = oom_pymodel_pretrained_ids(m);

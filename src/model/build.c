@@ -69,7 +69,7 @@ static const oom_py_symbols *python_symbols(void)
 
 static TSNode field(TSNode n, const char *name)
 {
-    return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
+    return oom_child(n, name, (uint32_t)strlen(name));
 }
 
 static void add_alias(oom_pymodel *m, const char *local, size_t local_len, const char *qual,
@@ -241,7 +241,7 @@ static void push_backward_target(oom_pymodel *m, int scope, TSNode n)
 
 static TSNode first_positional(TSNode call)
 {
-    TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+    TSNode args = oom_child(call, "arguments", 9);
     TSNode none = {{0}, NULL, NULL};
     if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0)
         return none;

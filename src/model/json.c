@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "oomlint/lang.h"
 #include "oomlint/jsonmodel.h"
 #include "oomlint/util.h"
 
@@ -67,9 +68,9 @@ oom_jsonmodel *oom_jsonmodel_build(const TSTree *tree, const char *src, size_t l
         TSNode pair = ts_node_named_child(object, i);
         if (strcmp(ts_node_type(pair), "pair") != 0)
             continue;
-        TSNode key = ts_node_child_by_field_name(pair, "key", 3);
+        TSNode key = oom_child(pair, "key", 3);
         note_key(m, key);
-        TSNode value = ts_node_child_by_field_name(pair, "value", 5);
+        TSNode value = oom_child(pair, "value", 5);
         uint32_t ka = ts_node_start_byte(key), kb = ts_node_end_byte(key);
         uint32_t va = ts_node_start_byte(value), vb = ts_node_end_byte(value);
         bool is_id = (kb - ka == 20 && memcmp(src + ka, "\"model_name_or_path\"", 20) == 0) ||

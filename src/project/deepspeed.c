@@ -89,8 +89,8 @@ static char *node_string(const char *src, TSNode n)
 static void read_python_keyword(oom_pymodel *m, const char *src, TSNode kw, ds_link *l,
                                 const char *origin)
 {
-    TSNode name = ts_node_child_by_field_name(kw, "name", 4);
-    TSNode value = ts_node_child_by_field_name(kw, "value", 5);
+    TSNode name = oom_child(kw, "name", 4);
+    TSNode value = oom_child(kw, "value", 5);
     char *key = node_string(src, name);
     long long n;
     if (strcmp(key, "per_device_train_batch_size") == 0 && oom_pymodel_int_value(m, value, &n))
@@ -131,8 +131,8 @@ static void links_from_call(oom_pymodel *m, oom_source *src, const char *script,
         }
         if (strcmp(t, "keyword_argument") != 0)
             continue;
-        TSNode name = ts_node_child_by_field_name(a, "name", 4);
-        TSNode value = ts_node_child_by_field_name(a, "value", 5);
+        TSNode name = oom_child(a, "name", 4);
+        TSNode value = oom_child(a, "value", 5);
         char *key = node_string(src->text, name);
         oom_buf s;
         oom_buf_init(&s);
@@ -186,15 +186,14 @@ static void collect_links(const char *script, link_list *out)
         return;
     }
     TSParser *parser = ts_parser_new();
-    ts_parser_set_language(parser, oom_lang_grammar(OOM_LANG_PYTHON));
-    TSTree *tree = ts_parser_parse_string(parser, NULL, src.text, (uint32_t)src.len);
+    TSTree *tree = oom_parse_python(parser, src.text, src.len);
     oom_pymodel *m = oom_pymodel_build(tree, src.text, src.len);
     TSTreeCursor cur = ts_tree_cursor_new(ts_tree_root_node(tree));
     for (;;) { /* iterative walk over the calls */
         TSNode n = ts_tree_cursor_current_node(&cur);
         if (strcmp(ts_node_type(n), "call") == 0) {
-            TSNode fn = ts_node_child_by_field_name(n, "function", 8);
-            TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+            TSNode fn = oom_child(n, "function", 8);
+            TSNode args = oom_child(n, "arguments", 9);
             char *callee = ts_node_is_null(fn) ? oom_xstrdup("") : node_string(src.text, fn);
             if (!ts_node_is_null(args) && strcmp(ts_node_type(args), "argument_list") == 0) {
                 if (oom_str_ends_with(callee, "parse_json_file") && ts_node_named_child_count(args) > 0) {
@@ -235,7 +234,7 @@ static TSNode find_pair(const char *src, TSNode object, const char *key)
         TSNode pair = ts_node_named_child(object, i);
         if (strcmp(ts_node_type(pair), "pair") != 0)
             continue;
-        char *k = node_string(src, ts_node_child_by_field_name(pair, "key", 3));
+        char *k = node_string(src, oom_child(pair, "key", 3));
         bool hit = strcmp(k, key) == 0;
         free(k);
         if (hit)
@@ -307,7 +306,7 @@ static void compare(const oom_rule *rule, oom_source *ds, TSNode root_obj, const
         TSNode pair = find_pair(ds->text, root_obj, scalar_keys[k]);
         if (ts_node_is_null(pair))
             continue;
-        TSNode value = ts_node_child_by_field_name(pair, "value", 5);
+        TSNode value = oom_child(pair, "value", 5);
         long long v = json_scalar(ds->text, value);
         if (v >= 0 && scalar_hf[k]->value >= 0 && v != scalar_hf[k]->value)
             report(rule, ds, value, scalar_keys[k], v, scalar_hf[k], out);
@@ -318,13 +317,13 @@ static void compare(const oom_rule *rule, oom_source *ds, TSNode root_obj, const
         TSNode pair = find_pair(ds->text, root_obj, blocks[k]);
         if (ts_node_is_null(pair))
             continue;
-        TSNode obj = ts_node_child_by_field_name(pair, "value", 5);
+        TSNode obj = oom_child(pair, "value", 5);
         if (strcmp(ts_node_type(obj), "object") != 0)
             continue;
         TSNode enabled = find_pair(ds->text, obj, "enabled");
         if (ts_node_is_null(enabled))
             continue;
-        TSNode value = ts_node_child_by_field_name(enabled, "value", 5);
+        TSNode value = oom_child(enabled, "value", 5);
         long long v = json_scalar(ds->text, value);
         char key[32];
         snprintf(key, sizeof key, "%s.enabled", blocks[k]);
