@@ -1,0 +1,53 @@
+#!/bin/sh
+# Where oomlint's time goes, in instructions (valgrind's callgrind), which,
+# unlike wall time, does not move with the load of a shared machine. For each
+# corpus (Debian's CPython 3.11 standard library and the Python sources of
+# python3-torch), on every STRIDE-th file: tree-sitter parsing alone, then
+# oomlint with one thread split into its stages. Never a test.
+set -eu
+cd "$(dirname "$0")/.."
+STRIDE="${STRIDE:-7}"
+command -v valgrind >/dev/null 2>&1 || { echo "profile: valgrind is needed (make setup)"; exit 1; }
+OUT="$(mktemp -d)"
+trap 'rm -rf "$OUT"' EXIT
+
+# inclusive instructions of one function in a callgrind output
+incl() {
+    callgrind_annotate --inclusive=yes "$1" 2>/dev/null |
+        awk -v f="$2" '$0 ~ (":" f "$") && $0 !~ /\[/ {gsub(",", "", $1); print $1; exit}'
+}
+total() { callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1; exit}'; }
+pct() { echo "$1 * 100 / $2" | bc; }
+
+profile_corpus() {
+    corpus="$1"
+    find "$corpus" -name __pycache__ -prune -o -name '*.py' -type f -print | sort |
+        awk -v s="$STRIDE" 'NR % s == 0' > "$OUT/list"
+    files=$(wc -l < "$OUT/list")
+    lines=$(cat $(cat "$OUT/list") | wc -l)
+    valgrind --tool=callgrind --callgrind-out-file="$OUT/parse.cg" build/tools/parse-only < "$OUT/list" >/dev/null 2>&1
+    xargs valgrind --tool=callgrind --callgrind-out-file="$OUT/lint.cg" build/oomlint --threads 1 \
+        --format concise < "$OUT/list" >/dev/null 2>&1 || true
+    p_only=$(total "$OUT/parse.cg")
+    all=$(total "$OUT/lint.cg")
+    parse=$(incl "$OUT/lint.cg" ts_parser_parse_string)
+    query=$(incl "$OUT/lint.cg" ts_query_cursor_next_match)
+    model=$(incl "$OUT/lint.cg" oom_pymodel_build)
+    compile=$(incl "$OUT/lint.cg" oom_compiled_new)
+    preds=$(incl "$OUT/lint.cg" oom_preds_hold)
+    analysis=$((all - p_only))
+    echo "corpus: $corpus (every ${STRIDE}th file: $files files, $lines lines)"
+    printf '  %-44s %14s %8s\n' "" "instructions" "% parse"
+    printf '  %-44s %14s %8s\n' "tree-sitter parse only (read, parse, free)" "$p_only" 100
+    printf '  %-44s %14s %8s\n' "oomlint, 1 thread, all of it" "$all" "$(pct "$all" "$p_only")"
+    printf '  %-44s %14s %8s\n' "  of which parsing" "$parse" "$(pct "$parse" "$p_only")"
+    printf '  %-44s %14s %8s\n' "  query execution (tree-sitter cursor)" "$query" "$(pct "$query" "$p_only")"
+    printf '  %-44s %14s %8s\n' "  compiling the rules (once per process)" "$compile" "$(pct "$compile" "$p_only")"
+    printf '  %-44s %14s %8s\n' "  semantic model (one walk per file)" "$model" "$(pct "$model" "$p_only")"
+    printf '  %-44s %14s %8s\n' "  predicates" "$preds" "$(pct "$preds" "$p_only")"
+    printf '  analysis overhead over parsing: %s%%\n' "$(pct "$analysis" "$p_only")"
+}
+
+for corpus in /usr/lib/python3.11 /usr/lib/python3/dist-packages/torch; do
+    [ -d "$corpus" ] && profile_corpus "$corpus" && echo
+done
