@@ -31,4 +31,9 @@ size_t oom_text_display_width(const char *s, size_t n, int tab_width);
 /* Append s as valid UTF-8 text (invalid bytes become U+FFFD). */
 void oom_text_append_utf8_lossy(oom_buf *out, const char *s, size_t n);
 
+/* Append code quoted in a message: one line, runs of whitespace collapsed to
+ * one space, `#` comments left out (quotes are respected, so a `#` inside a
+ * string stays), cut after max_chars characters with an ellipsis. */
+void oom_text_append_snippet(oom_buf *out, const char *s, size_t n, size_t max_chars);
+
 #endif

@@ -47,34 +47,6 @@ void oom_linter_free(oom_linter *l)
 
 /* ---- messages ------------------------------------------------------------------ */
 
-/* Code quoted in a message: one line, whitespace collapsed, cut short. */
-static void append_snippet(oom_buf *out, const char *s, size_t len)
-{
-    size_t chars = 0, i = 0;
-    bool space = false;
-    while (i < len) {
-        uint32_t cp;
-        size_t n = oom_utf8_decode(s + i, len - i, &cp);
-        if (cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r') {
-            space = true;
-            i += n;
-            continue;
-        }
-        if (chars >= OOM_MESSAGE_SNIPPET_CHARS) {
-            oom_buf_puts(out, "\xE2\x80\xA6"); /* … */
-            return;
-        }
-        if (space && chars > 0) {
-            oom_buf_putc(out, ' ');
-            chars++;
-        }
-        space = false;
-        oom_buf_append(out, s + i, n);
-        chars++;
-        i += n;
-    }
-}
-
 typedef struct {
     const TSQuery *query;
     const TSQueryMatch *match;
@@ -104,7 +76,7 @@ static bool fill_placeholder(const placeholder_env *env, const char *name, size_
             continue;
         TSNode node = env->match->captures[i].node;
         uint32_t a = ts_node_start_byte(node), b = ts_node_end_byte(node);
-        append_snippet(out, env->src + a, b - a);
+        oom_text_append_snippet(out, env->src + a, b - a, OOM_MESSAGE_SNIPPET_CHARS);
         return true;
     }
     return false;
@@ -222,7 +194,8 @@ static void report_syntax_error(const oom_linter *l, oom_source *src, TSNode roo
         oom_buf_printf(&detail, "expected `%s`", ts_node_type(err));
     } else if (b > a) {
         oom_buf_puts(&detail, "unexpected `");
-        append_snippet(&detail, src->text + a, b - a > 200 ? 200 : b - a);
+        oom_text_append_snippet(&detail, src->text + a, b - a > 200 ? 200 : b - a,
+                                OOM_MESSAGE_SNIPPET_CHARS);
         oom_buf_puts(&detail, "`");
     } else {
         oom_buf_puts(&detail, "unexpected end of file");

@@ -179,3 +179,75 @@ void oom_text_append_utf8_lossy(oom_buf *out, const char *s, size_t n)
         i += len;
     }
 }
+
+/* ---- snippets ------------------------------------------------------------------- */
+
+/* Scanner state over quoted code: the quote that opened the string we are
+ * in (0 outside) and whether it was tripled. */
+typedef struct {
+    char quote;
+    bool triple;
+} quote_state;
+
+static bool is_blank(uint32_t cp)
+{
+    return cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r';
+}
+
+/* Advances over a quote character at s[i]; returns the bytes it takes. */
+static size_t step_quote(quote_state *q, const char *s, size_t n, size_t i)
+{
+    bool triple = i + 2 < n && s[i + 1] == s[i] && s[i + 2] == s[i];
+    if (!q->quote) {
+        q->quote = s[i];
+        q->triple = triple;
+        return triple ? 3 : 1;
+    }
+    if (s[i] != q->quote)
+        return 1; /* the other kind of quote, inside a string */
+    if (q->triple && !triple)
+        return 1; /* a lone quote inside a triple-quoted string */
+    q->quote = 0;
+    return q->triple ? 3 : 1;
+}
+
+void oom_text_append_snippet(oom_buf *out, const char *s, size_t n, size_t max_chars)
+{
+    quote_state q = {0, false};
+    size_t chars = 0, i = 0;
+    bool space = false;
+    while (i < n) {
+        if (!q.quote && s[i] == '#') { /* a comment: to the end of its line */
+            while (i < n && s[i] != '\n' && s[i] != '\r')
+                i++;
+            space = true;
+            continue;
+        }
+        uint32_t cp;
+        size_t len = oom_utf8_decode(s + i, n - i, &cp);
+        if (!q.quote && is_blank(cp)) {
+            space = true;
+            i += len;
+            continue;
+        }
+        if (chars >= max_chars) {
+            oom_buf_puts(out, "\xE2\x80\xA6"); /* … */
+            return;
+        }
+        if (space && chars > 0) {
+            oom_buf_putc(out, ' ');
+            chars++;
+        }
+        space = false;
+        size_t cells = 1;
+        if (q.quote && s[i] == '\\' && i + 1 < n) {
+            len = 1 + oom_utf8_decode(s + i + 1, n - i - 1, &cp); /* an escape and what it escapes */
+            cells = 2;
+        } else if (s[i] == '"' || s[i] == '\'') {
+            len = cells = step_quote(&q, s, n, i);
+        }
+        oom_buf_append(out, s + i, len);
+        chars += cells;
+        i += len;
+    }
+}

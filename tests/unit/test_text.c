@@ -1,5 +1,6 @@
 /* UTF-8 validation, character columns, and safe display of source text. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "oomlint/source.h"
@@ -83,6 +84,27 @@ static void display_neutralises_terminal_controls(void)
     oom_buf_free(&b);
 }
 
+static void snippet(const char *code, size_t max, const char *want)
+{
+    oom_buf b;
+    oom_buf_init(&b);
+    oom_text_append_snippet(&b, code, strlen(code), max);
+    CHECK_STR(b.data, want);
+    oom_buf_free(&b);
+}
+
+static void snippets_drop_comments_and_collapse_space(void)
+{
+    snippet("TrainingArguments(\n    bf16=True,  # A100 only\n    fp16=True)", 80,
+            "TrainingArguments( bf16=True, fp16=True)");
+    snippet("f(\"#not a comment\", x)  # but this is", 80, "f(\"#not a comment\", x)");
+    snippet("g('''a ' # b''', c)", 80, "g('''a ' # b''', c)");
+    snippet("h(\"a \\\" # b\", c)", 80, "h(\"a \\\" # b\", c)");
+    snippet("x  =   1", 80, "x = 1");
+    snippet("abcdef", 3, "abc\xE2\x80\xA6");
+    snippet("s = \"two  spaces\"", 80, "s = \"two  spaces\"");
+}
+
 void test_text_suite(void)
 {
     oom_test_run("text: utf-8 validation", utf8_validation);
@@ -90,4 +112,5 @@ void test_text_suite(void)
     oom_test_run("text: BOM and CR/CRLF line endings", bom_and_line_endings);
     oom_test_run("text: binary and non-UTF-8 rejected", rejects_binary_and_non_utf8);
     oom_test_run("text: terminal controls neutralised", display_neutralises_terminal_controls);
+    oom_test_run("text: message snippets", snippets_drop_comments_and_collapse_space);
 }
