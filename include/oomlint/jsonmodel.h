@@ -27,5 +27,8 @@ int oom_json_kind_from_name(const char *name);
 const char *oom_jsonmodel_model_id(const oom_jsonmodel *m);
 /* A pair of the top-level object. */
 bool oom_jsonmodel_is_top_level(const oom_jsonmodel *m, TSNode pair);
+/* A top-level pair of a DeepSpeed config: of a DeepSpeed JSON file, or of the
+ * "deepspeed" object inlined in a TrainingArguments JSON. */
+bool oom_jsonmodel_is_deepspeed_key(const oom_jsonmodel *m, TSNode pair);
 
 #endif

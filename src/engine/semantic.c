@@ -181,6 +181,13 @@ static bool sem_json_top_level(const oom_sem_env *env, TSNode n, TSNode site, co
     return env->json && oom_jsonmodel_is_top_level(env->json, n);
 }
 
+static bool sem_json_deepspeed_key(const oom_sem_env *env, TSNode n, TSNode site,
+                                   const oom_pred *p, oom_buf *scratch)
+{
+    (void)site, (void)p, (void)scratch;
+    return env->json && oom_jsonmodel_is_deepspeed_key(env->json, n);
+}
+
 SEM_PY(sem_model_like, oom_pymodel_is_model_expr(m, n))
 
 static bool sem_exceeds_model_limit(const oom_sem_env *env, TSNode n, TSNode site,
@@ -314,6 +321,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "the JSON file is one of: model-config, tokenizer-config, generation-config, training-args, deepspeed"},
     {"oom-json-top-level", sem_json_top_level, 0, 0, OOM_SEM_JSON, false,
      "a pair of the JSON file's top-level object"},
+    {"oom-json-deepspeed-key", sem_json_deepspeed_key, 0, 0, OOM_SEM_JSON, false,
+     "a top-level pair of a DeepSpeed config: a DeepSpeed JSON, or the \"deepspeed\" object of a TrainingArguments JSON"},
     {"oom-model-like", sem_model_like, 0, 0, OOM_SEM_PYTHON, false,
      "an expression that denotes a model"},
     {"oom-exceeds-model-limit", sem_exceeds_model_limit, 0, 0, OOM_SEM_PYTHON, false,

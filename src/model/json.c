@@ -9,6 +9,7 @@
 struct oom_jsonmodel {
     const char *src;
     TSNode object; /* the top-level object, or a null node */
+    TSNode deepspeed; /* a TrainingArguments JSON's inline "deepspeed" object, or null */
     unsigned kinds;
     char *model_id;
 };
@@ -58,6 +59,7 @@ oom_jsonmodel *oom_jsonmodel_build(const TSTree *tree, const char *src, size_t l
     (void)len;
     oom_jsonmodel *m = oom_xcalloc(1, sizeof(*m));
     m->src = src;
+    m->deepspeed = (TSNode){{0}, NULL, NULL};
     TSNode root = ts_tree_root_node(tree);
     TSNode object = ts_node_named_child(root, 0);
     if (ts_node_is_null(object) || strcmp(ts_node_type(object), "object") != 0)
@@ -77,6 +79,9 @@ oom_jsonmodel *oom_jsonmodel_build(const TSTree *tree, const char *src, size_t l
                      (kb - ka == 12 && memcmp(src + ka, "\"model_name\"", 12) == 0);
         if (is_id && !m->model_id && strcmp(ts_node_type(value), "string") == 0 && vb - va >= 2)
             m->model_id = oom_xstrndup(src + va + 1, vb - va - 2);
+        if (kb - ka == 11 && memcmp(src + ka, "\"deepspeed\"", 11) == 0 &&
+            strcmp(ts_node_type(value), "object") == 0)
+            m->deepspeed = value;
     }
     return m;
 }
@@ -120,4 +125,16 @@ bool oom_jsonmodel_is_top_level(const oom_jsonmodel *m, TSNode pair)
         return false;
     TSNode parent = ts_node_parent(pair);
     return !ts_node_is_null(parent) && ts_node_eq(parent, m->object);
+}
+
+bool oom_jsonmodel_is_deepspeed_key(const oom_jsonmodel *m, TSNode pair)
+{
+    TSNode parent = ts_node_parent(pair);
+    if (ts_node_is_null(parent))
+        return false;
+    if ((m->kinds & OOM_JSON_DEEPSPEED) && !ts_node_is_null(m->object) && ts_node_eq(parent, m->object))
+        return true;
+    /* TrainingArguments(deepspeed=...) also takes the config as a dict */
+    return (m->kinds & OOM_JSON_TRAINING_ARGS) && !ts_node_is_null(m->deepspeed) &&
+           ts_node_eq(parent, m->deepspeed);
 }

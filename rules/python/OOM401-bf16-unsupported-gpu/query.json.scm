@@ -1,4 +1,5 @@
-; DeepSpeed: "bf16": {"enabled": true}   ("auto" follows the TrainingArguments)
+; DeepSpeed: "bf16": {"enabled": true}   ("auto" follows the TrainingArguments),
+; in a DeepSpeed JSON or inline in a TrainingArguments JSON's "deepspeed"
 ((pair
   key: (string (string_content) @kw)
   value: (object
@@ -7,7 +8,7 @@
       value: (true)))) @arg @report
   (#eq? @kw "bf16")
   (#eq? @enabled "enabled")
-  (#oom-json-kind? @report "deepspeed")
+  (#oom-json-deepspeed-key? @report)
   (#oom-target-gpu-lacks? @report "bf16"))
 
 ; TrainingArguments JSON: "bf16": true
