@@ -1,6 +1,7 @@
 /* model/build: the single walk over a Python tree that fills the model. The
  * walk is iterative (a tree cursor), so deeply nested code cannot overflow the
  * C stack. */
+#include <ctype.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,26 @@ static void add_region(oom_pymodel *m, uint32_t start, uint32_t end, oom_grad_st
 
 /* ---- imports ----------------------------------------------------------- */
 
+/* Deep-learning packages: a file that imports none of them (nor any module
+ * of its own project) is no training code, and there `encoder`, `net` or
+ * `generator` are codecs, networks and iterators, not models. */
+static void note_ml_package(oom_pymodel *m, const char *dotted, uint32_t len)
+{
+    static const char *const packages[] = {
+        "torch", "torchvision", "torchaudio", "torchtext", "transformers", "accelerate",
+        "lightning", "pytorch_lightning", "lightning_fabric", "deepspeed", "peft", "trl", "timm",
+        "diffusers", "sentence_transformers", "bitsandbytes", "flash_attn", "xformers", "apex",
+        "megatron", "fairseq", "optimum", "vllm", "mmcv", "mmdet", "mmengine", "detectron2",
+        "ultralytics", "composer", "jax", "flax", "tensorflow", "keras", "fastai", "ignite",
+        "torchmetrics", "einops", "open_clip", "clip", "unsloth", NULL};
+    uint32_t top = 0;
+    while (top < len && dotted[top] != '.')
+        top++;
+    for (size_t i = 0; packages[i]; i++)
+        if (strlen(packages[i]) == top && memcmp(packages[i], dotted, top) == 0)
+            m->ml_imports = true;
+}
+
 /* `import a.b.c` binds `a`; `import a.b as c` binds `c` to a.b. */
 static void visit_import(oom_pymodel *m, TSNode node)
 {
@@ -113,9 +134,11 @@ static void visit_import(oom_pymodel *m, TSNode node)
             uint32_t alen;
             const char *a = oom_node_text(m, alias, &alen);
             const char *q = oom_node_text(m, name, &len);
+            note_ml_package(m, q, len);
             add_alias(m, a, alen, q, len);
         } else if (ts_node_symbol(child) == m->sym.dotted_name) {
             const char *q = oom_node_text(m, child, &len);
+            note_ml_package(m, q, len);
             uint32_t first = 0;
             while (first < len && q[first] != '.')
                 first++;
@@ -129,10 +152,15 @@ static void visit_import(oom_pymodel *m, TSNode node)
 static void visit_import_from(oom_pymodel *m, TSNode node)
 {
     TSNode module = field(node, "module_name");
-    if (ts_node_is_null(module) || ts_node_symbol(module) != m->sym.dotted_name)
+    if (ts_node_is_null(module))
         return;
+    if (ts_node_symbol(module) != m->sym.dotted_name) {
+        m->ml_imports = true; /* a module of the project itself: it may be training code */
+        return;
+    }
     uint32_t mlen;
     const char *mod = oom_node_text(m, module, &mlen);
+    note_ml_package(m, mod, mlen);
     uint32_t count = ts_node_named_child_count(node);
     oom_buf q;
     oom_buf_init(&q);
@@ -559,12 +587,83 @@ static bool is_method(const oom_pymodel *m, TSNode fn)
     return !ts_node_is_null(owner) && ts_node_symbol(owner) == m->sym.class_definition;
 }
 
+static bool name_ends_with(const char *name, uint32_t len, const char *suffix)
+{
+    size_t n = strlen(suffix);
+    return len >= n && memcmp(name + len - n, suffix, n) == 0;
+}
+
+/* The class a method belongs to, or a null node. */
+static TSNode owning_class(const oom_pymodel *m, TSNode fn)
+{
+    TSNode none = {{0}, NULL, NULL};
+    if (!is_method(m, fn))
+        return none;
+    TSNode parent = ts_node_parent(fn);
+    if (ts_node_symbol(parent) == m->sym.decorated_definition)
+        parent = ts_node_parent(parent);
+    return ts_node_parent(parent);
+}
+
+/* Whether a base of the class has a last name ending in one of suffixes. */
+static bool has_base_ending(const oom_pymodel *m, TSNode cls, const char *const *suffixes)
+{
+    TSNode bases = field(cls, "superclasses");
+    uint32_t count = ts_node_is_null(bases) ? 0 : ts_node_named_child_count(bases);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode base = ts_node_named_child(bases, i);
+        if (ts_node_symbol(base) == m->sym.attribute)
+            base = field(base, "attribute");
+        if (ts_node_is_null(base) || ts_node_symbol(base) != m->sym.identifier)
+            continue;
+        uint32_t len;
+        const char *name = oom_node_text(m, base, &len);
+        for (size_t k = 0; suffixes[k]; k++)
+            if (name_ends_with(name, len, suffixes[k]))
+                return true;
+    }
+    return false;
+}
+
+/* class Head(nn.Module), class Net(pl.LightningModule), class M(PreTrainedModel):
+ * a base whose last name ends in Module or Model makes the class model code. */
+static bool is_model_class(const oom_pymodel *m, TSNode cls)
+{
+    static const char *const model_bases[] = {"Module", "Model", NULL};
+    return has_base_ending(m, cls, model_bases);
+}
+
+/* class TestDDP(unittest.TestCase), class _DistTestBase: a class of tests. */
+static bool is_test_class(const oom_pymodel *m, TSNode cls)
+{
+    static const char *const test_bases[] = {"TestCase", NULL};
+    TSNode name = field(cls, "name");
+    uint32_t len = 0;
+    const char *text = ts_node_is_null(name) ? NULL : oom_node_text(m, name, &len);
+    return (text && memmem(text, len, "Test", 4) != NULL) || has_base_ending(m, cls, test_bases);
+}
+
+/* What a method's class says about its code: model code (the caller picks
+ * the grad mode) or a unittest method (test* in a class of tests: a test, not
+ * evaluation code). A script's own `def test(model, loader)`, a module-level
+ * test_epoch() and Evaluator.test_accuracy() stay evaluation code. */
+static void classify_method(const oom_pymodel *m, TSNode fn, oom_scope *s)
+{
+    TSNode cls = owning_class(m, fn);
+    if (ts_node_is_null(cls))
+        return;
+    s->model_method = is_model_class(m, cls);
+    s->unit_test = s->name && s->name_len > 4 && memcmp(s->name, "test", 4) == 0 &&
+                   (s->name[4] == '_' || isupper((unsigned char)s->name[4])) && is_test_class(m, cls);
+}
+
 static int enter_function(oom_pymodel *m, int scope, TSNode node)
 {
     TSNode name = field(node, "name");
-    oom_scope s = {ts_node_start_byte(node), ts_node_end_byte(node), scope, NULL, 0};
+    oom_scope s = {ts_node_start_byte(node), ts_node_end_byte(node), scope, NULL, 0, false, false};
     if (!ts_node_is_null(name))
         s.name = oom_node_text(m, name, &s.name_len);
+    classify_method(m, node, &s);
     OOM_PUSH(m->scopes, m->scope_count, m->scope_cap, s);
     int inner = (int)m->scope_count - 1;
     TSNode parent = ts_node_parent(node);

@@ -62,6 +62,57 @@ bool oom_model_name_is_loss_like(const char *name, size_t len)
 
 /* ---- model forward calls ----------------------------------------------------- */
 
+/* Whether a `def` of this file defines the name. Scopes are functions. */
+static bool defined_by_def(const oom_pymodel *m, const char *name, uint32_t len)
+{
+    for (size_t i = 1; i < m->scope_count; i++)
+        if (m->scopes[i].name_len == len && memcmp(m->scopes[i].name, name, len) == 0)
+            return true;
+    return false;
+}
+
+/* A name that denotes a model. Outside training code (no deep-learning
+ * import) only the unmistakable ones do: model, model_x, x_model. */
+static bool names_model(const oom_pymodel *m, const char *name, uint32_t len)
+{
+    if (!oom_model_name_is_model_like(name, len))
+        return false;
+    if (m->ml_imports)
+        return true;
+    return has_prefix(name, len, "model") || has_suffix(name, len, "model"); /* model, model_x, x_model */
+}
+
+/* DistributedDataParallel._set_static_graph_for_model(...), nn.Module.x_model:
+ * an attribute of a class (a capitalised last name) is a function, not a
+ * model the script built. */
+static bool names_a_class(const oom_pymodel *m, TSNode object)
+{
+    if (!ts_node_is_null(object) && ts_node_symbol(object) == m->sym.attribute)
+        object = oom_child(object, "attribute", 9);
+    if (ts_node_is_null(object) || ts_node_symbol(object) != m->sym.identifier)
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, object, &len);
+    return len > 0 && isupper((unsigned char)name[0]);
+}
+
+/* torch.nn modules without parameters (activations, dropout, pooling,
+ * padding, reshaping) are functions: calling one is not running a model. */
+static bool is_parameter_free_layer(const char *name)
+{
+    static const char *const names[] = {
+        "Sigmoid", "Tanh", "ReLU", "ReLU6", "LeakyReLU", "GELU", "SiLU", "ELU", "SELU", "CELU",
+        "Softplus", "Softsign", "Softmax", "Softmax2d", "LogSoftmax", "Softmin", "Hardtanh",
+        "Hardswish", "Hardsigmoid", "Hardshrink", "Softshrink", "Tanhshrink", "Mish", "Threshold",
+        "LogSigmoid", "GLU", "Identity", "Flatten", "Unflatten", "Upsample", "UpsamplingNearest2d",
+        "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle", "ChannelShuffle",
+        "CosineSimilarity", "PairwiseDistance", NULL};
+    for (size_t i = 0; names[i]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return true;
+    return strstr(name, "Dropout") || strstr(name, "Pool") || strstr(name, "Pad");
+}
+
 static bool is_model_expr(const oom_pymodel *m, TSNode expr, int depth);
 
 /* What a name was bound to looks like a model: AutoModel.from_pretrained(...),
@@ -87,7 +138,8 @@ static bool value_builds_model(const oom_pymodel *m, TSNode value, int depth)
                      strstr(q.data, "Config") == NULL && strstr(q.data, "FeatureExtractor") == NULL;
         } else if (oom_str_starts_with(q.data, "torch.nn.") && n > 0 &&
                    isupper((unsigned char)last[0])) {
-            result = strstr(q.data, "Loss") == NULL && strcmp(last, "Parameter") != 0;
+            result = strstr(q.data, "Loss") == NULL && strcmp(last, "Parameter") != 0 &&
+                     !is_parameter_free_layer(last);
         } else if (strcmp(q.data, "torch.compile") == 0 ||
                    strstr(q.data, "DistributedDataParallel") || strstr(q.data, "DataParallel") ||
                    strcmp(last, "DDP") == 0 || strcmp(last, "FSDP") == 0) {
@@ -115,13 +167,13 @@ static bool is_model_expr(const oom_pymodel *m, TSNode expr, int depth)
         if (ts_node_is_null(attr))
             return false;
         const char *t = oom_node_text(m, attr, &len);
-        return oom_model_name_is_model_like(t, len);
+        return names_model(m, t, len) && !names_a_class(m, oom_child(expr, "object", 6));
     }
     if (s != m->sym.identifier)
         return false;
     const char *name = oom_node_text(m, expr, &len);
-    if (oom_model_name_is_model_like(name, len))
-        return true;
+    if (names_model(m, name, len))
+        return !defined_by_def(m, name, len); /* def step_model(...): a function */
     uint32_t pos = ts_node_start_byte(expr);
     int scope = oom_model_scope_at(m, pos);
     for (int sc = scope; sc >= 0; sc = sc == 0 ? -1 : 0) {

@@ -2,6 +2,7 @@
 #ifndef OOMLINT_MODEL_INTERNAL_H
 #define OOMLINT_MODEL_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -16,6 +17,8 @@ typedef struct {
     int parent;        /* index of the enclosing scope; -1 for the module */
     const char *name;  /* points into the source; NULL for the module */
     uint32_t name_len;
+    bool model_method; /* a method of an nn.Module or model class: the caller picks the grad mode */
+    bool unit_test;    /* a unittest method, test_*: a test, not evaluation code */
 } oom_scope;
 
 typedef struct {
@@ -127,6 +130,7 @@ struct oom_pymodel {
     oom_keyword *keywords;
     size_t keyword_count, keyword_cap;
     bool distributed; /* init_process_group, DDP, LOCAL_RANK / local_rank */
+    bool ml_imports;  /* imports a deep-learning package, or a module of its own project */
     oom_strlist pretrained_ids;
     int *pretrained_scopes; /* the scope each id was loaded in */
     size_t pretrained_scope_cap;

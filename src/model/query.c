@@ -382,10 +382,23 @@ static TSNode called_object(const oom_pymodel *m, TSNode node)
     return fn;
 }
 
+/* Module.predict() is model code, whose caller picks the grad mode; a
+ * unittest method is a test. Neither is evaluation code, names or
+ * `model.eval()` notwithstanding. */
+static bool in_model_or_test_method(const oom_pymodel *m, int scope)
+{
+    for (int s = scope; s > 0; s = m->scopes[s].parent)
+        if (m->scopes[s].model_method || m->scopes[s].unit_test)
+            return true;
+    return false;
+}
+
 bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node)
 {
     uint32_t pos = ts_node_start_byte(node);
     int scope = oom_model_scope_at(m, pos);
+    if (in_model_or_test_method(m, scope))
+        return false;
     if (scope_named_for_eval(m, scope) && !scope_calls_backward(m, scope))
         return true;
     /* `teacher.eval()` makes calls of teacher evaluation code, not calls of
