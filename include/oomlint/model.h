@@ -52,6 +52,8 @@ bool oom_pymodel_outlives_iteration(const oom_pymodel *m, TSNode target, TSNode 
 bool oom_pymodel_outlives_all_loops(const oom_pymodel *m, TSNode target, TSNode site);
 /* Inside a function whose name matches the PCRE2 pattern. */
 bool oom_pymodel_in_function_matching(const oom_pymodel *m, TSNode node, const void *pcre2_code);
+/* Inside a method of a class of tests (class Test*, *Test*, a TestCase). */
+bool oom_pymodel_in_test_code(const oom_pymodel *m, TSNode node);
 /* A call in an out-of-memory handler to something the `try` body also called. */
 bool oom_pymodel_is_retry_call(const oom_pymodel *m, TSNode call);
 /* Whether `.backward()` is called on the name `target` in its function. */

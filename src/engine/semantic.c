@@ -135,6 +135,7 @@ SEM_PY(sem_file_calls, file_calls_any(m, p))
 
 SEM_PY(sem_outlives_all, oom_pymodel_outlives_all_loops(m, n, site))
 
+SEM_PY(sem_in_test_code, oom_pymodel_in_test_code(m, n))
 SEM_PY(sem_in_function_matching, oom_pymodel_in_function_matching(m, n, p->regex))
 
 /* ---- the run: target GPU, knowledge base, JSON configs ------------------------- */
@@ -311,6 +312,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "inside an if with a non-constant condition"},
     {"oom-outlives-all-loops", sem_outlives_all, 0, 0, OOM_SEM_PYTHON, false,
      "storage created outside every loop around the site"},
+    {"oom-in-test-code", sem_in_test_code, 0, 0, OOM_SEM_PYTHON, false,
+     "inside a method of a class of tests (Test*, *Test*, a TestCase subclass)"},
     {"oom-in-function-matching", sem_in_function_matching, 1, 1, OOM_SEM_PYTHON, true,
      "inside a function whose name matches the regex"},
     {"oom-retry-call", sem_retry_call, 0, 0, OOM_SEM_PYTHON, false,

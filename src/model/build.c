@@ -653,14 +653,15 @@ static void classify_method(const oom_pymodel *m, TSNode fn, oom_scope *s)
     if (ts_node_is_null(cls))
         return;
     s->model_method = is_model_class(m, cls);
-    s->unit_test = s->name && s->name_len > 4 && memcmp(s->name, "test", 4) == 0 &&
-                   (s->name[4] == '_' || isupper((unsigned char)s->name[4])) && is_test_class(m, cls);
+    s->test_code = is_test_class(m, cls);
+    s->unit_test = s->test_code && s->name && s->name_len > 4 && memcmp(s->name, "test", 4) == 0 &&
+                   (s->name[4] == '_' || isupper((unsigned char)s->name[4]));
 }
 
 static int enter_function(oom_pymodel *m, int scope, TSNode node)
 {
     TSNode name = field(node, "name");
-    oom_scope s = {ts_node_start_byte(node), ts_node_end_byte(node), scope, NULL, 0, false, false};
+    oom_scope s = {ts_node_start_byte(node), ts_node_end_byte(node), scope, NULL, 0, false, false, false};
     if (!ts_node_is_null(name))
         s.name = oom_node_text(m, name, &s.name_len);
     classify_method(m, node, &s);

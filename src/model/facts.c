@@ -380,3 +380,11 @@ bool oom_pymodel_is_lm_trainer(const oom_pymodel *m, TSNode call)
         return true;
     return is_lm_model_expr(m, model, 0);
 }
+
+bool oom_pymodel_in_test_code(const oom_pymodel *m, TSNode node)
+{
+    for (int s = oom_model_scope_at(m, ts_node_start_byte(node)); s > 0; s = m->scopes[s].parent)
+        if (m->scopes[s].test_code)
+            return true;
+    return false;
+}

@@ -19,6 +19,7 @@ typedef struct {
     uint32_t name_len;
     bool model_method; /* a method of an nn.Module or model class: the caller picks the grad mode */
     bool unit_test;    /* a unittest method, test_*: a test, not evaluation code */
+    bool test_code;    /* any method of a class of tests (its helpers too) */
 } oom_scope;
 
 typedef struct {

@@ -2,7 +2,8 @@
 ((string) @device @report
   (#match? @device "^[rbuRBU]?[\"']cuda:[0-9]+[\"']$")
   (#oom-distributed-file? @report)
-  (#not-oom-in-guard? @report))
+  (#not-oom-in-guard? @report)
+  (#not-oom-in-test-code? @report))
 
 ; .cuda(0), torch.cuda.set_device(0)
 ((call
@@ -11,7 +12,8 @@
     (integer) @index)) @device @report
   (#match? @fn "(^|\\.)(cuda|set_device)$")
   (#oom-distributed-file? @report)
-  (#not-oom-in-guard? @report))
+  (#not-oom-in-guard? @report)
+  (#not-oom-in-test-code? @report))
 
 ; torch.device("cuda", 0)
 ((call
@@ -22,4 +24,5 @@
   (#oom-string? @kind "cuda")
   (#oom-qualname? @fn "torch.device")
   (#oom-distributed-file? @report)
-  (#not-oom-in-guard? @report))
+  (#not-oom-in-guard? @report)
+  (#not-oom-in-test-code? @report))
