@@ -108,7 +108,8 @@ static void walk(scan *s, void (*visit)(scan *, TSNode))
 /* ---- the model --------------------------------------------------------- */
 
 /* The knowledge-base image model a call builds: torchvision.models.NAME(...),
- * torchvision.models.get_model("NAME"), timm.create_model("NAME"). */
+ * torchvision.models.get_model("NAME"), torch.hub.load("pytorch/vision",
+ * "NAME"), timm.create_model("NAME"). */
 static const oom_model *image_model_of_call(const scan *s, TSNode call, const char *q)
 {
     char name[96] = "";
@@ -122,6 +123,9 @@ static const oom_model *image_model_of_call(const scan *s, TSNode call, const ch
         } else {
             snprintf(name, sizeof name, "%s", last + 1);
         }
+    } else if (strcmp(q, "torch.hub.load") == 0 && oom_pymodel_string_value(s->r->m, positional(call, 0), &str) &&
+               strstr(str.data, "pytorch/vision") && oom_pymodel_string_value(s->r->m, positional(call, 1), &str)) {
+        snprintf(name, sizeof name, "%s", str.data);
     } else if (strcmp(q, "timm.create_model") == 0 && oom_pymodel_string_value(s->r->m, positional(call, 0), &str)) {
         /* timm's models are only the same as torchvision's where the
          * knowledge base says so (an alias "timm/NAME") */
@@ -696,9 +700,14 @@ void oom_est_use_image_model(oom_script_inputs *s, const oom_model *m)
         snprintf(s->from[OOM_IN_IMAGE].text, sizeof s->from[0].text,
                  "%lldx%lld (the size the activations were measured at)", v->resolution, v->resolution);
     }
-    if (s->from[OOM_IN_BATCH].assumed)
+    /* the Trainer's defaults and names do not apply to a torchvision script */
+    if (s->from[OOM_IN_BATCH].assumed) {
         snprintf(s->from[OOM_IN_BATCH].text, sizeof s->from[0].text, "batch %lld (no batch size found)",
                  in->micro_batch);
+        snprintf(s->batch_name, sizeof s->batch_name, "batch_size");
+    }
+    if (s->from[OOM_IN_OPTIMIZER].assumed)
+        snprintf(s->from[OOM_IN_OPTIMIZER].text, sizeof s->from[0].text, "AdamW (no optimizer found)");
 }
 
 /* A ResNet with a stride-1 stem: the figures measured that way (both

@@ -206,6 +206,7 @@ static void torchvision_spellings(void)
     CHECK(reads_model("from torchvision.models import efficientnet_b0 as net\nm = net()\n", "efficientnet_b0"));
     CHECK(reads_model("import torchvision.models as tvm\nm = tvm.get_model(\"vit_b_16\")\n", "vit_b_16"));
     CHECK(reads_model("import timm\nm = timm.create_model(\"resnet50\", pretrained=True)\n", "resnet50"));
+    CHECK(reads_model("import torch\nm = torch.hub.load(\"pytorch/vision\", \"resnet152\")\n", "resnet152"));
     CHECK(reads_model("def resnet50():\n    pass\nm = resnet50()\n", NULL));
     CHECK(reads_model("from mylib import models\nm = models.resnet50()\n", NULL));
     /* timm's ViT is not known to equal torchvision's: no alias, no guess */
