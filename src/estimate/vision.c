@@ -22,13 +22,14 @@ typedef struct {
     bool frozen_all, frozen_features, freeze_guarded;
     TSNode freeze_at, guarded_at;
     /* the head: unfrozen again, or replaced by a new module */
-    bool head_unfrozen, head_replaced, replaced_before_freeze;
+    bool head_unfrozen, head_replaced;
     long long new_head_params, old_head_params, new_classes; /* -1: unknown */
     TSNode head_at;
     char head_text[64];
     /* a ResNet stem without its stride: conv1 at stride 1, maxpool removed */
     bool conv1_stride1, maxpool_removed;
-    TSNode stem_at;
+    char in_features_name[4][32]; /* names bound to `model.fc.in_features` */
+    int in_features_names;
 } scan;
 
 static const TSNode null_node = {{0}, NULL, NULL};
@@ -476,16 +477,45 @@ static void visit_for(scan *s, TSNode n)
     }
 }
 
+/* The callee of `value` ends with `name` ("nn.Conv2d", "Identity"). */
+static bool calls(const scan *s, TSNode value, const char *name)
+{
+    oom_buf q;
+    oom_buf_init(&q);
+    bool yes = type_is(value, "call") && qualname(s, child(value, "function"), &q) && oom_str_ends_with(q.data, name);
+    oom_buf_free(&q);
+    return yes;
+}
+
+/* `num_ftrs = model.fc.in_features`: a name for the head's input width. */
+static void remember_in_features(scan *s, TSNode assignment)
+{
+    char right[96];
+    TSNode left = child(assignment, "left");
+    if (s->in_features_names >= 4 || !type_is(left, "identifier") ||
+        !oom_est_text_of(s->r, child(assignment, "right"), right, sizeof right) ||
+        !oom_str_ends_with(right, ".in_features"))
+        return;
+    oom_est_text_of(s->r, left, s->in_features_name[s->in_features_names], sizeof s->in_features_name[0]);
+    s->in_features_names++;
+}
+
+/* `model.fc.in_features`, or a name bound to it. */
+static bool is_in_features(const scan *s, const char *text)
+{
+    if (oom_str_ends_with(text, ".in_features"))
+        return true;
+    for (int i = 0; i < s->in_features_names; i++)
+        if (strcmp(text, s->in_features_name[i]) == 0)
+            return true;
+    return false;
+}
+
 /* nn.Linear(in, out[, bias=False]): its parameters, or -1. `in` may be
  * `model.fc.in_features`: the knowledge base knows it. */
 static long long linear_params(scan *s, TSNode call, long long *out_features)
 {
-    oom_buf q;
-    oom_buf_init(&q);
-    bool linear = type_is(call, "call") && qualname(s, child(call, "function"), &q) &&
-                  oom_str_ends_with(q.data, "nn.Linear");
-    oom_buf_free(&q);
-    if (!linear)
+    if (!calls(s, call, "nn.Linear"))
         return -1;
     TSNode in_node = keyword(s, call, "in_features"), out_node = keyword(s, call, "out_features");
     if (ts_node_is_null(in_node))
@@ -497,7 +527,7 @@ static long long linear_params(scan *s, TSNode call, long long *out_features)
     if (!ts_node_is_null(in_node))
         oom_est_text_of(s->r, in_node, t, sizeof t);
     if (!int_of(s, in_node, &in)) {
-        if (!strstr(t, "in_features"))
+        if (!is_in_features(s, t))
             return -1;
         in = s->model->vision.head_in_features;
     }
@@ -526,21 +556,11 @@ static long long head_params_of(scan *s, TSNode value, long long *classes)
         if (ts_node_is_null(a))
             break;
         long long p = linear_params(s, a, classes);
-        if (p < 0 && type_is(a, "call") && text_is(s, child(a, "function"), "nn.Linear"))
-            return -1;
+        if (p < 0 && calls(s, a, "nn.Linear"))
+            return -1; /* a layer of unknown size */
         total += p > 0 ? p : 0;
     }
     return total > 0 ? total : -1;
-}
-
-/* The callee of `value` ends with `name` ("nn.Conv2d", "Identity"). */
-static bool calls(const scan *s, TSNode value, const char *name)
-{
-    oom_buf q;
-    oom_buf_init(&q);
-    bool yes = type_is(value, "call") && qualname(s, child(value, "function"), &q) && oom_str_ends_with(q.data, name);
-    oom_buf_free(&q);
-    return yes;
 }
 
 /* model.conv1 = nn.Conv2d(3, 64, 3, 1, 1) (stride 1, Conv2d's default) and
@@ -551,7 +571,6 @@ static void read_stem(scan *s, const char *path, TSNode n)
     TSNode value = child(n, "right");
     if (strcmp(path, "maxpool") == 0 && calls(s, value, "Identity")) {
         s->maxpool_removed = true;
-        s->stem_at = n;
     } else if (strcmp(path, "conv1") == 0 && calls(s, value, "Conv2d")) {
         TSNode stride = keyword(s, value, "stride");
         if (ts_node_is_null(stride))
@@ -560,7 +579,6 @@ static void read_stem(scan *s, const char *path, TSNode n)
         if (!ts_node_is_null(stride) && !int_of(s, stride, &k))
             return; /* a stride we cannot read: the stock stem's figures */
         s->conv1_stride1 = k == 1;
-        s->stem_at = n;
     }
 }
 
@@ -573,6 +591,7 @@ static void visit_assignment(scan *s, TSNode n)
     TSNode left = child(n, "left");
     char path[64];
     const oom_vision_profile *v = s->model ? &s->model->vision : NULL;
+    remember_in_features(s, n);
     if (!v || !path_below_model(s, left, path, sizeof path))
         return;
     if (v->stem_resolution > 0)
@@ -632,7 +651,9 @@ static void describe_trainable(scan *s, long long trainable, const char *how)
     snprintf(what, sizeof what, "%s frozen, %s: %lld trainable params", s->frozen_all ? "backbone" : "`features`",
              how, trainable);
     oom_est_note(s->r, OOM_IN_LORA, s->head_replaced ? s->head_at : s->freeze_at, what);
-    out->from[OOM_IN_LORA].assumed = !s->head_replaced && !s->head_unfrozen && s->frozen_all;
+    /* no head found, or one whose size we cannot read (the original's is used) */
+    out->from[OOM_IN_LORA].assumed = (!s->head_replaced && !s->head_unfrozen && s->frozen_all) ||
+                                     (s->head_replaced && s->new_head_params < 0);
 }
 
 /* Trainable parameters and the frozen-backbone activations. */

@@ -269,6 +269,15 @@ static void frozen_layers(void)
     /* the measured frozen figure is the fc input alone: 2048 fp32 features */
     CHECK(r50->vision.saved_frozen == 2048 * 4);
 
+    /* the PyTorch fine-tuning tutorial's spelling: the width through a name */
+    read_script("import torch.nn as nn\nfrom torchvision import models\nmodel_ft = models.resnet18()\n"
+                "for param in model_ft.parameters():\n    param.requires_grad = False\n"
+                "num_ftrs = model_ft.fc.in_features\nmodel_ft.fc = nn.Linear(num_ftrs, 2)\n" TRAIN_LOOP, &s);
+    CHECK(s.in.frozen_backbone && s.in.trainable == 512 * 2 + 2 && !s.from[OOM_IN_LORA].assumed);
+    /* a head whose size cannot be read: the original's, marked assumed */
+    read_script("import torch.nn as nn\nfrom torchvision import models\nmodel = models.resnet50()\n"
+                "model.requires_grad_(False)\nmodel.fc = nn.Linear(width, n_classes)\n" TRAIN_LOOP, &s);
+    CHECK(s.in.frozen_backbone && s.in.trainable == 2049000 && s.from[OOM_IN_LORA].assumed);
     read_script("import torch.nn as nn\nfrom torchvision import models\nmodel = models.vgg16()\n"
                 "model.requires_grad_(False)\nmodel.classifier[6] = nn.Linear(4096, 2)\n" TRAIN_LOOP, &s);
     CHECK(s.in.frozen_backbone && s.in.trainable == 4096 * 2 + 2);
