@@ -56,3 +56,73 @@ expect_not_contains "no-capacity-finding-without-a-gpu" "$OUT" "OOM60"
 printf 'from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")\n' > "$T/load_only.py"
 run_oomlint --format concise --isolated --gpu t4 "$T/load_only.py"
 expect_not_contains "no-oom601-for-a-script-that-does-not-train" "$OUT" "OOM601"
+
+# Image models (torchvision): the model, the image size and frozen layers from
+# the script, each with its line.
+cat > "$T/finetune.py" <<'PY'
+import torch
+from torch import nn
+from torch.utils.data import DataLoader
+from torchvision import models, transforms
+
+train_tf = transforms.Compose([transforms.RandomResizedCrop(224), transforms.ToTensor()])
+model = models.resnet18(weights=models.ResNet18_Weights.DEFAULT).cuda()
+for p in model.parameters():
+    p.requires_grad = False
+model.fc = nn.Linear(model.fc.in_features, 10)
+loader = DataLoader(dataset, batch_size=32, shuffle=True)
+optimizer = torch.optim.SGD(model.fc.parameters(), lr=0.01, momentum=0.9)
+for images, labels in loader:
+    loss = nn.functional.cross_entropy(model(images.cuda()), labels.cuda())
+    loss.backward()
+    optimizer.step()
+PY
+run_oomlint estimate "$T/finetune.py" --gpu a100
+expect_rc "estimate-torchvision-exit-0" 0
+expect_contains "estimate-torchvision-model" "$OUT" "finetune.py:7 torchvision.models.resnet18()"
+expect_contains "estimate-torchvision-image" "$OUT" "finetune.py:6 RandomResizedCrop(224)"
+expect_contains "estimate-torchvision-batch" "$OUT" "finetune.py:11 batch_size"
+expect_contains "estimate-torchvision-frozen" "$OUT" "only \`model.fc\` trained: 5130 trainable params"
+expect_contains "estimate-torchvision-optimizer" "$OUT" "torch.optim.SGD()"
+expect_not_contains "estimate-torchvision-no-sequence-row" "$OUT" "sequence"
+
+run_oomlint estimate "$T/finetune.py" --gpu a100 --format json
+v=$(printf '%s' "$OUT" | jq -r '[.model, .inputs.image.value, .inputs.trainable.value, .inputs.optimizer.value] | join(" ")' 2>/dev/null)
+if [ "$v" = "resnet18 224x224 5130 SGD with momentum" ]; then pass "estimate-torchvision-json"; else fail "estimate-torchvision-json" "got $v"; fi
+
+run_oomlint estimate --model resnet50 --gpu v100 --batch-size 64 --image-size 320 --format json
+v=$(printf '%s' "$OUT" | jq -r '.inputs.image.value + " " + .inputs.image.source' 2>/dev/null)
+if [ "$v" = "320x320 --image-size" ]; then pass "estimate-image-size-flag"; else fail "estimate-image-size-flag" "got $v"; fi
+
+# OOM601/602 on image models: a small ResNet-18 at batch 32 fits an A100 with
+# room to spare; VGG-16 at batch 512 in fp32 does not fit a 16 GB V100.
+cat > "$T/resnet18_b32.py" <<'PY'
+import torch
+import torchvision
+model = torchvision.models.resnet18().cuda()
+loader = torch.utils.data.DataLoader(data, batch_size=32)
+opt = torch.optim.Adam(model.parameters())
+for x, y in loader:
+    torch.nn.functional.cross_entropy(model(x), y).backward()
+    opt.step()
+PY
+run_oomlint --format concise --isolated --gpu a100 "$T/resnet18_b32.py"
+expect_not_contains "no-oom60x-resnet18-b32-a100" "$OUT" "OOM60"
+sed -e 's/resnet18/vgg16/' -e 's/batch_size=32/batch_size=512/' "$T/resnet18_b32.py" > "$T/vgg16_b512.py"
+run_oomlint --format concise --isolated --gpu v100 "$T/vgg16_b512.py"
+expect_contains "oom601-vgg16-b512-v100" "$OUT" "vgg16_b512.py:4:"
+expect_contains "oom601-vgg16-b512-v100-message" "$OUT" "OOM601 estimated peak"
+expect_contains "oom601-vgg16-b512-v100-image" "$OUT" "image 224x224"
+
+# Not an image model: a local function named like one, torchvision not imported.
+cat > "$T/not_torchvision.py" <<'PY'
+def resnet50():
+    return build_my_net()
+model = resnet50()
+loss = model(x).sum()
+loss.backward()
+PY
+run_oomlint estimate "$T/not_torchvision.py" --gpu a100
+expect_rc "estimate-no-model-exit-2" 2
+run_oomlint --format concise --isolated --gpu t4 "$T/not_torchvision.py"
+expect_not_contains "no-oom601-without-a-known-model" "$OUT" "OOM60"

@@ -51,7 +51,7 @@ typedef struct {
     bool isolated;        /* --isolated: ignore pyproject.toml */
     /* oomlint estimate */
     char *estimate_model;
-    long long estimate_batch, estimate_seq;
+    long long estimate_batch, estimate_seq, estimate_image;
     int estimate_precision, estimate_optimizer; /* -1: from the script */
     bool estimate_checkpointing;
     char *plot_file;

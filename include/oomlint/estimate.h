@@ -39,6 +39,18 @@ typedef struct {
     bool gradient_checkpointing;
     bool memory_efficient_attention; /* SDPA / FlashAttention: no s x s scores kept */
     bool lm_head;        /* logits over the vocabulary for the loss */
+    /* Image models (torchvision CNNs and ViTs): activations come from bytes
+     * per image measured at image_ref x image_ref (the knowledge base), not
+     * from the transformer formula; image_bytes > 0 selects this path. */
+    double image_bytes;        /* saved for backward per image, fp32 */
+    double image_bytes_amp;    /* the same under autocast */
+    double image_bytes_frozen; /* backbone frozen, only a head trained */
+    long long image_ref;       /* the side the bytes were measured at */
+    long long image_h, image_w; /* the script's input size; 0: image_ref */
+    long long patch;           /* ViT patch size: activations follow the token count */
+    long long classes;         /* logits per image for the loss */
+    bool frozen_backbone;
+    double buffer_bytes;       /* BatchNorm running statistics (fp32) */
 } oom_estimate_input;
 
 /* Bytes per GPU, by component. */
@@ -81,7 +93,8 @@ typedef struct {
 
 typedef enum {
     OOM_IN_MODEL, OOM_IN_BATCH, OOM_IN_SEQ, OOM_IN_PRECISION, OOM_IN_OPTIMIZER,
-    OOM_IN_CHECKPOINTING, OOM_IN_ATTENTION, OOM_IN_ZERO, OOM_IN_GPUS, OOM_IN_LORA, OOM_IN_COUNT
+    OOM_IN_CHECKPOINTING, OOM_IN_ATTENTION, OOM_IN_ZERO, OOM_IN_GPUS, OOM_IN_LORA, OOM_IN_IMAGE,
+    OOM_IN_COUNT
 } oom_input_kind;
 
 typedef struct {
@@ -99,6 +112,8 @@ void oom_script_inputs_init(oom_script_inputs *s);
 /* Reads a Python script (and the DeepSpeed config it names) for the inputs.
  * Returns false, with a reason in err, when the file cannot be read. */
 bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err);
+/* Whether the inputs describe an image model (activations per image). */
+bool oom_script_inputs_is_image(const oom_script_inputs *s);
 /* Fills the shape from a known model: from the knowledge base by id. */
 bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const char *id,
                                  const char *why);

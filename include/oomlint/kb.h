@@ -33,10 +33,34 @@ typedef struct {
     bool gated_ffn;          /* T5 v1.1 / Flan-T5 "gated-gelu" */
 } oom_model_config;
 
+/* An image model (torchvision CNN or ViT): what decides its memory besides
+ * the parameter count, measured by tests/gpu/cnn_profile.py (torch 1.13.1,
+ * torchvision 0.14.1, CPU). A language model has resolution 0. Bytes are
+ * per image at `resolution` x `resolution`. */
+typedef struct {
+    char family[8];           /* "cnn" or "vit" */
+    long long resolution;     /* the square input side the bytes were measured at */
+    long long patch_size;     /* ViT: (H/patch)(W/patch) + 1 tokens; 0 for CNNs */
+    double saved_fp32;        /* kept for backward in fp32 training */
+    double saved_autocast;    /* the same under autocast (CPU bf16, per image) */
+    double saved_frozen;      /* every parameter frozen, a fresh head trained */
+    double forward_peak;      /* the most alive at once in a no-grad forward pass */
+    long long head_params, head_in_features, classes;
+    long long classifier_params; /* outside `backbone`; -1 when there is none */
+    long long buffer_bytes;   /* BatchNorm running statistics */
+    char head[24];            /* the last Linear's path: "fc", "classifier.6", "heads.head" */
+    char backbone[16];        /* "features", or "" */
+    /* ResNets trained on small images with a 3x3 stride-1 conv1 and no
+     * maxpool (the CIFAR stem): the same figures, measured that way */
+    long long stem_resolution; /* 0: not measured */
+    double stem_saved_fp32, stem_saved_autocast, stem_forward_peak;
+} oom_vision_profile;
+
 typedef struct {
     char *id;
     oom_strlist aliases;
     oom_model_config config;
+    oom_vision_profile vision;
     char *position_limit; /* "hard", "soft", "none" */
     long long params;     /* published exact count, or -1 */
 } oom_model;

@@ -151,6 +151,8 @@ static int parse_option(arg_cursor *c, oom_settings *s)
         return r < 0 ? r : parse_positive(c, "--batch-size", v, &s->estimate_batch);
     if ((r = take_value(c, "--seq-len", &v)) != 0)
         return r < 0 ? r : parse_positive(c, "--seq-len", v, &s->estimate_seq);
+    if ((r = take_value(c, "--image-size", &v)) != 0)
+        return r < 0 ? r : parse_positive(c, "--image-size", v, &s->estimate_image);
     if ((r = take_value(c, "--precision", &v)) != 0) {
         if (r < 0)
             return r;

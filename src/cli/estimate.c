@@ -37,14 +37,34 @@ static void parts_of(const oom_estimate *e, part out[7])
 
 static const char *const input_names[OOM_IN_COUNT] = {"model", "batch", "sequence", "precision",
                                                       "optimizer", "checkpointing", "attention",
-                                                      "sharding", "GPUs", "trainable"};
+                                                      "sharding", "GPUs", "trainable", "image"};
+
+/* The inputs that mean something for this kind of model: an image model has
+ * no sequence and a fixed attention; a language model no image size. */
+static bool input_applies(const oom_script_inputs *s, int k)
+{
+    bool image = oom_script_inputs_is_image(s);
+    if (k == OOM_IN_IMAGE)
+        return image;
+    return !image || (k != OOM_IN_SEQ && k != OOM_IN_ATTENTION && k != OOM_IN_CHECKPOINTING);
+}
 
 static void input_value(const oom_script_inputs *s, int k, char *buf, size_t n)
 {
     const oom_estimate_input *in = &s->in;
     switch (k) {
     case OOM_IN_MODEL:
-        snprintf(buf, n, "%s (%.2fB params)", s->model_known ? s->model_id : "unknown", in->params / 1e9);
+        if (in->params < 1000000000LL)
+            snprintf(buf, n, "%s (%.1fM params)", s->model_known ? s->model_id : "unknown", in->params / 1e6);
+        else
+            snprintf(buf, n, "%s (%.2fB params)", s->model_known ? s->model_id : "unknown", in->params / 1e9);
+        break;
+    case OOM_IN_IMAGE:
+        if (oom_script_inputs_is_image(s))
+            snprintf(buf, n, "%lldx%lld", in->image_h > 0 ? in->image_h : in->image_ref,
+                     in->image_w > 0 ? in->image_w : in->image_ref);
+        else
+            snprintf(buf, n, "n/a");
         break;
     case OOM_IN_BATCH:
         snprintf(buf, n, "%lld", in->micro_batch);
@@ -71,7 +91,10 @@ static void input_value(const oom_script_inputs *s, int k, char *buf, size_t n)
         snprintf(buf, n, "%d", in->num_gpus);
         break;
     default:
-        snprintf(buf, n, "%.1fM", in->trainable / 1e6);
+        if (in->trainable < 100000)
+            snprintf(buf, n, "%lld", in->trainable);
+        else
+            snprintf(buf, n, "%.1fM", in->trainable / 1e6);
     }
 }
 
@@ -104,6 +127,8 @@ static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom
     fputs("\n\nInputs:\n", f);
     for (int k = 0; k < OOM_IN_COUNT; k++) {
         char value[160];
+        if (!input_applies(s, k))
+            continue;
         input_value(s, k, value, sizeof value);
         fprintf(f, "  %-13s %-28s %s%s\n", input_names[k], value, s->from[k].assumed ? "assumed: " : "",
                 s->from[k].text);
@@ -269,6 +294,10 @@ static void apply_flags(const oom_settings *s, int num_gpus, oom_script_inputs *
     if (s->estimate_seq > 0) {
         in->in.seq_len = s->estimate_seq;
         override(in, OOM_IN_SEQ, "--seq-len");
+    }
+    if (s->estimate_image > 0) {
+        in->in.image_h = in->in.image_w = s->estimate_image;
+        override(in, OOM_IN_IMAGE, "--image-size");
     }
     if (s->estimate_precision >= 0) {
         in->in.precision = (oom_precision)s->estimate_precision;

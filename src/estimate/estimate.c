@@ -70,7 +70,7 @@ double oom_estimate_deepspeed_zero3_gpu(double params, double largest_layer, int
     return largest + (double)(long long)(18 * params / gpus);
 }
 
-static double weight_bytes(const oom_estimate_input *in)
+static double parameter_bytes(const oom_estimate_input *in)
 {
     double p = (double)in->params;
     switch (in->precision) {
@@ -78,7 +78,9 @@ static double weight_bytes(const oom_estimate_input *in)
         return 4 * p;
     case OOM_PREC_AMP_FP16:
     case OOM_PREC_AMP_BF16:
-        /* HF anatomy: 6 bytes/param in mixed precision (fp32 master + 16-bit copy) */
+        /* HF anatomy: 6 bytes/param in mixed precision (fp32 master + 16-bit
+         * copy); for a CNN the copy is measured too: autocast kept 2 bytes per
+         * conv/linear weight for backward (cnn_profile.py, autocast_constant_bytes) */
         return in->training ? 6 * p : 2 * p;
     case OOM_PREC_PURE_BF16:
         return 2 * p;
@@ -88,6 +90,12 @@ static double weight_bytes(const oom_estimate_input *in)
         return 0.5 * p + 0.0625 * p; /* plus block scales (one fp32 per 64) */
     }
     return 4 * p;
+}
+
+static double weight_bytes(const oom_estimate_input *in)
+{
+    /* BatchNorm running statistics stay fp32 whatever the precision */
+    return parameter_bytes(in) + in->buffer_bytes;
 }
 
 static double gradient_bytes(const oom_estimate_input *in)
@@ -159,8 +167,56 @@ static double activation_bytes(const oom_estimate_input *in)
     return layers * layer;
 }
 
+/* Tokens of a ViT: one per patch, plus the class token. */
+static double vit_tokens(double h, double w, double patch)
+{
+    return (double)((long long)(h / patch) * (long long)(w / patch)) + 1.0;
+}
+
+/* How a per-image figure measured at image_ref x image_ref grows to the
+ * script's size. A CNN's feature maps are proportional to H x W (resnet50 and
+ * vgg16 at 160 and 320 px are within 0.3% of the H x W ratio of their 224 px
+ * figure; efficientnet_b0 at 300 px 2% above it, its odd strides round up;
+ * cnn_profile.py "scaling"). A ViT layer keeps per token what Korthikanti's
+ * Eq. 1 counts, 34·h bytes (16-bit), but of the attention's 5·a·s bytes only
+ * the softmax output's 2·a·s: torchvision's ViT has no attention dropout, so
+ * no mask and no dropout output. That shape, anchored on the 224 px figure,
+ * is within 1% of vit_b_16 measured at 384 px. */
+static double image_scale(const oom_estimate_input *in)
+{
+    double ref = (double)in->image_ref;
+    double h = in->image_h > 0 ? (double)in->image_h : ref, w = in->image_w > 0 ? (double)in->image_w : ref;
+    if (ref <= 0)
+        return 1;
+    if (in->patch <= 0 || in->hidden <= 0)
+        return h * w / (ref * ref);
+    double a = (double)in->heads, hid = (double)in->hidden, p = (double)in->patch;
+    double s = vit_tokens(h, w, p), s0 = vit_tokens(ref, ref, p);
+    return s * (34.0 + 2.0 * a * s / hid) / (s0 * (34.0 + 2.0 * a * s0 / hid));
+}
+
+/* Image models: measured bytes per image x micro-batch x size. With the
+ * backbone frozen, autograd keeps nothing for the layers whose inputs do not
+ * require grad; what is left is the head's input and the forward pass's own
+ * working set (inputs already folded into image_bytes_frozen). */
+static double image_activation_bytes(const oom_estimate_input *in)
+{
+    if (!in->training)
+        return 0;
+    double per_image = in->image_bytes;
+    if (in->frozen_backbone)
+        per_image = in->image_bytes_frozen;
+    else if (in->precision == OOM_PREC_AMP_FP16 || in->precision == OOM_PREC_AMP_BF16)
+        per_image = in->image_bytes_amp > 0 ? in->image_bytes_amp : in->image_bytes;
+    else if (in->precision != OOM_PREC_FP32)
+        per_image = in->image_bytes / 2; /* a 16-bit model: every tensor 16-bit */
+    return per_image * (double)in->micro_batch * image_scale(in);
+}
+
 static double logit_bytes(const oom_estimate_input *in)
 {
+    if (in->image_bytes > 0) /* fp32 logits over the classes, and their gradient */
+        return 4.0 * (double)in->micro_batch * (double)in->classes * (in->training ? 2 : 1);
     if (!in->lm_head || in->vocab <= 0)
         return 0;
     /* fp32 logits for the loss (4·s·b·V), and their softmax/gradient in training */
@@ -183,7 +239,7 @@ void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out)
         out->weights /= nd;
     if (in->offload_optimizer)
         out->optimizer = 0;
-    out->activations = activation_bytes(in);
+    out->activations = in->image_bytes > 0 ? image_activation_bytes(in) : activation_bytes(in);
     out->logits = logit_bytes(in);
     double live = out->weights + out->gradients + out->optimizer + out->activations + out->logits;
     out->slack = OOM_ALLOCATOR_SLACK * live;

@@ -6,21 +6,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "oomlint/estimate.h"
+#include "internal.h"
 #include "oomlint/jsonfile.h"
 #include "oomlint/lang.h"
-#include "oomlint/model.h"
 #include "oomlint/project.h"
-#include "oomlint/source.h"
 
-typedef struct {
-    const char *path;
-    oom_source *src;
-    oom_pymodel *m;
-    oom_script_inputs *out;
-} reader;
+typedef oom_est_reader reader;
 
-static void note(reader *r, oom_input_kind k, TSNode at, const char *what)
+void oom_est_note(reader *r, oom_input_kind k, TSNode at, const char *what)
 {
     oom_provenance *p = &r->out->from[k];
     uint32_t row = 0, col = 0;
@@ -32,7 +25,7 @@ static void note(reader *r, oom_input_kind k, TSNode at, const char *what)
     p->col = col;
 }
 
-static void assume(oom_script_inputs *s, oom_input_kind k, const char *what)
+void oom_est_assume(oom_script_inputs *s, oom_input_kind k, const char *what)
 {
     snprintf(s->from[k].text, sizeof s->from[k].text, "%s", what);
     s->from[k].assumed = true;
@@ -44,7 +37,7 @@ static bool name_is(const char *name, size_t len, const char *want)
     return strlen(want) == len && memcmp(name, want, len) == 0;
 }
 
-static bool text_of(reader *r, TSNode n, char *buf, size_t size)
+bool oom_est_text_of(const reader *r, TSNode n, char *buf, size_t size)
 {
     uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
     if (b - a + 1 > size)
@@ -64,6 +57,14 @@ bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const c
         return false;
     s->in.params = params;
     s->in.trainable = params;
+    oom_est_use_image_model(s, m); /* or clears the image fields of another model */
+    if (m->vision.resolution > 0) {
+        snprintf(s->model_id, sizeof s->model_id, "%s", m->id);
+        s->model_known = true;
+        if (why)
+            snprintf(s->from[OOM_IN_MODEL].text, sizeof s->from[OOM_IN_MODEL].text, "%s", why);
+        return true;
+    }
     s->in.hidden = m->config.hidden_size;
     s->in.layers = m->config.num_hidden_layers + (m->config.num_decoder_layers > 0 ? m->config.num_decoder_layers : 0);
     s->in.heads = m->config.num_attention_heads;
@@ -75,38 +76,82 @@ bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const c
     return true;
 }
 
+/* A call's node for one of its keyword values: value -> keyword_argument ->
+ * argument_list -> call. */
+static TSNode call_of_keyword_value(TSNode value)
+{
+    TSNode n = ts_node_parent(value);
+    for (int i = 0; i < 2 && !ts_node_is_null(n); i++)
+        n = ts_node_parent(n);
+    return !ts_node_is_null(n) && strcmp(ts_node_type(n), "call") == 0 ? n : (TSNode){{0}, NULL, NULL};
+}
+
+bool oom_est_in_autocast_call(const reader *r, TSNode value)
+{
+    TSNode call = call_of_keyword_value(value);
+    if (ts_node_is_null(call))
+        return false;
+    oom_buf q;
+    oom_buf_init(&q);
+    bool yes = oom_pymodel_qualname(r->m, ts_node_child_by_field_name(call, "function", 8), &q) &&
+               (strcmp(q.data, "torch.autocast") == 0 || oom_str_ends_with(q.data, ".amp.autocast"));
+    oom_buf_free(&q);
+    return yes;
+}
+
+/* Lightning's Trainer(precision=...): "16-mixed" / 16 and "bf16-mixed" are
+ * autocast, "bf16-true" / "16-true" a 16-bit model. Other values (fp32, the
+ * digits of torch.set_printoptions) say nothing. */
+static void read_lightning_precision(reader *r, const char *v, TSNode value)
+{
+    oom_script_inputs *s = r->out;
+    bool bf16 = strstr(v, "bf16") != NULL;
+    bool sixteen = bf16 || strcmp(v, "16") == 0 || strstr(v, "\"16") != NULL;
+    if (!sixteen)
+        return;
+    if (strstr(v, "-true"))
+        s->in.precision = OOM_PREC_PURE_BF16;
+    else
+        s->in.precision = bf16 ? OOM_PREC_AMP_BF16 : OOM_PREC_AMP_FP16;
+    char what[96];
+    snprintf(what, sizeof what, "precision=%s", v);
+    oom_est_note(r, OOM_IN_PRECISION, value, what);
+}
+
 static void read_precision(reader *r, const char *key, TSNode value)
 {
     oom_script_inputs *s = r->out;
     char v[64];
-    if (!text_of(r, value, v, sizeof v))
+    if (!oom_est_text_of(r, value, v, sizeof v))
         return;
     bool is_true = strcmp(v, "True") == 0;
     if (strcmp(key, "bf16") == 0 && is_true) {
         s->in.precision = OOM_PREC_AMP_BF16;
-        note(r, OOM_IN_PRECISION, value, "bf16=True");
+        oom_est_note(r, OOM_IN_PRECISION, value, "bf16=True");
     } else if (strcmp(key, "fp16") == 0 && is_true) {
         s->in.precision = OOM_PREC_AMP_FP16;
-        note(r, OOM_IN_PRECISION, value, "fp16=True");
+        oom_est_note(r, OOM_IN_PRECISION, value, "fp16=True");
     } else if ((strcmp(key, "torch_dtype") == 0 || strcmp(key, "dtype") == 0) &&
-               (strstr(v, "bfloat16") || strstr(v, "float16"))) {
+               (strstr(v, "bfloat16") || strstr(v, "float16")) && !oom_est_in_autocast_call(r, value)) {
         if (s->in.precision == OOM_PREC_FP32) {
             s->in.precision = OOM_PREC_PURE_BF16;
-            note(r, OOM_IN_PRECISION, value, "16-bit weights (torch_dtype)");
+            oom_est_note(r, OOM_IN_PRECISION, value, "16-bit weights (torch_dtype)");
         }
     } else if (strcmp(key, "load_in_4bit") == 0 && is_true) {
         s->in.precision = OOM_PREC_NF4;
-        note(r, OOM_IN_PRECISION, value, "load_in_4bit=True");
+        oom_est_note(r, OOM_IN_PRECISION, value, "load_in_4bit=True");
     } else if (strcmp(key, "load_in_8bit") == 0 && is_true) {
         s->in.precision = OOM_PREC_INT8;
-        note(r, OOM_IN_PRECISION, value, "load_in_8bit=True");
+        oom_est_note(r, OOM_IN_PRECISION, value, "load_in_8bit=True");
+    } else if (strcmp(key, "precision") == 0) {
+        read_lightning_precision(r, v, value);
     } else if (strcmp(key, "mixed_precision") == 0) {
         if (strstr(v, "bf16")) {
             s->in.precision = OOM_PREC_AMP_BF16;
-            note(r, OOM_IN_PRECISION, value, "mixed_precision=\"bf16\"");
+            oom_est_note(r, OOM_IN_PRECISION, value, "mixed_precision=\"bf16\"");
         } else if (strstr(v, "fp16")) {
             s->in.precision = OOM_PREC_AMP_FP16;
-            note(r, OOM_IN_PRECISION, value, "mixed_precision=\"fp16\"");
+            oom_est_note(r, OOM_IN_PRECISION, value, "mixed_precision=\"fp16\"");
         }
     }
 }
@@ -114,7 +159,7 @@ static void read_precision(reader *r, const char *key, TSNode value)
 static void read_optimizer(reader *r, TSNode value)
 {
     char v[64];
-    if (!text_of(r, value, v, sizeof v))
+    if (!oom_est_text_of(r, value, v, sizeof v))
         return;
     oom_script_inputs *s = r->out;
     if (strstr(v, "adafactor"))
@@ -127,7 +172,7 @@ static void read_optimizer(reader *r, TSNode value)
         s->in.optimizer = OOM_OPT_ADAMW;
     char what[96];
     snprintf(what, sizeof what, "optim=%s", v);
-    note(r, OOM_IN_OPTIMIZER, value, what);
+    oom_est_note(r, OOM_IN_OPTIMIZER, value, what);
 }
 
 /* LoRA: each targeted projection gets r·(in + out) parameters per layer. */
@@ -143,7 +188,7 @@ static void read_lora(reader *r, TSNode rank_value, TSNode targets)
     s->in.trainable = s->in.layers * modules * rank * 2 * s->in.hidden;
     char what[96];
     snprintf(what, sizeof what, "LoraConfig(r=%lld), %lld target modules", rank, modules);
-    note(r, OOM_IN_LORA, rank_value, what);
+    oom_est_note(r, OOM_IN_LORA, rank_value, what);
 }
 
 static void read_keywords(reader *r)
@@ -166,25 +211,25 @@ static void read_keywords(reader *r)
             s->from[OOM_IN_BATCH].assumed && oom_pymodel_int_value(r->m, value, &n) && n > 0) {
             s->in.micro_batch = n;
             snprintf(s->batch_name, sizeof s->batch_name, "%s", key);
-            note(r, OOM_IN_BATCH, value, key);
+            oom_est_note(r, OOM_IN_BATCH, value, key);
         } else if ((strcmp(key, "max_length") == 0 || strcmp(key, "max_seq_length") == 0 ||
                     strcmp(key, "block_size") == 0 || strcmp(key, "max_seq_len") == 0) &&
                    s->from[OOM_IN_SEQ].assumed && oom_pymodel_int_value(r->m, value, &n) && n > 0) {
             s->in.seq_len = n;
             snprintf(s->seq_name, sizeof s->seq_name, "%s", key);
-            note(r, OOM_IN_SEQ, value, key);
+            oom_est_note(r, OOM_IN_SEQ, value, key);
         } else if (strcmp(key, "gradient_accumulation_steps") == 0 && oom_pymodel_int_value(r->m, value, &n)) {
             s->grad_accum = (int)n;
         } else if (strcmp(key, "gradient_checkpointing") == 0 && strcmp(ts_node_type(value), "true") == 0) {
             s->in.gradient_checkpointing = true;
-            note(r, OOM_IN_CHECKPOINTING, value, "gradient_checkpointing=True");
+            oom_est_note(r, OOM_IN_CHECKPOINTING, value, "gradient_checkpointing=True");
         } else if (strcmp(key, "optim") == 0) {
             read_optimizer(r, value);
         } else if (strcmp(key, "attn_implementation") == 0) {
             char v[48];
-            if (text_of(r, value, v, sizeof v)) {
+            if (oom_est_text_of(r, value, v, sizeof v)) {
                 s->in.memory_efficient_attention = strstr(v, "eager") == NULL;
-                note(r, OOM_IN_ATTENTION, value, v);
+                oom_est_note(r, OOM_IN_ATTENTION, value, v);
             }
         } else if (strcmp(key, "r") == 0) {
             lora_rank = value;
@@ -228,7 +273,7 @@ static void read_deepspeed(reader *r)
                 char what[160];
                 snprintf(what, sizeof what, "ZeRO stage %d from %s%s", r->out->in.zero_stage, p.data,
                          r->out->in.offload_optimizer ? ", optimizer offloaded" : "");
-                note(r, OOM_IN_ZERO, value, what);
+                oom_est_note(r, OOM_IN_ZERO, value, what);
             }
         }
         cJSON_Delete(root);
@@ -251,16 +296,22 @@ void oom_script_inputs_init(oom_script_inputs *s)
     s->grad_accum = 1;
     snprintf(s->batch_name, sizeof s->batch_name, "per_device_train_batch_size");
     snprintf(s->seq_name, sizeof s->seq_name, "max_length");
-    assume(s, OOM_IN_MODEL, "no model the knowledge base knows (use --model)");
-    assume(s, OOM_IN_BATCH, "batch 8 (the Trainer's default)");
-    assume(s, OOM_IN_SEQ, "sequence 512");
-    assume(s, OOM_IN_PRECISION, "fp32 (no mixed precision found)");
-    assume(s, OOM_IN_OPTIMIZER, "AdamW (the Trainer's default)");
-    assume(s, OOM_IN_CHECKPOINTING, "no gradient checkpointing");
-    assume(s, OOM_IN_ATTENTION, "SDPA attention (the default of recent Transformers)");
-    assume(s, OOM_IN_ZERO, "no ZeRO sharding");
-    assume(s, OOM_IN_GPUS, "1 GPU");
-    assume(s, OOM_IN_LORA, "all parameters trained");
+    oom_est_assume(s, OOM_IN_MODEL, "no model the knowledge base knows (use --model)");
+    oom_est_assume(s, OOM_IN_BATCH, "batch 8 (the Trainer's default)");
+    oom_est_assume(s, OOM_IN_SEQ, "sequence 512");
+    oom_est_assume(s, OOM_IN_PRECISION, "fp32 (no mixed precision found)");
+    oom_est_assume(s, OOM_IN_OPTIMIZER, "AdamW (the Trainer's default)");
+    oom_est_assume(s, OOM_IN_CHECKPOINTING, "no gradient checkpointing");
+    oom_est_assume(s, OOM_IN_ATTENTION, "SDPA attention (the default of recent Transformers)");
+    oom_est_assume(s, OOM_IN_ZERO, "no ZeRO sharding");
+    oom_est_assume(s, OOM_IN_GPUS, "1 GPU");
+    oom_est_assume(s, OOM_IN_LORA, "all parameters trained");
+    oom_est_assume(s, OOM_IN_IMAGE, "not an image model");
+}
+
+bool oom_script_inputs_is_image(const oom_script_inputs *s)
+{
+    return s->in.image_bytes > 0;
 }
 
 bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err)
@@ -276,7 +327,7 @@ bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_input
     TSParser *parser = ts_parser_new();
     TSTree *tree = oom_parse_python(parser, src.text, src.len);
     oom_pymodel *m = oom_pymodel_build(tree, src.text, src.len);
-    reader r = {path, &src, m, out};
+    reader r = {path, &src, m, out, kb, ts_tree_root_node(tree)};
     const oom_strlist *ids = oom_pymodel_pretrained_ids(m);
     for (size_t i = 0; i < ids->len && !out->model_known; i++) {
         char what[200];
@@ -297,6 +348,7 @@ bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_input
         }
     }
     read_keywords(&r);
+    oom_est_read_vision(&r);
     /* a script that only loads or evaluates a model is not a training job */
     out->in.training = oom_pymodel_file_trains(m);
     if (oom_pymodel_file_calls(m, "gradient_checkpointing_enable")) {

@@ -35,9 +35,18 @@ static double total(const oom_estimate_input *in)
     return e.total;
 }
 
+/* Steps that only mean something for language models: torchvision models
+ * have no checkpointing switch, LoRA targets or sequence. */
+static bool language_only(int step)
+{
+    return step == STEP_CHECKPOINTING || step == STEP_LORA || step == STEP_QLORA || step == STEP_SHORTER_SEQ;
+}
+
 static bool applicable(const candidate *c, int step)
 {
     const oom_estimate_input *in = &c->in;
+    if (in->image_bytes > 0 && language_only(step))
+        return false;
     switch (step) {
     case STEP_CHECKPOINTING:
         return in->training && !in->gradient_checkpointing;
@@ -100,6 +109,7 @@ static candidate apply(const candidate *base, unsigned mask, const oom_gpu *gpu,
 static void describe(const oom_script_inputs *s, const candidate *c, unsigned mask, const oom_gpu *gpu,
                      oom_buf *plan)
 {
+    bool image = c->in.image_bytes > 0;
     const char *sep = "";
     for (int step = 0; step < STEP_COUNT; step++) {
         if (!(mask & (1u << step)))
@@ -111,14 +121,22 @@ static void describe(const oom_script_inputs *s, const candidate *c, unsigned ma
             oom_buf_puts(plan, "gradient_checkpointing=True");
             break;
         case STEP_MIXED_PRECISION:
-            oom_buf_puts(plan, gpu && gpu->bf16 ? "bf16=True" : "fp16=True");
+            if (image)
+                oom_buf_puts(plan, gpu && gpu->bf16 ? "torch.autocast(\"cuda\", dtype=torch.bfloat16)"
+                                                    : "torch.autocast(\"cuda\") with a GradScaler");
+            else
+                oom_buf_puts(plan, gpu && gpu->bf16 ? "bf16=True" : "fp16=True");
             break;
         case STEP_HALVE_BATCH:
-            oom_buf_printf(plan, "%s=%lld with gradient_accumulation_steps=%d (the same global batch)",
-                           s->batch_name, c->in.micro_batch, c->grad_accum);
+            if (image)
+                oom_buf_printf(plan, "%s=%lld, accumulating gradients over %d steps (the same global batch)",
+                               s->batch_name, c->in.micro_batch, c->grad_accum);
+            else
+                oom_buf_printf(plan, "%s=%lld with gradient_accumulation_steps=%d (the same global batch)",
+                               s->batch_name, c->in.micro_batch, c->grad_accum);
             break;
         case STEP_OPTIMIZER_8BIT:
-            oom_buf_puts(plan, "optim=\"adamw_bnb_8bit\"");
+            oom_buf_puts(plan, image ? "bitsandbytes.optim.AdamW8bit" : "optim=\"adamw_bnb_8bit\"");
             break;
         case STEP_ZERO:
             oom_buf_printf(plan, "DeepSpeed ZeRO stage %d across the %d GPUs", c->in.zero_stage, c->in.num_gpus);

@@ -134,6 +134,45 @@ bool oom_model_config_from_json(const void *object, oom_model_config *c)
     return c->model_type[0] != '\0' || cJSON_IsArray(arch);
 }
 
+static double number_or(cJSON *obj, const char *key, double fallback)
+{
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : fallback;
+}
+
+static void copy_string(cJSON *obj, const char *key, char *out, size_t size)
+{
+    cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    snprintf(out, size, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+/* The "vision" object of an image model; left zero for language models. */
+static void read_vision(cJSON *model, oom_vision_profile *v)
+{
+    cJSON *o = cJSON_GetObjectItemCaseSensitive(model, "vision");
+    if (!cJSON_IsObject(o))
+        return;
+    copy_string(o, "family", v->family, sizeof v->family);
+    copy_string(o, "head", v->head, sizeof v->head);
+    copy_string(o, "backbone", v->backbone, sizeof v->backbone);
+    v->resolution = (long long)number_or(o, "resolution", 0);
+    v->patch_size = (long long)number_or(o, "patch_size", 0);
+    v->saved_fp32 = number_or(o, "saved_bytes_per_image_fp32", 0);
+    v->saved_autocast = number_or(o, "saved_bytes_per_image_autocast", 0);
+    v->saved_frozen = number_or(o, "saved_bytes_per_image_frozen", 0);
+    v->forward_peak = number_or(o, "forward_peak_bytes_per_image_no_grad", 0);
+    v->head_params = (long long)number_or(o, "head_params", 0);
+    v->head_in_features = (long long)number_or(o, "head_in_features", 0);
+    v->classes = (long long)number_or(o, "num_classes", 0);
+    v->classifier_params = (long long)number_or(o, "classifier_params", -1);
+    v->buffer_bytes = (long long)number_or(o, "buffer_bytes", 0);
+    cJSON *stem = cJSON_GetObjectItemCaseSensitive(o, "cifar_stem");
+    v->stem_resolution = (long long)number_or(stem, "resolution", 0);
+    v->stem_saved_fp32 = number_or(stem, "saved_bytes_per_image_fp32", 0);
+    v->stem_saved_autocast = number_or(stem, "saved_bytes_per_image_autocast", 0);
+    v->stem_forward_peak = number_or(stem, "forward_peak_bytes_per_image_no_grad", 0);
+}
+
 static int load_models(oom_kb *kb, oom_buf *err)
 {
     cJSON *root = parse_embedded("kb/models.json", err);
@@ -150,6 +189,7 @@ static int load_models(oom_kb *kb, oom_buf *err)
         model.position_limit = str_dup_or(m, "position_limit", "hard");
         cJSON *p = cJSON_GetObjectItemCaseSensitive(m, "params");
         model.params = cJSON_IsNumber(p) ? (long long)p->valuedouble : -1;
+        read_vision(m, &model.vision);
         OOM_PUSH(kb->models, kb->model_count, kb->model_cap, model);
     }
     cJSON_Delete(root);

@@ -15,6 +15,8 @@ static const oom_provenance *dominant_input(const oom_script_inputs *s, const oo
     double states = e->weights + e->gradients + e->optimizer;
     const oom_provenance *batch = &s->from[OOM_IN_BATCH], *seq = &s->from[OOM_IN_SEQ];
     const oom_provenance *model = &s->from[OOM_IN_MODEL];
+    if (oom_script_inputs_is_image(s))
+        seq = &s->from[OOM_IN_IMAGE];
     if (per_token >= states) {
         if (!batch->assumed && batch->line)
             return batch;
@@ -70,9 +72,15 @@ void oom_project_check_capacity(const oom_rule_list *rules, bool oom601, bool oo
         oom_buf msg, plan;
         oom_buf_init(&msg);
         oom_buf_init(&plan);
-        oom_buf_printf(&msg, "estimated peak %.1f GiB per GPU %s the %s's %.0f GiB (%s, batch %lld, sequence %lld, %s, %s)",
+        char shape[64];
+        if (oom_script_inputs_is_image(&s))
+            snprintf(shape, sizeof shape, "image %lldx%lld", s.in.image_h > 0 ? s.in.image_h : s.in.image_ref,
+                     s.in.image_w > 0 ? s.in.image_w : s.in.image_ref);
+        else
+            snprintf(shape, sizeof shape, "sequence %lld", s.in.seq_len);
+        oom_buf_printf(&msg, "estimated peak %.1f GiB per GPU %s the %s's %.0f GiB (%s, batch %lld, %s, %s, %s)",
                        e.total / GIB, over ? "exceeds" : "is within 10% of", gpu->name, gpu->memory_gib,
-                       s.model_id, s.in.micro_batch, s.in.seq_len, oom_precision_name(s.in.precision),
+                       s.model_id, s.in.micro_batch, shape, oom_precision_name(s.in.precision),
                        oom_optimizer_name(s.in.optimizer));
         oom_estimate after;
         bool fits = oom_estimate_fix_plan(&s, gpu, 0.9 * cap, &plan, &after);

@@ -1,7 +1,9 @@
 /* validate-estimate: the estimate against every published figure the unit
- * tests use, and against measured results (the JSON files in
- * tests/gpu/results, written by tests/gpu/measure.py on a GPU machine), as
- * one table with the median and worst error. */
+ * tests use, against measured results (the JSON files in tests/gpu/results,
+ * written by tests/gpu/measure.py on a GPU machine), and, for image models,
+ * against the CPU measurements of tests/gpu/cnn_profile.py at other batches
+ * and sizes than the knowledge base's, as one table with the median and
+ * worst error. */
 #include <cJSON.h>
 #include <dirent.h>
 #include <math.h>
@@ -50,14 +52,17 @@ static void published(void)
               {"bert-large bs4 8-bit Adam", 4, false, OOM_PREC_FP32, OOM_OPT_ADAM_8BIT, 13085},
               {"bert-large bs1 GC fp16 8-bit Adam", 1, true, OOM_PREC_AMP_FP16, OOM_OPT_ADAM_8BIT, 5363}};
     for (size_t i = 0; i < sizeof hf / sizeof *hf; i++) {
-        oom_estimate_input in = {335143938, 335143938, 1024, 24, 16, 30522, 512, hf[i].batch, true,
-                                 hf[i].p, hf[i].o, 0, false, 1, hf[i].gc, false, false};
+        oom_estimate_input in = {.params = 335143938, .trainable = 335143938, .hidden = 1024, .layers = 24,
+                                 .heads = 16, .vocab = 30522, .seq_len = 512, .micro_batch = hf[i].batch,
+                                 .training = true, .precision = hf[i].p, .optimizer = hf[i].o, .num_gpus = 1,
+                                 .gradient_checkpointing = hf[i].gc};
         oom_estimate e;
         oom_estimate_compute(&in, &e);
         row(hf[i].name, e.total / MIB, hf[i].mib, "HF perf_train_gpu_one (V100, measured)");
     }
-    oom_estimate_input acc = {108310272, 108310272, 768, 12, 12, 28996, 512, 1, true,
-                              OOM_PREC_FP32, OOM_OPT_ADAMW, 0, false, 1, false, false, false};
+    oom_estimate_input acc = {.params = 108310272, .trainable = 108310272, .hidden = 768, .layers = 12,
+                              .heads = 12, .vocab = 28996, .seq_len = 512, .micro_batch = 1, .training = true,
+                              .precision = OOM_PREC_FP32, .optimizer = OOM_OPT_ADAMW, .num_gpus = 1};
     oom_estimate e;
     oom_estimate_compute(&acc, &e);
     row("bert-base-cased fp32 weights", e.weights / MIB, 413.18, "accelerate estimate-memory");
@@ -83,6 +88,61 @@ static void published(void)
         }
 }
 
+/* The knowledge base's inputs for an image model at a batch and a side. */
+static bool image_input(const oom_kb *kb, const char *id, long long batch, long long side, oom_estimate_input *in)
+{
+    oom_script_inputs s;
+    oom_script_inputs_init(&s);
+    if (!oom_script_inputs_use_model(&s, kb, id, NULL))
+        return false;
+    s.in.micro_batch = batch;
+    s.in.image_h = s.in.image_w = side;
+    *in = s.in;
+    return true;
+}
+
+/* Image models: ResNet-50's published figures, and the activations the
+ * knowledge base's 224 px figures scale to, against the same measurement
+ * made at that batch and size (cnn_profile.json "scaling"). */
+static void image_models(const oom_kb *kb, const char *profile)
+{
+    oom_estimate_input in;
+    oom_estimate e;
+    if (image_input(kb, "resnet50", 64, 224, &in)) {
+        oom_estimate_compute(&in, &e);
+        row("resnet50 weights+grads+Adam fp32", (e.weights + e.gradients + e.optimizer) / MIB, 390.78,
+            "accelerate estimate-memory (timm resnet50)");
+        row("resnet50 b64 224px activations fp32", e.activations / MIB, 5.50e9 / MIB,
+            "estimation.md 7 (CPU, saved tensors)");
+    }
+    cJSON *root = oom_json_read_file(profile);
+    cJSON *r;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(root, "scaling"))
+    {
+        const char *model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "model"));
+        cJSON *batch = cJSON_GetObjectItemCaseSensitive(r, "batch");
+        cJSON *side = cJSON_GetObjectItemCaseSensitive(r, "resolution");
+        cJSON *bytes = cJSON_GetObjectItemCaseSensitive(r, "saved_bytes_per_image_fp32");
+        if (!model || !cJSON_IsNumber(batch) || !cJSON_IsNumber(side) || !cJSON_IsNumber(bytes) ||
+            !image_input(kb, model, (long long)batch->valuedouble, (long long)side->valuedouble, &in))
+            continue;
+        bool stem = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "cifar_stem"));
+        const oom_model *m = oom_kb_find_model(kb, model);
+        if (stem && m && m->vision.stem_resolution > 0) { /* as a script with the CIFAR stem reads */
+            in.image_bytes = m->vision.stem_saved_fp32;
+            in.image_ref = m->vision.stem_resolution;
+        }
+        oom_estimate_compute(&in, &e);
+        char name[96];
+        snprintf(name, sizeof name, "%s%s b%d %dpx activations fp32", model, stem ? " (CIFAR stem)" : "",
+                 (int)batch->valuedouble, (int)side->valuedouble);
+        row(name, e.activations / MIB, bytes->valuedouble * batch->valuedouble / MIB, profile);
+    }
+    if (!root)
+        printf("(no image-model measurements in %s: run tests/gpu/cnn_profile.py)\n", profile);
+    cJSON_Delete(root);
+}
+
 static void measured_file(const char *path)
 {
     cJSON *root = oom_json_read_file(path);
@@ -105,11 +165,13 @@ static void measured_file(const char *path)
         oom_precision p = strcmp(prec->valuestring, "fp16") == 0   ? OOM_PREC_AMP_FP16
                           : strcmp(prec->valuestring, "bf16") == 0 ? OOM_PREC_AMP_BF16
                                                                    : OOM_PREC_FP32;
-        oom_estimate_input in = {(long long)num[0], (long long)num[0], (long long)num[1], (long long)num[2],
-                                 (long long)num[3], (long long)num[4], (long long)num[6], (long long)num[5],
-                                 true, p, OOM_OPT_ADAMW, 0, false, 1,
-                                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "gradient_checkpointing")),
-                                 true, strcmp(kind->valuestring, "causal") == 0};
+        oom_estimate_input in = {
+            .params = (long long)num[0], .trainable = (long long)num[0], .hidden = (long long)num[1],
+            .layers = (long long)num[2], .heads = (long long)num[3], .vocab = (long long)num[4],
+            .seq_len = (long long)num[6], .micro_batch = (long long)num[5], .training = true, .precision = p,
+            .optimizer = OOM_OPT_ADAMW, .num_gpus = 1,
+            .gradient_checkpointing = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "gradient_checkpointing")),
+            .memory_efficient_attention = true, .lm_head = strcmp(kind->valuestring, "causal") == 0};
         oom_estimate e;
         oom_estimate_compute(&in, &e);
         char name[96];
@@ -124,8 +186,18 @@ static void measured_file(const char *path)
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "tests/gpu/results";
+    const char *profile = argc > 2 ? argv[2] : "tests/gpu/cnn_profile.json";
     printf("%-46s %10s %10s %8s  %s\n", "case", "estimate", "reference", "error", "source (MiB)");
     published();
+    oom_kb kb;
+    oom_buf err;
+    oom_buf_init(&err);
+    if (oom_kb_load_embedded(&kb, &err) == 0)
+        image_models(&kb, profile);
+    else
+        printf("(knowledge base: %s)\n", err.data);
+    oom_kb_free(&kb);
+    oom_buf_free(&err);
     DIR *d = opendir(dir);
     size_t measured = 0;
     struct dirent *e;

@@ -1,0 +1,770 @@
+/* estimate/vision: image-classification training scripts. Finds the
+ * torchvision (or timm) model a script builds, the image size its transforms
+ * produce, autocast, the optimizer class, and frozen layers, each with where it
+ * came from. Names are resolved through the semantic model's import aliases,
+ * so `from torchvision import models as tvm; tvm.resnet50()` is found and a
+ * local function named `resnet50` is not. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* What the scan has found so far. */
+typedef struct {
+    oom_est_reader *r;
+    const oom_model *model; /* the image model the script builds, if any */
+    char var[64];           /* the name it is bound to: "model", "self.net" */
+    long long ctor_classes; /* num_classes= of the constructor, or 0 */
+    int size_rank;          /* how much the image size found so far is trusted */
+    /* freezing: where the whole model (or its `features`) was frozen */
+    uint32_t freeze_pos;
+    bool frozen_all, frozen_features, freeze_guarded;
+    TSNode freeze_at, guarded_at;
+    /* the head: unfrozen again, or replaced by a new module */
+    bool head_unfrozen, head_replaced;
+    long long new_head_params, old_head_params, new_classes; /* -1: unknown */
+    TSNode head_at;
+    char head_text[64];
+    /* a ResNet stem without its stride: conv1 at stride 1, maxpool removed */
+    bool conv1_stride1, maxpool_removed;
+    char in_features_name[4][32]; /* names bound to `model.fc.in_features` */
+    int in_features_names;
+} scan;
+
+static const TSNode null_node = {{0}, NULL, NULL};
+
+static TSNode child(TSNode n, const char *field)
+{
+    return ts_node_child_by_field_name(n, field, (uint32_t)strlen(field));
+}
+
+static bool type_is(TSNode n, const char *type)
+{
+    return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
+}
+
+static bool qualname(const scan *s, TSNode expr, oom_buf *out)
+{
+    return !ts_node_is_null(expr) && oom_pymodel_qualname(s->r->m, expr, out);
+}
+
+/* The i-th positional argument of a call, or a null node. */
+static TSNode positional(TSNode call, uint32_t i)
+{
+    TSNode args = child(call, "arguments");
+    uint32_t seen = 0;
+    for (uint32_t k = 0; !ts_node_is_null(args) && k < ts_node_named_child_count(args); k++) {
+        TSNode a = ts_node_named_child(args, k);
+        if (type_is(a, "keyword_argument") || type_is(a, "comment"))
+            continue;
+        if (seen++ == i)
+            return a;
+    }
+    return null_node;
+}
+
+/* The value of keyword argument `name`, or a null node. */
+static TSNode keyword(const scan *s, TSNode call, const char *name)
+{
+    TSNode args = child(call, "arguments");
+    for (uint32_t k = 0; !ts_node_is_null(args) && k < ts_node_named_child_count(args); k++) {
+        TSNode a = ts_node_named_child(args, k);
+        char key[48];
+        if (type_is(a, "keyword_argument") && oom_est_text_of(s->r, child(a, "name"), key, sizeof key) &&
+            strcmp(key, name) == 0)
+            return child(a, "value");
+    }
+    return null_node;
+}
+
+static bool int_of(const scan *s, TSNode e, long long *out)
+{
+    return !ts_node_is_null(e) && oom_pymodel_int_value(s->r->m, e, out) && *out > 0;
+}
+
+static bool text_is(const scan *s, TSNode n, const char *want)
+{
+    char buf[96];
+    return !ts_node_is_null(n) && oom_est_text_of(s->r, n, buf, sizeof buf) && strcmp(buf, want) == 0;
+}
+
+/* Visits every node of the tree, in order, without recursion (a deeply
+ * nested expression must not exhaust the stack). */
+static void walk(scan *s, void (*visit)(scan *, TSNode))
+{
+    TSTreeCursor c = ts_tree_cursor_new(s->r->root);
+    for (;;) {
+        visit(s, ts_tree_cursor_current_node(&c));
+        if (ts_tree_cursor_goto_first_child(&c))
+            continue;
+        while (!ts_tree_cursor_goto_next_sibling(&c))
+            if (!ts_tree_cursor_goto_parent(&c)) {
+                ts_tree_cursor_delete(&c);
+                return;
+            }
+    }
+}
+
+/* ---- the model --------------------------------------------------------- */
+
+/* The knowledge-base image model a call builds: torchvision.models.NAME(...),
+ * torchvision.models.get_model("NAME"), torch.hub.load("pytorch/vision",
+ * "NAME"), timm.create_model("NAME"). */
+static const oom_model *image_model_of_call(const scan *s, TSNode call, const char *q)
+{
+    char name[96] = "";
+    oom_buf str;
+    oom_buf_init(&str);
+    const char *last = strrchr(q, '.');
+    if (oom_str_starts_with(q, "torchvision.models.") && last) {
+        if (strcmp(last + 1, "get_model") == 0) {
+            if (oom_pymodel_string_value(s->r->m, positional(call, 0), &str))
+                snprintf(name, sizeof name, "%s", str.data);
+        } else {
+            snprintf(name, sizeof name, "%s", last + 1);
+        }
+    } else if (strcmp(q, "torch.hub.load") == 0 && oom_pymodel_string_value(s->r->m, positional(call, 0), &str) &&
+               strstr(str.data, "pytorch/vision") && oom_pymodel_string_value(s->r->m, positional(call, 1), &str)) {
+        snprintf(name, sizeof name, "%s", str.data);
+    } else if (strcmp(q, "timm.create_model") == 0 && oom_pymodel_string_value(s->r->m, positional(call, 0), &str)) {
+        /* timm's models are only the same as torchvision's where the
+         * knowledge base says so (an alias "timm/NAME") */
+        snprintf(name, sizeof name, "timm/%s", str.data);
+    }
+    oom_buf_free(&str);
+    const oom_model *m = name[0] ? oom_kb_find_model(s->r->kb, name) : NULL;
+    return m && m->vision.resolution > 0 ? m : NULL;
+}
+
+/* `model = resnet50(...)`, also through `.to(device)` / `.cuda()`: the name
+ * (or attribute) the model is bound to. */
+static void bind_model_var(scan *s, TSNode call)
+{
+    TSNode n = call;
+    for (int i = 0; i < 6; i++) {
+        TSNode up = ts_node_parent(n);
+        if (type_is(up, "attribute") || type_is(up, "call")) {
+            n = up;
+            continue;
+        }
+        if (type_is(up, "assignment") && ts_node_eq(child(up, "right"), n))
+            oom_est_text_of(s->r, child(up, "left"), s->var, sizeof s->var);
+        return;
+    }
+}
+
+static void found_model(scan *s, TSNode call, const oom_model *m, const char *q)
+{
+    oom_script_inputs *out = s->r->out;
+    char what[160];
+    snprintf(what, sizeof what, "%s()", q);
+    if (!oom_script_inputs_use_model(out, s->r->kb, m->id, NULL))
+        return;
+    s->model = m;
+    oom_est_note(s->r, OOM_IN_MODEL, call, what);
+    bind_model_var(s, call);
+    long long n;
+    if (int_of(s, keyword(s, call, "num_classes"), &n))
+        s->ctor_classes = n;
+    if (m->vision.patch_size > 0 && int_of(s, keyword(s, call, "image_size"), &n) && s->size_rank < 5) {
+        out->in.image_h = out->in.image_w = n;
+        s->size_rank = 5;
+        oom_est_note(s->r, OOM_IN_IMAGE, call, "image_size= of the ViT");
+    }
+}
+
+/* ---- the image size ---------------------------------------------------- */
+
+/* How much a transform decides the training input: the random crop of the
+ * training pipeline most, a center crop next, a Resize (shorter side) least. */
+static int transform_rank(const char *name)
+{
+    if (strcmp(name, "RandomResizedCrop") == 0)
+        return 4;
+    if (strcmp(name, "RandomCrop") == 0 || strcmp(name, "CenterCrop") == 0)
+        return 3;
+    if (strcmp(name, "Resize") == 0)
+        return 1;
+    return 0;
+}
+
+/* An int, or a (h, w) tuple or list of ints. */
+static bool size_value(const scan *s, TSNode v, long long *h, long long *w)
+{
+    if (int_of(s, v, h)) {
+        *w = *h;
+        return true;
+    }
+    if (!type_is(v, "tuple") && !type_is(v, "list"))
+        return false;
+    return ts_node_named_child_count(v) == 2 && int_of(s, ts_node_named_child(v, 0), h) &&
+           int_of(s, ts_node_named_child(v, 1), w);
+}
+
+static void set_image_size(scan *s, TSNode at, int rank, long long h, long long w, const char *what)
+{
+    oom_script_inputs *out = s->r->out;
+    bool larger = (double)h * (double)w > (double)out->in.image_h * (double)out->in.image_w;
+    if (rank < s->size_rank || (rank == s->size_rank && !larger))
+        return;
+    s->size_rank = rank;
+    out->in.image_h = h, out->in.image_w = w;
+    oom_est_note(s->r, OOM_IN_IMAGE, at, what);
+}
+
+static void read_transform(scan *s, TSNode call, const char *q)
+{
+    const char *last = strrchr(q, '.');
+    int rank = oom_str_starts_with(q, "torchvision.transforms.") && last ? transform_rank(last + 1) : 0;
+    if (!rank)
+        return;
+    TSNode v = keyword(s, call, "size");
+    if (ts_node_is_null(v))
+        v = positional(call, 0);
+    long long h, w;
+    if (!size_value(s, v, &h, &w))
+        return;
+    char what[96];
+    /* Resize(n) sets the shorter side; the other follows the photo's aspect */
+    snprintf(what, sizeof what, "%s(%lld%s%s", last + 1, h, h == w ? "" : ", ...",
+             rank == 1 && type_is(v, "integer") ? "): shorter side, assumed square" : ")");
+    set_image_size(s, call, rank, h, w, what);
+}
+
+/* argparse defaults: add_argument("--batch-size", default=256),
+ * add_argument("--image-size", default=384). */
+static void read_argparse(scan *s, TSNode call)
+{
+    static const char *const batch_flags[] = {"--batch-size", "--batch_size", "-b", "--bs", "--train-batch-size",
+                                              "--train_batch_size", NULL};
+    static const char *const size_flags[] = {"--image-size", "--image_size", "--img-size", "--img_size",
+                                             "--input-size", "--input_size", "--resolution", "--crop-size",
+                                             "--crop_size", NULL};
+    oom_buf flag;
+    oom_buf_init(&flag);
+    long long n;
+    oom_script_inputs *out = s->r->out;
+    if (oom_pymodel_string_value(s->r->m, positional(call, 0), &flag) &&
+        int_of(s, keyword(s, call, "default"), &n)) {
+        for (int i = 0; batch_flags[i]; i++)
+            if (strcmp(flag.data, batch_flags[i]) == 0 && out->from[OOM_IN_BATCH].assumed) {
+                out->in.micro_batch = n;
+                snprintf(out->batch_name, sizeof out->batch_name, "%s", flag.data);
+                oom_est_note(s->r, OOM_IN_BATCH, call, flag.data);
+            }
+        for (int i = 0; size_flags[i]; i++)
+            if (strcmp(flag.data, size_flags[i]) == 0)
+                set_image_size(s, call, 2, n, n, flag.data);
+    }
+    oom_buf_free(&flag);
+}
+
+/* ---- autocast and the optimizer ---------------------------------------- */
+
+static void read_autocast(scan *s, TSNode call, const char *q)
+{
+    oom_script_inputs *out = s->r->out;
+    bool autocast = strcmp(q, "torch.autocast") == 0 || strcmp(q, "torch.cuda.amp.autocast") == 0 ||
+                    strcmp(q, "torch.amp.autocast") == 0;
+    if (!autocast || text_is(s, keyword(s, call, "enabled"), "False") || !out->from[OOM_IN_PRECISION].assumed)
+        return;
+    TSNode device = keyword(s, call, "device_type");
+    if (ts_node_is_null(device))
+        device = positional(call, 0);
+    char dev[32] = "";
+    if (!ts_node_is_null(device) && oom_est_text_of(s->r, device, dev, sizeof dev) && strstr(dev, "cpu"))
+        return; /* CPU autocast does not touch the GPU */
+    char dtype[64] = "";
+    TSNode dt = keyword(s, call, "dtype");
+    if (!ts_node_is_null(dt))
+        oom_est_text_of(s->r, dt, dtype, sizeof dtype);
+    bool bf16 = strstr(dtype, "bfloat16") != NULL;
+    out->in.precision = bf16 ? OOM_PREC_AMP_BF16 : OOM_PREC_AMP_FP16;
+    oom_est_note(s->r, OOM_IN_PRECISION, call, bf16 ? "autocast(dtype=torch.bfloat16)" : "autocast (float16)");
+}
+
+/* torch.optim.SGD/Adam/AdamW, bitsandbytes' 8-bit Adam, HF Adafactor. */
+static void read_optimizer_class(scan *s, TSNode call, const char *q)
+{
+    oom_script_inputs *out = s->r->out;
+    const char *last = strrchr(q, '.');
+    if (!last || !out->from[OOM_IN_OPTIMIZER].assumed)
+        return;
+    last++;
+    oom_optimizer o;
+    if (oom_str_starts_with(q, "torch.optim.") && strcmp(last, "SGD") == 0) {
+        /* momentum=0 is SGD's default; a name we cannot read is taken as momentum */
+        TSNode mv = keyword(s, call, "momentum");
+        if (ts_node_is_null(mv))
+            mv = positional(call, 2);
+        char m[32] = "";
+        if (!ts_node_is_null(mv))
+            oom_est_text_of(s->r, mv, m, sizeof m);
+        bool zero = !m[0] || (strtod(m, NULL) == 0 && (m[0] == '0' || m[0] == '.'));
+        o = zero ? OOM_OPT_SGD : OOM_OPT_SGD_MOMENTUM;
+    } else if (oom_str_starts_with(q, "torch.optim.") && (strcmp(last, "Adam") == 0 || strcmp(last, "AdamW") == 0)) {
+        o = OOM_OPT_ADAMW;
+    } else if (oom_str_starts_with(q, "bitsandbytes.optim.") && strstr(last, "8bit")) {
+        o = OOM_OPT_ADAM_8BIT;
+    } else if (oom_str_starts_with(q, "transformers.") && strcmp(last, "Adafactor") == 0) {
+        o = OOM_OPT_ADAFACTOR;
+    } else {
+        return;
+    }
+    out->in.optimizer = o;
+    char what[96];
+    snprintf(what, sizeof what, "%s()", q);
+    oom_est_note(s->r, OOM_IN_OPTIMIZER, call, what);
+}
+
+static void visit_call(scan *s, TSNode n)
+{
+    if (!type_is(n, "call"))
+        return;
+    TSNode fn = child(n, "function");
+    oom_buf q;
+    oom_buf_init(&q);
+    if (qualname(s, fn, &q)) {
+        const oom_model *m = s->r->out->model_known ? NULL : image_model_of_call(s, n, q.data);
+        if (m)
+            found_model(s, n, m, q.data);
+        read_transform(s, n, q.data);
+        read_autocast(s, n, q.data);
+        read_optimizer_class(s, n, q.data);
+        if (oom_str_ends_with(q.data, ".add_argument"))
+            read_argparse(s, n);
+    }
+    oom_buf_free(&q);
+}
+
+/* ---- frozen layers ----------------------------------------------------- */
+
+/* The attribute path of `expr` below the model, with subscripts as parts:
+ * model.classifier[6] -> "classifier.6"; "" for the model itself. False when
+ * `expr` is not the model or below it. */
+static bool path_below_model(const scan *s, TSNode expr, char *path, size_t size)
+{
+    char t[96];
+    if (!s->var[0] || !oom_est_text_of(s->r, expr, t, sizeof t))
+        return false;
+    size_t n = strlen(s->var);
+    if (strncmp(t, s->var, n) != 0 || (t[n] != '\0' && t[n] != '.'))
+        return false;
+    size_t k = 0;
+    for (const char *p = t[n] ? t + n + 1 : t + n; *p && k + 1 < size; p++)
+        if (*p != ']' && *p != ' ')
+            path[k++] = *p == '[' ? '.' : *p;
+    path[k] = '\0';
+    return true;
+}
+
+/* Whether `path` is the head's path or a container of it ("classifier" for
+ * "classifier.6"). */
+static bool is_head_path(const oom_vision_profile *v, const char *path)
+{
+    size_t n = strlen(path);
+    return n > 0 && strncmp(v->head, path, n) == 0 && (v->head[n] == '\0' || v->head[n] == '.');
+}
+
+enum { PART_OTHER = -1, PART_MODEL, PART_BACKBONE, PART_HEAD };
+
+/* What `expr` names: the whole model, its backbone (`features`), its head
+ * (or the container of the head), or something else. */
+static int part_of_model(const scan *s, TSNode expr)
+{
+    char path[64];
+    if (!path_below_model(s, expr, path, sizeof path))
+        return PART_OTHER;
+    const oom_vision_profile *v = &s->model->vision;
+    if (!path[0])
+        return PART_MODEL;
+    if (v->backbone[0] && strcmp(path, v->backbone) == 0)
+        return PART_BACKBONE;
+    return is_head_path(v, path) ? PART_HEAD : PART_OTHER;
+}
+
+/* requires_grad = False / requires_grad_(False): -1 not such a statement, 0
+ * freezes, 1 unfreezes. `target` must be the loop variable (or NULL for a
+ * module: model.requires_grad_(False)). */
+static int requires_grad_statement(const scan *s, TSNode stmt, const char *target, TSNode *object)
+{
+    TSNode e = type_is(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : stmt;
+    if (type_is(e, "assignment")) {
+        TSNode left = child(e, "left");
+        if (!type_is(left, "attribute") || !text_is(s, child(left, "attribute"), "requires_grad"))
+            return -1;
+        *object = child(left, "object");
+        if (target && !text_is(s, *object, target))
+            return -1;
+        return type_is(child(e, "right"), "true") ? 1 : type_is(child(e, "right"), "false") ? 0 : -1;
+    }
+    if (!type_is(e, "call") || !type_is(child(e, "function"), "attribute"))
+        return -1;
+    TSNode fn = child(e, "function");
+    if (!text_is(s, child(fn, "attribute"), "requires_grad_"))
+        return -1;
+    *object = child(fn, "object");
+    if (target && !text_is(s, *object, target))
+        return -1;
+    TSNode arg = positional(e, 0);
+    if (ts_node_is_null(arg))
+        arg = keyword(s, e, "requires_grad");
+    return ts_node_is_null(arg) || type_is(arg, "true") ? 1 : type_is(arg, "false") ? 0 : -1;
+}
+
+/* A freeze (or unfreeze) of `part` at `at`. */
+static void record_grad_switch(scan *s, TSNode at, int part, int on)
+{
+    if (part == PART_OTHER)
+        return;
+    if (on == 0 && part != PART_HEAD) {
+        if (oom_pymodel_in_guard(s->r->m, at)) {
+            s->freeze_guarded = true;
+            s->guarded_at = at;
+            return;
+        }
+        if (part == PART_MODEL)
+            s->frozen_all = true;
+        else
+            s->frozen_features = true;
+        s->freeze_pos = ts_node_start_byte(at);
+        s->freeze_at = at;
+    } else if (on == 1 && part == PART_HEAD && !oom_pymodel_in_guard(s->r->m, at)) {
+        s->head_unfrozen = true;
+    }
+}
+
+/* An `if` whose own block sets requires_grad = False on the loop variable. */
+static bool freezes_in_block(const scan *s, TSNode if_stmt, const char *var)
+{
+    TSNode block = child(if_stmt, "consequence");
+    for (uint32_t i = 0; !ts_node_is_null(block) && i < ts_node_named_child_count(block); i++) {
+        TSNode object;
+        if (requires_grad_statement(s, ts_node_named_child(block, i), var, &object) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* for p in model.parameters(): p.requires_grad = False (any loop variable,
+ * named_parameters too); only statements directly in the loop body count: one
+ * under an `if name ...` freezes an unknown part. */
+static void visit_for(scan *s, TSNode n)
+{
+    TSNode right = child(n, "right"), left = child(n, "left"), body = child(n, "body");
+    if (!type_is(right, "call") || !type_is(child(right, "function"), "attribute") || ts_node_is_null(body))
+        return;
+    TSNode fn = child(right, "function");
+    bool named = text_is(s, child(fn, "attribute"), "named_parameters");
+    if (!named && !text_is(s, child(fn, "attribute"), "parameters"))
+        return;
+    if (named && type_is(left, "pattern_list"))
+        left = ts_node_named_child(left, ts_node_named_child_count(left) - 1);
+    char var[48];
+    if (!type_is(left, "identifier") || !oom_est_text_of(s->r, left, var, sizeof var))
+        return;
+    int part = part_of_model(s, child(fn, "object"));
+    for (uint32_t i = 0; i < ts_node_named_child_count(body); i++) {
+        TSNode stmt = ts_node_named_child(body, i), object;
+        int on = requires_grad_statement(s, stmt, var, &object);
+        if (on >= 0)
+            record_grad_switch(s, n, part, on);
+        else if (type_is(stmt, "if_statement") && part != PART_OTHER && freezes_in_block(s, stmt, var)) {
+            s->freeze_guarded = true; /* `if "fc" not in name:` freezes a part we cannot name */
+            s->guarded_at = stmt;
+        }
+    }
+}
+
+/* The callee of `value` ends with `name` ("nn.Conv2d", "Identity"). */
+static bool calls(const scan *s, TSNode value, const char *name)
+{
+    oom_buf q;
+    oom_buf_init(&q);
+    bool yes = type_is(value, "call") && qualname(s, child(value, "function"), &q) && oom_str_ends_with(q.data, name);
+    oom_buf_free(&q);
+    return yes;
+}
+
+/* `num_ftrs = model.fc.in_features`: a name for the head's input width. */
+static void remember_in_features(scan *s, TSNode assignment)
+{
+    char right[96];
+    TSNode left = child(assignment, "left");
+    if (s->in_features_names >= 4 || !type_is(left, "identifier") ||
+        !oom_est_text_of(s->r, child(assignment, "right"), right, sizeof right) ||
+        !oom_str_ends_with(right, ".in_features"))
+        return;
+    oom_est_text_of(s->r, left, s->in_features_name[s->in_features_names], sizeof s->in_features_name[0]);
+    s->in_features_names++;
+}
+
+/* `model.fc.in_features`, or a name bound to it. */
+static bool is_in_features(const scan *s, const char *text)
+{
+    if (oom_str_ends_with(text, ".in_features"))
+        return true;
+    for (int i = 0; i < s->in_features_names; i++)
+        if (strcmp(text, s->in_features_name[i]) == 0)
+            return true;
+    return false;
+}
+
+/* nn.Linear(in, out[, bias=False]): its parameters, or -1. `in` may be
+ * `model.fc.in_features`: the knowledge base knows it. */
+static long long linear_params(scan *s, TSNode call, long long *out_features)
+{
+    if (!calls(s, call, "nn.Linear"))
+        return -1;
+    TSNode in_node = keyword(s, call, "in_features"), out_node = keyword(s, call, "out_features");
+    if (ts_node_is_null(in_node))
+        in_node = positional(call, 0);
+    if (ts_node_is_null(out_node))
+        out_node = positional(call, 1);
+    long long in, out;
+    char t[96] = "";
+    if (!ts_node_is_null(in_node))
+        oom_est_text_of(s->r, in_node, t, sizeof t);
+    if (!int_of(s, in_node, &in)) {
+        if (!is_in_features(s, t))
+            return -1;
+        in = s->model->vision.head_in_features;
+    }
+    if (!int_of(s, out_node, &out))
+        return -1;
+    *out_features = out;
+    bool bias = !text_is(s, keyword(s, call, "bias"), "False");
+    return in * out + (bias ? out : 0);
+}
+
+/* The parameters of a new head: a Linear, or the Linears of an nn.Sequential. */
+static long long head_params_of(scan *s, TSNode value, long long *classes)
+{
+    long long n = linear_params(s, value, classes);
+    if (n >= 0 || !type_is(value, "call"))
+        return n;
+    oom_buf q;
+    oom_buf_init(&q);
+    bool seq = qualname(s, child(value, "function"), &q) && oom_str_ends_with(q.data, "nn.Sequential");
+    oom_buf_free(&q);
+    if (!seq)
+        return -1;
+    long long total = 0;
+    for (uint32_t i = 0;; i++) {
+        TSNode a = positional(value, i);
+        if (ts_node_is_null(a))
+            break;
+        long long p = linear_params(s, a, classes);
+        if (p < 0 && calls(s, a, "nn.Linear"))
+            return -1; /* a layer of unknown size */
+        total += p > 0 ? p : 0;
+    }
+    return total > 0 ? total : -1;
+}
+
+/* model.conv1 = nn.Conv2d(3, 64, 3, 1, 1) (stride 1, Conv2d's default) and
+ * model.maxpool = nn.Identity(): the stem of ResNets trained on 32 px images,
+ * which keeps every feature map 4x4 times larger. */
+static void read_stem(scan *s, const char *path, TSNode n)
+{
+    TSNode value = child(n, "right");
+    if (strcmp(path, "maxpool") == 0 && calls(s, value, "Identity")) {
+        s->maxpool_removed = true;
+    } else if (strcmp(path, "conv1") == 0 && calls(s, value, "Conv2d")) {
+        TSNode stride = keyword(s, value, "stride");
+        if (ts_node_is_null(stride))
+            stride = positional(value, 3);
+        long long k = 1;
+        if (!ts_node_is_null(stride) && !int_of(s, stride, &k))
+            return; /* a stride we cannot read: the stock stem's figures */
+        s->conv1_stride1 = k == 1;
+    }
+}
+
+/* model.fc = nn.Linear(...), model.classifier[6] = ..., model.heads = ...;
+ * and a ResNet's stem. */
+static void visit_assignment(scan *s, TSNode n)
+{
+    if (!type_is(n, "assignment"))
+        return;
+    TSNode left = child(n, "left");
+    char path[64];
+    const oom_vision_profile *v = s->model ? &s->model->vision : NULL;
+    remember_in_features(s, n);
+    if (!v || !path_below_model(s, left, path, sizeof path))
+        return;
+    if (v->stem_resolution > 0)
+        read_stem(s, path, n);
+    if (!is_head_path(v, path))
+        return;
+    s->head_replaced = true;
+    s->head_at = n;
+    oom_est_text_of(s->r, left, s->head_text, sizeof s->head_text);
+    /* a whole `classifier` replaced: everything outside `features` goes */
+    bool container = strcmp(path, v->head) != 0;
+    s->old_head_params = container && v->classifier_params > 0 ? v->classifier_params : v->head_params;
+    s->new_classes = -1;
+    s->new_head_params = head_params_of(s, child(n, "right"), &s->new_classes);
+}
+
+static void visit_freezing(scan *s, TSNode n)
+{
+    if (type_is(n, "for_statement")) {
+        visit_for(s, n);
+    } else if (type_is(n, "call") && type_is(ts_node_parent(n), "expression_statement")) {
+        TSNode object;
+        int on = requires_grad_statement(s, n, NULL, &object);
+        if (on >= 0)
+            record_grad_switch(s, n, part_of_model(s, object), on);
+    } else {
+        visit_assignment(s, n);
+    }
+}
+
+/* ---- putting it together ----------------------------------------------- */
+
+static void apply_classes(scan *s)
+{
+    oom_script_inputs *out = s->r->out;
+    const oom_vision_profile *v = &s->model->vision;
+    long long classes = s->ctor_classes;
+    if (s->head_replaced && s->new_classes > 0)
+        classes = s->new_classes;
+    if (classes > 0 && classes != v->classes)
+        out->in.classes = classes;
+    if (s->ctor_classes > 0) /* a new head of that many classes from the start */
+        out->in.params += (v->head_in_features + 1) * (s->ctor_classes - v->classes);
+    if (s->head_replaced) {
+        long long fresh = s->new_head_params >= 0 ? s->new_head_params : s->old_head_params;
+        out->in.params += fresh - s->old_head_params;
+        out->in.trainable = out->in.params;
+    } else {
+        out->in.trainable = out->in.params;
+    }
+}
+
+static void describe_trainable(scan *s, long long trainable, const char *how)
+{
+    oom_script_inputs *out = s->r->out;
+    char what[160];
+    snprintf(what, sizeof what, "%s frozen, %s: %lld trainable params", s->frozen_all ? "backbone" : "`features`",
+             how, trainable);
+    oom_est_note(s->r, OOM_IN_LORA, s->head_replaced ? s->head_at : s->freeze_at, what);
+    /* no head found, or one whose size we cannot read (the original's is used) */
+    out->from[OOM_IN_LORA].assumed = (!s->head_replaced && !s->head_unfrozen && s->frozen_all) ||
+                                     (s->head_replaced && s->new_head_params < 0);
+}
+
+/* Trainable parameters and the frozen-backbone activations. */
+static void apply_freezing(scan *s)
+{
+    oom_script_inputs *out = s->r->out;
+    const oom_vision_profile *v = &s->model->vision;
+    if (s->freeze_guarded && !s->frozen_all && !s->frozen_features) {
+        oom_est_note(s->r, OOM_IN_LORA, s->guarded_at, "all parameters trained (the freeze here is conditional)");
+        out->from[OOM_IN_LORA].assumed = true;
+        return;
+    }
+    if (!s->frozen_all && !s->frozen_features)
+        return;
+    long long head = s->head_replaced && s->new_head_params >= 0 ? s->new_head_params : v->head_params;
+    bool head_after = s->head_replaced && ts_node_start_byte(s->head_at) > s->freeze_pos;
+    char how[96];
+    long long trainable;
+    if (s->frozen_features && !s->frozen_all) {
+        /* everything outside `features`: the (possibly new) classifier */
+        trainable = out->in.params - (s->model->params - (v->classifier_params > 0 ? v->classifier_params : 0));
+        snprintf(how, sizeof how, "the rest trained");
+    } else if (head_after || s->head_unfrozen) {
+        trainable = head;
+        snprintf(how, sizeof how, "only `%s` trained", s->head_replaced ? s->head_text : v->head);
+    } else {
+        trainable = v->head_params; /* something must train: assume the head */
+        snprintf(how, sizeof how, "assumed only the head (`%s`) trains", v->head);
+    }
+    out->in.trainable = trainable;
+    out->in.frozen_backbone = true;
+    describe_trainable(s, trainable, how);
+}
+
+void oom_est_use_image_model(oom_script_inputs *s, const oom_model *m)
+{
+    const oom_vision_profile *v = &m->vision;
+    oom_estimate_input *in = &s->in;
+    in->image_bytes = in->image_bytes_amp = in->image_bytes_frozen = in->buffer_bytes = 0;
+    in->image_ref = in->patch = in->classes = 0;
+    in->frozen_backbone = false;
+    if (v->resolution <= 0)
+        return;
+    in->image_bytes = v->saved_fp32;
+    /* CNNs: the autocast figure measured on the CPU (convolutions 16-bit,
+     * BatchNorm and ReLU following their input, as CUDA autocast does). ViT:
+     * CUDA autocast keeps softmax and LayerNorm outputs in fp32, which 1.13's
+     * CPU autocast does not, so its CPU figure is too low; use the
+     * transformer factor HF measured on a GPU (0.81, estimation.md 9). */
+    in->image_bytes_amp = v->patch_size > 0 ? 0.81 * v->saved_fp32 : v->saved_autocast;
+    /* frozen: the head's saved input, or the forward pass's working set */
+    in->image_bytes_frozen = v->forward_peak > v->saved_frozen ? v->forward_peak : v->saved_frozen;
+    in->image_ref = v->resolution;
+    in->patch = v->patch_size;
+    in->classes = v->classes;
+    in->buffer_bytes = (double)v->buffer_bytes;
+    in->hidden = v->patch_size > 0 ? m->config.hidden_size : 0;
+    in->heads = v->patch_size > 0 ? m->config.num_attention_heads : 0;
+    in->layers = v->patch_size > 0 ? m->config.num_hidden_layers : 0;
+    in->vocab = 0;
+    in->lm_head = false;
+    in->gradient_checkpointing = false;
+    if (s->from[OOM_IN_IMAGE].assumed) {
+        in->image_h = in->image_w = 0;
+        snprintf(s->from[OOM_IN_IMAGE].text, sizeof s->from[0].text,
+                 "%lldx%lld (the size the activations were measured at)", v->resolution, v->resolution);
+    }
+    /* the Trainer's defaults and names do not apply to a torchvision script */
+    if (s->from[OOM_IN_BATCH].assumed) {
+        snprintf(s->from[OOM_IN_BATCH].text, sizeof s->from[0].text, "batch %lld (no batch size found)",
+                 in->micro_batch);
+        snprintf(s->batch_name, sizeof s->batch_name, "batch_size");
+    }
+    if (s->from[OOM_IN_OPTIMIZER].assumed)
+        snprintf(s->from[OOM_IN_OPTIMIZER].text, sizeof s->from[0].text, "AdamW (no optimizer found)");
+}
+
+/* A ResNet with a stride-1 stem: the figures measured that way (both
+ * changes), or the stock ones for 4 times the pixels per removed stride-2
+ * step (one change: not measured, an approximation). */
+static void apply_stem(scan *s)
+{
+    const oom_vision_profile *v = &s->model->vision;
+    oom_estimate_input *in = &s->r->out->in;
+    if (!s->conv1_stride1 && !s->maxpool_removed)
+        return;
+    oom_provenance *p = &s->r->out->from[OOM_IN_MODEL];
+    size_t used = strlen(p->text);
+    if (s->conv1_stride1 && s->maxpool_removed) {
+        in->image_bytes = v->stem_saved_fp32;
+        in->image_bytes_amp = v->stem_saved_autocast;
+        in->image_bytes_frozen = v->stem_forward_peak > v->saved_frozen ? v->stem_forward_peak : v->saved_frozen;
+        in->image_ref = v->stem_resolution;
+        snprintf(p->text + used, sizeof p->text - used, " with a stride-1 stem (conv1 3x3, no maxpool)");
+    } else {
+        in->image_bytes *= 4, in->image_bytes_amp *= 4, in->image_bytes_frozen *= 4;
+        snprintf(p->text + used, sizeof p->text - used, ", %s: about 4x the activations",
+                 s->conv1_stride1 ? "conv1 at stride 1" : "no maxpool");
+    }
+}
+
+void oom_est_read_vision(oom_est_reader *r)
+{
+    scan s;
+    memset(&s, 0, sizeof s);
+    s.r = r;
+    walk(&s, visit_call);
+    if (!s.model)
+        return;
+    walk(&s, visit_freezing);
+    apply_classes(&s);
+    apply_freezing(&s);
+    apply_stem(&s);
+}
