@@ -93,7 +93,7 @@ bool oom_est_in_autocast_call(const reader *r, TSNode value)
         return false;
     oom_buf q;
     oom_buf_init(&q);
-    bool yes = oom_pymodel_qualname(r->m, ts_node_child_by_field_name(call, "function", 8), &q) &&
+    bool yes = oom_pymodel_qualname(r->m, oom_child(call, "function", 8), &q) &&
                (strcmp(q.data, "torch.autocast") == 0 || oom_str_ends_with(q.data, ".amp.autocast"));
     oom_buf_free(&q);
     return yes;

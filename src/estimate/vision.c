@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "oomlint/lang.h"
 
 /* What the scan has found so far. */
 typedef struct {
@@ -36,7 +37,7 @@ static const TSNode null_node = {{0}, NULL, NULL};
 
 static TSNode child(TSNode n, const char *field)
 {
-    return ts_node_child_by_field_name(n, field, (uint32_t)strlen(field));
+    return oom_child(n, field, (uint32_t)strlen(field));
 }
 
 static bool type_is(TSNode n, const char *type)
