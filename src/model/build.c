@@ -898,7 +898,7 @@ oom_pymodel *oom_pymodel_build(const TSTree *tree, const char *src, size_t len)
     m->len = len;
     m->root = ts_tree_root_node(tree);
     m->sym = *python_symbols();
-    oom_scope module = {0, (uint32_t)len, -1, NULL, 0};
+    oom_scope module = {0, (uint32_t)len, -1, NULL, 0, false, false, false};
     OOM_PUSH(m->scopes, m->scope_count, m->scope_cap, module);
     walk(m);
     propagate_no_grad_to_callees(m);
