@@ -611,14 +611,9 @@ static bool has_base_ending(const oom_pymodel *m, TSNode cls, const char *const 
     TSNode bases = field(cls, "superclasses");
     uint32_t count = ts_node_is_null(bases) ? 0 : ts_node_named_child_count(bases);
     for (uint32_t i = 0; i < count; i++) {
-        TSNode base = ts_node_named_child(bases, i);
-        if (ts_node_symbol(base) == m->sym.attribute)
-            base = field(base, "attribute");
-        if (ts_node_is_null(base) || ts_node_symbol(base) != m->sym.identifier)
-            continue;
         uint32_t len;
-        const char *name = oom_node_text(m, base, &len);
-        for (size_t k = 0; suffixes[k]; k++)
+        const char *name = oom_node_last_name(m, ts_node_named_child(bases, i), &len);
+        for (size_t k = 0; name && suffixes[k]; k++)
             if (name_ends_with(name, len, suffixes[k]))
                 return true;
     }

@@ -142,16 +142,12 @@ static bool is_retryable_callee(const oom_pymodel *m, TSNode fn)
                                         "dict", "tuple", "zip", "enumerate", "isinstance", "getattr",
                                         "setattr", "hasattr", "min", "max", "sum", "iter", "next",
                                         "autocast", "nullcontext", "super", "type", NULL};
-    if (ts_node_symbol(fn) == m->sym.attribute) {
-        TSNode obj = oom_child(fn, "object", 6);
-        if (!oom_node_text_is(m, obj, "self"))
-            return false;
-        fn = oom_child(fn, "attribute", 9);
-    } else if (ts_node_symbol(fn) != m->sym.identifier) {
+    if (ts_node_symbol(fn) == m->sym.attribute && !oom_node_text_is(m, oom_child(fn, "object", 6), "self"))
         return false;
-    }
     uint32_t len;
-    const char *name = oom_node_text(m, fn, &len);
+    const char *name = oom_node_last_name(m, fn, &len);
+    if (!name)
+        return false;
     for (size_t i = 0; noise[i]; i++)
         if (text_eq(name, len, noise[i]))
             return false;

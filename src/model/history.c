@@ -87,13 +87,9 @@ static bool names_model(const oom_pymodel *m, const char *name, uint32_t len)
  * model the script built. */
 static bool names_a_class(const oom_pymodel *m, TSNode object)
 {
-    if (!ts_node_is_null(object) && ts_node_symbol(object) == m->sym.attribute)
-        object = oom_child(object, "attribute", 9);
-    if (ts_node_is_null(object) || ts_node_symbol(object) != m->sym.identifier)
-        return false;
     uint32_t len;
-    const char *name = oom_node_text(m, object, &len);
-    return len > 0 && isupper((unsigned char)name[0]);
+    const char *name = oom_node_last_name(m, object, &len);
+    return name && len > 0 && isupper((unsigned char)name[0]);
 }
 
 /* torch.nn modules without parameters (activations, dropout, pooling,

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "oomlint/lang.h"
 #include "oomlint/model.h"
 
 /* Recursion through expressions and bindings stops here; a deeper chain is
@@ -150,6 +151,18 @@ static inline bool oom_node_text_is(const oom_pymodel *m, TSNode n, const char *
     uint32_t len;
     const char *t = oom_node_text(m, n, &len);
     return strlen(lit) == len && memcmp(t, lit, len) == 0;
+}
+
+/* The last name of a reference: `x` in `x` and in `a.b.x`; NULL (and *len 0)
+ * for any other expression. */
+static inline const char *oom_node_last_name(const oom_pymodel *m, TSNode n, uint32_t *len)
+{
+    *len = 0;
+    if (!ts_node_is_null(n) && ts_node_symbol(n) == m->sym.attribute)
+        n = oom_child(n, "attribute", 9);
+    if (ts_node_is_null(n) || ts_node_symbol(n) != m->sym.identifier)
+        return NULL;
+    return oom_node_text(m, n, len);
 }
 
 int oom_model_scope_at(const oom_pymodel *m, uint32_t pos);
