@@ -112,6 +112,10 @@ $(BUILD)/obj/deps/toml_scanner.o: $(DEPS_OK)
 $(BUILD)/tools/parse-only: $(BUILD)/obj/tools/parse_only.o $(BUILD)/liboomlint.a
 	$(CC) -o $@ $^ $(LDFLAGS_ALL)
 
+# oomlint's query matcher against tree-sitter's cursor, on the files named on stdin.
+$(BUILD)/tools/match-diff: $(BUILD)/obj/tools/match_diff.o $(BUILD)/liboomlint.a
+	$(CC) -o $@ $^ $(LDFLAGS_ALL)
+
 $(BUILD)/tools/validate-estimate: $(BUILD)/obj/tools/validate_estimate.o $(BUILD)/liboomlint.a
 	$(CC) -o $@ $^ $(LDFLAGS_ALL)
 

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <tree_sitter/api.h>
 
+#include "oomlint/nodes.h"
+
 #include "oomlint/util.h"
 
 typedef struct oom_pymodel oom_pymodel;
@@ -22,6 +24,9 @@ typedef enum {
 
 /* The tree and source must outlive the model. */
 oom_pymodel *oom_pymodel_build(const TSTree *tree, const char *src, size_t len);
+/* The same from the tree's nodes laid out already (the linter lays them out
+ * once for the model and the rule matcher alike). */
+oom_pymodel *oom_pymodel_build_from(const oom_nodes *nodes, const char *src, size_t len);
 void oom_pymodel_free(oom_pymodel *m);
 
 /* Dotted name an expression refers to once import aliases are applied:

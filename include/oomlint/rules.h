@@ -30,6 +30,8 @@ typedef struct {
      * rule's query.scm checks the JSON configs for the same problem. */
     char *extra_query[OOM_LANG_COUNT];
     char *origin;    /* folder it came from, for error messages */
+    bool builtin;    /* embedded at build time (its query is checked by the test
+                        suite against tree-sitter's own reader, not at run time) */
 } oom_rule;
 
 /* One file of a rule tree: embedded at build time or read from --rules. */

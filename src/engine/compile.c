@@ -55,7 +55,7 @@ static void error_in_rule(oom_buf *err, const oom_rule_slot *slot, uint32_t offs
 
 /* Every {{name}} in a message must be a capture of the query (or {{detail}},
  * which the engine fills for its own findings). */
-static int check_placeholders(const TSQuery *q, const oom_rule *r, oom_buf *err)
+static int check_placeholders(const oom_query *q, const oom_rule *r, oom_buf *err)
 {
     const char *texts[2] = {r->message, r->help};
     for (int t = 0; t < 2; t++) {
@@ -68,11 +68,7 @@ static int check_placeholders(const TSQuery *q, const oom_rule *r, oom_buf *err)
             /* filled by the engine: a predicate's explanation, the target GPU */
             bool found = (len == 6 && memcmp(p + 2, "detail", 6) == 0) ||
                          (len == 3 && memcmp(p + 2, "gpu", 3) == 0);
-            for (uint32_t i = 0; i < ts_query_capture_count(q) && !found; i++) {
-                uint32_t n;
-                const char *name = ts_query_capture_name_for_id(q, i, &n);
-                found = n == len && memcmp(name, p + 2, len) == 0;
-            }
+            found = found || oom_query_capture_id(q, p + 2, (uint32_t)len) != UINT32_MAX;
             if (!found) {
                 oom_buf_clear(err);
                 oom_buf_printf(err, "%s/rule.json: {{%.*s}} in the %s names no capture of query.scm",
@@ -216,13 +212,13 @@ static int build_slots(oom_compiled *c, oom_lang lang, oom_buf *src, oom_buf *er
 static int map_patterns(oom_compiled *c, oom_lang lang, uint32_t comment_start, oom_buf *err)
 {
     oom_lang_query *lq = &c->langs[lang];
-    lq->pattern_count = ts_query_pattern_count(lq->query);
+    lq->pattern_count = oom_query_pattern_count(lq->query);
     lq->preds = oom_xcalloc(lq->pattern_count, sizeof(oom_pred *));
     lq->pred_counts = oom_xcalloc(lq->pattern_count, sizeof(size_t));
     for (size_t i = 0; i < lq->slot_count; i++)
         lq->slots[i].first_pattern = lq->slots[i].pattern_end = UINT32_MAX;
     for (uint32_t p = 0; p < lq->pattern_count; p++) {
-        uint32_t start = ts_query_start_byte_for_pattern(lq->query, p);
+        uint32_t start = oom_query_start_byte_for_pattern(lq->query, p);
         if (start >= comment_start) {
             lq->comment_pattern = p;
             continue;
@@ -248,15 +244,59 @@ static int map_patterns(oom_compiled *c, oom_lang lang, uint32_t comment_start, 
     return 0;
 }
 
-static uint32_t capture_id(const TSQuery *q, const char *wanted)
+/* tree-sitter reads the query too when a user's rule is among the slots (its
+ * checks of a pattern's structure against the grammar stay in force for
+ * them) or when a pattern needs its cursor. The built-in rules are read by
+ * tree-sitter in the test suite instead: at run time that reading is most of
+ * a small run's time. */
+static bool tree_sitter_needed(const oom_lang_query *lq)
 {
-    for (uint32_t i = 0; i < ts_query_capture_count(q); i++) {
-        uint32_t n;
-        const char *name = ts_query_capture_name_for_id(q, i, &n);
-        if (n == strlen(wanted) && memcmp(name, wanted, n) == 0)
-            return i;
+    if (!oom_query_all_native(lq->query))
+        return true;
+    for (size_t i = 0; i < lq->slot_count; i++)
+        if (!lq->slots[i].rule->builtin)
+            return true;
+    return false;
+}
+
+static int attach_tree_sitter(oom_lang_query *lq, oom_lang lang, const oom_buf *src, oom_buf *err)
+{
+    if (!tree_sitter_needed(lq))
+        return 0;
+    uint32_t offset;
+    TSQueryError etype;
+    TSQuery *tq = ts_query_new(oom_lang_grammar(lang), src->data, (uint32_t)src->len, &offset, &etype);
+    if (!tq) {
+        const oom_rule_slot *slot = slot_for_offset(lq, offset);
+        if (slot)
+            error_in_rule(err, slot, offset, query_error_name(etype));
+        else
+            oom_buf_printf(err, "internal query error at offset %u", offset);
+        return -1;
     }
-    return UINT32_MAX;
+    if (ts_query_pattern_count(tq) != lq->pattern_count) {
+        oom_buf_printf(err, "internal error: tree-sitter reads %u patterns in the %s rules, oomlint %u",
+                       ts_query_pattern_count(tq), oom_lang_name(lang), lq->pattern_count);
+        ts_query_delete(tq);
+        return -1;
+    }
+    lq->ts_cursor_needed = !oom_query_all_native(lq->query);
+    if (!lq->ts_cursor_needed) {
+        ts_query_delete(tq);
+        return 0;
+    }
+    for (uint32_t p = 0; p < lq->pattern_count; p++)
+        if (oom_query_pattern_is_native(lq->query, p))
+            ts_query_disable_pattern(tq, p);
+    uint32_t n = ts_query_capture_count(tq);
+    lq->ts_capture_map = oom_xcalloc(n ? n : 1, sizeof(uint32_t));
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t len;
+        const char *name = ts_query_capture_name_for_id(tq, i, &len);
+        lq->ts_capture_map[i] = oom_query_capture_id(lq->query, name, len);
+    }
+    lq->ts_query = tq;
+    return 0;
 }
 
 static int compile_language(oom_compiled *c, oom_lang lang, oom_buf *err)
@@ -280,19 +320,21 @@ static int compile_language(oom_compiled *c, oom_lang lang, oom_buf *err)
         return 0;
     }
     uint32_t offset;
-    TSQueryError etype;
-    lq->query = ts_query_new(oom_lang_grammar(lang), src.data, (uint32_t)src.len, &offset, &etype);
+    const char *why;
+    lq->query = oom_query_new(oom_lang_grammar(lang), src.data, (uint32_t)src.len, &offset, &why);
     int rc = 0;
     if (!lq->query) {
         const oom_rule_slot *slot = slot_for_offset(lq, offset);
         if (slot)
-            error_in_rule(err, slot, offset, query_error_name(etype));
+            error_in_rule(err, slot, offset, why);
         else
-            oom_buf_printf(err, "internal query error at offset %u", offset);
+            oom_buf_printf(err, "internal query error at offset %u: %s", offset, why);
         rc = -1;
     } else {
         rc = map_patterns(c, lang, comment_start, err);
-        uint32_t report = capture_id(lq->query, "report");
+        if (rc == 0)
+            rc = attach_tree_sitter(lq, lang, &src, err);
+        uint32_t report = oom_query_capture_id(lq->query, "report", 6);
         for (size_t i = 0; i < lq->slot_count; i++)
             lq->slots[i].report_capture = report;
     }
@@ -328,8 +370,10 @@ void oom_compiled_free(oom_compiled *c)
         free(lq->preds);
         free(lq->pred_counts);
         free(lq->slots);
-        if (lq->query)
-            ts_query_delete(lq->query);
+        free(lq->ts_capture_map);
+        oom_query_free(lq->query);
+        if (lq->ts_query)
+            ts_query_delete(lq->ts_query);
     }
     free(c->enabled);
     free(c);

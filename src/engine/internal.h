@@ -9,6 +9,7 @@
 #include "oomlint/engine.h"
 #include "oomlint/jsonmodel.h"
 #include "oomlint/model.h"
+#include "oomlint/query.h"
 
 /* PCRE2 limits for #match? predicates: a rule's regex that backtracks
  * catastrophically is stopped, not left spinning. */
@@ -62,7 +63,14 @@ typedef struct {
 } oom_rule_slot;
 
 typedef struct {
-    TSQuery *query; /* NULL when no rule of this language is selected */
+    oom_query *query; /* NULL when no rule of this language is selected */
+    /* tree-sitter's reading of the same query: for user rules, whose errors
+     * it checks as before (an impossible structure, say), and for patterns
+     * oomlint's matcher leaves to tree-sitter's cursor, which are the only
+     * ones left enabled in it. NULL when neither is needed. */
+    TSQuery *ts_query;
+    bool ts_cursor_needed;
+    uint32_t *ts_capture_map; /* tree-sitter capture id -> ours */
     oom_rule_slot *slots;
     size_t slot_count;
     oom_pred **preds; /* per pattern: an array ... */
@@ -94,7 +102,7 @@ typedef struct {
 const oom_sem_entry *oom_sem_find(const char *name, size_t len);
 
 /* Parses the predicates of pattern `i`; on error writes "reason" into err. */
-int oom_preds_compile(const TSQuery *q, uint32_t pattern, oom_lang lang, oom_pred **out,
+int oom_preds_compile(const oom_query *q, uint32_t pattern, oom_lang lang, oom_pred **out,
                       size_t *count, oom_buf *err);
 void oom_preds_free(oom_pred *preds, size_t count);
 /* Whether every predicate holds for this match. `model` is NULL outside Python. */

@@ -13,7 +13,11 @@
 struct oom_linter {
     const oom_compiled *c;
     TSParser *parser;
-    TSQueryCursor *cursor;
+    oom_nodes nodes; /* the file's tree, laid out for the model and the matcher */
+    oom_query_matcher *matcher;
+    TSQueryCursor *cursor; /* for the patterns left to tree-sitter */
+    TSQueryCapture *mapped; /* their captures, in our capture ids */
+    size_t mapped_cap;
     pcre2_match_data *md;
     pcre2_match_context *mctx;
     oom_buf scratch;
@@ -24,6 +28,8 @@ oom_linter *oom_linter_new(const oom_compiled *c)
     oom_linter *l = oom_xcalloc(1, sizeof(*l));
     l->c = c;
     l->parser = ts_parser_new();
+    oom_nodes_init(&l->nodes);
+    l->matcher = oom_query_matcher_new();
     l->cursor = ts_query_cursor_new();
     l->md = pcre2_match_data_create(16, NULL);
     l->mctx = pcre2_match_context_create(NULL);
@@ -39,6 +45,9 @@ void oom_linter_free(oom_linter *l)
         return;
     ts_parser_delete(l->parser);
     ts_query_cursor_delete(l->cursor);
+    oom_query_matcher_free(l->matcher);
+    oom_nodes_free(&l->nodes);
+    free(l->mapped);
     pcre2_match_data_free(l->md);
     pcre2_match_context_free(l->mctx);
     oom_buf_free(&l->scratch);
@@ -48,7 +57,7 @@ void oom_linter_free(oom_linter *l)
 /* ---- messages ------------------------------------------------------------------ */
 
 typedef struct {
-    const TSQuery *query;
+    const oom_query *query;
     const TSQueryMatch *match;
     const char *src;
     const char *detail; /* {{detail}}: the engine's or a predicate's explanation */
@@ -71,7 +80,7 @@ static bool fill_placeholder(const placeholder_env *env, const char *name, size_
     for (uint16_t i = 0; i < env->match->capture_count; i++) {
         uint32_t n;
         const char *cname =
-            ts_query_capture_name_for_id(env->query, env->match->captures[i].index, &n);
+            oom_query_capture_name_for_id(env->query, env->match->captures[i].index, &n);
         if (n != len || memcmp(cname, name, len) != 0)
             continue;
         TSNode node = env->match->captures[i].node;
@@ -233,35 +242,86 @@ static TSNode report_node(const oom_rule_slot *slot, const TSQueryMatch *m)
     return m->captures[0].node;
 }
 
+/* What a match needs to become a finding. */
+typedef struct {
+    oom_linter *l;
+    const oom_lang_query *lq;
+    oom_source *src;
+    const oom_sem_env *env;
+    oom_diag_list *found;
+    oom_suppression_set *supp;
+} match_ctx;
+
+static void on_match(void *ctx, const TSQueryMatch *m)
+{
+    match_ctx *mc = ctx;
+    oom_linter *l = mc->l;
+    const oom_lang_query *lq = mc->lq;
+    const oom_sem_env *env = mc->env;
+    if (m->capture_count == 0)
+        return;
+    if (m->pattern_index == lq->comment_pattern) {
+        collect_suppression(mc->src, m->captures[0].node, mc->supp);
+        return;
+    }
+    const oom_rule_slot *slot = slot_for_pattern(lq, m->pattern_index);
+    if (!slot)
+        return;
+    TSNode site = report_node(slot, m);
+    bool limit_hit = false;
+    oom_buf_clear(env->detail);
+    bool holds = oom_preds_hold(lq->preds[m->pattern_index], lq->pred_counts[m->pattern_index], m,
+                                mc->src->text, env, site, l->md, l->mctx, &l->scratch, &limit_hit);
+    if (limit_hit)
+        report_limit(l, mc->src, slot->rule, site, mc->found);
+    if (!holds)
+        return;
+    placeholder_env penv = {lq->query, m, mc->src->text, env->detail->data ? env->detail->data : "",
+                            env->run->gpu ? env->run->gpu->name : NULL};
+    add_finding(mc->found, mc->src, slot->rule, ts_node_start_byte(site), ts_node_end_byte(site),
+                &penv);
+}
+
+/* A pattern whose matching at one node was abandoned is reported, as a regex
+ * stopped by its limit is. */
+static void on_limit(void *ctx, uint32_t pattern, TSNode node)
+{
+    match_ctx *mc = ctx;
+    const oom_rule_slot *slot = slot_for_pattern(mc->lq, pattern);
+    if (slot)
+        report_limit(mc->l, mc->src, slot->rule, node, mc->found);
+}
+
+/* The patterns oomlint's matcher leaves to tree-sitter's cursor (only those
+ * are enabled in lq->ts_query), their capture ids mapped to ours. */
+static void run_tree_sitter_cursor(match_ctx *mc, TSNode root)
+{
+    oom_linter *l = mc->l;
+    const oom_lang_query *lq = mc->lq;
+    ts_query_cursor_exec(l->cursor, lq->ts_query, root);
+    TSQueryMatch m;
+    while (ts_query_cursor_next_match(l->cursor, &m)) {
+        if (m.capture_count > l->mapped_cap) {
+            l->mapped = oom_xrealloc(l->mapped, m.capture_count * sizeof(TSQueryCapture));
+            l->mapped_cap = m.capture_count;
+        }
+        for (uint16_t i = 0; i < m.capture_count; i++) {
+            l->mapped[i].node = m.captures[i].node;
+            l->mapped[i].index = lq->ts_capture_map[m.captures[i].index];
+        }
+        TSQueryMatch ours = m;
+        ours.captures = l->mapped;
+        on_match(mc, &ours);
+    }
+}
+
 static void run_query(oom_linter *l, const oom_lang_query *lq, oom_source *src, TSNode root,
                       const oom_sem_env *env, oom_diag_list *found, oom_suppression_set *supp)
 {
-    ts_query_cursor_exec(l->cursor, lq->query, root);
-    TSQueryMatch m;
-    while (ts_query_cursor_next_match(l->cursor, &m)) {
-        if (m.capture_count == 0)
-            continue;
-        if (m.pattern_index == lq->comment_pattern) {
-            collect_suppression(src, m.captures[0].node, supp);
-            continue;
-        }
-        const oom_rule_slot *slot = slot_for_pattern(lq, m.pattern_index);
-        if (!slot)
-            continue;
-        TSNode site = report_node(slot, &m);
-        bool limit_hit = false;
-        oom_buf_clear(env->detail);
-        bool holds = oom_preds_hold(lq->preds[m.pattern_index], lq->pred_counts[m.pattern_index], &m,
-                                    src->text, env, site, l->md, l->mctx, &l->scratch, &limit_hit);
-        if (limit_hit)
-            report_limit(l, src, slot->rule, site, found);
-        if (!holds)
-            continue;
-        placeholder_env penv = {lq->query, &m, src->text, env->detail->data ? env->detail->data : "",
-                                env->run->gpu ? env->run->gpu->name : NULL};
-        add_finding(found, src, slot->rule, ts_node_start_byte(site), ts_node_end_byte(site),
-                    &penv);
-    }
+    match_ctx mc = {l, lq, src, env, found, supp};
+    oom_query_exec(l->matcher, lq->query, &l->nodes, src->text, on_match, on_limit, &mc);
+    if (lq->ts_cursor_needed)
+        run_tree_sitter_cursor(&mc, root);
 }
 
 static bool span_within(const oom_diag *inner, const oom_diag *outer)
@@ -308,7 +368,9 @@ void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list
         return;
     TSNode root = ts_tree_root_node(tree);
     const oom_lang_query *lq = &l->c->langs[lang];
-    oom_pymodel *model = lang == OOM_LANG_PYTHON ? oom_pymodel_build(tree, src->text, src->len) : NULL;
+    oom_nodes_build(&l->nodes, root);
+    oom_pymodel *model =
+        lang == OOM_LANG_PYTHON ? oom_pymodel_build_from(&l->nodes, src->text, src->len) : NULL;
     oom_jsonmodel *json = lang == OOM_LANG_JSON ? oom_jsonmodel_build(tree, src->text, src->len) : NULL;
     oom_buf detail;
     oom_buf_init(&detail);
@@ -327,6 +389,7 @@ void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list
     oom_pymodel_free(model);
     oom_jsonmodel_free(json);
     oom_buf_free(&detail);
+    oom_nodes_trim(&l->nodes);
     ts_tree_delete(tree);
 }
 

@@ -42,11 +42,11 @@ static int compile_regex(oom_pred *p, oom_buf *err)
 }
 
 /* Fills one predicate from its steps (name, then arguments). */
-static int build_pred(const TSQuery *q, const TSQueryPredicateStep *steps, uint32_t n,
+static int build_pred(const oom_query *q, const TSQueryPredicateStep *steps, uint32_t n,
                       oom_lang lang, oom_pred *p, oom_buf *err)
 {
     uint32_t len;
-    const char *name = ts_query_string_value_for_id(q, steps[0].value_id, &len);
+    const char *name = oom_query_string_value_for_id(q, steps[0].value_id, &len);
     memset(p, 0, sizeof(*p));
     p->other_capture = UINT32_MAX;
     char *full = oom_xstrndup(name, len);
@@ -76,7 +76,7 @@ static int build_pred(const TSQuery *q, const TSQueryPredicateStep *steps, uint3
             continue;
         }
         uint32_t alen;
-        const char *a = ts_query_string_value_for_id(q, steps[i].value_id, &alen);
+        const char *a = oom_query_string_value_for_id(q, steps[i].value_id, &alen);
         OOM_PUSH(p->args, p->arg_count, arg_cap, oom_xstrndup(a, alen));
     }
     const oom_sem_entry *sem = NULL;
@@ -124,11 +124,11 @@ static int build_pred(const TSQuery *q, const TSQueryPredicateStep *steps, uint3
     return rc;
 }
 
-int oom_preds_compile(const TSQuery *q, uint32_t pattern, oom_lang lang, oom_pred **out,
+int oom_preds_compile(const oom_query *q, uint32_t pattern, oom_lang lang, oom_pred **out,
                       size_t *count, oom_buf *err)
 {
     uint32_t nsteps;
-    const TSQueryPredicateStep *steps = ts_query_predicates_for_pattern(q, pattern, &nsteps);
+    const TSQueryPredicateStep *steps = oom_query_predicates_for_pattern(q, pattern, &nsteps);
     *out = NULL;
     *count = 0;
     size_t cap = 0;

@@ -204,7 +204,7 @@ static void rule_free(oom_rule *r)
 }
 
 static int load_rule(oom_rule_list *rules, const rule_files *rf, const char *origin_root,
-                     oom_buf *err)
+                     bool builtin, oom_buf *err)
 {
     oom_buf path;
     oom_buf_init(&path);
@@ -234,6 +234,7 @@ static int load_rule(oom_rule_list *rules, const rule_files *rf, const char *ori
         oom_buf_clear(&path);
         oom_buf_printf(&path, "%s/%s", origin_root, rf->folder);
         r.origin = oom_buf_take(&path);
+        r.builtin = builtin;
         OOM_PUSH(rules->items, rules->len, rules->cap, r);
     } else {
         rule_free(&r);
@@ -261,8 +262,8 @@ static int cmp_rule_code(const void *a, const void *b)
     return strcmp(((const oom_rule *)a)->code, ((const oom_rule *)b)->code);
 }
 
-int oom_rules_add_files(oom_rule_list *rules, const oom_rule_file *files, size_t count,
-                        const char *origin_root, oom_buf *err)
+static int add_files(oom_rule_list *rules, const oom_rule_file *files, size_t count,
+                     const char *origin_root, bool builtin, oom_buf *err)
 {
     int rc = 0;
     for (size_t i = 0; i < count && rc == 0; i++) {
@@ -286,7 +287,7 @@ int oom_rules_add_files(oom_rule_list *rules, const oom_rule_file *files, size_t
             }
             free(folder);
         }
-        rc = load_rule(rules, &rf, origin_root, err);
+        rc = load_rule(rules, &rf, origin_root, builtin, err);
         free(rf.folder);
     }
     if (rules->len > 1)
@@ -294,10 +295,16 @@ int oom_rules_add_files(oom_rule_list *rules, const oom_rule_file *files, size_t
     return rc;
 }
 
+int oom_rules_add_files(oom_rule_list *rules, const oom_rule_file *files, size_t count,
+                        const char *origin_root, oom_buf *err)
+{
+    return add_files(rules, files, count, origin_root, false, err);
+}
+
 int oom_rules_add_embedded(oom_rule_list *rules, oom_buf *err)
 {
-    return oom_rules_add_files(rules, oom_embedded_rule_files, oom_embedded_rule_file_count,
-                               "rules", err);
+    return add_files(rules, oom_embedded_rule_files, oom_embedded_rule_file_count, "rules", true,
+                     err);
 }
 
 /* ---- reading a --rules directory --------------------------------------------- */

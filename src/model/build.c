@@ -826,35 +826,27 @@ static void visit(oom_pymodel *m, TSNode node, int scope)
         visit_import_from(m, node);
 }
 
-static void walk(oom_pymodel *m)
+/* Every node in document order, with the function scope it is in. */
+static void walk(oom_pymodel *m, const oom_nodes *nodes)
 {
-    TSTreeCursor cur = ts_tree_cursor_new(m->root);
     scope_frame *stack = NULL;
     size_t depth = 0, cap = 0;
     scope_frame top = {m->scopes[0].end, 0};
     OOM_PUSH(stack, depth, cap, top);
-    for (;;) {
-        TSNode node = ts_tree_cursor_current_node(&cur);
+    for (uint32_t i = 0; i < nodes->len; i++) {
+        TSNode node = nodes->items[i].node;
         uint32_t start = ts_node_start_byte(node);
         while (depth > 1 && start >= stack[depth - 1].end)
             depth--;
         int scope = stack[depth - 1].scope;
-        if (ts_node_symbol(node) == m->sym.function_definition) {
+        if (nodes->items[i].symbol == m->sym.function_definition) {
             scope_frame f = {ts_node_end_byte(node), enter_function(m, scope, node)};
             OOM_PUSH(stack, depth, cap, f);
         } else {
             visit(m, node, scope);
         }
-        if (ts_tree_cursor_goto_first_child(&cur))
-            continue;
-        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
-            if (!ts_tree_cursor_goto_parent(&cur)) {
-                free(stack);
-                ts_tree_cursor_delete(&cur);
-                return;
-            }
-        }
     }
+    free(stack);
 }
 
 /* A function all of whose calls in this file run without grad runs without
@@ -886,17 +878,27 @@ static void propagate_no_grad_to_callees(oom_pymodel *m)
     }
 }
 
-oom_pymodel *oom_pymodel_build(const TSTree *tree, const char *src, size_t len)
+oom_pymodel *oom_pymodel_build_from(const oom_nodes *nodes, const char *src, size_t len)
 {
     oom_pymodel *m = oom_xcalloc(1, sizeof(*m));
     m->src = src;
     m->len = len;
-    m->root = ts_tree_root_node(tree);
+    m->root = nodes->items[0].node;
     m->sym = *python_symbols();
     oom_scope module = {0, (uint32_t)len, -1, NULL, 0, false, false, false};
     OOM_PUSH(m->scopes, m->scope_count, m->scope_cap, module);
-    walk(m);
+    walk(m, nodes);
     propagate_no_grad_to_callees(m);
+    return m;
+}
+
+oom_pymodel *oom_pymodel_build(const TSTree *tree, const char *src, size_t len)
+{
+    oom_nodes nodes;
+    oom_nodes_init(&nodes);
+    oom_nodes_build(&nodes, ts_tree_root_node(tree));
+    oom_pymodel *m = oom_pymodel_build_from(&nodes, src, len);
+    oom_nodes_free(&nodes);
     return m;
 }
 

@@ -38,6 +38,7 @@ void test_select_suite(void);
 void test_report_suite(void);
 void test_model_suite(void);
 void test_rules_suite(void);
+void test_query_suite(void);
 void test_kb_suite(void);
 void test_estimate_suite(void);
 void test_diffbase_suite(void);

@@ -23,6 +23,7 @@ int main(int argc, char **argv)
     test_report_suite();
     test_model_suite();
     test_rules_suite();
+    test_query_suite();
     test_kb_suite();
     test_estimate_suite();
     test_diffbase_suite();

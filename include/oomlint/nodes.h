@@ -1,0 +1,39 @@
+/* nodes: a parsed tree's visible nodes in document order, in one array.
+ *
+ * tree-sitter's tree cursor spends several hundred instructions per step
+ * (it climbs through the grammar's hidden nodes and recomputes positions),
+ * and oomlint needs each node more than once: the semantic model visits them
+ * all, and the rule matcher visits them all and then the children of every
+ * node that roots a pattern. So the tree is walked with a cursor once and
+ * its nodes laid out here: preorder, each with the index just past its
+ * subtree, so a node's first child is the next entry and its next sibling
+ * is the entry at its `end`. */
+#ifndef OOMLINT_NODES_H
+#define OOMLINT_NODES_H
+
+#include <stdint.h>
+#include <tree_sitter/api.h>
+
+typedef struct {
+    TSNode node;
+    uint32_t end;     /* index past the last node of its subtree */
+    TSSymbol symbol;  /* ts_node_symbol */
+    TSFieldId field;  /* the field it fills in its parent; 0 for none */
+} oom_node;
+
+typedef struct {
+    oom_node *items;
+    uint32_t len;
+    size_t cap;
+    uint32_t *stack; /* open nodes while building */
+    size_t stack_cap;
+} oom_nodes;
+
+void oom_nodes_init(oom_nodes *n);
+/* Lays out the tree under root, reusing the array's memory. */
+void oom_nodes_build(oom_nodes *n, TSNode root);
+/* Gives back memory held for a large file (the array is reused per thread). */
+void oom_nodes_trim(oom_nodes *n);
+void oom_nodes_free(oom_nodes *n);
+
+#endif

@@ -1,0 +1,69 @@
+/* lang/nodes: one cursor walk of a tree into an array of its nodes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "oomlint/nodes.h"
+#include "oomlint/util.h"
+
+/* Above this many nodes the array is freed after the file (a 1,000,000-line
+ * file has about five million), so a thread does not keep a huge file's
+ * memory for the rest of the run. */
+#define OOM_NODES_KEEP 262144u
+
+void oom_nodes_init(oom_nodes *n)
+{
+    memset(n, 0, sizeof(*n));
+}
+
+static void open_node(oom_nodes *n, size_t *depth, TSTreeCursor *c)
+{
+    oom_node e;
+    e.node = ts_tree_cursor_current_node(c);
+    e.end = 0;
+    e.symbol = ts_node_symbol(e.node);
+    e.field = ts_tree_cursor_current_field_id(c);
+    uint32_t index = n->len;
+    size_t len = n->len;
+    OOM_PUSH(n->items, len, n->cap, e);
+    n->len = (uint32_t)len;
+    OOM_PUSH(n->stack, *depth, n->stack_cap, index);
+}
+
+void oom_nodes_build(oom_nodes *n, TSNode root)
+{
+    n->len = 0;
+    size_t depth = 0;
+    TSTreeCursor c = ts_tree_cursor_new(root);
+    open_node(n, &depth, &c);
+    for (;;) {
+        if (ts_tree_cursor_goto_first_child(&c)) {
+            open_node(n, &depth, &c);
+            continue;
+        }
+        for (;;) { /* close the current node, then go to the next one */
+            n->items[n->stack[--depth]].end = n->len;
+            if (ts_tree_cursor_goto_next_sibling(&c)) {
+                open_node(n, &depth, &c);
+                break;
+            }
+            if (!ts_tree_cursor_goto_parent(&c)) {
+                ts_tree_cursor_delete(&c);
+                return;
+            }
+        }
+    }
+}
+
+void oom_nodes_trim(oom_nodes *n)
+{
+    if (n->cap <= OOM_NODES_KEEP)
+        return;
+    oom_nodes_free(n);
+}
+
+void oom_nodes_free(oom_nodes *n)
+{
+    free(n->items);
+    free(n->stack);
+    oom_nodes_init(n);
+}

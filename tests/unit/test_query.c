@@ -1,0 +1,406 @@
+/* The query module: oomlint's matcher gives the matches tree-sitter's cursor
+ * gives, feature by feature; what it does not cover is marked and still
+ * found (through the cursor); broken and hostile queries are refused with a
+ * position. */
+#include <stdlib.h>
+
+#include "harness.h"
+#include "oomlint/engine.h"
+#include "oomlint/lang.h"
+#include "oomlint/nodes.h"
+#include "oomlint/query.h"
+#include "oomlint/rules.h"
+#include "oomlint/source.h"
+
+typedef struct {
+    char **items;
+    size_t len, cap;
+} match_lines;
+
+static int cmp_line(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *line_of(uint32_t pattern, const TSQueryCapture *caps, uint16_t n, const void *q,
+                     bool native)
+{
+    oom_buf b;
+    oom_buf_init(&b);
+    oom_buf_printf(&b, "p%u", pattern);
+    /* captures sorted by name then position, so both engines' orders agree */
+    char parts[32][96];
+    uint16_t count = n < 32 ? n : 32;
+    for (uint16_t i = 0; i < count; i++) {
+        uint32_t len;
+        const char *name = native ? oom_query_capture_name_for_id(q, caps[i].index, &len)
+                                  : ts_query_capture_name_for_id(q, caps[i].index, &len);
+        snprintf(parts[i], sizeof parts[i], "%.*s@%u-%u", (int)len, name,
+                 ts_node_start_byte(caps[i].node), ts_node_end_byte(caps[i].node));
+    }
+    qsort(parts, count, sizeof parts[0], (int (*)(const void *, const void *))strcmp);
+    for (uint16_t i = 0; i < count; i++)
+        oom_buf_printf(&b, " %s", parts[i]);
+    return oom_buf_take(&b);
+}
+
+typedef struct {
+    const oom_query *q;
+    match_lines *out;
+    size_t limits;
+} collect_ctx;
+
+static void collect_native(void *ctx, const TSQueryMatch *m)
+{
+    collect_ctx *c = ctx;
+    OOM_PUSH(c->out->items, c->out->len, c->out->cap,
+             line_of(m->pattern_index, m->captures, m->capture_count, c->q, true));
+}
+
+static void count_limit(void *ctx, uint32_t pattern, TSNode node)
+{
+    (void)pattern;
+    (void)node;
+    ((collect_ctx *)ctx)->limits++;
+}
+
+static void sort_unique(match_lines *l)
+{
+    if (l->len < 2)
+        return;
+    qsort(l->items, l->len, sizeof(char *), cmp_line);
+    size_t w = 0;
+    for (size_t i = 0; i < l->len; i++) {
+        if (w && strcmp(l->items[w - 1], l->items[i]) == 0) {
+            free(l->items[i]);
+            continue;
+        }
+        l->items[w++] = l->items[i];
+    }
+    l->len = w;
+}
+
+static void free_lines(match_lines *l)
+{
+    for (size_t i = 0; i < l->len; i++)
+        free(l->items[i]);
+    free(l->items);
+}
+
+/* Runs `query` on Python `code` with both engines; returns the number of
+ * matches when they agree, -1 (after printing both) when they do not. */
+static int agree_with_text(const char *query, const char *code, bool with_text, int *pruned)
+{
+    const TSLanguage *lang = oom_lang_grammar(OOM_LANG_PYTHON);
+    uint32_t off;
+    const char *why;
+    TSQueryError e;
+    oom_query *ours = oom_query_new(lang, query, (uint32_t)strlen(query), &off, &why);
+    TSQuery *theirs = ts_query_new(lang, query, (uint32_t)strlen(query), &off, &e);
+    if (!ours || !theirs) {
+        printf("  query not read: %s\n", query);
+        oom_query_free(ours);
+        if (theirs)
+            ts_query_delete(theirs);
+        return -1;
+    }
+    TSParser *parser = ts_parser_new();
+    ts_parser_set_language(parser, lang);
+    TSTree *tree = ts_parser_parse_string(parser, NULL, code, (uint32_t)strlen(code));
+    oom_nodes nodes;
+    oom_nodes_init(&nodes);
+    oom_nodes_build(&nodes, ts_tree_root_node(tree));
+    match_lines a = {0}, b = {0};
+    collect_ctx ctx = {ours, &a, 0};
+    oom_query_matcher *m = oom_query_matcher_new();
+    oom_query_exec(m, ours, &nodes, NULL, collect_native, count_limit, &ctx);
+    if (with_text) { /* with the text, #eq? and #any-of? prune while matching */
+        match_lines c = {0};
+        collect_ctx pctx = {ours, &c, 0};
+        oom_query_exec(m, ours, &nodes, code, collect_native, count_limit, &pctx);
+        sort_unique(&c);
+        *pruned = (int)c.len;
+        free_lines(&c);
+    }
+    TSQueryCursor *cur = ts_query_cursor_new();
+    ts_query_cursor_exec(cur, theirs, ts_tree_root_node(tree));
+    TSQueryMatch tm;
+    while (ts_query_cursor_next_match(cur, &tm))
+        OOM_PUSH(b.items, b.len, b.cap, line_of(tm.pattern_index, tm.captures, tm.capture_count, theirs, false));
+    sort_unique(&a);
+    sort_unique(&b);
+    bool same = a.len == b.len;
+    for (size_t i = 0; same && i < a.len; i++)
+        same = strcmp(a.items[i], b.items[i]) == 0;
+    if (!same) {
+        printf("  %s on %s\n", query, code);
+        for (size_t i = 0; i < a.len; i++)
+            printf("    oomlint:     %s\n", a.items[i]);
+        for (size_t i = 0; i < b.len; i++)
+            printf("    tree-sitter: %s\n", b.items[i]);
+    }
+    int result = same ? (int)a.len : -1;
+    free_lines(&a);
+    free_lines(&b);
+    ts_query_cursor_delete(cur);
+    oom_query_matcher_free(m);
+    oom_nodes_free(&nodes);
+    ts_tree_delete(tree);
+    ts_parser_delete(parser);
+    ts_query_delete(theirs);
+    oom_query_free(ours);
+    return result;
+}
+
+static int agree(const char *query, const char *code)
+{
+    return agree_with_text(query, code, false, NULL);
+}
+
+static void matches_agree_with_tree_sitter(void)
+{
+    static const char code[] =
+        "import torch as T\n"
+        "losses.append(loss)\n"
+        "losses.append(loss, 2)\n"
+        "f(a, b, c)\n"
+        "g()\n"
+        "g(  # note\n  x)\n"
+        "h(*args, k=1)\n"
+        "x = [a, b, a]\n"
+        "y += 1\n"
+        "z = w - 2\n"
+        "def f(a, b=2):\n    return a\n"
+        "class C(Base):\n    pass\n"
+        "with T.no_grad():\n    out = model(x)\n";
+    /* each: a feature, and how many matches it must have (so no case agrees
+     * by matching nothing) */
+    static const struct {
+        const char *query;
+        int matches;
+    } cases[] = {
+        {"(call function: (attribute object: (_) @o attribute: (identifier) @m)) @c", 3},
+        {"(call arguments: (argument_list (_) @a))", 11},           /* every argument, comment included */
+        {"(call arguments: (argument_list (_) @a (_) @b))", 6},      /* every ordered pair */
+        {"(call arguments: (argument_list . (_) @first))", 6},       /* first named child */
+        {"(call arguments: (argument_list (_) @last .))", 6},        /* last named child */
+        {"(call arguments: (argument_list . (_) @only .))", 2},      /* exactly one argument */
+        {"(argument_list (_) @a . (_) @b)", 5},                      /* immediate siblings */
+        {"(call arguments: (argument_list . (_)? @v)) @c", 8},       /* optional: kept when present */
+        {"(argument_list \"(\" @open . (_) @first)", 7},             /* anonymous node then anchor */
+        {"(argument_list _ @any)", 34},                              /* any node, anonymous included */
+        {"[(list_splat) (keyword_argument)] @arg", 2},               /* alternation at the root */
+        {"(call arguments: (argument_list [(identifier) (integer)] @v)) @c", 8},
+        {"(assignment left: (_) @l right: [(list) (binary_operator)] @r)", 2},
+        {"(augmented_assignment operator: [\"+=\" \"-=\"] @op)", 1}, /* anonymous alternatives */
+        {"(binary_operator operator: \"-\")  @b", 1},
+        {"(function_definition name: (identifier) @n !return_type)", 1}, /* negated field */
+        {"(class_definition superclasses: (argument_list (identifier) @base))", 1},
+        {"(list (identifier) @s (_) @v)", 3},
+        {"((call function: (identifier) @f) @c (#eq? @f \"g\"))", 5}, /* a group; predicates are the caller's */
+        {"(comment) @c", 1},
+        {"(with_statement (with_clause (with_item value: (call) @ctx)))", 1},
+        {"(module (expression_statement) @s)", 9},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int n = agree(cases[i].query, code);
+        if (n != cases[i].matches)
+            printf("  %s: %d matches, want %d\n", cases[i].query, n, cases[i].matches);
+        CHECK(n == cases[i].matches);
+    }
+    int pruned = -1;
+    CHECK(agree_with_text("((call function: (identifier) @f) @c (#any-of? @f \"g\" \"h\"))", code, true,
+                          &pruned) == 5);
+    CHECK(pruned == 3);
+    CHECK(agree_with_text("((call function: (identifier) @f) @c (#not-eq? @f \"g\"))", code, true,
+                          &pruned) == 5);
+    CHECK(pruned == 5); /* a negated predicate prunes nothing */
+    /* ERROR nodes: (_) matches none, (ERROR) does */
+    CHECK(agree("(ERROR) @e", "f(x y z))\n") > 0);
+    CHECK(agree("(module (_) @n)", "f(x y z))\n") >= 0);
+}
+
+static bool native(const char *query, uint32_t pattern)
+{
+    uint32_t off;
+    const char *why;
+    oom_query *q = oom_query_new(oom_lang_grammar(OOM_LANG_PYTHON), query, (uint32_t)strlen(query), &off, &why);
+    if (!q) {
+        printf("  not read: %s (%s)\n", query, why);
+        return false;
+    }
+    bool yes = oom_query_pattern_is_native(q, pattern);
+    oom_query_free(q);
+    return yes;
+}
+
+static void uncovered_shapes_are_left_to_tree_sitter(void)
+{
+    CHECK(native("(call) @c", 0));
+    CHECK(native("((call) @c (#eq? @c \"x\"))", 0));
+    CHECK(!native("(argument_list (identifier)* @ids)", 0));
+    CHECK(!native("(argument_list (identifier)+ @ids)", 0));
+    CHECK(native("(block (expression_statement) (return_statement))", 0));
+    CHECK(!native("((identifier) @a . (identifier) @b)", 0));
+    CHECK(!native("((identifier) (identifier))", 0));
+    CHECK(!native("(expression) @e", 0));
+    CHECK(!native("(MISSING) @m", 0));
+    CHECK(!native("(MISSING identifier) @m", 0));
+    CHECK(!native("(call (primary_expression/identifier) @f)", 0));
+    CHECK(native("(call) @a\n(argument_list (identifier)* @ids)", 0));
+    CHECK(!native("(call) @a\n(argument_list (identifier)* @ids)", 1));
+}
+
+static size_t read_error(const char *query, const char *want)
+{
+    uint32_t off = 0;
+    const char *why = NULL;
+    oom_query *q = oom_query_new(oom_lang_grammar(OOM_LANG_PYTHON), query, (uint32_t)strlen(query), &off, &why);
+    if (q) {
+        printf("  read, but should not be: %s\n", query);
+        oom_query_free(q);
+        return (size_t)-1;
+    }
+    if (!strstr(why, want))
+        printf("  %s: \"%s\", want \"%s\"\n", query, why, want);
+    CHECK(strstr(why, want) != NULL);
+    return off;
+}
+
+static void broken_queries_are_refused_with_a_position(void)
+{
+    CHECK(read_error("(calll) @c", "unknown node type") == 1);
+    CHECK(read_error("(call functio: (_))", "unknown field") == 6);
+    CHECK(read_error("(call !functio)", "unknown field") == 7);
+    CHECK(read_error("((call) @c (#eq? @d \"x\"))", "unknown capture") == 17);
+    CHECK(read_error("(call", "unclosed (") == 0);
+    CHECK(read_error("[(call)", "unclosed [") == 0);
+    CHECK(read_error("[]", "empty alternation") == 0);
+    CHECK(read_error("(call) @", "a capture needs a name") == 7);
+    CHECK(read_error("\"nope_token\"", "unknown node type") == 0);
+    CHECK(read_error("(call (identifier) @a \"x)", "unterminated string") == 22);
+    CHECK(read_error("call", "in parentheses") == 0);
+    CHECK(read_error("((call) @a) (#eq? @a \"x\")", "predicate needs a node pattern") == 12);
+    CHECK(read_error(")", "syntax error") == 0);
+    /* a hostile nesting depth is refused, not recursed into */
+    size_t depth = 100000;
+    char *deep = malloc(depth * 2 + 16);
+    for (size_t i = 0; i < depth; i++)
+        deep[i] = '[';
+    deep[depth] = '\0';
+    CHECK(read_error(deep, "nested too deeply") == 129);
+    free(deep);
+}
+
+static void combinatorial_patterns_stop_at_the_work_limit(void)
+{
+    const char *query = "(module (_) @a (_) @b (_) @c (_) @d (_) @e)";
+    oom_buf code;
+    oom_buf_init(&code);
+    for (int i = 0; i < 300; i++)
+        oom_buf_printf(&code, "x%d = %d\n", i, i);
+    uint32_t off;
+    const char *why;
+    const TSLanguage *lang = oom_lang_grammar(OOM_LANG_PYTHON);
+    oom_query *q = oom_query_new(lang, query, (uint32_t)strlen(query), &off, &why);
+    TSParser *parser = ts_parser_new();
+    ts_parser_set_language(parser, lang);
+    TSTree *tree = ts_parser_parse_string(parser, NULL, code.data, (uint32_t)code.len);
+    oom_nodes nodes;
+    oom_nodes_init(&nodes);
+    oom_nodes_build(&nodes, ts_tree_root_node(tree));
+    match_lines found = {0};
+    collect_ctx ctx = {q, &found, 0};
+    oom_query_matcher *m = oom_query_matcher_new();
+    oom_query_exec(m, q, &nodes, code.data, collect_native, count_limit, &ctx);
+    CHECK(ctx.limits == 1);
+    CHECK(found.len == 0);
+    free_lines(&found);
+    oom_query_matcher_free(m);
+    oom_nodes_free(&nodes);
+    ts_tree_delete(tree);
+    ts_parser_delete(parser);
+    oom_query_free(q);
+    oom_buf_free(&code);
+}
+
+/* The layout of a tree: preorder, `end` past each subtree, fields. */
+static void nodes_lay_out_the_tree(void)
+{
+    const char *code = "f(a, b=1)\n";
+    TSParser *parser = ts_parser_new();
+    ts_parser_set_language(parser, oom_lang_grammar(OOM_LANG_PYTHON));
+    TSTree *tree = ts_parser_parse_string(parser, NULL, code, (uint32_t)strlen(code));
+    oom_nodes n;
+    oom_nodes_init(&n);
+    oom_nodes_build(&n, ts_tree_root_node(tree));
+    /* module, expression_statement, call, identifier, argument_list, (, a, ",",
+     * keyword_argument, b, =, 1, ) */
+    CHECK(n.len == 13);
+    CHECK(n.items[0].end == n.len);
+    CHECK(strcmp(ts_node_type(n.items[2].node), "call") == 0 && n.items[2].end == 13);
+    CHECK(strcmp(ts_node_type(n.items[3].node), "identifier") == 0 && n.items[3].end == 4);
+    CHECK(n.items[3].field == oom_lang_field_id(oom_lang_grammar(OOM_LANG_PYTHON), "function", 8));
+    CHECK(n.items[4].field == oom_lang_field_id(oom_lang_grammar(OOM_LANG_PYTHON), "arguments", 9));
+    CHECK(strcmp(ts_node_type(n.items[8].node), "keyword_argument") == 0 && n.items[8].end == 12);
+    oom_nodes_free(&n);
+    ts_tree_delete(tree);
+    ts_parser_delete(parser);
+}
+
+/* A user rule the matcher leaves to tree-sitter (a `+` quantifier) still
+ * finds what it should, through the engine. */
+static void user_rule_with_quantifier_still_fires(void)
+{
+    static const char json[] =
+        "{\"code\": \"X9\", \"name\": \"x\", \"language\": \"python\", \"severity\": \"warning\","
+        " \"message\": \"prints {{arg}}\", \"help\": \"h\"}";
+    static const char query[] =
+        "((call function: (identifier) @f arguments: (argument_list (string)+ @arg)) @report\n"
+        " (#eq? @f \"print\"))\n"
+        "((call function: (identifier) @f) @report (#eq? @f \"exit\"))\n";
+    oom_rule_file files[2] = {{"r/rule.json", json, strlen(json)}, {"r/query.scm", query, strlen(query)}};
+    oom_rule_list rules = {NULL, 0, 0};
+    oom_buf err;
+    oom_buf_init(&err);
+    CHECK(oom_rules_add_files(&rules, files, 2, "user", &err) == 0);
+    oom_selection sel;
+    memset(&sel, 0, sizeof sel);
+    oom_compiled *c = oom_compiled_new(&rules, &sel, &err);
+    CHECK(c != NULL);
+    if (!c) {
+        printf("  %s\n", err.data);
+        oom_rules_free(&rules);
+        oom_buf_free(&err);
+        return;
+    }
+    static const char code[] = "print('a', 'b')\nprint(x)\nexit()\nlen('c')\n";
+    oom_source src;
+    char why[128];
+    CHECK(oom_source_from_memory("t.py", code, strlen(code), &src, why, sizeof why) == OOM_SOURCE_OK);
+    oom_linter *l = oom_linter_new(c);
+    oom_diag_list out = {NULL, 0, 0};
+    oom_linter_run(l, &src, OOM_LANG_PYTHON, &out);
+    CHECK(out.len == 2);
+    CHECK(out.len == 2 && out.items[0].start_row == 1 && out.items[1].start_row == 3);
+    CHECK(out.len >= 1 && strstr(out.items[0].message, "prints 'a'") != NULL);
+    oom_diag_list_free(&out);
+    oom_linter_free(l);
+    oom_source_free(&src);
+    oom_compiled_free(c);
+    oom_rules_free(&rules);
+    oom_buf_free(&err);
+}
+
+void test_query_suite(void)
+{
+    oom_test_run("query: matches agree with tree-sitter's cursor, feature by feature",
+                 matches_agree_with_tree_sitter);
+    oom_test_run("query: uncovered shapes are left to tree-sitter", uncovered_shapes_are_left_to_tree_sitter);
+    oom_test_run("query: broken queries are refused with a position", broken_queries_are_refused_with_a_position);
+    oom_test_run("query: a combinatorial pattern stops at the work limit",
+                 combinatorial_patterns_stop_at_the_work_limit);
+    oom_test_run("nodes: the tree laid out in preorder with fields", nodes_lay_out_the_tree);
+    oom_test_run("query: a user rule with a quantifier fires through tree-sitter's cursor",
+                 user_rule_with_quantifier_still_fires);
+}
