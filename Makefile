@@ -139,10 +139,11 @@ $(DEPS)/.test-tools: src/deps/test-tools.lock src/deps/fetch.sh
 unit: check-system $(BUILD)/oomlint $(BUILD)/oomlint-tests
 
 # libFuzzer targets (clang): Python, JSON and TOML through the whole pipeline,
-# suppression comments, and a user rule. `make fuzz FUZZ_SECONDS=N` runs each
+# suppression comments, a user rule, and oomlint's query matcher against
+# tree-sitter's cursor (differential). `make fuzz FUZZ_SECONDS=N` runs each
 # for N seconds on a corpus seeded from the fixtures and the rules.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := python json toml suppress rule
+FUZZ_TARGETS := python json toml suppress rule match
 FUZZ_SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 fuzz-build:

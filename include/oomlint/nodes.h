@@ -16,6 +16,7 @@
 
 typedef struct {
     TSNode node;
+    uint32_t start;   /* ts_node_start_byte, kept here for binary searches */
     uint32_t end;     /* index past the last node of its subtree */
     TSSymbol symbol;  /* ts_node_symbol */
     TSFieldId field;  /* the field it fills in its parent; 0 for none */
@@ -35,5 +36,13 @@ void oom_nodes_build(oom_nodes *n, TSNode root);
 /* Gives back memory held for a large file (the array is reused per thread). */
 void oom_nodes_trim(oom_nodes *n);
 void oom_nodes_free(oom_nodes *n);
+
+/* The index of `node` in the array (a binary search by start byte: preorder
+ * keeps start bytes in order), or UINT32_MAX when it is not there. */
+uint32_t oom_nodes_find(const oom_nodes *n, TSNode node);
+/* ts_node_child_by_field_id through the array: the first child of `node`
+ * in that field, or a null node. Several times cheaper than tree-sitter's,
+ * which walks the grammar's hidden nodes and field maps on each call. */
+TSNode oom_nodes_child(const oom_nodes *n, TSNode node, TSFieldId field);
 
 #endif

@@ -72,8 +72,11 @@ oom_query_matcher *oom_query_matcher_new(void);
 void oom_query_matcher_free(oom_query_matcher *m);
 /* Runs every native pattern at every node of the tree. With the tree's text
  * (src), a pattern whose #eq? or #any-of? cannot hold stops as soon as the
- * node it names is reached; the caller still evaluates every predicate. */
+ * node it names is reached (the caller still evaluates every predicate; a
+ * semantic predicate is left to the end, as most of them cost more than the
+ * rest of the pattern's matching). on_limit may be NULL. */
 void oom_query_exec(oom_query_matcher *m, const oom_query *q, const oom_nodes *tree,
                     const char *src, oom_on_match_fn on_match, oom_on_limit_fn on_limit, void *ctx);
+
 
 #endif

@@ -16,9 +16,11 @@ char *oom_xstrndup(const char *s, size_t n);
 
 /* Grow an array `*items` of `*cap` elements of `elem` bytes to hold `need`. */
 void oom_grow(void **items, size_t *cap, size_t need, size_t elem);
+/* The capacity test is inline: pushes are on the hot path of every walk. */
 #define OOM_PUSH(arr, len, cap, value)                                          \
     do {                                                                       \
-        oom_grow((void **)&(arr), &(cap), (len) + 1, sizeof(*(arr)));          \
+        if ((len) + 1 > (cap))                                                 \
+            oom_grow((void **)&(arr), &(cap), (len) + 1, sizeof(*(arr)));      \
         (arr)[(len)++] = (value);                                              \
     } while (0)
 

@@ -28,6 +28,9 @@ typedef struct {
     const char *path; /* the file being linted */
     const char *src;  /* its text */
     oom_buf *detail;
+    /* the thread's regex scratch, limited like #match? (engine/lint.c) */
+    pcre2_match_data *md;
+    pcre2_match_context *mctx;
 } oom_sem_env;
 
 /* A semantic question about a captured node. `site` is the node the finding

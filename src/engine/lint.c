@@ -375,7 +375,7 @@ void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list
     oom_buf detail;
     oom_buf_init(&detail);
     oom_buf_append(&detail, "", 0);
-    oom_sem_env env = {model, json, &l->c->run, src->path, src->text, &detail};
+    oom_sem_env env = {model, json, &l->c->run, src->path, src->text, &detail, l->md, l->mctx};
     oom_diag_list found = {NULL, 0, 0};
     oom_suppression_set supp;
     memset(&supp, 0, sizeof supp);

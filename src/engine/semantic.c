@@ -77,13 +77,7 @@ static bool sem_qualname_match(const oom_sem_env *env, TSNode n, TSNode site, co
     (void)site;
     if (!oom_pymodel_qualname(m, n, scratch))
         return false;
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(p->regex, NULL);
-    pcre2_match_context *mctx = pcre2_match_context_create(NULL);
-    pcre2_set_match_limit(mctx, OOM_REGEX_MATCH_LIMIT);
-    pcre2_set_depth_limit(mctx, OOM_REGEX_DEPTH_LIMIT);
-    int rc = pcre2_match(p->regex, (PCRE2_SPTR)scratch->data, scratch->len, 0, 0, md, mctx);
-    pcre2_match_context_free(mctx);
-    pcre2_match_data_free(md);
+    int rc = pcre2_match(p->regex, (PCRE2_SPTR)scratch->data, scratch->len, 0, 0, env->md, env->mctx);
     return rc >= 0;
 }
 

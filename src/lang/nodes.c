@@ -19,6 +19,7 @@ static void open_node(oom_nodes *n, size_t *depth, TSTreeCursor *c)
 {
     oom_node e;
     e.node = ts_tree_cursor_current_node(c);
+    e.start = ts_node_start_byte(e.node);
     e.end = 0;
     e.symbol = ts_node_symbol(e.node);
     e.field = ts_tree_cursor_current_field_id(c);
@@ -66,4 +67,33 @@ void oom_nodes_free(oom_nodes *n)
     free(n->items);
     free(n->stack);
     oom_nodes_init(n);
+}
+
+uint32_t oom_nodes_find(const oom_nodes *n, TSNode node)
+{
+    uint32_t start = ts_node_start_byte(node);
+    uint32_t lo = 0, hi = n->len;
+    while (lo < hi) { /* the first node starting at or after `start` */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (n->items[mid].start < start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* nodes that start together are an ancestor chain: `node` is among them */
+    for (uint32_t i = lo; i < n->len && n->items[i].start == start; i++)
+        if (n->items[i].node.id == node.id)
+            return i;
+    return UINT32_MAX;
+}
+
+TSNode oom_nodes_child(const oom_nodes *n, TSNode node, TSFieldId field)
+{
+    uint32_t at = oom_nodes_find(n, node);
+    if (at == UINT32_MAX)
+        return field ? ts_node_child_by_field_id(node, field) : (TSNode){{0}, NULL, NULL};
+    for (uint32_t kid = at + 1; kid < n->items[at].end; kid = n->items[kid].end)
+        if (field && n->items[kid].field == field)
+            return n->items[kid].node;
+    return (TSNode){{0}, NULL, NULL};
 }

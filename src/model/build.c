@@ -68,9 +68,9 @@ static const oom_py_symbols *python_symbols(void)
 
 /* ---- small helpers --------------------------------------------------- */
 
-static TSNode field(TSNode n, const char *name)
+static TSNode field_of(const oom_pymodel *m, TSNode n, const char *name)
 {
-    return oom_child(n, name, (uint32_t)strlen(name));
+    return oom_model_child(m, n, name, (uint32_t)strlen(name));
 }
 
 static void add_alias(oom_pymodel *m, const char *local, size_t local_len, const char *qual,
@@ -128,7 +128,7 @@ static void visit_import(oom_pymodel *m, TSNode node)
         TSNode child = ts_node_named_child(node, i);
         uint32_t len;
         if (ts_node_symbol(child) == m->sym.aliased_import) {
-            TSNode name = field(child, "name"), alias = field(child, "alias");
+            TSNode name = field_of(m, child, "name"), alias = field_of(m, child, "alias");
             if (ts_node_is_null(name) || ts_node_is_null(alias))
                 continue;
             uint32_t alen;
@@ -151,7 +151,7 @@ static void visit_import(oom_pymodel *m, TSNode node)
  * imports (`from . import x`) name project modules; they resolve to themselves. */
 static void visit_import_from(oom_pymodel *m, TSNode node)
 {
-    TSNode module = field(node, "module_name");
+    TSNode module = field_of(m, node, "module_name");
     if (ts_node_is_null(module))
         return;
     if (ts_node_symbol(module) != m->sym.dotted_name) {
@@ -170,8 +170,8 @@ static void visit_import_from(oom_pymodel *m, TSNode node)
             continue;
         TSNode name = child, alias = child;
         if (ts_node_symbol(child) == m->sym.aliased_import) {
-            name = field(child, "name");
-            alias = field(child, "alias");
+            name = field_of(m, child, "name");
+            alias = field_of(m, child, "alias");
         } else if (ts_node_symbol(child) != m->sym.dotted_name) {
             continue;
         }
@@ -211,13 +211,13 @@ static void bind_target(oom_pymodel *m, int scope, TSNode target, uint32_t pos,
 
 static void visit_assignment(oom_pymodel *m, int scope, TSNode node)
 {
-    TSNode left = field(node, "left"), right = field(node, "right");
+    TSNode left = field_of(m, node, "left"), right = field_of(m, node, "right");
     if (ts_node_is_null(left) || ts_node_is_null(right))
         return;
     /* `a = b = value`: the inner assignment is visited on its own; both names
      * are bound to the innermost value. */
     while (ts_node_symbol(right) == m->sym.assignment) {
-        TSNode next = field(right, "right");
+        TSNode next = field_of(m, right, "right");
         if (ts_node_is_null(next))
             return;
         right = next;
@@ -227,7 +227,7 @@ static void visit_assignment(oom_pymodel *m, int scope, TSNode node)
 
 static void visit_augmented(oom_pymodel *m, int scope, TSNode node)
 {
-    TSNode left = field(node, "left");
+    TSNode left = field_of(m, node, "left");
     if (!ts_node_is_null(left) && ts_node_symbol(left) == m->sym.identifier)
         add_binding(m, scope, left, ts_node_end_byte(node), OOM_BIND_AUGMENTED, node);
 }
@@ -267,9 +267,9 @@ static void push_backward_target(oom_pymodel *m, int scope, TSNode n)
     OOM_PUSH(m->backward_targets, m->backward_count, m->backward_cap, ref);
 }
 
-static TSNode first_positional(TSNode call)
+static TSNode first_positional(const oom_pymodel *m, TSNode call)
 {
-    TSNode args = oom_child(call, "arguments", 9);
+    TSNode args = oom_model_child(m, call, "arguments", 9);
     TSNode none = {{0}, NULL, NULL};
     if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0)
         return none;
@@ -282,12 +282,12 @@ static TSNode first_positional(TSNode call)
  * recorded; over-recording only makes the rules that ask quieter. */
 static void record_backward(oom_pymodel *m, int scope, TSNode call, TSNode fn)
 {
-    TSNode object = field(fn, "object");
+    TSNode object = field_of(m, fn, "object");
     if (!ts_node_is_null(object) && ts_node_symbol(object) == m->sym.call)
-        push_backward_target(m, scope, first_positional(object));
+        push_backward_target(m, scope, first_positional(m, object));
     else
         push_backward_target(m, scope, object);
-    push_backward_target(m, scope, first_positional(call));
+    push_backward_target(m, scope, first_positional(m, call));
 }
 
 static bool is_false_literal(const oom_pymodel *m, TSNode n)
@@ -298,12 +298,12 @@ static bool is_false_literal(const oom_pymodel *m, TSNode n)
 static void record_mode_marker(oom_pymodel *m, int scope, TSNode call, TSNode receiver,
                                bool is_eval_call)
 {
-    TSNode args = field(call, "arguments");
+    TSNode args = field_of(m, call, "arguments");
     bool is_eval = is_eval_call;
     if (!is_eval_call && !ts_node_is_null(args) && ts_node_named_child_count(args) == 1) {
         TSNode arg = ts_node_named_child(args, 0);
         if (ts_node_symbol(arg) == m->sym.keyword_argument)
-            arg = field(arg, "value");
+            arg = field_of(m, arg, "value");
         if (!ts_node_is_null(arg) && is_false_literal(m, arg))
             is_eval = true; /* model.train(False) is model.eval() */
         else if (!ts_node_is_null(arg) && !oom_node_text_is(m, arg, "True"))
@@ -355,10 +355,10 @@ static bool is_cuda_device_expr(oom_pymodel *m, TSNode e, int depth)
     if (s == m->sym.call) {
         oom_buf q;
         oom_buf_init(&q);
-        bool device = oom_pymodel_qualname(m, field(e, "function"), &q) &&
+        bool device = oom_pymodel_qualname(m, field_of(m, e, "function"), &q) &&
                       strcmp(q.data, "torch.device") == 0;
         oom_buf_free(&q);
-        return device && is_cuda_device_expr(m, first_positional(e), depth + 1);
+        return device && is_cuda_device_expr(m, first_positional(m, e), depth + 1);
     }
     if (s == m->sym.identifier) {
         uint32_t len;
@@ -381,18 +381,18 @@ static bool initialises_cuda(oom_pymodel *m, TSNode call, TSNode fn, const char 
         strcmp(qual, "torch.cuda.is_available") != 0 && strcmp(qual, "torch.cuda.amp.autocast") != 0)
         return true;
     if (ts_node_symbol(fn) == m->sym.attribute) {
-        TSNode attr = field(fn, "attribute");
+        TSNode attr = field_of(m, fn, "attribute");
         if (oom_node_text_is(m, attr, "cuda"))
             return true;
-        if (oom_node_text_is(m, attr, "to") && is_cuda_device_expr(m, first_positional(call), 0))
+        if (oom_node_text_is(m, attr, "to") && is_cuda_device_expr(m, first_positional(m, call), 0))
             return true;
     }
-    TSNode args = field(call, "arguments");
+    TSNode args = field_of(m, call, "arguments");
     uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
     for (uint32_t i = 0; i < count; i++) {
         TSNode a = ts_node_named_child(args, i);
         if (ts_node_symbol(a) == m->sym.keyword_argument &&
-            oom_node_text_is(m, field(a, "name"), "device") && is_cuda_device_expr(m, field(a, "value"), 0))
+            oom_node_text_is(m, field_of(m, a, "name"), "device") && is_cuda_device_expr(m, field_of(m, a, "value"), 0))
             return qual == NULL || strcmp(qual, "torch.device") != 0;
     }
     return false;
@@ -400,13 +400,13 @@ static bool initialises_cuda(oom_pymodel *m, TSNode call, TSNode fn, const char 
 
 static void record_keywords(oom_pymodel *m, TSNode call)
 {
-    TSNode args = field(call, "arguments");
+    TSNode args = field_of(m, call, "arguments");
     uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
     for (uint32_t i = 0; i < count; i++) {
         TSNode a = ts_node_named_child(args, i);
         if (ts_node_symbol(a) != m->sym.keyword_argument)
             continue;
-        TSNode name = field(a, "name"), value = field(a, "value");
+        TSNode name = field_of(m, a, "name"), value = field_of(m, a, "value");
         if (ts_node_is_null(name) || ts_node_is_null(value))
             continue;
         oom_keyword k;
@@ -419,17 +419,17 @@ static void record_keywords(oom_pymodel *m, TSNode call)
 /* from_pretrained("gpt2") or name = "gpt2"; from_pretrained(name) */
 static void record_pretrained(oom_pymodel *m, int scope, TSNode call, TSNode fn)
 {
-    if (ts_node_symbol(fn) != m->sym.attribute || !oom_node_text_is(m, field(fn, "attribute"), "from_pretrained"))
+    if (ts_node_symbol(fn) != m->sym.attribute || !oom_node_text_is(m, field_of(m, fn, "attribute"), "from_pretrained"))
         return;
-    TSNode arg = first_positional(call);
+    TSNode arg = first_positional(m, call);
     if (ts_node_is_null(arg)) {
-        TSNode args = field(call, "arguments");
+        TSNode args = field_of(m, call, "arguments");
         uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
         for (uint32_t i = 0; i < count; i++) {
             TSNode a = ts_node_named_child(args, i);
             if (ts_node_symbol(a) == m->sym.keyword_argument &&
-                oom_node_text_is(m, field(a, "name"), "pretrained_model_name_or_path"))
-                arg = field(a, "value");
+                oom_node_text_is(m, field_of(m, a, "name"), "pretrained_model_name_or_path"))
+                arg = field_of(m, a, "value");
         }
     }
     if (!ts_node_is_null(arg) && ts_node_symbol(arg) == m->sym.keyword_argument)
@@ -476,13 +476,13 @@ static void note_call_facts(oom_pymodel *m, int scope, TSNode node, TSNode fn)
 
 static void visit_call(oom_pymodel *m, int scope, TSNode node)
 {
-    TSNode fn = field(node, "function");
+    TSNode fn = field_of(m, node, "function");
     if (ts_node_is_null(fn))
         return;
     note_call_facts(m, scope, node, fn);
     TSNode last = fn;
     if (ts_node_symbol(fn) == m->sym.attribute) {
-        last = field(fn, "attribute");
+        last = field_of(m, fn, "attribute");
         if (ts_node_is_null(last))
             return;
         if (oom_node_text_is(m, last, "backward")) {
@@ -490,9 +490,9 @@ static void visit_call(oom_pymodel *m, int scope, TSNode node)
             add_site(&m->backward_calls, &m->backward_call_count, &m->backward_call_cap, scope, node);
         }
         else if (oom_node_text_is(m, last, "eval"))
-            record_mode_marker(m, scope, node, field(fn, "object"), true);
+            record_mode_marker(m, scope, node, field_of(m, fn, "object"), true);
         else if (oom_node_text_is(m, last, "train"))
-            record_mode_marker(m, scope, node, field(fn, "object"), false);
+            record_mode_marker(m, scope, node, field_of(m, fn, "object"), false);
     } else if (ts_node_symbol(fn) != m->sym.identifier) {
         return;
     }
@@ -506,7 +506,7 @@ static void visit_call(oom_pymodel *m, int scope, TSNode node)
 
 static void visit_with(oom_pymodel *m, TSNode node)
 {
-    TSNode body = field(node, "body");
+    TSNode body = field_of(m, node, "body");
     if (ts_node_is_null(body))
         return;
     /* with_statement > with_clause > with_item(value: expr) */
@@ -516,7 +516,7 @@ static void visit_with(oom_pymodel *m, TSNode node)
         TSNode item = ts_node_named_child(clause, i);
         if (ts_node_symbol(item) != m->sym.with_item)
             continue;
-        TSNode value = field(item, "value");
+        TSNode value = field_of(m, item, "value");
         if (ts_node_is_null(value))
             continue;
         if (ts_node_named_child_count(value) > 0 && ts_node_symbol(value) != m->sym.call &&
@@ -536,7 +536,7 @@ static void visit_expression_statement(oom_pymodel *m, int scope, TSNode node)
     TSNode expr = ts_node_named_child(node, 0);
     if (ts_node_is_null(expr) || ts_node_symbol(expr) != m->sym.call)
         return;
-    TSNode fn = field(expr, "function");
+    TSNode fn = field_of(m, expr, "function");
     oom_buf q;
     oom_buf_init(&q);
     bool is_switch = oom_pymodel_qualname(m, fn, &q) &&
@@ -608,7 +608,7 @@ static TSNode owning_class(const oom_pymodel *m, TSNode fn)
 /* Whether a base of the class has a last name ending in one of suffixes. */
 static bool has_base_ending(const oom_pymodel *m, TSNode cls, const char *const *suffixes)
 {
-    TSNode bases = field(cls, "superclasses");
+    TSNode bases = field_of(m, cls, "superclasses");
     uint32_t count = ts_node_is_null(bases) ? 0 : ts_node_named_child_count(bases);
     for (uint32_t i = 0; i < count; i++) {
         uint32_t len;
@@ -632,7 +632,7 @@ static bool is_model_class(const oom_pymodel *m, TSNode cls)
 static bool is_test_class(const oom_pymodel *m, TSNode cls)
 {
     static const char *const test_bases[] = {"TestCase", NULL};
-    TSNode name = field(cls, "name");
+    TSNode name = field_of(m, cls, "name");
     uint32_t len = 0;
     const char *text = ts_node_is_null(name) ? NULL : oom_node_text(m, name, &len);
     return (text && memmem(text, len, "Test", 4) != NULL) || has_base_ending(m, cls, test_bases);
@@ -655,7 +655,7 @@ static void classify_method(const oom_pymodel *m, TSNode fn, oom_scope *s)
 
 static int enter_function(oom_pymodel *m, int scope, TSNode node)
 {
-    TSNode name = field(node, "name");
+    TSNode name = field_of(m, node, "name");
     oom_scope s = {ts_node_start_byte(node), ts_node_end_byte(node), scope, NULL, 0, false, false, false};
     if (!ts_node_is_null(name))
         s.name = oom_node_text(m, name, &s.name_len);
@@ -667,7 +667,7 @@ static int enter_function(oom_pymodel *m, int scope, TSNode node)
         visit_decorators(m, parent, node);
     if (s.name && is_lightning_no_grad_hook(s.name, s.name_len) && is_method(m, node))
         add_region(m, s.start, s.end, OOM_GRAD_DISABLED);
-    TSNode params = field(node, "parameters");
+    TSNode params = field_of(m, node, "parameters");
     if (!ts_node_is_null(params))
         bind_opaque_names(m, inner, params, s.start);
     return inner;
@@ -751,7 +751,7 @@ static void visit_except(oom_pymodel *m, TSNode node)
         oom = text_contains_ci(m, node, "out of memory") || text_contains_ci(m, node, "outofmemory");
     oom_handler h = {ts_node_start_byte(body), ts_node_end_byte(body), oom, 0, 0};
     TSNode try_stmt = ts_node_parent(node);
-    TSNode try_body = ts_node_is_null(try_stmt) ? try_stmt : field(try_stmt, "body");
+    TSNode try_body = ts_node_is_null(try_stmt) ? try_stmt : field_of(m, try_stmt, "body");
     if (!ts_node_is_null(try_body)) {
         h.try_start = ts_node_start_byte(try_body);
         h.try_end = ts_node_end_byte(try_body);
@@ -761,7 +761,7 @@ static void visit_except(oom_pymodel *m, TSNode node)
 
 static void visit_if(oom_pymodel *m, int scope, TSNode node)
 {
-    TSNode cond = field(node, "condition");
+    TSNode cond = field_of(m, node, "condition");
     if (ts_node_is_null(cond))
         return;
     const char *t = ts_node_type(cond);
@@ -804,16 +804,16 @@ static void visit(oom_pymodel *m, TSNode node, int scope)
     else if (s == m->sym.augmented_assignment)
         visit_augmented(m, scope, node);
     else if (s == m->sym.named_expression) {
-        TSNode name = field(node, "name"), value = field(node, "value");
+        TSNode name = field_of(m, node, "name"), value = field_of(m, node, "value");
         if (!ts_node_is_null(name) && !ts_node_is_null(value))
             add_binding(m, scope, name, ts_node_end_byte(node), OOM_BIND_VALUE, value);
     } else if (s == m->sym.for_statement || s == m->sym.while_statement) {
-        TSNode body = field(node, "body");
+        TSNode body = field_of(m, node, "body");
         if (!ts_node_is_null(body)) {
             oom_loop l = {ts_node_start_byte(body), ts_node_end_byte(body), scope};
             OOM_PUSH(m->loops, m->loop_count, m->loop_cap, l);
         }
-        TSNode left = field(node, "left");
+        TSNode left = field_of(m, node, "left");
         if (!ts_node_is_null(left))
             bind_opaque_names(m, scope, left, ts_node_start_byte(node));
     } else if (s == m->sym.with_statement)
@@ -835,7 +835,7 @@ static void walk(oom_pymodel *m, const oom_nodes *nodes)
     OOM_PUSH(stack, depth, cap, top);
     for (uint32_t i = 0; i < nodes->len; i++) {
         TSNode node = nodes->items[i].node;
-        uint32_t start = ts_node_start_byte(node);
+        uint32_t start = nodes->items[i].start;
         while (depth > 1 && start >= stack[depth - 1].end)
             depth--;
         int scope = stack[depth - 1].scope;
@@ -884,6 +884,7 @@ oom_pymodel *oom_pymodel_build_from(const oom_nodes *nodes, const char *src, siz
     m->src = src;
     m->len = len;
     m->root = nodes->items[0].node;
+    m->nodes = nodes;
     m->sym = *python_symbols();
     oom_scope module = {0, (uint32_t)len, -1, NULL, 0, false, false, false};
     OOM_PUSH(m->scopes, m->scope_count, m->scope_cap, module);
@@ -898,6 +899,7 @@ oom_pymodel *oom_pymodel_build(const TSTree *tree, const char *src, size_t len)
     oom_nodes_init(&nodes);
     oom_nodes_build(&nodes, ts_tree_root_node(tree));
     oom_pymodel *m = oom_pymodel_build_from(&nodes, src, len);
+    m->nodes = NULL; /* freed here: later questions go to tree-sitter */
     oom_nodes_free(&nodes);
     return m;
 }

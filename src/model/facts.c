@@ -30,7 +30,7 @@ bool oom_pymodel_has_argument(const oom_pymodel *m, TSNode call, const char *nam
 {
     TSNode args = call;
     if (ts_node_symbol(call) == m->sym.call)
-        args = oom_child(call, "arguments", 9);
+        args = oom_model_child(m, call, "arguments", 9);
     if (ts_node_is_null(args))
         return false;
     int positional = 0;
@@ -44,7 +44,7 @@ bool oom_pymodel_has_argument(const oom_pymodel *m, TSNode call, const char *nam
             return true;
         if (ts_node_symbol(a) == m->sym.keyword_argument) {
             uint32_t len;
-            const char *n = oom_node_text(m, oom_child(a, "name", 4), &len);
+            const char *n = oom_node_text(m, oom_model_child(m, a, "name", 4), &len);
             if (text_eq(n, len, name))
                 return true;
             continue;
@@ -142,7 +142,7 @@ static bool is_retryable_callee(const oom_pymodel *m, TSNode fn)
                                         "dict", "tuple", "zip", "enumerate", "isinstance", "getattr",
                                         "setattr", "hasattr", "min", "max", "sum", "iter", "next",
                                         "autocast", "nullcontext", "super", "type", NULL};
-    if (ts_node_symbol(fn) == m->sym.attribute && !oom_node_text_is(m, oom_child(fn, "object", 6), "self"))
+    if (ts_node_symbol(fn) == m->sym.attribute && !oom_node_text_is(m, oom_model_child(m, fn, "object", 6), "self"))
         return false;
     uint32_t len;
     const char *name = oom_node_last_name(m, fn, &len);
@@ -156,11 +156,11 @@ static bool is_retryable_callee(const oom_pymodel *m, TSNode fn)
 
 bool oom_pymodel_is_retry_call(const oom_pymodel *m, TSNode call)
 {
-    if (!is_retryable_callee(m, oom_child(call, "function", 8)))
+    if (!is_retryable_callee(m, oom_model_child(m, call, "function", 8)))
         return false;
     oom_buf q;
     oom_buf_init(&q);
-    bool library = oom_pymodel_qualname(m, oom_child(call, "function", 8), &q) &&
+    bool library = oom_pymodel_qualname(m, oom_model_child(m, call, "function", 8), &q) &&
                    strchr(q.data, '.') != NULL && !oom_str_starts_with(q.data, "self.");
     oom_buf_free(&q);
     if (library)
@@ -332,20 +332,20 @@ static bool is_lm_model_expr(const oom_pymodel *m, TSNode e, int depth)
     }
     if (ts_node_symbol(e) != m->sym.call)
         return false;
-    TSNode fn = oom_child(e, "function", 8);
+    TSNode fn = oom_model_child(m, e, "function", 8);
     if (ts_node_is_null(fn))
         return false;
     if (ts_node_symbol(fn) == m->sym.attribute) {
         /* model.to(device), get_peft_model(model, cfg) keep the head */
-        TSNode attr = oom_child(fn, "attribute", 9);
+        TSNode attr = oom_model_child(m, fn, "attribute", 9);
         if (oom_node_text_is(m, attr, "to") || oom_node_text_is(m, attr, "cuda"))
-            return is_lm_model_expr(m, oom_child(fn, "object", 6), depth + 1);
+            return is_lm_model_expr(m, oom_model_child(m, fn, "object", 6), depth + 1);
     }
     oom_buf q;
     oom_buf_init(&q);
     bool lm = oom_pymodel_qualname(m, fn, &q) && is_lm_class_name(q.data);
     if (!lm && q.len && oom_str_ends_with(q.data, "get_peft_model")) {
-        TSNode args = oom_child(e, "arguments", 9);
+        TSNode args = oom_model_child(m, e, "arguments", 9);
         if (!ts_node_is_null(args) && ts_node_named_child_count(args) > 0)
             lm = is_lm_model_expr(m, ts_node_named_child(args, 0), depth + 1);
     }
@@ -355,7 +355,7 @@ static bool is_lm_model_expr(const oom_pymodel *m, TSNode e, int depth)
 
 bool oom_pymodel_is_lm_trainer(const oom_pymodel *m, TSNode call)
 {
-    TSNode args = oom_child(call, "arguments", 9);
+    TSNode args = oom_model_child(m, call, "arguments", 9);
     if (ts_node_is_null(args))
         return false;
     TSNode model = {{0}, NULL, NULL};
@@ -363,8 +363,8 @@ bool oom_pymodel_is_lm_trainer(const oom_pymodel *m, TSNode call)
     for (uint32_t i = 0; i < count; i++) {
         TSNode a = ts_node_named_child(args, i);
         if (ts_node_symbol(a) == m->sym.keyword_argument) {
-            if (oom_node_text_is(m, oom_child(a, "name", 4), "model"))
-                model = oom_child(a, "value", 5);
+            if (oom_node_text_is(m, oom_model_child(m, a, "name", 4), "model"))
+                model = oom_model_child(m, a, "value", 5);
         } else if (i == 0 && ts_node_is_null(model)) {
             model = a;
         }

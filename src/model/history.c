@@ -117,7 +117,7 @@ static bool value_builds_model(const oom_pymodel *m, TSNode value, int depth)
 {
     if (ts_node_symbol(value) != m->sym.call)
         return is_model_expr(m, value, depth + 1);
-    TSNode fn = oom_child(value, "function", 8);
+    TSNode fn = oom_model_child(m, value, "function", 8);
     if (ts_node_is_null(fn))
         return false;
     oom_buf q;
@@ -144,7 +144,7 @@ static bool value_builds_model(const oom_pymodel *m, TSNode value, int depth)
                    (strcmp(last, "to") == 0 || strcmp(last, "cuda") == 0 ||
                     strcmp(last, "half") == 0 || strcmp(last, "bfloat16") == 0 ||
                     strcmp(last, "float") == 0 || strcmp(last, "eval") == 0)) {
-            TSNode obj = oom_child(fn, "object", 6);
+            TSNode obj = oom_model_child(m, fn, "object", 6);
             result = !ts_node_is_null(obj) && is_model_expr(m, obj, depth + 1);
         }
     }
@@ -159,11 +159,11 @@ static bool is_model_expr(const oom_pymodel *m, TSNode expr, int depth)
     TSSymbol s = ts_node_symbol(expr);
     uint32_t len;
     if (s == m->sym.attribute) {
-        TSNode attr = oom_child(expr, "attribute", 9);
+        TSNode attr = oom_model_child(m, expr, "attribute", 9);
         if (ts_node_is_null(attr))
             return false;
         const char *t = oom_node_text(m, attr, &len);
-        return names_model(m, t, len) && !names_a_class(m, oom_child(expr, "object", 6));
+        return names_model(m, t, len) && !names_a_class(m, oom_model_child(m, expr, "object", 6));
     }
     if (s != m->sym.identifier)
         return false;
@@ -190,13 +190,13 @@ bool oom_pymodel_is_model_call(const oom_pymodel *m, TSNode call)
 {
     if (ts_node_symbol(call) != m->sym.call)
         return false;
-    TSNode fn = oom_child(call, "function", 8);
+    TSNode fn = oom_model_child(m, call, "function", 8);
     if (ts_node_is_null(fn))
         return false;
     if (ts_node_symbol(fn) == m->sym.attribute) {
-        TSNode attr = oom_child(fn, "attribute", 9);
+        TSNode attr = oom_model_child(m, fn, "attribute", 9);
         if (!ts_node_is_null(attr) && oom_node_text_is(m, attr, "forward"))
-            return is_model_expr(m, oom_child(fn, "object", 6), 0);
+            return is_model_expr(m, oom_model_child(m, fn, "object", 6), 0);
     }
     return is_model_expr(m, fn, 0);
 }
@@ -236,14 +236,14 @@ static const char *const torch_history_free[] = {
 
 static bool any_argument_carries(const oom_pymodel *m, TSNode call, int depth)
 {
-    TSNode args = oom_child(call, "arguments", 9);
+    TSNode args = oom_model_child(m, call, "arguments", 9);
     if (ts_node_is_null(args))
         return false;
     uint32_t count = ts_node_named_child_count(args);
     for (uint32_t i = 0; i < count; i++) {
         TSNode a = ts_node_named_child(args, i);
         if (ts_node_symbol(a) == m->sym.keyword_argument)
-            a = oom_child(a, "value", 5);
+            a = oom_model_child(m, a, "value", 5);
         if (!ts_node_is_null(a) && carries(m, a, depth + 1))
             return true;
     }
@@ -259,13 +259,13 @@ static bool is_loss_function(const char *q)
 
 static bool call_carries(const oom_pymodel *m, TSNode call, int depth)
 {
-    TSNode fn = oom_child(call, "function", 8);
+    TSNode fn = oom_model_child(m, call, "function", 8);
     if (ts_node_is_null(fn))
         return false;
     uint32_t len;
     if (ts_node_symbol(fn) == m->sym.attribute) {
-        TSNode attr = oom_child(fn, "attribute", 9);
-        TSNode obj = oom_child(fn, "object", 6);
+        TSNode attr = oom_model_child(m, fn, "attribute", 9);
+        TSNode obj = oom_model_child(m, fn, "object", 6);
         if (ts_node_is_null(attr) || ts_node_is_null(obj))
             return false;
         const char *method = oom_node_text(m, attr, &len);
@@ -309,7 +309,7 @@ static bool identifier_carries(const oom_pymodel *m, TSNode id, int depth)
     if (!b || b->kind == OOM_BIND_OPAQUE)
         return false;
     if (b->kind == OOM_BIND_AUGMENTED) {
-        TSNode right = oom_child(b->value, "right", 5);
+        TSNode right = oom_model_child(m, b->value, "right", 5);
         if (!ts_node_is_null(right) && carries(m, right, depth + 1))
             return true;
         /* `total += x.item()`: what total held before decides */
@@ -342,8 +342,8 @@ static bool carries(const oom_pymodel *m, TSNode e, int depth)
         return call_carries(m, e, depth);
     uint32_t len;
     if (s == m->sym.attribute) {
-        TSNode attr = oom_child(e, "attribute", 9);
-        TSNode obj = oom_child(e, "object", 6);
+        TSNode attr = oom_model_child(m, e, "attribute", 9);
+        TSNode obj = oom_model_child(m, e, "object", 6);
         if (ts_node_is_null(attr) || ts_node_is_null(obj))
             return false;
         const char *name = oom_node_text(m, attr, &len);
@@ -355,7 +355,7 @@ static bool carries(const oom_pymodel *m, TSNode e, int depth)
     }
     const char *type = ts_node_type(e);
     if (strcmp(type, "subscript") == 0) {
-        TSNode value = oom_child(e, "value", 5);
+        TSNode value = oom_model_child(m, e, "value", 5);
         return carries(m, value, depth + 1);
     }
     if (strcmp(type, "binary_operator") == 0 || strcmp(type, "unary_operator") == 0 ||
@@ -375,15 +375,15 @@ static bool carries(const oom_pymodel *m, TSNode e, int depth)
         uint32_t count = ts_node_named_child_count(e);
         for (uint32_t i = 0; i < count; i++) {
             TSNode pair = ts_node_named_child(e, i);
-            if (carries(m, oom_child(pair, "value", 5), depth + 1))
+            if (carries(m, oom_model_child(m, pair, "value", 5), depth + 1))
                 return true;
         }
         return false;
     }
     if (strcmp(type, "augmented_assignment") == 0)
-        return carries(m, oom_child(e, "right", 5), depth + 1);
+        return carries(m, oom_model_child(m, e, "right", 5), depth + 1);
     if (s == m->sym.named_expression)
-        return carries(m, oom_child(e, "value", 5), depth + 1);
+        return carries(m, oom_model_child(m, e, "value", 5), depth + 1);
     return false; /* literals, comparisons, comprehensions, lambdas ... */
 }
 
@@ -405,12 +405,12 @@ static bool any_argument_device_output(const oom_pymodel *m, TSNode call, int de
 
 static bool moves_to_cpu(const oom_pymodel *m, TSNode call)
 {
-    TSNode args = oom_child(call, "arguments", 9);
+    TSNode args = oom_model_child(m, call, "arguments", 9);
     if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0)
         return false;
     TSNode a = ts_node_named_child(args, 0);
     if (ts_node_symbol(a) == m->sym.keyword_argument)
-        a = oom_child(a, "value", 5);
+        a = oom_model_child(m, a, "value", 5);
     uint32_t len;
     const char *t = oom_node_text(m, a, &len);
     return (len >= 5 && memmem(t, len, "cpu", 3) != NULL);
@@ -418,11 +418,11 @@ static bool moves_to_cpu(const oom_pymodel *m, TSNode call)
 
 static bool device_output_call(const oom_pymodel *m, TSNode call, int depth)
 {
-    TSNode fn = oom_child(call, "function", 8);
+    TSNode fn = oom_model_child(m, call, "function", 8);
     if (ts_node_is_null(fn))
         return false;
     if (ts_node_symbol(fn) == m->sym.attribute) {
-        TSNode attr = oom_child(fn, "attribute", 9);
+        TSNode attr = oom_model_child(m, fn, "attribute", 9);
         uint32_t len;
         const char *method = oom_node_text(m, attr, &len);
         if (text_in(method, len, host_or_reduced_methods))
@@ -431,7 +431,7 @@ static bool device_output_call(const oom_pymodel *m, TSNode call, int depth)
             return false;
         if (len == 8 && memcmp(method, "generate", 8) == 0)
             return true; /* generated token ids of the whole batch */
-        TSNode obj = oom_child(fn, "object", 6);
+        TSNode obj = oom_model_child(m, fn, "object", 6);
         if (!ts_node_is_null(obj) && device_output(m, obj, depth + 1))
             return true;
     }
@@ -469,7 +469,7 @@ static bool device_output(const oom_pymodel *m, TSNode e, int depth)
     if (s == m->sym.call)
         return device_output_call(m, e, depth);
     if (s == m->sym.attribute) {
-        TSNode attr = oom_child(e, "attribute", 9);
+        TSNode attr = oom_model_child(m, e, "attribute", 9);
         const char *name = oom_node_text(m, attr, &len);
         if (len == 4 && memcmp(name, "loss", 4) == 0)
             return false; /* a scalar */
@@ -477,11 +477,11 @@ static bool device_output(const oom_pymodel *m, TSNode e, int depth)
             return false;
         if (text_in(name, len, output_fields))
             return true;
-        return device_output(m, oom_child(e, "object", 6), depth + 1);
+        return device_output(m, oom_model_child(m, e, "object", 6), depth + 1);
     }
     const char *type = ts_node_type(e);
     if (strcmp(type, "subscript") == 0)
-        return device_output(m, oom_child(e, "value", 5), depth + 1);
+        return device_output(m, oom_model_child(m, e, "value", 5), depth + 1);
     if (strcmp(type, "parenthesized_expression") == 0 || strcmp(type, "list") == 0 ||
         strcmp(type, "tuple") == 0 || strcmp(type, "binary_operator") == 0) {
         uint32_t count = ts_node_named_child_count(e);
@@ -494,7 +494,7 @@ static bool device_output(const oom_pymodel *m, TSNode e, int depth)
 
 static bool any_argument_device_output(const oom_pymodel *m, TSNode call, int depth)
 {
-    TSNode args = oom_child(call, "arguments", 9);
+    TSNode args = oom_model_child(m, call, "arguments", 9);
     uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
     for (uint32_t i = 0; i < count; i++) {
         TSNode a = ts_node_named_child(args, i);

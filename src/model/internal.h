@@ -104,6 +104,9 @@ struct oom_pymodel {
     const char *src;
     size_t len;
     TSNode root;
+    /* the tree laid out, while the linter holds it (NULL otherwise): field
+     * children are looked up there, not through tree-sitter */
+    const oom_nodes *nodes;
     oom_py_symbols sym;
     oom_scope *scopes;
     size_t scope_count, scope_cap;
@@ -139,6 +142,14 @@ struct oom_pymodel {
 };
 
 /* Text of a node, as a pointer into the source and a length. */
+/* oom_child through the model's node array when it has one. */
+static inline TSNode oom_model_child(const oom_pymodel *m, TSNode n, const char *field, uint32_t len)
+{
+    if (!m->nodes || ts_node_is_null(n))
+        return oom_child(n, field, len);
+    return oom_nodes_child(m->nodes, n, oom_lang_field_id(ts_node_language(n), field, len));
+}
+
 static inline const char *oom_node_text(const oom_pymodel *m, TSNode n, uint32_t *len)
 {
     uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);

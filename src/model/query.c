@@ -89,8 +89,8 @@ bool oom_pymodel_qualname(const oom_pymodel *m, TSNode expr, oom_buf *out)
     while (!ts_node_is_null(n) && ts_node_symbol(n) == m->sym.attribute) {
         if (nparts == 32)
             return false;
-        parts[nparts++] = oom_child(n, "attribute", 9);
-        n = oom_child(n, "object", 6);
+        parts[nparts++] = oom_model_child(m, n, "attribute", 9);
+        n = oom_model_child(m, n, "object", 6);
     }
     if (ts_node_is_null(n) || ts_node_symbol(n) != m->sym.identifier)
         return false;
@@ -137,12 +137,12 @@ static const char *const set_grad_enabled_names[] = {
 static TSNode only_argument(const oom_pymodel *m, TSNode call)
 {
     TSNode none = {{0}, NULL, NULL};
-    TSNode args = oom_child(call, "arguments", 9);
+    TSNode args = oom_model_child(m, call, "arguments", 9);
     if (ts_node_is_null(args) || ts_node_named_child_count(args) != 1)
         return none;
     TSNode arg = ts_node_named_child(args, 0);
     if (ts_node_symbol(arg) == m->sym.keyword_argument)
-        arg = oom_child(arg, "value", 5);
+        arg = oom_model_child(m, arg, "value", 5);
     return arg;
 }
 
@@ -161,7 +161,7 @@ static int bool_argument_state(const oom_pymodel *m, TSNode arg, oom_grad_state 
 int oom_model_grad_switch(const oom_pymodel *m, TSNode expr)
 {
     bool called = ts_node_symbol(expr) == m->sym.call;
-    TSNode fn = called ? oom_child(expr, "function", 8) : expr;
+    TSNode fn = called ? oom_model_child(m, expr, "function", 8) : expr;
     oom_buf q;
     oom_buf_init(&q);
     int state = -1;
@@ -373,11 +373,11 @@ static TSNode called_object(const oom_pymodel *m, TSNode node)
     TSNode none = {{0}, NULL, NULL};
     if (ts_node_symbol(node) != m->sym.call)
         return none;
-    TSNode fn = oom_child(node, "function", 8);
+    TSNode fn = oom_model_child(m, node, "function", 8);
     if (!ts_node_is_null(fn) && ts_node_symbol(fn) == m->sym.attribute) {
-        TSNode attr = oom_child(fn, "attribute", 9);
+        TSNode attr = oom_model_child(m, fn, "attribute", 9);
         if (!ts_node_is_null(attr) && oom_node_text_is(m, attr, "forward"))
-            return oom_child(fn, "object", 6);
+            return oom_model_child(m, fn, "object", 6);
     }
     return fn;
 }

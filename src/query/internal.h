@@ -33,11 +33,33 @@ typedef struct {
     uint32_t texts, text_count; /* in q->text_ids */
 } qnode;
 
+/* A necessary condition of a pattern, tested before its matching: the root
+ * has a child in field `field[0]` that fits pattern node `mid` (and, at
+ * depth 2, a grandchild in `field[1]` under it that fits `node`). Built from
+ * the pattern's nodes that every match must bind (no optional, no
+ * alternation on the way), so a root that fails it has no match at all. */
+typedef struct {
+    uint8_t depth; /* 1 or 2 */
+    TSFieldId field[2];
+    uint32_t mid;  /* qnode of the child */
+    uint32_t node; /* qnode tested last: the child (depth 1) or grandchild */
+} qreq;
+
+#define QUERY_MAX_REQS 4
+
 typedef struct {
     uint32_t root;       /* qnode index */
     uint32_t start_byte; /* of the pattern in the query text */
     bool native;         /* matched here; otherwise by tree-sitter's cursor */
+    /* Partial matches may be pruned by text constraints: false when the
+     * pattern has an optional node or captures inside alternatives, where
+     * pruning a match could leave a smaller one that the longest-match rule
+     * would have dropped (and whose predicates on the missing capture then
+     * hold vacuously). */
+    bool prunable;
     uint32_t steps, step_count; /* predicate steps in q->steps */
+    qreq reqs[QUERY_MAX_REQS];
+    uint32_t req_count;
 } qpattern;
 
 typedef struct {

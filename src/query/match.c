@@ -99,10 +99,37 @@ static void constrain_text(oom_query *q, const qpattern *p, const TSQueryPredica
         OOM_PUSH(q->text_ids, q->text_id_count, q->text_id_cap, st[i].value_id);
 }
 
+static bool captures_under(const oom_query *q, uint32_t node)
+{
+    const qnode *n = &q->nodes[node];
+    if (n->cap_count)
+        return true;
+    for (uint32_t i = 0; i < n->link_count; i++)
+        if (captures_under(q, q->links[n->links + i]))
+            return true;
+    return false;
+}
+
+static bool subtree_prunable(const oom_query *q, uint32_t node)
+{
+    const qnode *n = &q->nodes[node];
+    if (n->optional)
+        return false;
+    for (uint32_t i = 0; i < n->link_count; i++) {
+        uint32_t kid = q->links[n->links + i];
+        if (n->kind == QN_ALT ? captures_under(q, kid) : !subtree_prunable(q, kid))
+            return false;
+    }
+    return true;
+}
+
 static void index_texts(oom_query *q)
 {
     for (size_t pi = 0; pi < q->pattern_count; pi++) {
-        const qpattern *p = &q->patterns[pi];
+        qpattern *p = &q->patterns[pi];
+        p->prunable = subtree_prunable(q, p->root);
+        if (p->step_count == 0 || !p->prunable)
+            continue;
         const TSQueryPredicateStep *st = q->steps + p->steps;
         uint32_t start = 0;
         for (uint32_t i = 0; i < p->step_count; i++)
@@ -113,9 +140,48 @@ static void index_texts(oom_query *q)
     }
 }
 
+/* ---- necessary conditions ----------------------------------------------------------- */
+
+/* A pattern node worth testing up front: bound by every match, in a field,
+ * and saying something (a type or a text). */
+static bool telling(const qnode *n)
+{
+    return n->kind == QN_NODE && !n->optional && n->field && (!n->wildcard || n->text_count);
+}
+
+static void add_req(qpattern *p, uint8_t depth, TSFieldId f0, TSFieldId f1, uint32_t mid, uint32_t node)
+{
+    if (p->req_count == QUERY_MAX_REQS)
+        return;
+    qreq r = {depth, {f0, f1}, mid, node};
+    p->reqs[p->req_count++] = r;
+}
+
+static void index_reqs(oom_query *q, qpattern *p)
+{
+    const qnode *root = &q->nodes[p->root];
+    if (root->kind != QN_NODE)
+        return;
+    for (uint32_t i = 0; i < root->link_count; i++) {
+        uint32_t ci = q->links[root->links + i];
+        const qnode *c = &q->nodes[ci];
+        if (c->kind != QN_NODE || c->optional || !c->field)
+            continue;
+        if (telling(c))
+            add_req(p, 1, c->field, 0, ci, ci);
+        for (uint32_t j = 0; j < c->link_count; j++) {
+            uint32_t gi = q->links[c->links + j];
+            if (telling(&q->nodes[gi]))
+                add_req(p, 2, c->field, q->nodes[gi].field, ci, gi);
+        }
+    }
+}
+
 void oom_query_index_roots(oom_query *q)
 {
     index_texts(q);
+    for (size_t pi = 0; pi < q->pattern_count; pi++)
+        index_reqs(q, &q->patterns[pi]);
     q->symbol_count = ts_language_symbol_count(q->lang);
     uint32_t slots = q->symbol_count + 2;
     uint32_t **lists = oom_xcalloc(slots, sizeof(uint32_t *));
@@ -171,6 +237,7 @@ struct oom_query_matcher {
     const oom_query *q;
     const oom_nodes *t;
     const char *src; /* the tree's text, for text constraints; may be NULL */
+    bool prunable; /* the pattern being matched may be pruned */
     TSQueryCapture *caps; /* the captures of the match being built */
     size_t cap_len, cap_cap;
     TSQueryCapture *found; /* matches found at the current node, flattened */
@@ -183,7 +250,11 @@ struct oom_query_matcher {
 
 oom_query_matcher *oom_query_matcher_new(void)
 {
-    return oom_xcalloc(1, sizeof(oom_query_matcher));
+    oom_query_matcher *m = oom_xcalloc(1, sizeof(oom_query_matcher));
+    /* never NULL, so a match without captures still points somewhere */
+    oom_grow((void **)&m->found, &m->found_cap, 16, sizeof(TSQueryCapture));
+    oom_grow((void **)&m->caps, &m->cap_cap, 16, sizeof(TSQueryCapture));
+    return m;
 }
 
 void oom_query_matcher_free(oom_query_matcher *m)
@@ -298,7 +369,8 @@ static void push_captures(oom_query_matcher *m, const qnode *n, TSNode node)
 {
     if (n->cap_count == 0)
         return;
-    oom_grow((void **)&m->caps, &m->cap_cap, m->cap_len + n->cap_count, sizeof(TSQueryCapture));
+    if (m->cap_len + n->cap_count > m->cap_cap)
+        oom_grow((void **)&m->caps, &m->cap_cap, m->cap_len + n->cap_count, sizeof(TSQueryCapture));
     for (uint32_t i = 0; i < n->cap_count; i++) {
         m->caps[m->cap_len].node = node;
         m->caps[m->cap_len++].index = m->q->cap_ids[n->caps + i];
@@ -324,7 +396,7 @@ static void match_node(oom_query_matcher *m, uint32_t qi, uint32_t at, const con
         m->cap_len = caps_before;
         return;
     }
-    if (!node_fits(q, n, e) || (n->text_count && !text_fits(m, n, e->node)))
+    if (!node_fits(q, n, e) || (n->text_count && m->prunable && !text_fits(m, n, e->node)))
         return;
     push_captures(m, n, e->node);
     if (n->link_count == 0)
@@ -378,16 +450,53 @@ static void report_matches(oom_query_matcher *m, uint32_t pattern, oom_on_match_
     }
 }
 
+/* Whether tree node `at` can be pattern node qi as far as type and text go. */
+static bool fits_cheaply(const oom_query_matcher *m, uint32_t qi, uint32_t at)
+{
+    const qnode *n = &m->q->nodes[qi];
+    const oom_node *e = &m->t->items[at];
+    if (n->wildcard ? e->symbol == QSYM_ERROR || (n->named && !is_named(m->q, e->symbol))
+                    : e->symbol != n->symbol)
+        return false;
+    return !n->text_count || !m->src || text_fits(m, n, e->node);
+}
+
+static bool req_holds(const oom_query_matcher *m, const qreq *r, uint32_t at)
+{
+    const oom_node *items = m->t->items;
+    for (uint32_t k = at + 1; k < items[at].end; k = items[k].end) {
+        if (items[k].field != r->field[0] || !fits_cheaply(m, r->mid, k))
+            continue;
+        if (r->depth == 1)
+            return true;
+        for (uint32_t g = k + 1; g < items[k].end; g = items[g].end)
+            if (items[g].field == r->field[1] && fits_cheaply(m, r->node, g))
+                return true;
+    }
+    return false;
+}
+
+static bool may_match(const oom_query_matcher *m, const qpattern *p, uint32_t at)
+{
+    for (uint32_t i = 0; i < p->req_count; i++)
+        if (!req_holds(m, &p->reqs[i], at))
+            return false;
+    return true;
+}
+
 static void try_patterns(oom_query_matcher *m, const uint32_t *list, size_t count, uint32_t at,
                          oom_on_match_fn on_match, oom_on_limit_fn on_limit, void *ctx)
 {
     for (size_t i = 0; i < count; i++) {
         uint32_t pattern = list[i];
+        if (!may_match(m, &m->q->patterns[pattern], at))
+            continue;
         m->work = 0;
         m->over_limit = false;
         m->found_len = 0;
         m->match_count = 0;
         m->cap_len = 0;
+        m->prunable = m->q->patterns[pattern].prunable;
         match_node(m, m->q->patterns[pattern].root, at, NULL);
         if (m->over_limit) {
             if (on_limit)

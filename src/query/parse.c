@@ -519,8 +519,13 @@ static bool read_top_pattern(reader *r)
         return fail(r, start, "a predicate needs a node pattern around it");
     if (q->nodes[root].optional)
         r->native = false;
-    qpattern p = {root, start, r->native, r->pattern_steps,
-                  (uint32_t)q->step_count - r->pattern_steps};
+    qpattern p;
+    memset(&p, 0, sizeof p);
+    p.root = root;
+    p.start_byte = start;
+    p.native = r->native;
+    p.steps = r->pattern_steps;
+    p.step_count = (uint32_t)q->step_count - r->pattern_steps;
     OOM_PUSH(q->patterns, q->pattern_count, q->pattern_cap, p);
     return true;
 }
@@ -625,7 +630,7 @@ uint32_t oom_query_capture_id(const oom_query *q, const char *name, uint32_t len
 const TSQueryPredicateStep *oom_query_predicates_for_pattern(const oom_query *q, uint32_t pattern,
                                                              uint32_t *count)
 {
-    if (pattern >= q->pattern_count) {
+    if (pattern >= q->pattern_count || q->patterns[pattern].step_count == 0) {
         *count = 0;
         return NULL;
     }

@@ -18,6 +18,7 @@ seed() { # seed TARGET DIR
     rule) for d in rules/python/*/; do
               { cat "$d/rule.json"; printf '\000'; cat "$d/query.scm"; } > "$2/$(basename "$d")"
           done ;;
+    match) for d in rules/python/*/; do cp "$d/query.scm" "$2/$(basename "$d").scm"; done ;;
     esac
 }
 for t in "$@"; do

@@ -215,6 +215,11 @@ static void matches_agree_with_tree_sitter(void)
     CHECK(agree_with_text("((call function: (identifier) @f) @c (#not-eq? @f \"g\"))", code, true,
                           &pruned) == 5);
     CHECK(pruned == 5); /* a negated predicate prunes nothing */
+    /* with an optional node, pruning the fuller match would leave the one
+     * without @v (which the longest-match rule drops): nothing is pruned */
+    CHECK(agree_with_text("((call arguments: (argument_list . (_)? @v)) @c (#eq? @v \"zz\"))", code, true,
+                          &pruned) == 8);
+    CHECK(pruned == 8);
     /* ERROR nodes: (_) matches none, (ERROR) does */
     CHECK(agree("(ERROR) @e", "f(x y z))\n") > 0);
     CHECK(agree("(module (_) @n)", "f(x y z))\n") >= 0);

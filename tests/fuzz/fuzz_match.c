@@ -1,0 +1,180 @@
+/* libFuzzer target: a query (the bytes) read by oomlint and by tree-sitter;
+ * where both accept it, every pattern oomlint matches itself must give
+ * exactly the matches tree-sitter's cursor gives on a sample of Python (a
+ * differential test: any difference aborts). Patterns the matcher leaves to
+ * tree-sitter are disabled on both sides. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oomlint/lang.h"
+#include "oomlint/nodes.h"
+#include "oomlint/query.h"
+#include "oomlint/util.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char sample[] =
+    "import torch as T\nfrom torch import no_grad\nlosses = []\n"
+    "for x, y in loader:\n    with T.autocast('cuda'):\n        out = model(x)  # fwd\n"
+    "        loss = criterion(out, y) + 0.1 * reg\n    loss.backward()\n"
+    "    losses.append(loss)\n    hist[step] = loss.item()\n    total += loss\n"
+    "def evaluate(m, *args, k=1, **kw):\n    m.eval()\n    return [m(b) for b in args if b]\n"
+    "class Net(T.nn.Module):\n    @no_grad()\n    def f(self): pass\n"
+    "x = f(a, b=(1, 2), *c)[0].d\nprint('%s' % x, end='')\nf(x y))\n";
+
+typedef struct {
+    char **items;
+    size_t len, cap;
+} match_set;
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void add_line(match_set *s, uint32_t pattern, const TSQueryCapture *caps, uint16_t n,
+                     const char *(*name)(const void *, uint32_t, uint32_t *), const void *q)
+{
+    char parts[64][80];
+    uint16_t count = n < 64 ? n : 64;
+    for (uint16_t i = 0; i < count; i++) {
+        uint32_t len;
+        const char *cn = name(q, caps[i].index, &len);
+        snprintf(parts[i], sizeof parts[i], "%.*s@%u-%u", (int)(len > 40 ? 40 : len), cn,
+                 ts_node_start_byte(caps[i].node), ts_node_end_byte(caps[i].node));
+    }
+    qsort(parts, count, sizeof parts[0], (int (*)(const void *, const void *))strcmp);
+    oom_buf b;
+    oom_buf_init(&b);
+    oom_buf_printf(&b, "p%u", pattern);
+    for (uint16_t i = 0; i < count; i++)
+        oom_buf_printf(&b, " %s", parts[i]);
+    OOM_PUSH(s->items, s->len, s->cap, oom_buf_take(&b));
+}
+
+static const char *our_name(const void *q, uint32_t id, uint32_t *len)
+{
+    return oom_query_capture_name_for_id(q, id, len);
+}
+
+static const char *their_name(const void *q, uint32_t id, uint32_t *len)
+{
+    return ts_query_capture_name_for_id(q, id, len);
+}
+
+typedef struct {
+    const oom_query *q;
+    match_set *set;
+} ctx_t;
+
+static void on_ours(void *ctx, const TSQueryMatch *m)
+{
+    ctx_t *c = ctx;
+    add_line(c->set, m->pattern_index, m->captures, m->capture_count, our_name, c->q);
+}
+
+static void sort_unique(match_set *s)
+{
+    if (s->len > 1)
+        qsort(s->items, s->len, sizeof(char *), cmp_str);
+    size_t w = 0;
+    for (size_t i = 0; i < s->len; i++) {
+        if (w && strcmp(s->items[w - 1], s->items[i]) == 0) {
+            free(s->items[i]);
+            continue;
+        }
+        s->items[w++] = s->items[i];
+    }
+    s->len = w;
+}
+
+static void set_free(match_set *s)
+{
+    for (size_t i = 0; i < s->len; i++)
+        free(s->items[i]);
+    free(s->items);
+}
+
+static bool abandoned;
+static void on_limit(void *ctx, uint32_t pattern, TSNode node)
+{
+    (void)ctx;
+    (void)pattern;
+    (void)node;
+    abandoned = true;
+}
+
+static void compare(const oom_query *ours, TSQuery *theirs, TSTree *tree, const oom_nodes *nodes)
+{
+    match_set a = {0}, b = {0};
+    ctx_t ctx = {ours, &a};
+    oom_query_matcher *m = oom_query_matcher_new();
+    abandoned = false;
+    oom_query_exec(m, ours, nodes, NULL, on_ours, on_limit, &ctx);
+    oom_query_matcher_free(m);
+    TSQueryCursor *cur = ts_query_cursor_new();
+    ts_query_cursor_set_match_limit(cur, 4096);
+    ts_query_cursor_exec(cur, theirs, ts_tree_root_node(tree));
+    TSQueryMatch tm;
+    size_t steps = 0;
+    while (ts_query_cursor_next_match(cur, &tm) && ++steps < 100000)
+        add_line(&b, tm.pattern_index, tm.captures, tm.capture_count, their_name, theirs);
+    bool exceeded = ts_query_cursor_did_exceed_match_limit(cur) || steps >= 100000;
+    ts_query_cursor_delete(cur);
+    sort_unique(&a);
+    sort_unique(&b);
+    /* a pattern either side gave up on proves nothing; otherwise the sets
+     * must be equal */
+    bool same = a.len == b.len;
+    for (size_t i = 0; same && i < a.len; i++)
+        same = strcmp(a.items[i], b.items[i]) == 0;
+    if (!same && !abandoned && !exceeded && a.len < OOM_QUERY_MATCHES_PER_NODE) {
+        for (size_t i = 0; i < a.len; i++)
+            fprintf(stderr, "oomlint:     %s\n", a.items[i]);
+        for (size_t i = 0; i < b.len; i++)
+            fprintf(stderr, "tree-sitter: %s\n", b.items[i]);
+        abort();
+    }
+    set_free(&a);
+    set_free(&b);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static TSParser *parser;
+    static TSTree *tree;
+    static oom_nodes nodes;
+    const TSLanguage *lang = oom_lang_grammar(OOM_LANG_PYTHON);
+    if (!parser) {
+        parser = ts_parser_new();
+        ts_parser_set_language(parser, lang);
+        tree = ts_parser_parse_string(parser, NULL, sample, sizeof sample - 1);
+        oom_nodes_init(&nodes);
+        oom_nodes_build(&nodes, ts_tree_root_node(tree));
+    }
+    if (size > 4096 || memchr(data, '\0', size))
+        return 0;
+    /* shapes tree-sitter 0.25.1 itself mishandles (see engine/compile.c) */
+    if (memmem(data, size, "\"\"", 2))
+        return 0;
+    uint32_t off;
+    const char *why;
+    oom_query *ours = oom_query_new(lang, (const char *)data, (uint32_t)size, &off, &why);
+    if (!ours)
+        return 0;
+    TSQueryError e;
+    TSQuery *theirs = ts_query_new(lang, (const char *)data, (uint32_t)size, &off, &e);
+    if (theirs && ts_query_pattern_count(theirs) == oom_query_pattern_count(ours)) {
+        for (uint32_t p = 0; p < oom_query_pattern_count(ours); p++)
+            if (!oom_query_pattern_is_native(ours, p))
+                ts_query_disable_pattern(theirs, p);
+        compare(ours, theirs, tree, &nodes);
+    } else if (theirs) {
+        abort(); /* both read it, but not into the same patterns */
+    }
+    if (theirs)
+        ts_query_delete(theirs);
+    oom_query_free(ours);
+    return 0;
+}
