@@ -18,6 +18,7 @@ typedef struct {
     TSNode node;
     uint32_t start;   /* ts_node_start_byte, kept here for binary searches */
     uint32_t end;     /* index past the last node of its subtree */
+    uint32_t parent;  /* index of its parent; UINT32_MAX for the root */
     TSSymbol symbol;  /* ts_node_symbol */
     TSFieldId field;  /* the field it fills in its parent; 0 for none */
 } oom_node;
@@ -40,9 +41,13 @@ void oom_nodes_free(oom_nodes *n);
 /* The index of `node` in the array (a binary search by start byte: preorder
  * keeps start bytes in order), or UINT32_MAX when it is not there. */
 uint32_t oom_nodes_find(const oom_nodes *n, TSNode node);
+/* The same, trying index `hint` first (the node a walk is at). */
+uint32_t oom_nodes_find_near(const oom_nodes *n, TSNode node, uint32_t hint);
 /* ts_node_child_by_field_id through the array: the first child of `node`
  * in that field, or a null node. Several times cheaper than tree-sitter's,
  * which walks the grammar's hidden nodes and field maps on each call. */
-TSNode oom_nodes_child(const oom_nodes *n, TSNode node, TSFieldId field);
+TSNode oom_nodes_child(const oom_nodes *n, TSNode node, TSFieldId field, uint32_t hint);
+/* ts_node_parent through the array (tree-sitter's climbs from the root). */
+TSNode oom_nodes_parent(const oom_nodes *n, TSNode node, uint32_t hint);
 
 #endif

@@ -231,7 +231,8 @@ static int map_patterns(oom_compiled *c, oom_lang lang, uint32_t comment_start, 
         slot->pattern_end = p + 1;
         oom_buf reason;
         oom_buf_init(&reason);
-        int rc = oom_preds_compile(lq->query, p, lang, &lq->preds[p], &lq->pred_counts[p], &reason);
+        int rc = oom_preds_compile(lq->query, p, lang, &lq->preds[p], &lq->pred_counts[p],
+                                   &c->file_slots, &reason);
         if (rc != 0)
             error_in_rule(err, slot, start, reason.data);
         oom_buf_free(&reason);

@@ -28,6 +28,9 @@ typedef struct {
     const char *path; /* the file being linted */
     const char *src;  /* its text */
     oom_buf *detail;
+    /* answers of whole-file predicates for this file, by file_slot: -1 not
+     * asked yet, 0 or 1 */
+    signed char *file_answers;
     /* the thread's regex scratch, limited like #match? (engine/lint.c) */
     pcre2_match_data *md;
     pcre2_match_context *mctx;
@@ -54,6 +57,8 @@ struct oom_pred {
     size_t arg_count;
     pcre2_code *regex;
     oom_sem_fn fn;
+    bool whole_file;     /* see oom_sem_entry */
+    uint32_t file_slot;  /* its answer's place in oom_sem_env.file_answers */
 };
 
 typedef struct {
@@ -84,6 +89,7 @@ typedef struct {
 
 struct oom_compiled {
     const oom_rule_list *rules;
+    uint32_t file_slots; /* whole-file predicates of every language */
     oom_run_context run;
     bool *enabled; /* per rule index */
     oom_lang_query langs[OOM_LANG_COUNT];
@@ -100,13 +106,19 @@ typedef struct {
     unsigned languages;
     bool regex_arg;
     const char *doc;
+    /* the answer depends on the file (or the run) only, not on the node: it
+     * is computed once per file, and tested before the others */
+    bool whole_file;
 } oom_sem_entry;
 
 const oom_sem_entry *oom_sem_find(const char *name, size_t len);
 
 /* Parses the predicates of pattern `i`; on error writes "reason" into err. */
+/* Predicates come out cheapest first: whole-file questions, then text
+ * tests, then the other semantic questions, each group in the rule's order;
+ * whole-file ones take slots from *file_slots. */
 int oom_preds_compile(const oom_query *q, uint32_t pattern, oom_lang lang, oom_pred **out,
-                      size_t *count, oom_buf *err);
+                      size_t *count, uint32_t *file_slots, oom_buf *err);
 void oom_preds_free(oom_pred *preds, size_t count);
 /* Whether every predicate holds for this match. `model` is NULL outside Python. */
 /* `*limit_hit` is set when a regex was stopped by the PCRE2 match limit. */

@@ -375,7 +375,10 @@ void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list
     oom_buf detail;
     oom_buf_init(&detail);
     oom_buf_append(&detail, "", 0);
-    oom_sem_env env = {model, json, &l->c->run, src->path, src->text, &detail, l->md, l->mctx};
+    signed char *file_answers = oom_xmalloc(l->c->file_slots ? l->c->file_slots : 1);
+    memset(file_answers, -1, l->c->file_slots ? l->c->file_slots : 1);
+    oom_sem_env env = {model, json, &l->c->run, src->path, src->text, &detail, file_answers,
+                       l->md, l->mctx};
     oom_diag_list found = {NULL, 0, 0};
     oom_suppression_set supp;
     memset(&supp, 0, sizeof supp);
@@ -389,6 +392,7 @@ void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list
     oom_pymodel_free(model);
     oom_jsonmodel_free(json);
     oom_buf_free(&detail);
+    free(file_answers);
     oom_nodes_trim(&l->nodes);
     ts_tree_delete(tree);
 }

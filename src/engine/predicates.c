@@ -103,6 +103,7 @@ static int build_pred(const oom_query *q, const TSQueryPredicateStep *steps, uin
     } else if ((sem = oom_sem_find(base, blen)) != NULL) {
         p->kind = OOM_PRED_SEMANTIC;
         p->fn = sem->fn;
+        p->whole_file = sem->whole_file;
         unsigned here = lang == OOM_LANG_PYTHON ? OOM_SEM_PYTHON : lang == OOM_LANG_JSON ? OOM_SEM_JSON : 0;
         if (sem->regex_arg && p->arg_count == 1 && compile_regex(p, err) != 0) {
             rc = -1;
@@ -124,8 +125,32 @@ static int build_pred(const oom_query *q, const TSQueryPredicateStep *steps, uin
     return rc;
 }
 
+static int cost_class(const oom_pred *p)
+{
+    if (p->whole_file)
+        return 0;
+    return p->kind == OOM_PRED_SEMANTIC ? 2 : 1;
+}
+
+/* Stable: within a class the rule's order stays (the predicates that fill
+ * {{detail}} are all of one class). */
+static void order_by_cost(oom_pred *preds, size_t count, uint32_t *file_slots)
+{
+    oom_pred *sorted = oom_xcalloc(count ? count : 1, sizeof(oom_pred));
+    size_t n = 0;
+    for (int c = 0; c <= 2; c++)
+        for (size_t i = 0; i < count; i++)
+            if (cost_class(&preds[i]) == c)
+                sorted[n++] = preds[i];
+    memcpy(preds, sorted, count * sizeof(oom_pred));
+    free(sorted);
+    for (size_t i = 0; i < count; i++)
+        if (preds[i].whole_file)
+            preds[i].file_slot = (*file_slots)++;
+}
+
 int oom_preds_compile(const oom_query *q, uint32_t pattern, oom_lang lang, oom_pred **out,
-                      size_t *count, oom_buf *err)
+                      size_t *count, uint32_t *file_slots, oom_buf *err)
 {
     uint32_t nsteps;
     const TSQueryPredicateStep *steps = oom_query_predicates_for_pattern(q, pattern, &nsteps);
@@ -147,6 +172,7 @@ int oom_preds_compile(const oom_query *q, uint32_t pattern, oom_lang lang, oom_p
         OOM_PUSH(*out, *count, cap, p);
         start = i + 1;
     }
+    order_by_cost(*out, *count, file_slots);
     return 0;
 }
 
@@ -203,6 +229,12 @@ static bool pred_holds(const oom_pred *p, const TSQueryMatch *match, const char 
                 return true;
         return false;
     case OOM_PRED_SEMANTIC:
+        if (p->whole_file && env->file_answers) {
+            signed char *answer = &env->file_answers[p->file_slot];
+            if (*answer < 0)
+                *answer = p->fn(env, n, site, p, scratch) ? 1 : 0;
+            return *answer == 1;
+        }
         return p->fn(env, n, site, p, scratch);
     }
     return false;

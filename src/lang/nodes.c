@@ -21,6 +21,7 @@ static void open_node(oom_nodes *n, size_t *depth, TSTreeCursor *c)
     e.node = ts_tree_cursor_current_node(c);
     e.start = ts_node_start_byte(e.node);
     e.end = 0;
+    e.parent = *depth ? n->stack[*depth - 1] : UINT32_MAX;
     e.symbol = ts_node_symbol(e.node);
     e.field = ts_tree_cursor_current_field_id(c);
     uint32_t index = n->len;
@@ -87,9 +88,26 @@ uint32_t oom_nodes_find(const oom_nodes *n, TSNode node)
     return UINT32_MAX;
 }
 
-TSNode oom_nodes_child(const oom_nodes *n, TSNode node, TSFieldId field)
+uint32_t oom_nodes_find_near(const oom_nodes *n, TSNode node, uint32_t hint)
 {
-    uint32_t at = oom_nodes_find(n, node);
+    if (hint < n->len && n->items[hint].node.id == node.id)
+        return hint;
+    return oom_nodes_find(n, node);
+}
+
+TSNode oom_nodes_parent(const oom_nodes *n, TSNode node, uint32_t hint)
+{
+    uint32_t at = oom_nodes_find_near(n, node, hint);
+    if (at == UINT32_MAX)
+        return ts_node_parent(node);
+    if (n->items[at].parent == UINT32_MAX)
+        return (TSNode){{0}, NULL, NULL};
+    return n->items[n->items[at].parent].node;
+}
+
+TSNode oom_nodes_child(const oom_nodes *n, TSNode node, TSFieldId field, uint32_t hint)
+{
+    uint32_t at = oom_nodes_find_near(n, node, hint);
     if (at == UINT32_MAX)
         return field ? ts_node_child_by_field_id(node, field) : (TSNode){{0}, NULL, NULL};
     for (uint32_t kid = at + 1; kid < n->items[at].end; kid = n->items[kid].end)

@@ -578,12 +578,12 @@ static bool is_lightning_no_grad_hook(const char *name, uint32_t len)
 
 static bool is_method(const oom_pymodel *m, TSNode fn)
 {
-    TSNode parent = ts_node_parent(fn);
+    TSNode parent = oom_model_parent(m, fn);
     if (!ts_node_is_null(parent) && ts_node_symbol(parent) == m->sym.decorated_definition)
-        parent = ts_node_parent(parent);
+        parent = oom_model_parent(m, parent);
     if (ts_node_is_null(parent))
         return false;
-    TSNode owner = ts_node_parent(parent); /* block -> class_definition */
+    TSNode owner = oom_model_parent(m, parent); /* block -> class_definition */
     return !ts_node_is_null(owner) && ts_node_symbol(owner) == m->sym.class_definition;
 }
 
@@ -599,10 +599,10 @@ static TSNode owning_class(const oom_pymodel *m, TSNode fn)
     TSNode none = {{0}, NULL, NULL};
     if (!is_method(m, fn))
         return none;
-    TSNode parent = ts_node_parent(fn);
+    TSNode parent = oom_model_parent(m, fn);
     if (ts_node_symbol(parent) == m->sym.decorated_definition)
-        parent = ts_node_parent(parent);
-    return ts_node_parent(parent);
+        parent = oom_model_parent(m, parent);
+    return oom_model_parent(m, parent);
 }
 
 /* Whether a base of the class has a last name ending in one of suffixes. */
@@ -662,7 +662,7 @@ static int enter_function(oom_pymodel *m, int scope, TSNode node)
     classify_method(m, node, &s);
     OOM_PUSH(m->scopes, m->scope_count, m->scope_cap, s);
     int inner = (int)m->scope_count - 1;
-    TSNode parent = ts_node_parent(node);
+    TSNode parent = oom_model_parent(m, node);
     if (!ts_node_is_null(parent) && ts_node_symbol(parent) == m->sym.decorated_definition)
         visit_decorators(m, parent, node);
     if (s.name && is_lightning_no_grad_hook(s.name, s.name_len) && is_method(m, node))
@@ -750,7 +750,7 @@ static void visit_except(oom_pymodel *m, TSNode node)
     if (!oom && runtime_error)
         oom = text_contains_ci(m, node, "out of memory") || text_contains_ci(m, node, "outofmemory");
     oom_handler h = {ts_node_start_byte(body), ts_node_end_byte(body), oom, 0, 0};
-    TSNode try_stmt = ts_node_parent(node);
+    TSNode try_stmt = oom_model_parent(m, node);
     TSNode try_body = ts_node_is_null(try_stmt) ? try_stmt : field_of(m, try_stmt, "body");
     if (!ts_node_is_null(try_body)) {
         h.try_start = ts_node_start_byte(try_body);
@@ -836,6 +836,7 @@ static void walk(oom_pymodel *m, const oom_nodes *nodes)
     for (uint32_t i = 0; i < nodes->len; i++) {
         TSNode node = nodes->items[i].node;
         uint32_t start = nodes->items[i].start;
+        m->at = i;
         while (depth > 1 && start >= stack[depth - 1].end)
             depth--;
         int scope = stack[depth - 1].scope;

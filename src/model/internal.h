@@ -107,6 +107,7 @@ struct oom_pymodel {
     /* the tree laid out, while the linter holds it (NULL otherwise): field
      * children are looked up there, not through tree-sitter */
     const oom_nodes *nodes;
+    uint32_t at; /* the walk's node in `nodes`, tried first by look-ups */
     oom_py_symbols sym;
     oom_scope *scopes;
     size_t scope_count, scope_cap;
@@ -147,7 +148,13 @@ static inline TSNode oom_model_child(const oom_pymodel *m, TSNode n, const char 
 {
     if (!m->nodes || ts_node_is_null(n))
         return oom_child(n, field, len);
-    return oom_nodes_child(m->nodes, n, oom_lang_field_id(ts_node_language(n), field, len));
+    return oom_nodes_child(m->nodes, n, oom_lang_field_id(ts_node_language(n), field, len), m->at);
+}
+
+/* ts_node_parent through the model's node array when it has one. */
+static inline TSNode oom_model_parent(const oom_pymodel *m, TSNode n)
+{
+    return m->nodes ? oom_nodes_parent(m->nodes, n, m->at) : ts_node_parent(n);
 }
 
 static inline const char *oom_node_text(const oom_pymodel *m, TSNode n, uint32_t *len)
