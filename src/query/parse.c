@@ -19,6 +19,7 @@ typedef struct {
     uint32_t err_offset;
     const char *err;
     bool native;            /* the pattern being read can be matched here */
+    int quantifier;         /* '?', '*', '+' or 0: the last read after a pattern */
     uint32_t pattern_nodes; /* nodes of the pattern being read */
     uint32_t pattern_steps; /* first predicate step of the pattern being read */
 } reader;
@@ -190,15 +191,18 @@ static bool read_suffixes(reader *r, uint32_t node)
     oom_query *q = r->q;
     uint32_t caps[64];
     size_t cap_count = 0;
+    r->quantifier = 0;
     for (;;) {
         skip_space(r);
         int c = peek(r);
         if (c == '?') {
             r->pos++;
             q->nodes[node].optional = true;
+            r->quantifier = c;
         } else if (c == '*' || c == '+') {
             r->pos++;
             r->native = false; /* repetition: tree-sitter's cursor */
+            r->quantifier = c;
         } else if (c == '@') {
             uint32_t at = r->pos++;
             uint32_t cs = r->pos, cn = read_ident(r);
@@ -517,8 +521,10 @@ static bool read_top_pattern(reader *r)
         return false;
     if (pred)
         return fail(r, start, "a predicate needs a node pattern around it");
-    if (q->nodes[root].optional)
-        r->native = false;
+    /* `_?` or `(x)*` alone matches nothing at all; tree-sitter 0.25.1 fails
+     * an assertion on some of these (found by fuzz_match) */
+    if (r->quantifier == '?' || r->quantifier == '*')
+        return fail(r, start, "a whole pattern cannot be optional (`?` or `*`): it would match nothing");
     qpattern p;
     memset(&p, 0, sizeof p);
     p.root = root;

@@ -287,6 +287,8 @@ static void broken_queries_are_refused_with_a_position(void)
     CHECK(read_error("call", "in parentheses") == 0);
     CHECK(read_error("((call) @a) (#eq? @a \"x\")", "predicate needs a node pattern") == 12);
     CHECK(read_error(")", "syntax error") == 0);
+    CHECK(read_error("(call) @c\n_?", "cannot be optional") == 10); /* a tree-sitter assertion */
+    CHECK(read_error("(comment)* @c", "cannot be optional") == 0);
     /* a hostile nesting depth is refused, not recursed into */
     size_t depth = 100000;
     char *deep = malloc(depth * 2 + 16);
