@@ -136,7 +136,7 @@ $(DEPS)/.test-tools: src/deps/test-tools.lock src/deps/fetch.sh
 	@chmod +x $(DEPS)/_microsoft-sarif-multitool-linux/Sarif.Multitool
 	@touch $@
 
-unit: check-system $(BUILD)/oomlint $(BUILD)/oomlint-tests
+unit: check-system $(BUILD)/oomlint $(BUILD)/oomlint-tests $(BUILD)/tools/match-diff
 
 # libFuzzer targets (clang): Python, JSON and TOML through the whole pipeline,
 # suppression comments, a user rule, and oomlint's query matcher against
@@ -163,7 +163,7 @@ asan:
 test:
 	@sh tests/run.sh
 
-bench: all $(BUILD)/tools/parse-only
+bench: all $(BUILD)/tools/parse-only $(BUILD)/tools/match-diff
 	@sh tests/bench.sh
 
 # Where the time goes, in instructions (callgrind): deterministic, unlike wall time.

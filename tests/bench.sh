@@ -91,6 +91,8 @@ if command -v pylint >/dev/null 2>&1; then
         "$RATE" "$(echo "($LINES / $T_LINT) / $RATE" | bc -l)" "$PYLINT_N" "$PYLINT_LINES"
     RUNS=$RUNS_SAVED
 fi
+DIFF=$(build/tools/match-diff < "$LIST" | tail -n 1)
+echo "oomlint's query matcher against tree-sitter's cursor, every built-in pattern: $DIFF"
 SYNTAX=$(xargs build/oomlint --select OOM001 --format concise --quiet < "$LIST" | grep -c OOM001 || true)
 echo "syntax-error findings (OOM001) on this valid-Python corpus: $SYNTAX"
 printf 'analysis overhead over parsing (1 thread): %.0f%%   oomlint peak RSS: %s KiB\n' \

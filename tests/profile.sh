@@ -31,8 +31,9 @@ profile_corpus() {
     p_only=$(total "$OUT/parse.cg")
     all=$(total "$OUT/lint.cg")
     parse=$(incl "$OUT/lint.cg" ts_parser_parse_string)
-    query=$(incl "$OUT/lint.cg" ts_query_cursor_next_match)
-    model=$(incl "$OUT/lint.cg" oom_pymodel_build)
+    layout=$(incl "$OUT/lint.cg" oom_nodes_build)
+    query=$(incl "$OUT/lint.cg" oom_query_exec)
+    model=$(incl "$OUT/lint.cg" oom_pymodel_build_from)
     compile=$(incl "$OUT/lint.cg" oom_compiled_new)
     preds=$(incl "$OUT/lint.cg" oom_preds_hold)
     analysis=$((all - p_only))
@@ -41,9 +42,10 @@ profile_corpus() {
     printf '  %-44s %14s %8s\n' "tree-sitter parse only (read, parse, free)" "$p_only" 100
     printf '  %-44s %14s %8s\n' "oomlint, 1 thread, all of it" "$all" "$(pct "$all" "$p_only")"
     printf '  %-44s %14s %8s\n' "  of which parsing" "$parse" "$(pct "$parse" "$p_only")"
-    printf '  %-44s %14s %8s\n' "  query execution (tree-sitter cursor)" "$query" "$(pct "$query" "$p_only")"
+    printf '  %-44s %14s %8s\n' "  laying out the tree (one cursor walk)" "$layout" "$(pct "$layout" "$p_only")"
+    printf '  %-44s %14s %8s\n' "  matching the rules (with predicates)" "$query" "$(pct "$query" "$p_only")"
     printf '  %-44s %14s %8s\n' "  compiling the rules (once per process)" "$compile" "$(pct "$compile" "$p_only")"
-    printf '  %-44s %14s %8s\n' "  semantic model (one walk per file)" "$model" "$(pct "$model" "$p_only")"
+    printf '  %-44s %14s %8s\n' "  semantic model (over the laid-out tree)" "$model" "$(pct "$model" "$p_only")"
     printf '  %-44s %14s %8s\n' "  predicates" "$preds" "$(pct "$preds" "$p_only")"
     printf '  analysis overhead over parsing: %s%%\n' "$(pct "$analysis" "$p_only")"
 }

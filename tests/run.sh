@@ -59,6 +59,11 @@ done
 if [ -x build/oomlint-tests ]; then
     section "unit tests and fixtures"
     collect "unit" build/oomlint-tests fixtures
+    section "query matcher against tree-sitter's cursor (every built-in pattern, every fixture)"
+    find fixtures -name '*.py' -o -name '*.json' | sort | build/tools/match-diff > "$LOG/match-diff" 2>&1
+    rc=$?
+    tail -n 1 "$LOG/match-diff"
+    record "match-diff: oomlint's matcher and tree-sitter's cursor give the same matches" $rc "$LOG/match-diff"
     section "end-to-end"
     collect "e2e" env OOMLINT=build/oomlint sh tests/e2e.sh
     make test-tools > "$LOG/tools" 2>&1 || echo "SKIP tools: the SARIF validator could not be fetched" >> "$results"

@@ -1,6 +1,6 @@
-/* engine: runs the rules over one file. The rules of a language are compiled
- * into one combined tree-sitter query, so each tree is walked once; each
- * pattern index maps back to its rule. */
+/* engine: runs the rules over one file. The rules of a language are read
+ * into one combined query (oomlint/query.h), matched in one pass over the
+ * file's laid-out tree; each pattern index maps back to its rule. */
 #ifndef OOMLINT_ENGINE_H
 #define OOMLINT_ENGINE_H
 
@@ -32,7 +32,7 @@ void oom_compiled_free(oom_compiled *c);
 void oom_compiled_set_run(oom_compiled *c, const oom_run_context *run);
 bool oom_compiled_rule_enabled(const oom_compiled *c, const char *code);
 
-/* Per-thread state: parser, query cursor, scratch buffers. */
+/* Per-thread state: parser, node array, matcher, scratch buffers. */
 typedef struct oom_linter oom_linter;
 
 oom_linter *oom_linter_new(const oom_compiled *c);
@@ -56,7 +56,7 @@ typedef struct {
 } oom_job;
 
 /* Lints every job on `threads` threads (each with its own parser and
- * query cursor; the compiled rules are shared read-only) and appends the
+ * matcher; the compiled rules are shared read-only) and appends the
  * findings to `out`, sorted by path and position whatever the thread count.
  * A file that cannot be read gets an OOM002 finding. */
 void oom_lint_jobs(const oom_compiled *c, const oom_job *jobs, size_t count, int threads,

@@ -136,6 +136,8 @@ static int cost_class(const oom_pred *p)
  * {{detail}} are all of one class). */
 static void order_by_cost(oom_pred *preds, size_t count, uint32_t *file_slots)
 {
+    if (count == 0)
+        return;
     oom_pred *sorted = oom_xcalloc(count ? count : 1, sizeof(oom_pred));
     size_t n = 0;
     for (int c = 0; c <= 2; c++)

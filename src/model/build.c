@@ -1,6 +1,6 @@
-/* model/build: the single walk over a Python tree that fills the model. The
- * walk is iterative (a tree cursor), so deeply nested code cannot overflow the
- * C stack. */
+/* model/build: the single pass over a Python tree (its nodes laid out in
+ * document order, oomlint/nodes.h) that fills the model. The pass is a loop,
+ * so deeply nested code cannot overflow the C stack. */
 #include <ctype.h>
 #include <pthread.h>
 #include <stdlib.h>

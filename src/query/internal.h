@@ -100,7 +100,7 @@ struct oom_query {
     bool all_native;
 };
 
-/* Builds the root index once the patterns are read (query/match.c). */
+/* Indexes the patterns once they are read (query/index.c). */
 void oom_query_index_roots(oom_query *q);
 
 #endif
