@@ -285,6 +285,7 @@ static void broken_queries_are_refused_with_a_position(void)
     CHECK(read_error("\"nope_token\"", "unknown node type") == 0);
     CHECK(read_error("(call (identifier) @a \"x)", "unterminated string") == 22);
     CHECK(read_error("call", "in parentheses") == 0);
+    CHECK(read_error("(call) @c\nobject: (_) @o", "a field needs a parent pattern") == 10); /* tree-sitter asserts */
     CHECK(read_error("((call) @a) (#eq? @a \"x\")", "predicate needs a node pattern") == 12);
     CHECK(read_error(")", "syntax error") == 0);
     CHECK(read_error("(call) @c\n_?", "cannot be optional") == 10); /* a tree-sitter assertion */
