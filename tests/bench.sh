@@ -47,6 +47,14 @@ time_runs() { # time_runs COMMAND... -> median seconds
     done | median
 }
 
+cpu_runs() { # cpu_runs COMMAND... -> median user+system seconds (less moved by other tenants)
+    i=0
+    while [ $i -lt "$RUNS" ]; do
+        /usr/bin/time -f "%U %S" "$@" 2>&1 >/dev/null | tail -n 1 | awk '{print $1 + $2}'
+        i=$((i + 1))
+    done | median
+}
+
 parse_only() { build/tools/parse-only < "$LIST"; }
 NPROC=$(nproc)
 lint1() { xargs build/oomlint --threads 1 --format concise < "$LIST"; }
@@ -95,5 +103,8 @@ DIFF=$(build/tools/match-diff < "$LIST" | tail -n 1)
 echo "oomlint's query matcher against tree-sitter's cursor, every built-in pattern: $DIFF"
 SYNTAX=$(xargs build/oomlint --select OOM001 --format concise --quiet < "$LIST" | grep -c OOM001 || true)
 echo "syntax-error findings (OOM001) on this valid-Python corpus: $SYNTAX"
-printf 'analysis overhead over parsing (1 thread): %.0f%%   oomlint peak RSS: %s KiB\n' \
-    "$(echo "($T_LINT - $T_PARSE) * 100 / $T_PARSE" | bc -l)" "$RSS"
+C_PARSE=$(cpu_runs sh -c "build/tools/parse-only < '$LIST'")
+C_LINT=$(cpu_runs sh -c "xargs build/oomlint --threads 1 --format concise < '$LIST'")
+printf 'analysis overhead over parsing (1 thread): %.0f%% by wall time, %.0f%% by CPU time (%.2f s over %.2f s)   oomlint peak RSS: %s KiB\n' \
+    "$(echo "($T_LINT - $T_PARSE) * 100 / $T_PARSE" | bc -l)" \
+    "$(echo "($C_LINT - $C_PARSE) * 100 / $C_PARSE" | bc -l)" "$C_LINT" "$C_PARSE" "$RSS"

@@ -357,7 +357,6 @@ static bool read_group(reader *r, int depth, uint32_t open, uint32_t *out)
     for (;;) {
         skip_space(r);
         int c = peek(r);
-        uint32_t at = r->pos;
         if (c < 0)
             return fail(r, open, "unclosed (");
         if (c == ')') {
@@ -379,7 +378,6 @@ static bool read_group(reader *r, int depth, uint32_t open, uint32_t *out)
             first = item;
         else
             r->native = false;
-        (void)at;
     }
     if (first == QNONE)
         return fail(r, open, "a parenthesised group needs a node pattern, not only predicates");
