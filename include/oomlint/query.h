@@ -22,6 +22,7 @@
 #define OOMLINT_QUERY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <tree_sitter/api.h>
 
@@ -78,5 +79,27 @@ void oom_query_matcher_free(oom_query_matcher *m);
 void oom_query_exec(oom_query_matcher *m, const oom_query *q, const oom_nodes *tree,
                     const char *src, oom_on_match_fn on_match, oom_on_limit_fn on_limit, void *ctx);
 
+
+/* Matches as canonical lines ("p3: fn@10-14 report@8-30", captures sorted),
+ * a set of them sorted and unique: how two engines' matches are compared. */
+typedef struct {
+    char **items;
+    size_t len, cap;
+} oom_match_set;
+
+typedef const char *(*oom_capture_name_fn)(const void *query, uint32_t id, uint32_t *len);
+/* The name functions for this module's queries and for tree-sitter's. */
+const char *oom_query_capture_name_fn_native(const void *q, uint32_t id, uint32_t *len);
+const char *oom_query_capture_name_fn_tree_sitter(const void *q, uint32_t id, uint32_t *len);
+
+void oom_match_set_add(oom_match_set *s, const TSQueryMatch *m, oom_capture_name_fn name,
+                       const void *query);
+/* Sorts and drops repeats; call before comparing. */
+void oom_match_set_finish(oom_match_set *s);
+/* Lines in one set and not the other (`in_a` says which), each passed to
+ * `each` (may be NULL); returns how many. */
+typedef void (*oom_diff_fn)(void *ctx, bool in_a, const char *line);
+size_t oom_match_set_diff(const oom_match_set *a, const oom_match_set *b, oom_diff_fn each, void *ctx);
+void oom_match_set_free(oom_match_set *s);
 
 #endif

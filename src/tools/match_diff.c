@@ -18,86 +18,22 @@
 
 #define SHOWN_DIFFERENCES 20
 
-typedef struct {
-    char **items;
-    size_t len, cap;
-} lines;
-
-typedef struct {
-    const oom_query *q;
-    lines *out;
-} native_ctx;
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* One match as a line: its pattern and its captures, sorted. */
-static char *match_line(uint32_t pattern, const TSQueryCapture *caps, uint16_t n,
-                        const char *(*name)(const void *, uint32_t, uint32_t *), const void *q)
-{
-    char **parts = calloc(n ? n : 1, sizeof(char *));
-    size_t total = 32;
-    for (uint16_t i = 0; i < n; i++) {
-        uint32_t len;
-        const char *cn = name(q, caps[i].index, &len);
-        char buf[256];
-        snprintf(buf, sizeof buf, "%.*s@%u-%u", (int)(len > 128 ? 128 : len), cn,
-                 ts_node_start_byte(caps[i].node), ts_node_end_byte(caps[i].node));
-        parts[i] = oom_xstrdup(buf);
-        total += strlen(buf) + 1;
-    }
-    qsort(parts, n, sizeof(char *), cmp_str);
-    char *line = oom_xmalloc(total);
-    int at = snprintf(line, total, "p%u:", pattern);
-    for (uint16_t i = 0; i < n; i++) {
-        at += snprintf(line + at, total - (size_t)at, " %s", parts[i]);
-        free(parts[i]);
-    }
-    free(parts);
-    return line;
-}
-
-static const char *native_name(const void *q, uint32_t id, uint32_t *len)
-{
-    return oom_query_capture_name_for_id(q, id, len);
-}
-
-static const char *ts_name(const void *q, uint32_t id, uint32_t *len)
-{
-    return ts_query_capture_name_for_id(q, id, len);
-}
-
 static void on_native(void *ctx, const TSQueryMatch *m)
 {
-    native_ctx *c = ctx;
-    char *line = match_line(m->pattern_index, m->captures, m->capture_count, native_name, c->q);
-    OOM_PUSH(c->out->items, c->out->len, c->out->cap, line);
+    void **c = ctx; /* {query, set} */
+    oom_match_set_add(c[1], m, oom_query_capture_name_fn_native, c[0]);
 }
 
-static void unique_sorted(lines *l)
-{
-    if (l->len < 2)
-        return;
-    qsort(l->items, l->len, sizeof(char *), cmp_str);
-    size_t w = 0;
-    for (size_t i = 0; i < l->len; i++) {
-        if (w > 0 && strcmp(l->items[w - 1], l->items[i]) == 0) {
-            free(l->items[i]);
-            continue;
-        }
-        l->items[w++] = l->items[i];
-    }
-    l->len = w;
-}
+typedef struct {
+    const char *path;
+    size_t shown;
+} diff_ctx;
 
-static void lines_free(lines *l)
+static void print_difference(void *ctx, bool in_ours, const char *line)
 {
-    for (size_t i = 0; i < l->len; i++)
-        free(l->items[i]);
-    free(l->items);
-    memset(l, 0, sizeof(*l));
+    diff_ctx *d = ctx;
+    if (d->shown++ < SHOWN_DIFFERENCES)
+        printf("%s: only %s: %s\n", d->path, in_ours ? "oomlint" : "tree-sitter", line);
 }
 
 typedef struct {
@@ -141,28 +77,6 @@ static int build_pair(const oom_rule_list *rules, oom_lang lang, engine_pair *p)
     return p->native && p->ts ? 0 : -1;
 }
 
-/* Differences between two sorted sets, printed; returns their count. */
-static size_t compare(const char *path, const lines *a, const lines *b, size_t shown)
-{
-    size_t i = 0, j = 0, diffs = 0;
-    while (i < a->len || j < b->len) {
-        int c = i == a->len ? 1 : j == b->len ? -1 : strcmp(a->items[i], b->items[j]);
-        if (c == 0) {
-            i++, j++;
-            continue;
-        }
-        if (shown + diffs < SHOWN_DIFFERENCES)
-            printf("%s: only %s: %s\n", path, c < 0 ? "oomlint" : "tree-sitter",
-                   c < 0 ? a->items[i] : b->items[j]);
-        diffs++;
-        if (c < 0)
-            i++;
-        else
-            j++;
-    }
-    return diffs;
-}
-
 static size_t diff_file(const char *path, const engine_pair *pair, TSParser *parser,
                         oom_query_matcher *matcher, TSQueryCursor *cursor, oom_nodes *nodes,
                         size_t *match_count, size_t shown)
@@ -181,22 +95,21 @@ static size_t diff_file(const char *path, const engine_pair *pair, TSParser *par
     }
     if (tree) {
         TSNode root = ts_tree_root_node(tree);
-        lines ours = {0}, theirs = {0};
-        native_ctx ctx = {pair->native, &ours};
+        oom_match_set ours = {0}, theirs = {0};
+        void *ctx[2] = {pair->native, &ours};
         oom_nodes_build(nodes, root);
-        oom_query_exec(matcher, pair->native, nodes, NULL, on_native, NULL, &ctx);
+        oom_query_exec(matcher, pair->native, nodes, NULL, on_native, NULL, ctx);
         ts_query_cursor_exec(cursor, pair->ts, root);
         TSQueryMatch m;
-        while (ts_query_cursor_next_match(cursor, &m)) {
-            char *line = match_line(m.pattern_index, m.captures, m.capture_count, ts_name, pair->ts);
-            OOM_PUSH(theirs.items, theirs.len, theirs.cap, line);
-        }
-        unique_sorted(&ours);
-        unique_sorted(&theirs);
+        while (ts_query_cursor_next_match(cursor, &m))
+            oom_match_set_add(&theirs, &m, oom_query_capture_name_fn_tree_sitter, pair->ts);
+        oom_match_set_finish(&ours);
+        oom_match_set_finish(&theirs);
         *match_count += theirs.len;
-        diffs = compare(path, &ours, &theirs, shown);
-        lines_free(&ours);
-        lines_free(&theirs);
+        diff_ctx d = {path, shown};
+        diffs = oom_match_set_diff(&ours, &theirs, print_difference, &d);
+        oom_match_set_free(&ours);
+        oom_match_set_free(&theirs);
         ts_tree_delete(tree);
     }
     oom_source_free(&src);

@@ -24,76 +24,20 @@ static const char sample[] =
     "x = f(a, b=(1, 2), *c)[0].d\nprint('%s' % x, end='')\nf(x y))\n";
 
 typedef struct {
-    char **items;
-    size_t len, cap;
-} match_set;
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void add_line(match_set *s, uint32_t pattern, const TSQueryCapture *caps, uint16_t n,
-                     const char *(*name)(const void *, uint32_t, uint32_t *), const void *q)
-{
-    char parts[64][80];
-    uint16_t count = n < 64 ? n : 64;
-    for (uint16_t i = 0; i < count; i++) {
-        uint32_t len;
-        const char *cn = name(q, caps[i].index, &len);
-        snprintf(parts[i], sizeof parts[i], "%.*s@%u-%u", (int)(len > 40 ? 40 : len), cn,
-                 ts_node_start_byte(caps[i].node), ts_node_end_byte(caps[i].node));
-    }
-    qsort(parts, count, sizeof parts[0], (int (*)(const void *, const void *))strcmp);
-    oom_buf b;
-    oom_buf_init(&b);
-    oom_buf_printf(&b, "p%u", pattern);
-    for (uint16_t i = 0; i < count; i++)
-        oom_buf_printf(&b, " %s", parts[i]);
-    OOM_PUSH(s->items, s->len, s->cap, oom_buf_take(&b));
-}
-
-static const char *our_name(const void *q, uint32_t id, uint32_t *len)
-{
-    return oom_query_capture_name_for_id(q, id, len);
-}
-
-static const char *their_name(const void *q, uint32_t id, uint32_t *len)
-{
-    return ts_query_capture_name_for_id(q, id, len);
-}
-
-typedef struct {
     const oom_query *q;
-    match_set *set;
+    oom_match_set *set;
 } ctx_t;
 
 static void on_ours(void *ctx, const TSQueryMatch *m)
 {
     ctx_t *c = ctx;
-    add_line(c->set, m->pattern_index, m->captures, m->capture_count, our_name, c->q);
+    oom_match_set_add(c->set, m, oom_query_capture_name_fn_native, c->q);
 }
 
-static void sort_unique(match_set *s)
+static void print_line(void *ctx, bool in_ours, const char *line)
 {
-    if (s->len > 1)
-        qsort(s->items, s->len, sizeof(char *), cmp_str);
-    size_t w = 0;
-    for (size_t i = 0; i < s->len; i++) {
-        if (w && strcmp(s->items[w - 1], s->items[i]) == 0) {
-            free(s->items[i]);
-            continue;
-        }
-        s->items[w++] = s->items[i];
-    }
-    s->len = w;
-}
-
-static void set_free(match_set *s)
-{
-    for (size_t i = 0; i < s->len; i++)
-        free(s->items[i]);
-    free(s->items);
+    (void)ctx;
+    fprintf(stderr, "only %s: %s\n", in_ours ? "oomlint" : "tree-sitter", line);
 }
 
 static bool abandoned;
@@ -107,7 +51,7 @@ static void on_limit(void *ctx, uint32_t pattern, TSNode node)
 
 static void compare(const oom_query *ours, TSQuery *theirs, TSTree *tree, const oom_nodes *nodes)
 {
-    match_set a = {0}, b = {0};
+    oom_match_set a = {0}, b = {0};
     ctx_t ctx = {ours, &a};
     oom_query_matcher *m = oom_query_matcher_new();
     abandoned = false;
@@ -119,25 +63,18 @@ static void compare(const oom_query *ours, TSQuery *theirs, TSTree *tree, const 
     TSQueryMatch tm;
     size_t steps = 0;
     while (ts_query_cursor_next_match(cur, &tm) && ++steps < 100000)
-        add_line(&b, tm.pattern_index, tm.captures, tm.capture_count, their_name, theirs);
+        oom_match_set_add(&b, &tm, oom_query_capture_name_fn_tree_sitter, theirs);
     bool exceeded = ts_query_cursor_did_exceed_match_limit(cur) || steps >= 100000;
     ts_query_cursor_delete(cur);
-    sort_unique(&a);
-    sort_unique(&b);
+    oom_match_set_finish(&a);
+    oom_match_set_finish(&b);
     /* a pattern either side gave up on proves nothing; otherwise the sets
      * must be equal */
-    bool same = a.len == b.len;
-    for (size_t i = 0; same && i < a.len; i++)
-        same = strcmp(a.items[i], b.items[i]) == 0;
-    if (!same && !abandoned && !exceeded && a.len < OOM_QUERY_MATCHES_PER_NODE) {
-        for (size_t i = 0; i < a.len; i++)
-            fprintf(stderr, "oomlint:     %s\n", a.items[i]);
-        for (size_t i = 0; i < b.len; i++)
-            fprintf(stderr, "tree-sitter: %s\n", b.items[i]);
+    if (!abandoned && !exceeded && a.len < OOM_QUERY_MATCHES_PER_NODE &&
+        oom_match_set_diff(&a, &b, print_line, NULL) != 0)
         abort();
-    }
-    set_free(&a);
-    set_free(&b);
+    oom_match_set_free(&a);
+    oom_match_set_free(&b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -13,48 +13,15 @@
 #include "oomlint/source.h"
 
 typedef struct {
-    char **items;
-    size_t len, cap;
-} match_lines;
-
-static int cmp_line(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char *line_of(uint32_t pattern, const TSQueryCapture *caps, uint16_t n, const void *q,
-                     bool native)
-{
-    oom_buf b;
-    oom_buf_init(&b);
-    oom_buf_printf(&b, "p%u", pattern);
-    /* captures sorted by name then position, so both engines' orders agree */
-    char parts[32][96];
-    uint16_t count = n < 32 ? n : 32;
-    for (uint16_t i = 0; i < count; i++) {
-        uint32_t len;
-        const char *name = native ? oom_query_capture_name_for_id(q, caps[i].index, &len)
-                                  : ts_query_capture_name_for_id(q, caps[i].index, &len);
-        snprintf(parts[i], sizeof parts[i], "%.*s@%u-%u", (int)len, name,
-                 ts_node_start_byte(caps[i].node), ts_node_end_byte(caps[i].node));
-    }
-    qsort(parts, count, sizeof parts[0], (int (*)(const void *, const void *))strcmp);
-    for (uint16_t i = 0; i < count; i++)
-        oom_buf_printf(&b, " %s", parts[i]);
-    return oom_buf_take(&b);
-}
-
-typedef struct {
     const oom_query *q;
-    match_lines *out;
+    oom_match_set *out;
     size_t limits;
 } collect_ctx;
 
 static void collect_native(void *ctx, const TSQueryMatch *m)
 {
     collect_ctx *c = ctx;
-    OOM_PUSH(c->out->items, c->out->len, c->out->cap,
-             line_of(m->pattern_index, m->captures, m->capture_count, c->q, true));
+    oom_match_set_add(c->out, m, oom_query_capture_name_fn_native, c->q);
 }
 
 static void count_limit(void *ctx, uint32_t pattern, TSNode node)
@@ -64,27 +31,10 @@ static void count_limit(void *ctx, uint32_t pattern, TSNode node)
     ((collect_ctx *)ctx)->limits++;
 }
 
-static void sort_unique(match_lines *l)
+static void print_line(void *ctx, bool in_ours, const char *line)
 {
-    if (l->len < 2)
-        return;
-    qsort(l->items, l->len, sizeof(char *), cmp_line);
-    size_t w = 0;
-    for (size_t i = 0; i < l->len; i++) {
-        if (w && strcmp(l->items[w - 1], l->items[i]) == 0) {
-            free(l->items[i]);
-            continue;
-        }
-        l->items[w++] = l->items[i];
-    }
-    l->len = w;
-}
-
-static void free_lines(match_lines *l)
-{
-    for (size_t i = 0; i < l->len; i++)
-        free(l->items[i]);
-    free(l->items);
+    (void)ctx;
+    printf("    only %s: %s\n", in_ours ? "oomlint" : "tree-sitter", line);
 }
 
 /* Runs `query` on Python `code` with both engines; returns the number of
@@ -110,38 +60,33 @@ static int agree_with_text(const char *query, const char *code, bool with_text, 
     oom_nodes nodes;
     oom_nodes_init(&nodes);
     oom_nodes_build(&nodes, ts_tree_root_node(tree));
-    match_lines a = {0}, b = {0};
+    oom_match_set a = {0}, b = {0};
     collect_ctx ctx = {ours, &a, 0};
     oom_query_matcher *m = oom_query_matcher_new();
     oom_query_exec(m, ours, &nodes, NULL, collect_native, count_limit, &ctx);
     if (with_text) { /* with the text, #eq? and #any-of? prune while matching */
-        match_lines c = {0};
+        oom_match_set c = {0};
         collect_ctx pctx = {ours, &c, 0};
         oom_query_exec(m, ours, &nodes, code, collect_native, count_limit, &pctx);
-        sort_unique(&c);
+        oom_match_set_finish(&c);
         *pruned = (int)c.len;
-        free_lines(&c);
+        oom_match_set_free(&c);
     }
     TSQueryCursor *cur = ts_query_cursor_new();
     ts_query_cursor_exec(cur, theirs, ts_tree_root_node(tree));
     TSQueryMatch tm;
     while (ts_query_cursor_next_match(cur, &tm))
-        OOM_PUSH(b.items, b.len, b.cap, line_of(tm.pattern_index, tm.captures, tm.capture_count, theirs, false));
-    sort_unique(&a);
-    sort_unique(&b);
-    bool same = a.len == b.len;
-    for (size_t i = 0; same && i < a.len; i++)
-        same = strcmp(a.items[i], b.items[i]) == 0;
+        oom_match_set_add(&b, &tm, oom_query_capture_name_fn_tree_sitter, theirs);
+    oom_match_set_finish(&a);
+    oom_match_set_finish(&b);
+    bool same = oom_match_set_diff(&a, &b, NULL, NULL) == 0;
     if (!same) {
         printf("  %s on %s\n", query, code);
-        for (size_t i = 0; i < a.len; i++)
-            printf("    oomlint:     %s\n", a.items[i]);
-        for (size_t i = 0; i < b.len; i++)
-            printf("    tree-sitter: %s\n", b.items[i]);
+        oom_match_set_diff(&a, &b, print_line, NULL);
     }
     int result = same ? (int)a.len : -1;
-    free_lines(&a);
-    free_lines(&b);
+    oom_match_set_free(&a);
+    oom_match_set_free(&b);
     ts_query_cursor_delete(cur);
     oom_query_matcher_free(m);
     oom_nodes_free(&nodes);
@@ -223,6 +168,46 @@ static void matches_agree_with_tree_sitter(void)
     /* ERROR nodes: (_) matches none, (ERROR) does */
     CHECK(agree("(ERROR) @e", "f(x y z))\n") > 0);
     CHECK(agree("(module (_) @n)", "f(x y z))\n") >= 0);
+}
+
+static void count_difference(void *ctx, bool in_ours, const char *line)
+{
+    (void)line;
+    ((int *)ctx)[in_ours ? 0 : 1]++;
+}
+
+/* The comparison itself: a set differs from another by what only one has. */
+static void match_sets_show_their_differences(void)
+{
+    const char *code = "f(a)\n";
+    TSParser *parser = ts_parser_new();
+    ts_parser_set_language(parser, oom_lang_grammar(OOM_LANG_PYTHON));
+    TSTree *tree = ts_parser_parse_string(parser, NULL, code, (uint32_t)strlen(code));
+    TSNode call = ts_node_named_child(ts_node_named_child(ts_tree_root_node(tree), 0), 0);
+    TSQueryCapture c1[2] = {{call, 1}, {ts_node_named_child(call, 0), 0}}; /* @c, @f */
+    TSQueryMatch whole = {0, 0, 2, c1}, part = {0, 0, 1, c1}, other = {0, 1, 1, c1};
+    uint32_t off;
+    const char *why;
+    oom_query *q = oom_query_new(oom_lang_grammar(OOM_LANG_PYTHON), "(call function: (_) @f) @c", 26,
+                                 &off, &why);
+    oom_match_set a = {0}, b = {0};
+    oom_match_set_add(&a, &whole, oom_query_capture_name_fn_native, q);
+    oom_match_set_add(&a, &whole, oom_query_capture_name_fn_native, q); /* a repeat */
+    oom_match_set_add(&b, &whole, oom_query_capture_name_fn_native, q);
+    oom_match_set_add(&b, &part, oom_query_capture_name_fn_native, q);
+    oom_match_set_add(&b, &other, oom_query_capture_name_fn_native, q);
+    oom_match_set_finish(&a);
+    oom_match_set_finish(&b);
+    CHECK(a.len == 1 && b.len == 3);
+    int only[2] = {0, 0};
+    CHECK(oom_match_set_diff(&a, &b, count_difference, only) == 2);
+    CHECK(only[0] == 0 && only[1] == 2);
+    CHECK(a.len == 1 && strcmp(a.items[0], "p0: c@0-4 f@0-1") == 0);
+    oom_match_set_free(&a);
+    oom_match_set_free(&b);
+    oom_query_free(q);
+    ts_tree_delete(tree);
+    ts_parser_delete(parser);
 }
 
 static bool native(const char *query, uint32_t pattern)
@@ -317,13 +302,13 @@ static void combinatorial_patterns_stop_at_the_work_limit(void)
     oom_nodes nodes;
     oom_nodes_init(&nodes);
     oom_nodes_build(&nodes, ts_tree_root_node(tree));
-    match_lines found = {0};
+    oom_match_set found = {0};
     collect_ctx ctx = {q, &found, 0};
     oom_query_matcher *m = oom_query_matcher_new();
     oom_query_exec(m, q, &nodes, code.data, collect_native, count_limit, &ctx);
     CHECK(ctx.limits == 1);
     CHECK(found.len == 0);
-    free_lines(&found);
+    oom_match_set_free(&found);
     oom_query_matcher_free(m);
     oom_nodes_free(&nodes);
     ts_tree_delete(tree);
@@ -404,6 +389,7 @@ void test_query_suite(void)
 {
     oom_test_run("query: matches agree with tree-sitter's cursor, feature by feature",
                  matches_agree_with_tree_sitter);
+    oom_test_run("query: match sets show their differences", match_sets_show_their_differences);
     oom_test_run("query: uncovered shapes are left to tree-sitter", uncovered_shapes_are_left_to_tree_sitter);
     oom_test_run("query: broken queries are refused with a position", broken_queries_are_refused_with_a_position);
     oom_test_run("query: a combinatorial pattern stops at the work limit",
