@@ -260,6 +260,49 @@ static bool tree_sitter_needed(const oom_lang_query *lq)
     return false;
 }
 
+/* The patterns oomlint's matcher leaves to tree-sitter, as a query of their
+ * own: their source text, in order, with a map back to our pattern indices.
+ * (Not the whole query with the others disabled: tree-sitter 0.25.1's
+ * ts_query_disable_pattern leaves a wildcard-rooted pattern's slot behind
+ * and its cursor then fails an assertion, found by fuzz_match.) */
+static int build_fallback(oom_lang_query *lq, oom_lang lang, const oom_buf *src, oom_buf *err)
+{
+    oom_buf text;
+    oom_buf_init(&text);
+    lq->ts_pattern_map = oom_xcalloc(lq->pattern_count ? lq->pattern_count : 1, sizeof(uint32_t));
+    uint32_t mapped = 0;
+    for (uint32_t p = 0; p < lq->pattern_count; p++) {
+        if (oom_query_pattern_is_native(lq->query, p))
+            continue;
+        uint32_t a = oom_query_start_byte_for_pattern(lq->query, p);
+        uint32_t b = p + 1 < lq->pattern_count ? oom_query_start_byte_for_pattern(lq->query, p + 1)
+                                               : (uint32_t)src->len;
+        oom_buf_append(&text, src->data + a, b - a);
+        oom_buf_putc(&text, '\n');
+        lq->ts_pattern_map[mapped++] = p;
+    }
+    uint32_t offset;
+    TSQueryError etype;
+    TSQuery *tq = ts_query_new(oom_lang_grammar(lang), text.data, (uint32_t)text.len, &offset, &etype);
+    oom_buf_free(&text);
+    if (!tq || ts_query_pattern_count(tq) != mapped) {
+        oom_buf_printf(err, "internal error: the %s patterns left to tree-sitter do not read alone",
+                       oom_lang_name(lang));
+        if (tq)
+            ts_query_delete(tq);
+        return -1;
+    }
+    uint32_t n = ts_query_capture_count(tq);
+    lq->ts_capture_map = oom_xcalloc(n ? n : 1, sizeof(uint32_t));
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t len;
+        const char *name = ts_query_capture_name_for_id(tq, i, &len);
+        lq->ts_capture_map[i] = oom_query_capture_id(lq->query, name, len);
+    }
+    lq->ts_query = tq;
+    return 0;
+}
+
 static int attach_tree_sitter(oom_lang_query *lq, oom_lang lang, const oom_buf *src, oom_buf *err)
 {
     if (!tree_sitter_needed(lq))
@@ -281,23 +324,9 @@ static int attach_tree_sitter(oom_lang_query *lq, oom_lang lang, const oom_buf *
         ts_query_delete(tq);
         return -1;
     }
+    ts_query_delete(tq);
     lq->ts_cursor_needed = !oom_query_all_native(lq->query);
-    if (!lq->ts_cursor_needed) {
-        ts_query_delete(tq);
-        return 0;
-    }
-    for (uint32_t p = 0; p < lq->pattern_count; p++)
-        if (oom_query_pattern_is_native(lq->query, p))
-            ts_query_disable_pattern(tq, p);
-    uint32_t n = ts_query_capture_count(tq);
-    lq->ts_capture_map = oom_xcalloc(n ? n : 1, sizeof(uint32_t));
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t len;
-        const char *name = ts_query_capture_name_for_id(tq, i, &len);
-        lq->ts_capture_map[i] = oom_query_capture_id(lq->query, name, len);
-    }
-    lq->ts_query = tq;
-    return 0;
+    return lq->ts_cursor_needed ? build_fallback(lq, lang, src, err) : 0;
 }
 
 static int compile_language(oom_compiled *c, oom_lang lang, oom_buf *err)
@@ -372,6 +401,7 @@ void oom_compiled_free(oom_compiled *c)
         free(lq->pred_counts);
         free(lq->slots);
         free(lq->ts_capture_map);
+        free(lq->ts_pattern_map);
         oom_query_free(lq->query);
         if (lq->ts_query)
             ts_query_delete(lq->ts_query);

@@ -72,13 +72,14 @@ typedef struct {
 
 typedef struct {
     oom_query *query; /* NULL when no rule of this language is selected */
-    /* tree-sitter's reading of the same query: for user rules, whose errors
-     * it checks as before (an impossible structure, say), and for patterns
-     * oomlint's matcher leaves to tree-sitter's cursor, which are the only
-     * ones left enabled in it. NULL when neither is needed. */
+    /* The patterns oomlint's matcher leaves to tree-sitter's cursor, as a
+     * query of their own; NULL when there are none. (A user's rules are
+     * also read by tree-sitter whole, for its checks, and that reading is
+     * then dropped.) */
     TSQuery *ts_query;
     bool ts_cursor_needed;
     uint32_t *ts_capture_map; /* tree-sitter capture id -> ours */
+    uint32_t *ts_pattern_map; /* tree-sitter pattern index -> ours */
     oom_rule_slot *slots;
     size_t slot_count;
     oom_pred **preds; /* per pattern: an array ... */

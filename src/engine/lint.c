@@ -292,8 +292,8 @@ static void on_limit(void *ctx, uint32_t pattern, TSNode node)
         report_limit(mc->l, mc->src, slot->rule, node, mc->found);
 }
 
-/* The patterns oomlint's matcher leaves to tree-sitter's cursor (only those
- * are enabled in lq->ts_query), their capture ids mapped to ours. */
+/* The patterns oomlint's matcher leaves to tree-sitter's cursor, their
+ * pattern indices and capture ids mapped to ours. */
 static void run_tree_sitter_cursor(match_ctx *mc, TSNode root)
 {
     oom_linter *l = mc->l;
@@ -310,6 +310,7 @@ static void run_tree_sitter_cursor(match_ctx *mc, TSNode root)
             l->mapped[i].index = lq->ts_capture_map[m.captures[i].index];
         }
         TSQueryMatch ours = m;
+        ours.pattern_index = (uint16_t)lq->ts_pattern_map[m.pattern_index];
         ours.captures = l->mapped;
         on_match(mc, &ours);
     }

@@ -385,6 +385,50 @@ static void user_rule_with_quantifier_still_fires(void)
     oom_buf_free(&err);
 }
 
+/* Findings of a user rule in t.py's `code`, or -1 when it does not load. */
+static int user_rule_findings(const char *query, const char *code)
+{
+    static const char json[] = "{\"code\": \"X8\", \"name\": \"x\", \"language\": \"python\", "
+                               "\"severity\": \"info\", \"message\": \"m\", \"help\": \"h\"}";
+    oom_rule_file files[2] = {{"r/rule.json", json, strlen(json)}, {"r/query.scm", query, strlen(query)}};
+    oom_rule_list rules = {NULL, 0, 0};
+    oom_buf err;
+    oom_buf_init(&err);
+    oom_selection sel;
+    memset(&sel, 0, sizeof sel);
+    oom_compiled *c = oom_rules_add_files(&rules, files, 2, "user", &err) == 0
+                          ? oom_compiled_new(&rules, &sel, &err) : NULL;
+    int found = -1;
+    if (c) {
+        oom_source src;
+        char why[128];
+        oom_source_from_memory("t.py", code, strlen(code), &src, why, sizeof why);
+        oom_linter *l = oom_linter_new(c);
+        oom_diag_list out = {NULL, 0, 0};
+        oom_linter_run(l, &src, OOM_LANG_PYTHON, &out);
+        found = (int)out.len;
+        oom_diag_list_free(&out);
+        oom_linter_free(l);
+        oom_source_free(&src);
+    } else {
+        printf("  %s\n", err.data);
+    }
+    oom_compiled_free(c);
+    oom_rules_free(&rules);
+    oom_buf_free(&err);
+    return found;
+}
+
+/* tree-sitter's cursor fails an assertion when a wildcard-rooted pattern
+ * sits in a query whose other patterns are disabled (found by fuzz_match):
+ * the patterns left to it are given to it as a query of their own. */
+static void wildcard_repetition_beside_native_patterns(void)
+{
+    CHECK(user_rule_findings("(_)+ @v\n(call) @c\n", "f(x)\n") > 0);
+    CHECK(user_rule_findings("(call) @c\n(_) @v.+\n_\n", "f(x)\n") > 0);
+    CHECK(user_rule_findings("(identifier)+ @v\n(call) @c\n", "f(x)\n") > 0);
+}
+
 void test_query_suite(void)
 {
     oom_test_run("query: matches agree with tree-sitter's cursor, feature by feature",
@@ -397,4 +441,5 @@ void test_query_suite(void)
     oom_test_run("nodes: the tree laid out in preorder with fields", nodes_lay_out_the_tree);
     oom_test_run("query: a user rule with a quantifier fires through tree-sitter's cursor",
                  user_rule_with_quantifier_still_fires);
+    oom_test_run("query: a wildcard repetition beside native patterns", wildcard_repetition_beside_native_patterns);
 }
