@@ -17,18 +17,17 @@ void oom_nodes_init(oom_nodes *n)
 
 static void open_node(oom_nodes *n, size_t *depth, TSTreeCursor *c)
 {
-    oom_node e;
-    e.node = ts_tree_cursor_current_node(c);
-    e.start = ts_node_start_byte(e.node);
-    e.end = 0;
-    e.parent = *depth ? n->stack[*depth - 1] : UINT32_MAX;
-    e.symbol = ts_node_symbol(e.node);
-    e.field = ts_tree_cursor_current_field_id(c);
-    uint32_t index = n->len;
-    size_t len = n->len;
-    OOM_PUSH(n->items, len, n->cap, e);
-    n->len = (uint32_t)len;
-    OOM_PUSH(n->stack, *depth, n->stack_cap, index);
+    if (n->len + 1 > n->cap)
+        oom_grow((void **)&n->items, &n->cap, n->len + 1, sizeof(oom_node));
+    oom_node *e = &n->items[n->len];
+    e->node = ts_tree_cursor_current_node(c);
+    e->start = ts_node_start_byte(e->node);
+    e->end = 0;
+    e->parent = *depth ? n->stack[*depth - 1] : UINT32_MAX;
+    e->symbol = ts_node_symbol(e->node);
+    e->field = ts_tree_cursor_current_field_id(c);
+    OOM_PUSH(n->stack, *depth, n->stack_cap, n->len);
+    n->len++;
 }
 
 void oom_nodes_build(oom_nodes *n, TSNode root)
