@@ -37,6 +37,22 @@ else
     fail "estimate-plot-svg" "not a valid SVG with the capacity line"
 fi
 
+# Shapes of ordinary code that once crashed the estimate's readers (found by
+# linting the stdlib and PyTorch corpora with --gpu): an annotated name with
+# no value, and add_argument() without arguments.
+cat > "$T/shapes.py" <<'PY'
+import argparse
+import torchvision
+parser = argparse.ArgumentParser()
+parser.add_argument()
+num_ftrs: int
+model = torchvision.models.resnet50()
+PY
+run_oomlint --gpu v100 --format concise "$T/shapes.py"
+expect_rc "capacity-survives-bare-annotation-and-add-argument" 0
+run_oomlint estimate --gpu v100 "$T/shapes.py"
+expect_rc "estimate-survives-bare-annotation-and-add-argument" 0
+
 run_oomlint estimate --model meta-llama/Llama-2-7b-hf --gpu a100-80gb --batch-size 8 --seq-len 2048
 expect_contains "estimate-model-flag-oom" "$OUT" "out of memory"
 expect_contains "estimate-fix-plan" "$OUT" "To fit under 90%:"

@@ -39,6 +39,8 @@ static bool name_is(const char *name, size_t len, const char *want)
 
 bool oom_est_text_of(const reader *r, TSNode n, char *buf, size_t size)
 {
+    if (ts_node_is_null(n)) /* `x: int` has no right-hand side */
+        return false;
     uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
     if (b - a + 1 > size)
         return false;

@@ -288,6 +288,8 @@ bool oom_pymodel_is_literal(const oom_pymodel *m, TSNode expr)
 bool oom_pymodel_string_value(const oom_pymodel *m, TSNode str, oom_buf *out)
 {
     oom_buf_clear(out);
+    if (ts_node_is_null(str)) /* `add_argument()` has no first argument */
+        return false;
     if (strcmp(ts_node_type(str), "string") != 0 || string_has_interpolation(str))
         return false;
     uint32_t count = ts_node_named_child_count(str);
