@@ -99,6 +99,10 @@ if command -v pylint >/dev/null 2>&1; then
         "$RATE" "$(echo "($LINES / $T_LINT) / $RATE" | bc -l)" "$PYLINT_N" "$PYLINT_LINES"
     RUNS=$RUNS_SAVED
 fi
+# The capacity rules and the estimate read every file only with a target GPU.
+rc=0; xargs build/oomlint --gpu v100 --format concise --quiet < "$LIST" >/dev/null 2>&1 || rc=$?
+case $rc in 0|123) echo "oomlint --gpu v100 over the corpus: finished (exit $rc: 0 clean, 123 findings)" ;;
+    *) echo "oomlint --gpu v100 over the corpus: CRASHED or failed (xargs exit $rc)" ;; esac
 DIFF=$(build/tools/match-diff < "$LIST" | tail -n 1)
 echo "oomlint's query matcher against tree-sitter's cursor, every built-in pattern: $DIFF"
 SYNTAX=$(xargs build/oomlint --select OOM001 --format concise --quiet < "$LIST" | grep -c OOM001 || true)
