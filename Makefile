@@ -136,7 +136,14 @@ $(DEPS)/.test-tools: src/deps/test-tools.lock src/deps/fetch.sh
 	@chmod +x $(DEPS)/_microsoft-sarif-multitool-linux/Sarif.Multitool
 	@touch $@
 
-unit: check-system $(BUILD)/oomlint $(BUILD)/oomlint-tests $(BUILD)/tools/match-diff
+REPLAYS := $(patsubst %,$(BUILD)/tools/replay-%,python json toml suppress rule match)
+
+unit: check-system $(BUILD)/oomlint $(BUILD)/oomlint-tests $(BUILD)/tools/match-diff $(REPLAYS)
+
+# A fuzz target without libFuzzer, to replay the kept regression inputs.
+$(BUILD)/tools/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_common.h $(BUILD)/liboomlint.a
+	@mkdir -p $(dir $@)
+	$(CC) $(OUR_CFLAGS) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c $(BUILD)/liboomlint.a $(LDFLAGS_ALL)
 
 # libFuzzer targets (clang): Python, JSON and TOML through the whole pipeline,
 # suppression comments, a user rule, and oomlint's query matcher against

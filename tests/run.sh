@@ -64,6 +64,10 @@ if [ -x build/oomlint-tests ]; then
     rc=$?
     tail -n 1 "$LOG/match-diff"
     record "match-diff: oomlint's matcher and tree-sitter's cursor give the same matches" $rc "$LOG/match-diff"
+    section "fuzz regression inputs, replayed (fixtures/fuzz/<target>/)"
+    for t in python json toml suppress rule match; do
+        [ -d "fixtures/fuzz/$t" ] && collect "replay $t" build/tools/replay-$t "$t" fixtures/fuzz/$t/*
+    done
     section "end-to-end"
     collect "e2e" env OOMLINT=build/oomlint sh tests/e2e.sh
     make test-tools > "$LOG/tools" 2>&1 || echo "SKIP tools: the SARIF validator could not be fetched" >> "$results"
@@ -95,6 +99,10 @@ if [ -x build/asan/oomlint-tests ]; then
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
     collect "asan unit" build/asan/oomlint-tests fixtures
+    for t in python json toml suppress rule match; do
+        [ -d "fixtures/fuzz/$t" ] && collect "asan replay $t" \
+            env LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/asan/tools/replay-$t "$t" fixtures/fuzz/$t/*
+    done
     collect "asan e2e" env OOMLINT=build/asan/oomlint sh tests/e2e.sh
     collect "asan e2e hostile" env OOMLINT=build/asan/oomlint sh tests/e2e_hostile.sh
     if grep -q "ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer" "$LOG/out" 2>/dev/null; then
