@@ -20,6 +20,8 @@ typedef struct {
     const char *err;
     bool native;            /* the pattern being read can be matched here */
     int quantifier;         /* '?', '*', '+' or 0: the last read after a pattern */
+    uint32_t *bound;        /* captures of the pattern being read, so far */
+    size_t bound_len, bound_cap;
     uint32_t pattern_nodes; /* nodes of the pattern being read */
     uint32_t pattern_steps; /* first predicate step of the pattern being read */
 } reader;
@@ -157,8 +159,13 @@ static bool read_predicate(reader *r)
             r->pos++;
             uint32_t cs = r->pos, cn = read_ident(r);
             uint32_t id = cn ? oom_query_capture_id(q, r->src + cs, cn) : UINT32_MAX;
-            if (id == UINT32_MAX)
-                return fail(r, at, cn ? "unknown capture" : "a capture needs a name");
+            bool in_pattern = false;
+            for (size_t i = 0; i < r->bound_len && !in_pattern; i++)
+                in_pattern = r->bound[i] == id;
+            /* a capture of another pattern would never be there to test */
+            if (id == UINT32_MAX || !in_pattern)
+                return fail(r, at, cn ? "unknown capture (not bound earlier in this pattern)"
+                                      : "a capture needs a name");
             push_step(q, TSQueryPredicateStepTypeCapture, id);
         } else if (c == '"') {
             oom_buf s;
@@ -209,6 +216,7 @@ static bool read_suffixes(reader *r, uint32_t node)
             if (cn == 0)
                 return fail(r, at, "a capture needs a name");
             uint32_t id = intern(&q->captures, &q->capture_count, &q->capture_cap, r->src + cs, cn);
+            OOM_PUSH(r->bound, r->bound_len, r->bound_cap, id);
             if (cap_count == sizeof caps / sizeof caps[0])
                 return fail(r, at, "too many captures on one node");
             caps[cap_count++] = id;
@@ -497,6 +505,7 @@ static bool read_top_pattern(reader *r)
     oom_query *q = r->q;
     r->native = true;
     r->pattern_nodes = 0;
+    r->bound_len = 0;
     r->pattern_steps = (uint32_t)q->step_count;
     uint32_t start = r->pos;
     int c = peek(r);
@@ -510,6 +519,12 @@ static bool read_top_pattern(reader *r)
                                              : "syntax error: a node type belongs in parentheses");
     } else if (c == '.') {
         return fail(r, start, "an anchor `.` belongs between the children of a pattern");
+    } else if (c == '(') {
+        uint32_t n = start + 1;
+        while (n < r->len && strchr(" \t\r\n", r->src[n]))
+            n++;
+        if (n < r->len && r->src[n] == '#')
+            return fail(r, start, "a predicate needs a node pattern around it");
     }
     uint32_t root;
     bool pred = false;
@@ -549,6 +564,7 @@ oom_query *oom_query_new(const TSLanguage *lang, const char *src, uint32_t len,
         if (!read_top_pattern(&r))
             break;
     }
+    free(r.bound);
     if (r.err) {
         *err_offset = r.err_offset;
         *err_reason = r.err;

@@ -263,6 +263,7 @@ static void broken_queries_are_refused_with_a_position(void)
     CHECK(read_error("(call functio: (_))", "unknown field") == 6);
     CHECK(read_error("(call !functio)", "unknown field") == 7);
     CHECK(read_error("((call) @c (#eq? @d \"x\"))", "unknown capture") == 17);
+    CHECK(read_error("(identifier) @d\n((call) @c (#eq? @d \"x\"))", "unknown capture") == 33);
     CHECK(read_error("(call", "unclosed (") == 0);
     CHECK(read_error("[(call)", "unclosed [") == 0);
     CHECK(read_error("[]", "empty alternation") == 0);
