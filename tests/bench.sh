@@ -47,13 +47,7 @@ time_runs() { # time_runs COMMAND... -> median seconds
     done | median
 }
 
-cpu_runs() { # cpu_runs COMMAND... -> median user+system seconds (less moved by other tenants)
-    i=0
-    while [ $i -lt "$RUNS" ]; do
-        /usr/bin/time -f "%U %S" "$@" 2>&1 >/dev/null | tail -n 1 | awk '{print $1 + $2}'
-        i=$((i + 1))
-    done | median
-}
+one_run() { t0=$(now); "$@" >/dev/null 2>&1 || true; t1=$(now); echo "$t1 - $t0" | bc -l; }
 
 parse_only() { build/tools/parse-only < "$LIST"; }
 NPROC=$(nproc)
@@ -62,15 +56,27 @@ lintn() { xargs build/oomlint --threads "$NPROC" --format concise < "$LIST"; }
 peak_rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 
 echo "corpus: $CORPUS ($FILES files, $LINES lines), median of $RUNS runs"
-T_PARSE=$(time_runs parse_only)
-T_LINT=$(time_runs lint1)
-T_LINTN=$(time_runs lintn)
+# Interleaved: this machine is shared and changes speed for minutes at a
+# time, so the three are timed side by side in each round, and the overhead
+# is the median of each round's own ratio.
+ROUNDS="$(mktemp)"
+i=0
+while [ $i -lt "$RUNS" ]; do
+    echo "$(one_run parse_only) $(one_run lint1) $(one_run lintn)" >> "$ROUNDS"
+    i=$((i + 1))
+done
+T_PARSE=$(awk '{print $1}' "$ROUNDS" | median)
+T_LINT=$(awk '{print $2}' "$ROUNDS" | median)
+T_LINTN=$(awk '{print $3}' "$ROUNDS" | median)
+OVERHEAD=$(awk '{print ($2 - $1) * 100 / $1}' "$ROUNDS" | median)
+SCALING=$(awk '{print $2 / $3}' "$ROUNDS" | median)
+rm -f "$ROUNDS"
 RSS=$(command -v /usr/bin/time >/dev/null 2>&1 && peak_rss sh -c "xargs build/oomlint < '$LIST'" || echo "?")
 printf '%-28s %10s %14s\n' "" "wall s" "lines/s"
 printf '%-28s %10.3f %14.0f\n' "tree-sitter parse only" "$T_PARSE" "$(echo "$LINES / $T_PARSE" | bc -l)"
 printf '%-28s %10.3f %14.0f\n' "oomlint, 1 thread" "$T_LINT" "$(echo "$LINES / $T_LINT" | bc -l)"
 printf '%-28s %10.3f %14.0f\n' "oomlint, $NPROC threads" "$T_LINTN" "$(echo "$LINES / $T_LINTN" | bc -l)"
-printf 'thread scaling: %.2fx with %s threads\n' "$(echo "$T_LINT / $T_LINTN" | bc -l)" "$NPROC"
+printf 'thread scaling: %.2fx with %s threads (median of the rounds)\n' "$SCALING" "$NPROC"
 PEERS=1
 sh src/deps/fetch.sh build/deps src/deps/bench-tools.lock >/dev/null 2>&1 || PEERS=0
 RUFF_DIR=build/deps/_astral-sh-ruff-wasm-nodejs
@@ -107,8 +113,5 @@ DIFF=$(build/tools/match-diff < "$LIST" | tail -n 1)
 echo "oomlint's query matcher against tree-sitter's cursor, every built-in pattern: $DIFF"
 SYNTAX=$(xargs build/oomlint --select OOM001 --format concise --quiet < "$LIST" | grep -c OOM001 || true)
 echo "syntax-error findings (OOM001) on this valid-Python corpus: $SYNTAX"
-C_PARSE=$(cpu_runs sh -c "build/tools/parse-only < '$LIST'")
-C_LINT=$(cpu_runs sh -c "xargs build/oomlint --threads 1 --format concise < '$LIST'")
-printf 'analysis overhead over parsing (1 thread): %.0f%% by wall time, %.0f%% by CPU time (%.2f s over %.2f s)   oomlint peak RSS: %s KiB\n' \
-    "$(echo "($T_LINT - $T_PARSE) * 100 / $T_PARSE" | bc -l)" \
-    "$(echo "($C_LINT - $C_PARSE) * 100 / $C_PARSE" | bc -l)" "$C_LINT" "$C_PARSE" "$RSS"
+printf 'analysis overhead over parsing (1 thread): %.0f%% (median of the rounds)   oomlint peak RSS: %s KiB\n' \
+    "$OVERHEAD" "$RSS"
