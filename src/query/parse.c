@@ -575,16 +575,19 @@ oom_query *oom_query_new(const TSLanguage *lang, const char *src, uint32_t len,
     return q;
 }
 
+static void free_strings(qstring *strings, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(strings[i].text);
+    free(strings);
+}
+
 void oom_query_free(oom_query *q)
 {
     if (!q)
         return;
-    for (size_t i = 0; i < q->capture_count; i++)
-        free(q->captures[i].text);
-    for (size_t i = 0; i < q->string_count; i++)
-        free(q->strings[i].text);
-    free(q->captures);
-    free(q->strings);
+    free_strings(q->captures, q->capture_count);
+    free_strings(q->strings, q->string_count);
     free(q->nodes);
     free(q->links);
     free(q->cap_ids);

@@ -259,23 +259,35 @@ static size_t read_error(const char *query, const char *want)
 
 static void broken_queries_are_refused_with_a_position(void)
 {
-    CHECK(read_error("(calll) @c", "unknown node type") == 1);
-    CHECK(read_error("(call functio: (_))", "unknown field") == 6);
-    CHECK(read_error("(call !functio)", "unknown field") == 7);
-    CHECK(read_error("((call) @c (#eq? @d \"x\"))", "unknown capture") == 17);
-    CHECK(read_error("(identifier) @d\n((call) @c (#eq? @d \"x\"))", "unknown capture") == 33);
-    CHECK(read_error("(call", "unclosed (") == 0);
-    CHECK(read_error("[(call)", "unclosed [") == 0);
-    CHECK(read_error("[]", "empty alternation") == 0);
-    CHECK(read_error("(call) @", "a capture needs a name") == 7);
-    CHECK(read_error("\"nope_token\"", "unknown node type") == 0);
-    CHECK(read_error("(call (identifier) @a \"x)", "unterminated string") == 22);
-    CHECK(read_error("call", "in parentheses") == 0);
-    CHECK(read_error("(call) @c\nobject: (_) @o", "a field needs a parent pattern") == 10); /* tree-sitter asserts */
-    CHECK(read_error("((call) @a) (#eq? @a \"x\")", "predicate needs a node pattern") == 12);
-    CHECK(read_error(")", "syntax error") == 0);
-    CHECK(read_error("(call) @c\n_?", "cannot be optional") == 10); /* a tree-sitter assertion */
-    CHECK(read_error("(comment)* @c", "cannot be optional") == 0);
+    /* each: the query, the reason it must give, and the byte offset */
+    static const struct {
+        const char *query, *reason;
+        size_t offset;
+    } cases[] = {
+        {"(calll) @c", "unknown node type", 1},
+        {"(call functio: (_))", "unknown field", 6},
+        {"(call !functio)", "unknown field", 7},
+        {"((call) @c (#eq? @d \"x\"))", "unknown capture", 17},
+        {"(identifier) @d\n((call) @c (#eq? @d \"x\"))", "unknown capture", 33}, /* another pattern's */
+        {"(call", "unclosed (", 0},
+        {"[(call)", "unclosed [", 0},
+        {"[]", "empty alternation", 0},
+        {"(call) @", "a capture needs a name", 7},
+        {"\"nope_token\"", "unknown node type", 0},
+        {"(call (identifier) @a \"x)", "unterminated string", 22},
+        {"call", "in parentheses", 0},
+        {"(call) @c\nobject: (_) @o", "a field needs a parent pattern", 10}, /* tree-sitter asserts */
+        {"((call) @a) (#eq? @a \"x\")", "predicate needs a node pattern", 12},
+        {")", "syntax error", 0},
+        {"(call) @c\n_?", "cannot be optional", 10}, /* tree-sitter asserts */
+        {"(comment)* @c", "cannot be optional", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t at = read_error(cases[i].query, cases[i].reason);
+        if (at != cases[i].offset)
+            printf("  %s: at %zu, want %zu\n", cases[i].query, at, cases[i].offset);
+        CHECK(at == cases[i].offset);
+    }
     /* a hostile nesting depth is refused, not recursed into */
     size_t depth = 100000;
     char *deep = malloc(depth * 2 + 16);
