@@ -110,7 +110,7 @@ rc=0; xargs build/oomlint --gpu v100 --format concise --quiet < "$LIST" >/dev/nu
 case $rc in 0|123) echo "oomlint --gpu v100 over the corpus: finished (exit $rc: 0 clean, 123 findings)" ;;
     *) echo "oomlint --gpu v100 over the corpus: CRASHED or failed (xargs exit $rc)" ;; esac
 DIFF=$(build/tools/match-diff < "$LIST" | tail -n 1)
-echo "oomlint's query matcher against tree-sitter's cursor, every built-in pattern: $DIFF"
+echo "oomlint's tree layout and query matcher against tree-sitter's cursor, every built-in pattern: $DIFF"
 SYNTAX=$(xargs build/oomlint --select OOM001 --format concise --quiet < "$LIST" | grep -c OOM001 || true)
 echo "syntax-error findings (OOM001) on this valid-Python corpus: $SYNTAX"
 printf 'analysis overhead over parsing (1 thread): %.0f%% (median of the rounds)   oomlint peak RSS: %s KiB\n' \

@@ -43,7 +43,7 @@ profile_corpus() {
     printf '  %-44s %14s %8s\n' "tree-sitter parse only (read, parse, free)" "$p_only" 100
     printf '  %-44s %14s %8s\n' "oomlint, 1 thread, all of it" "$all" "$(pct "$all" "$p_only")"
     printf '  %-44s %14s %8s\n' "  of which parsing" "$parse" "$(pct "$parse" "$p_only")"
-    printf '  %-44s %14s %8s\n' "  laying out the tree (one cursor walk)" "$layout" "$(pct "$layout" "$p_only")"
+    printf '  %-44s %14s %8s\n' "  laying out the tree (one walk)" "$layout" "$(pct "$layout" "$p_only")"
     printf '  %-44s %14s %8s\n' "  matching the rules (with predicates)" "$query" "$(pct "$query" "$p_only")"
     printf '  %-44s %14s %8s\n' "  compiling the rules (once per process)" "$compile" "$(pct "$compile" "$p_only")"
     printf '  %-44s %14s %8s\n' "  semantic model (over the laid-out tree)" "$model" "$(pct "$model" "$p_only")"

@@ -27,13 +27,21 @@ typedef struct {
     oom_node *items;
     uint32_t len;
     size_t cap;
-    uint32_t *stack; /* open nodes while building */
-    size_t stack_cap;
+    struct oom_layout_frame *frames; /* open subtrees while building */
+    size_t frames_cap;
 } oom_nodes;
 
 void oom_nodes_init(oom_nodes *n);
-/* Lays out the tree under root, reusing the array's memory. */
+/* Lays out the tree under root, reusing the array's memory. Reads
+ * tree-sitter's subtrees directly (src/lang/layout.c). */
 void oom_nodes_build(oom_nodes *n, TSNode root);
+/* The same through tree-sitter's public tree cursor: the reference the
+ * fast layout is tested against; several times slower. */
+void oom_nodes_build_cursor(oom_nodes *n, TSNode root);
+/* The first index at which two layouts differ in any field (node handle,
+ * position, subtree end, parent, symbol, field), or UINT32_MAX when they
+ * are the same. */
+uint32_t oom_nodes_first_difference(const oom_nodes *a, const oom_nodes *b);
 /* Gives back memory held for a large file (the array is reused per thread). */
 void oom_nodes_trim(oom_nodes *n);
 void oom_nodes_free(oom_nodes *n);

@@ -28,6 +28,11 @@ bool oom_project_id_limit(const char *id, const char *beside, const oom_kb *kb, 
 #include "oomlint/diag.h"
 #include "oomlint/rules.h"
 
+/* Whether Python text may hand a DeepSpeed config to TrainingArguments: it
+ * calls parse_json_file, or has `deepspeed` followed by a keyword's `=`.
+ * Never false for a file that does; the project pass parses only these. */
+bool oom_project_may_link_deepspeed(const char *text, size_t len);
+
 /* The project pass: for each Python file among `paths` that hands a DeepSpeed
  * config to TrainingArguments (`deepspeed="ds.json"`, directly or through a
  * TrainingArguments JSON read with parse_json_file), compares the values the

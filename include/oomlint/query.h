@@ -43,6 +43,11 @@ uint32_t oom_query_start_byte_for_pattern(const oom_query *q, uint32_t pattern);
 bool oom_query_pattern_is_native(const oom_query *q, uint32_t pattern);
 bool oom_query_all_native(const oom_query *q);
 
+/* Whether every match of the pattern binds the capture (it sits on one node
+ * of the pattern, with no `?` and no alternation on the way from the root);
+ * *symbol is then that node's type, 0 for a wildcard. */
+bool oom_query_capture_always_bound(const oom_query *q, uint32_t pattern, uint32_t capture, TSSymbol *symbol);
+
 /* Captures and predicates, in tree-sitter's representation (capture ids in
  * order of first appearance, predicate steps ending in Done), so that the
  * code that evaluates predicates reads either. */
@@ -78,6 +83,10 @@ void oom_query_matcher_free(oom_query_matcher *m);
  * rest of the pattern's matching). on_limit may be NULL. */
 void oom_query_exec(oom_query_matcher *m, const oom_query *q, const oom_nodes *tree,
                     const char *src, oom_on_match_fn on_match, oom_on_limit_fn on_limit, void *ctx);
+/* Limits the next runs of the matcher to the patterns p with on[p] != 0
+ * (one entry per pattern of the query), such as those a file's text can
+ * satisfy; NULL (the default) runs them all. */
+void oom_query_matcher_only(oom_query_matcher *m, const uint8_t *on);
 
 
 /* Matches as canonical lines ("p3: fn@10-14 report@8-30", captures sorted),

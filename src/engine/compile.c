@@ -209,10 +209,37 @@ static int build_slots(oom_compiled *c, oom_lang lang, oom_buf *src, oom_buf *er
     return (int)lq->slot_count;
 }
 
+/* The words a pattern needs in a file (engine/words.c): the last parts of a
+ * positive #oom-qualname?'s dotted names, the strings of a positive #eq? or
+ * #any-of? on an identifier; only on captures that every match binds. */
+static void add_word_clauses(oom_lang_query *lq, uint32_t p, TSSymbol identifier)
+{
+    for (size_t i = 0; i < lq->pred_counts[p]; i++) {
+        const oom_pred *pr = &lq->preds[p][i];
+        TSSymbol sym;
+        if (pr->negate || pr->other_capture != UINT32_MAX || pr->arg_count == 0 ||
+            !oom_query_capture_always_bound(lq->query, p, pr->capture, &sym))
+            continue;
+        if (pr->kind == OOM_PRED_SEMANTIC && pr->dotted_names) {
+            const char **last = oom_xcalloc(pr->arg_count, sizeof(char *));
+            for (size_t k = 0; k < pr->arg_count; k++) {
+                const char *dot = strrchr(pr->args[k], '.');
+                last[k] = dot ? dot + 1 : pr->args[k];
+            }
+            oom_words_add_clause(&lq->words, p, last, pr->arg_count);
+            free(last);
+        } else if ((pr->kind == OOM_PRED_EQ || pr->kind == OOM_PRED_ANY_OF) && identifier && sym == identifier) {
+            oom_words_add_clause(&lq->words, p, (const char *const *)pr->args, pr->arg_count);
+        }
+    }
+}
+
 static int map_patterns(oom_compiled *c, oom_lang lang, uint32_t comment_start, oom_buf *err)
 {
     oom_lang_query *lq = &c->langs[lang];
     lq->pattern_count = oom_query_pattern_count(lq->query);
+    const TSLanguage *grammar = oom_lang_grammar(lang);
+    TSSymbol identifier = ts_language_symbol_for_name(grammar, "identifier", 10, true);
     lq->preds = oom_xcalloc(lq->pattern_count, sizeof(oom_pred *));
     lq->pred_counts = oom_xcalloc(lq->pattern_count, sizeof(size_t));
     for (size_t i = 0; i < lq->slot_count; i++)
@@ -238,6 +265,7 @@ static int map_patterns(oom_compiled *c, oom_lang lang, uint32_t comment_start, 
         oom_buf_free(&reason);
         if (rc != 0)
             return -1;
+        add_word_clauses(lq, p, identifier);
     }
     for (size_t i = 0; i < lq->slot_count; i++)
         if (check_placeholders(lq->query, lq->slots[i].rule, err) != 0)
@@ -402,6 +430,7 @@ void oom_compiled_free(oom_compiled *c)
         free(lq->slots);
         free(lq->ts_capture_map);
         free(lq->ts_pattern_map);
+        oom_words_free(&lq->words);
         oom_query_free(lq->query);
         if (lq->ts_query)
             ts_query_delete(lq->ts_query);

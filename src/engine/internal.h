@@ -58,8 +58,35 @@ struct oom_pred {
     pcre2_code *regex;
     oom_sem_fn fn;
     bool whole_file;     /* see oom_sem_entry */
+    bool dotted_names;   /* see oom_sem_entry */
     uint32_t file_slot;  /* its answer's place in oom_sem_env.file_answers */
 };
+
+/* The words a file must contain for each pattern to run (engine/words.c). */
+typedef struct {
+    char **words; /* distinct, by id */
+    uint32_t word_count;
+    size_t word_cap;
+    uint32_t min_len, max_len;
+    uint32_t *slots; /* open-addressing hash of the words: id + 1, 0 empty */
+    uint32_t slot_mask;
+    uint32_t *ids; /* the clauses' word ids */
+    size_t id_count, id_cap;
+    struct oom_word_clause *clauses;
+    size_t clause_count, clause_cap;
+} oom_word_filter;
+
+/* Whether s is one identifier-like word ([A-Za-z_][A-Za-z0-9_]*). */
+bool oom_words_is_word(const char *s);
+/* Pattern `pattern` needs one of these words in the file. Ignored unless
+ * each is a word (the scan could not find another string). */
+void oom_words_add_clause(oom_word_filter *w, uint32_t pattern, const char *const *words, size_t count);
+bool oom_words_filters(const oom_word_filter *w);
+/* Sets on[p] for each pattern whose clauses the text satisfies (all when
+ * there are no clauses); present is scratch of one byte per word. */
+void oom_words_enable(const oom_word_filter *w, const char *text, size_t len, uint8_t *present,
+                      uint8_t *on, uint32_t pattern_count);
+void oom_words_free(oom_word_filter *w);
 
 typedef struct {
     const oom_rule *rule;
@@ -86,6 +113,7 @@ typedef struct {
     size_t *pred_counts;
     uint32_t pattern_count;
     uint32_t comment_pattern; /* pattern that captures comments; UINT32_MAX if none */
+    oom_word_filter words;    /* patterns a file's words rule out */
 } oom_lang_query;
 
 struct oom_compiled {
@@ -110,6 +138,10 @@ typedef struct {
     /* the answer depends on the file (or the run) only, not on the node: it
      * is computed once per file, and tested before the others */
     bool whole_file;
+    /* the arguments are dotted names and the answer is true only when the
+     * captured node's dotted name is one of them: its last part must then
+     * be a word of the file (engine/words.c) */
+    bool dotted_names;
 } oom_sem_entry;
 
 const oom_sem_entry *oom_sem_find(const char *name, size_t len);

@@ -21,6 +21,9 @@ struct oom_linter {
     pcre2_match_data *md;
     pcre2_match_context *mctx;
     oom_buf scratch;
+    uint8_t *words_present; /* per word of the word filter */
+    uint8_t *patterns_on;   /* per pattern: the file's words allow it */
+    size_t words_cap, patterns_cap;
 };
 
 oom_linter *oom_linter_new(const oom_compiled *c)
@@ -51,6 +54,8 @@ void oom_linter_free(oom_linter *l)
     pcre2_match_data_free(l->md);
     pcre2_match_context_free(l->mctx);
     oom_buf_free(&l->scratch);
+    free(l->words_present);
+    free(l->patterns_on);
     free(l);
 }
 
@@ -320,6 +325,16 @@ static void run_query(oom_linter *l, const oom_lang_query *lq, oom_source *src, 
                       const oom_sem_env *env, oom_diag_list *found, oom_suppression_set *supp)
 {
     match_ctx mc = {l, lq, src, env, found, supp};
+    const uint8_t *on = NULL;
+    if (oom_words_filters(&lq->words)) {
+        if (lq->words.word_count > l->words_cap)
+            oom_grow((void **)&l->words_present, &l->words_cap, lq->words.word_count, 1);
+        if (lq->pattern_count > l->patterns_cap)
+            oom_grow((void **)&l->patterns_on, &l->patterns_cap, lq->pattern_count, 1);
+        oom_words_enable(&lq->words, src->text, src->len, l->words_present, l->patterns_on, lq->pattern_count);
+        on = l->patterns_on;
+    }
+    oom_query_matcher_only(l->matcher, on);
     oom_query_exec(l->matcher, lq->query, &l->nodes, src->text, on_match, on_limit, &mc);
     if (lq->ts_cursor_needed)
         run_tree_sitter_cursor(&mc, root);

@@ -104,6 +104,7 @@ static int build_pred(const oom_query *q, const TSQueryPredicateStep *steps, uin
         p->kind = OOM_PRED_SEMANTIC;
         p->fn = sem->fn;
         p->whole_file = sem->whole_file;
+        p->dotted_names = sem->dotted_names;
         unsigned here = lang == OOM_LANG_PYTHON ? OOM_SEM_PYTHON : lang == OOM_LANG_JSON ? OOM_SEM_JSON : 0;
         if (sem->regex_arg && p->arg_count == 1 && compile_regex(p, err) != 0) {
             rc = -1;

@@ -1,4 +1,7 @@
-/* lang/nodes: one cursor walk of a tree into an array of its nodes. */
+/* lang/nodes: a tree's nodes in an array: look-ups, memory, and the
+ * reference layout through tree-sitter's public cursor (the fast layout is
+ * in layout.c). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +18,7 @@ void oom_nodes_init(oom_nodes *n)
     memset(n, 0, sizeof(*n));
 }
 
-static void open_node(oom_nodes *n, size_t *depth, TSTreeCursor *c)
+static void open_node(oom_nodes *n, uint32_t **stack, size_t *depth, size_t *stack_cap, TSTreeCursor *c)
 {
     if (n->len + 1 > n->cap)
         oom_grow((void **)&n->items, &n->cap, n->len + 1, sizeof(oom_node));
@@ -23,36 +26,57 @@ static void open_node(oom_nodes *n, size_t *depth, TSTreeCursor *c)
     e->node = ts_tree_cursor_current_node(c);
     e->start = ts_node_start_byte(e->node);
     e->end = 0;
-    e->parent = *depth ? n->stack[*depth - 1] : UINT32_MAX;
+    e->parent = *depth ? (*stack)[*depth - 1] : UINT32_MAX;
     e->symbol = ts_node_symbol(e->node);
     e->field = ts_tree_cursor_current_field_id(c);
-    OOM_PUSH(n->stack, *depth, n->stack_cap, n->len);
+    OOM_PUSH(*stack, *depth, *stack_cap, n->len);
     n->len++;
 }
 
-void oom_nodes_build(oom_nodes *n, TSNode root)
+void oom_nodes_build_cursor(oom_nodes *n, TSNode root)
 {
     n->len = 0;
-    size_t depth = 0;
+    if (ts_node_is_null(root))
+        return;
+    uint32_t *stack = NULL; /* the open nodes */
+    size_t depth = 0, stack_cap = 0;
     TSTreeCursor c = ts_tree_cursor_new(root);
-    open_node(n, &depth, &c);
+    open_node(n, &stack, &depth, &stack_cap, &c);
     for (;;) {
         if (ts_tree_cursor_goto_first_child(&c)) {
-            open_node(n, &depth, &c);
+            open_node(n, &stack, &depth, &stack_cap, &c);
             continue;
         }
         for (;;) { /* close the current node, then go to the next one */
-            n->items[n->stack[--depth]].end = n->len;
+            n->items[stack[--depth]].end = n->len;
             if (ts_tree_cursor_goto_next_sibling(&c)) {
-                open_node(n, &depth, &c);
+                open_node(n, &stack, &depth, &stack_cap, &c);
                 break;
             }
             if (!ts_tree_cursor_goto_parent(&c)) {
                 ts_tree_cursor_delete(&c);
+                free(stack);
                 return;
             }
         }
     }
+}
+
+static bool same_node(const oom_node *a, const oom_node *b)
+{
+    return a->node.id == b->node.id && a->node.tree == b->node.tree &&
+           memcmp(a->node.context, b->node.context, sizeof(a->node.context)) == 0 &&
+           a->start == b->start && a->end == b->end && a->parent == b->parent &&
+           a->symbol == b->symbol && a->field == b->field;
+}
+
+uint32_t oom_nodes_first_difference(const oom_nodes *a, const oom_nodes *b)
+{
+    uint32_t len = a->len < b->len ? a->len : b->len;
+    for (uint32_t i = 0; i < len; i++)
+        if (!same_node(&a->items[i], &b->items[i]))
+            return i;
+    return a->len == b->len ? UINT32_MAX : len;
 }
 
 void oom_nodes_trim(oom_nodes *n)
@@ -65,7 +89,7 @@ void oom_nodes_trim(oom_nodes *n)
 void oom_nodes_free(oom_nodes *n)
 {
     free(n->items);
-    free(n->stack);
+    free(n->frames);
     oom_nodes_init(n);
 }
 

@@ -176,12 +176,47 @@ static void links_from_args_json(const char *args_path, link_list *out)
     cJSON_Delete(root);
 }
 
+static bool is_word_char(char c)
+{
+    return c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
+
+/* Can `deepspeed` at `at` be the name of a keyword argument? The next thing
+ * after blanks must be `=` (not `==`), or a comment or line continuation
+ * that a keyword's `=` may follow inside parentheses. */
+static bool keyword_follows(const char *text, size_t len, size_t at)
+{
+    size_t i = at + strlen("deepspeed");
+    if (at > 0 && is_word_char(text[at - 1]))
+        return false;
+    if (i < len && is_word_char(text[i]))
+        return false;
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r' || text[i] == '\f'))
+        i++;
+    if (i < len && (text[i] == '#' || text[i] == '\\'))
+        return true;
+    return i < len && text[i] == '=' && (i + 1 >= len || text[i + 1] != '=');
+}
+
+bool oom_project_may_link_deepspeed(const char *text, size_t len)
+{
+    if (memmem(text, len, "parse_json_file", strlen("parse_json_file")))
+        return true;
+    const char *p = text, *end = text + len;
+    while ((p = memmem(p, (size_t)(end - p), "deepspeed", strlen("deepspeed")))) {
+        if (keyword_follows(text, len, (size_t)(p - text)))
+            return true;
+        p += strlen("deepspeed");
+    }
+    return false;
+}
+
 static void collect_links(const char *script, link_list *out)
 {
     oom_source src;
     char why[128];
     if (oom_source_read(script, script, &src, why, sizeof why) != OOM_SOURCE_OK ||
-        (!strstr(src.text, "deepspeed") && !strstr(src.text, "parse_json_file"))) {
+        !oom_project_may_link_deepspeed(src.text, src.len)) {
         oom_source_free(&src);
         return;
     }

@@ -67,6 +67,34 @@ static uint32_t node_with_capture(const oom_query *q, uint32_t node, uint32_t id
     return found;
 }
 
+/* Whether `target` is reached from `node` through nodes every match binds
+ * (no alternation, nothing optional on the way). */
+static bool bound_below(const oom_query *q, uint32_t node, uint32_t target)
+{
+    const qnode *n = &q->nodes[node];
+    if (n->kind != QN_NODE || n->optional)
+        return false;
+    if (node == target)
+        return true;
+    for (uint32_t i = 0; i < n->link_count; i++)
+        if (bound_below(q, q->links[n->links + i], target))
+            return true;
+    return false;
+}
+
+bool oom_query_capture_always_bound(const oom_query *q, uint32_t pattern, uint32_t capture, TSSymbol *symbol)
+{
+    if (pattern >= q->pattern_count)
+        return false;
+    int seen = 0;
+    uint32_t root = q->patterns[pattern].root;
+    uint32_t node = node_with_capture(q, root, capture, &seen);
+    if (node == QNONE || seen != 1 || !bound_below(q, root, node))
+        return false;
+    *symbol = q->nodes[node].wildcard ? 0 : q->nodes[node].symbol;
+    return true;
+}
+
 static bool string_is(const oom_query *q, uint32_t id, const char *s)
 {
     return q->strings[id].len == strlen(s) && memcmp(q->strings[id].text, s, q->strings[id].len) == 0;

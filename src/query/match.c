@@ -35,6 +35,7 @@ struct oom_query_matcher {
     size_t match_count, match_cap;
     uint32_t work;
     bool over_limit;
+    const uint8_t *only; /* patterns to run, by index; NULL: all */
 };
 
 oom_query_matcher *oom_query_matcher_new(void)
@@ -44,6 +45,11 @@ oom_query_matcher *oom_query_matcher_new(void)
     oom_grow((void **)&m->found, &m->found_cap, 16, sizeof(TSQueryCapture));
     oom_grow((void **)&m->caps, &m->cap_cap, 16, sizeof(TSQueryCapture));
     return m;
+}
+
+void oom_query_matcher_only(oom_query_matcher *m, const uint8_t *on)
+{
+    m->only = on;
 }
 
 void oom_query_matcher_free(oom_query_matcher *m)
@@ -278,7 +284,7 @@ static void try_patterns(oom_query_matcher *m, const uint32_t *list, size_t coun
 {
     for (size_t i = 0; i < count; i++) {
         uint32_t pattern = list[i];
-        if (!may_match(m, &m->q->patterns[pattern], at))
+        if ((m->only && !m->only[pattern]) || !may_match(m, &m->q->patterns[pattern], at))
             continue;
         m->work = 0;
         m->over_limit = false;

@@ -1,10 +1,12 @@
-/* match-diff: oomlint's query matcher against tree-sitter's query cursor.
- * Reads file paths from stdin; for each, runs every built-in rule's query
+/* match-diff: oomlint's query matcher against tree-sitter's query cursor,
+ * and oomlint's tree layout against the one made with tree-sitter's public
+ * cursor. Reads file paths from stdin; for each, compares the two layouts
+ * node by node, then runs every built-in rule's query
  * (one combined query per language, as the linter does) through both, and
  * compares the structural matches (before predicates) as sets of
  * "pattern: capture@start-end ..." lines. Prints each difference (the first
- * few in full) and "N files, M matches, D differences"; exits 1 on any
- * difference. The test suite runs it on the fixtures, `make bench` on the
+ * few in full) and "N files, K nodes, M matches, D differences"; exits 1 on
+ * any difference. The test suite runs it on the fixtures, `make bench` on the
  * benchmark corpora. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,9 +79,31 @@ static int build_pair(const oom_rule_list *rules, oom_lang lang, engine_pair *p)
     return p->native && p->ts ? 0 : -1;
 }
 
-static size_t diff_file(const char *path, const engine_pair *pair, TSParser *parser,
-                        oom_query_matcher *matcher, TSQueryCursor *cursor, oom_nodes *nodes,
-                        size_t *match_count, size_t shown)
+typedef struct {
+    oom_query_matcher *matcher;
+    TSQueryCursor *cursor;
+    oom_nodes nodes;     /* the fast layout, which the matcher runs on */
+    oom_nodes reference; /* the layout through tree-sitter's public cursor */
+    size_t node_count, match_count;
+} diff_state;
+
+/* 1 when the fast layout of the tree differs from the reference one. */
+static size_t diff_layout(const char *path, diff_state *st, TSNode root, size_t shown)
+{
+    oom_nodes_build(&st->nodes, root);
+    oom_nodes_build_cursor(&st->reference, root);
+    st->node_count += st->reference.len;
+    uint32_t at = oom_nodes_first_difference(&st->nodes, &st->reference);
+    if (at == UINT32_MAX)
+        return 0;
+    if (shown < SHOWN_DIFFERENCES)
+        printf("%s: the layouts differ at node %u of %u (%u through the cursor)\n", path, at, st->nodes.len,
+               st->reference.len);
+    return 1;
+}
+
+static size_t diff_file(const char *path, const engine_pair *pair, TSParser *parser, diff_state *st,
+                        size_t shown)
 {
     oom_source src;
     char why[256];
@@ -97,17 +121,17 @@ static size_t diff_file(const char *path, const engine_pair *pair, TSParser *par
         TSNode root = ts_tree_root_node(tree);
         oom_match_set ours = {0}, theirs = {0};
         void *ctx[2] = {pair->native, &ours};
-        oom_nodes_build(nodes, root);
-        oom_query_exec(matcher, pair->native, nodes, NULL, on_native, NULL, ctx);
-        ts_query_cursor_exec(cursor, pair->ts, root);
+        diffs = diff_layout(path, st, root, shown);
+        oom_query_exec(st->matcher, pair->native, &st->nodes, NULL, on_native, NULL, ctx);
+        ts_query_cursor_exec(st->cursor, pair->ts, root);
         TSQueryMatch m;
-        while (ts_query_cursor_next_match(cursor, &m))
+        while (ts_query_cursor_next_match(st->cursor, &m))
             oom_match_set_add(&theirs, &m, oom_query_capture_name_fn_tree_sitter, pair->ts);
         oom_match_set_finish(&ours);
         oom_match_set_finish(&theirs);
-        *match_count += theirs.len;
-        diff_ctx d = {path, shown};
-        diffs = oom_match_set_diff(&ours, &theirs, print_difference, &d);
+        st->match_count += theirs.len;
+        diff_ctx d = {path, shown + diffs};
+        diffs += oom_match_set_diff(&ours, &theirs, print_difference, &d);
         oom_match_set_free(&ours);
         oom_match_set_free(&theirs);
         ts_tree_delete(tree);
@@ -133,29 +157,29 @@ int main(void)
         return 2;
     TSParser *parser = ts_parser_new();
     ts_parser_set_language(parser, oom_lang_grammar(OOM_LANG_PYTHON));
-    oom_query_matcher *matcher = oom_query_matcher_new();
-    TSQueryCursor *cursor = ts_query_cursor_new();
-    oom_nodes nodes;
-    oom_nodes_init(&nodes);
+    diff_state st = {oom_query_matcher_new(), ts_query_cursor_new(), {0}, {0}, 0, 0};
+    oom_nodes_init(&st.nodes);
+    oom_nodes_init(&st.reference);
     char path[4096];
-    size_t files = 0, matches = 0, diffs = 0;
+    size_t files = 0, diffs = 0;
     while (fgets(path, sizeof path, stdin)) {
         path[strcspn(path, "\n")] = '\0';
         oom_lang lang = oom_lang_for_path(path);
         if (lang == OOM_LANG_NONE || !pairs[lang].native)
             continue;
-        diffs += diff_file(path, &pairs[lang], parser, matcher, cursor, &nodes, &matches, diffs);
+        diffs += diff_file(path, &pairs[lang], parser, &st, diffs);
         files++;
     }
-    printf("%zu files, %zu matches, %zu differences\n", files, matches, diffs);
+    printf("%zu files, %zu nodes, %zu matches, %zu differences\n", files, st.node_count, st.match_count, diffs);
     for (int l = 0; l < OOM_LANG_COUNT; l++) {
         oom_query_free(pairs[l].native);
         if (pairs[l].ts)
             ts_query_delete(pairs[l].ts);
     }
-    oom_nodes_free(&nodes);
-    ts_query_cursor_delete(cursor);
-    oom_query_matcher_free(matcher);
+    oom_nodes_free(&st.nodes);
+    oom_nodes_free(&st.reference);
+    ts_query_cursor_delete(st.cursor);
+    oom_query_matcher_free(st.matcher);
     ts_parser_delete(parser);
     oom_rules_free(&rules);
     oom_buf_free(&err);

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "oomlint/engine.h"
+#include "oomlint/lang.h"
+#include "oomlint/nodes.h"
 #include "oomlint/rules.h"
 
 static oom_rule_list fuzz_rules;
@@ -27,6 +29,35 @@ static inline void fuzz_setup(void)
     oom_buf_free(&err);
 }
 
+/* The fast tree layout (tree-sitter's subtrees read directly) must be the
+ * one made through tree-sitter's public cursor, node for node. */
+static inline void fuzz_check_layout(const oom_source *src, oom_lang lang)
+{
+    static TSParser *parser;
+    static oom_nodes fast, reference;
+    if (!parser) {
+        parser = ts_parser_new();
+        oom_nodes_init(&fast);
+        oom_nodes_init(&reference);
+    }
+    TSTree *tree;
+    if (lang == OOM_LANG_PYTHON) {
+        tree = oom_parse_python(parser, src->text, src->len);
+    } else {
+        ts_parser_set_language(parser, oom_lang_grammar(lang));
+        tree = ts_parser_parse_string(parser, NULL, src->text, (uint32_t)src->len);
+    }
+    if (!tree)
+        return;
+    oom_nodes_build(&fast, ts_tree_root_node(tree));
+    oom_nodes_build_cursor(&reference, ts_tree_root_node(tree));
+    if (oom_nodes_first_difference(&fast, &reference) != UINT32_MAX)
+        abort();
+    oom_nodes_trim(&fast);
+    oom_nodes_trim(&reference);
+    ts_tree_delete(tree);
+}
+
 /* Lints the bytes as a file of `lang`, through the whole pipeline and a report. */
 static inline void fuzz_lint(const uint8_t *data, size_t size, oom_lang lang)
 {
@@ -35,9 +66,10 @@ static inline void fuzz_lint(const uint8_t *data, size_t size, oom_lang lang)
     char why[256];
     oom_diag_list out = {NULL, 0, 0};
     if (oom_source_from_memory("fuzz.py", (const char *)data, size, &src, why, sizeof why) ==
-        OOM_SOURCE_OK)
+        OOM_SOURCE_OK) {
+        fuzz_check_layout(&src, lang);
         oom_linter_run(fuzz_linter, &src, lang, &out);
-    else
+    } else
         oom_report_unreadable(fuzz_compiled, "fuzz.py", why, &out);
     oom_source_free(&src);
     oom_diag_list_free(&out);

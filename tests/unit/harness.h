@@ -42,6 +42,7 @@ void test_query_suite(void);
 void test_kb_suite(void);
 void test_estimate_suite(void);
 void test_diffbase_suite(void);
+void test_project_suite(void);
 void test_fixtures_suite(const char *root);
 
 #endif

@@ -14,6 +14,8 @@
 #include "oomlint/kb.h"
 #include "oomlint/rules.h"
 
+#include "engine/internal.h" /* to take the word filter out of a second rule set */
+
 typedef struct {
     uint32_t line;
     char code[16];
@@ -132,6 +134,33 @@ static bool fixture_gpu(const char *text, char *out, size_t size)
     return true;
 }
 
+/* The same rules without the word filter (engine/words.c): every fixture
+ * must get the same findings from both, or the filter dropped a pattern
+ * that could match. */
+static oom_compiled *unfiltered_compiled;
+
+static void check_word_filter(oom_source *src, oom_lang lang, const oom_run_context *run,
+                              const oom_diag_list *found, oom_buf *report)
+{
+    if (!unfiltered_compiled)
+        return;
+    oom_compiled_set_run(unfiltered_compiled, run);
+    oom_diag_list all = {NULL, 0, 0};
+    oom_linter *linter = oom_linter_new(unfiltered_compiled);
+    oom_linter_run(linter, src, lang, &all);
+    oom_linter_free(linter);
+    bool same = all.len == found->len;
+    for (size_t i = 0; same && i < all.len; i++)
+        same = strcmp(all.items[i].code, found->items[i].code) == 0 &&
+               all.items[i].start_row == found->items[i].start_row &&
+               all.items[i].start_col == found->items[i].start_col &&
+               strcmp(all.items[i].message, found->items[i].message) == 0;
+    if (!same)
+        oom_buf_printf(report, "  the word filter changed the findings (%zu with it, %zu without)\n", found->len,
+                       all.len);
+    oom_diag_list_free(&all);
+}
+
 static void run_fixture(oom_linter *unused, const char *path)
 {
     (void)unused;
@@ -172,6 +201,7 @@ static void run_fixture(oom_linter *unused, const char *path)
     oom_linter_free(linter);
     oom_buf report;
     oom_buf_init(&report);
+    check_word_filter(&src, lang, &run, &found, &report);
     for (size_t i = 0; i < found.len; i++) {
         const oom_diag *d = &found.items[i];
         if (!claim(&want, d->start_row, d->code))
@@ -240,6 +270,9 @@ void test_fixtures_suite(const char *root)
         printf("FAIL fixtures: rules do not load: %s\n", err.data);
     } else {
         fixture_compiled = c;
+        unfiltered_compiled = oom_compiled_new(&rules, &sel, &err);
+        for (int l = 0; unfiltered_compiled && l < OOM_LANG_COUNT; l++)
+            oom_words_free(&unfiltered_compiled->langs[l].words);
         oom_linter *linter = oom_linter_new(c);
         size_t count = 0;
         walk(linter, root, &count);
@@ -247,6 +280,8 @@ void test_fixtures_suite(const char *root)
             printf("FAIL fixtures: no fixture found under %s\n", root);
         oom_linter_free(linter);
         oom_kb_free(&fixture_kb);
+        oom_compiled_free(unfiltered_compiled);
+        unfiltered_compiled = NULL;
     }
     oom_compiled_free(c);
     oom_rules_free(&rules);

@@ -354,6 +354,51 @@ static void nodes_lay_out_the_tree(void)
     ts_parser_delete(parser);
 }
 
+/* The fast layout (tree-sitter's subtrees read directly) against the one
+ * made through the public cursor, node by node, on the shapes where the two
+ * could part: aliases, extras (comments) between a field's name and value,
+ * hidden nodes that pass a field on, error recovery, MISSING nodes, and each
+ * grammar. */
+static void fast_layout_matches_the_cursor(void)
+{
+    static const struct {
+        oom_lang lang;
+        const char *code;
+    } cases[] = {
+        {OOM_LANG_PYTHON, "f(a, b=1)\n"},
+        {OOM_LANG_PYTHON, "x = f(  # why\n    a,  # and\n    key=  # this\n    2)\n"},
+        {OOM_LANG_PYTHON, "match p:\n    case [a, *rest] if a:\n        pass\n    case {'k': v, **kw}:\n        pass\n"},
+        {OOM_LANG_PYTHON, "def g(*, a: int = 1, **kw) -> None:\n    return [i async for i in a if i]\n"},
+        {OOM_LANG_PYTHON, "print >> sys.stderr, 'x'\nexec 'code'\nlambda: (yield)\n"},
+        {OOM_LANG_PYTHON, "with (open(a) as f, open(b) as g):\n    x = f'{a!r:>{w}}' \\\n        + b'\\x00'\n"},
+        {OOM_LANG_PYTHON, "def broken(:\n    x = (1, 2\nclass C(\n    pass\nif x\n    y = [1,, 2]\n"},
+        {OOM_LANG_PYTHON, "for i in range(10) print(i)\nreturn = 3\n@\ndef\n"},
+        {OOM_LANG_PYTHON, ""},
+        {OOM_LANG_JSON, "{\"a\": [1, 2.5e3, true, null, {\"b\": \"c\\u00e9\"}], \"d\": {}}"},
+        {OOM_LANG_JSON, "{\"a\": [1, 2,, ], \"b\" 3, // note\n \"c\": }"},
+        {OOM_LANG_TOML, "[tool.oomlint]\nselect = [\"OOM1\", 'x']  # c\nn = 1_000\n[[a.b]]\nt = 1979-05-27T07:32:00Z\nq = {x = 1, y.z = \"w\"}\n"},
+        {OOM_LANG_TOML, "[tool\nkey = = 3\n\"k\" = [1,\n"},
+    };
+    TSParser *parser = ts_parser_new();
+    oom_nodes fast, reference;
+    oom_nodes_init(&fast);
+    oom_nodes_init(&reference);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ts_parser_set_language(parser, oom_lang_grammar(cases[i].lang));
+        TSTree *tree = ts_parser_parse_string(parser, NULL, cases[i].code, (uint32_t)strlen(cases[i].code));
+        oom_nodes_build(&fast, ts_tree_root_node(tree));
+        oom_nodes_build_cursor(&reference, ts_tree_root_node(tree));
+        uint32_t at = oom_nodes_first_difference(&fast, &reference);
+        if (at != UINT32_MAX)
+            printf("  case %zu: the layouts differ at node %u\n", i, at);
+        CHECK(at == UINT32_MAX && fast.len > 0);
+        ts_tree_delete(tree);
+    }
+    oom_nodes_free(&fast);
+    oom_nodes_free(&reference);
+    ts_parser_delete(parser);
+}
+
 /* A user rule the matcher leaves to tree-sitter (a `+` quantifier) still
  * finds what it should, through the engine. */
 static void user_rule_with_quantifier_still_fires(void)
@@ -452,6 +497,7 @@ void test_query_suite(void)
     oom_test_run("query: a combinatorial pattern stops at the work limit",
                  combinatorial_patterns_stop_at_the_work_limit);
     oom_test_run("nodes: the tree laid out in preorder with fields", nodes_lay_out_the_tree);
+    oom_test_run("nodes: the fast layout is the public cursor's, node by node", fast_layout_matches_the_cursor);
     oom_test_run("query: a user rule with a quantifier fires through tree-sitter's cursor",
                  user_rule_with_quantifier_still_fires);
     oom_test_run("query: a wildcard repetition beside native patterns", wildcard_repetition_beside_native_patterns);
