@@ -46,13 +46,21 @@ void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list
 void oom_report_unreadable(const oom_compiled *c, const char *path, const char *reason,
                            oom_diag_list *out);
 
+/* Called with a job's text once it is read, on the thread that lints it:
+ * how the project pass learns what it needs of each file without reading
+ * it again. */
+typedef void (*oom_on_text_fn)(void *ctx, const oom_source *src);
+
 /* One file to lint: a path ("-" for stdin), the name to report, its language,
- * and whether syntax errors in it are ours to report. */
+ * whether syntax errors in it are ours to report, and what to tell of its
+ * text (on_text may be NULL). */
 typedef struct {
     const char *path;
     const char *display;
     oom_lang lang;
     bool report_syntax;
+    oom_on_text_fn on_text;
+    void *on_text_ctx;
 } oom_job;
 
 /* Lints every job on `threads` threads (each with its own parser and

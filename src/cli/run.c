@@ -103,9 +103,14 @@ typedef struct {
     bool failed;
 } check_run;
 
+static void note_deepspeed_link(void *ctx, const oom_source *src)
+{
+    *(uint8_t *)ctx = oom_project_may_link_deepspeed(src->text, src->len);
+}
+
 static oom_job job_for(const oom_settings *s, const oom_target *t)
 {
-    oom_job job = {t->path, t->path, t->lang, true};
+    oom_job job = {t->path, t->path, t->lang, true, NULL, NULL};
     if (strcmp(t->path, "-") == 0) {
         job.display = s->stdin_filename ? s->stdin_filename : "<stdin>";
         if (s->stdin_filename) {
@@ -455,16 +460,30 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
     oom_job *jobs = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(oom_job));
     for (size_t i = 0; i < d.target_count; i++)
         jobs[i] = job_for(s, &d.targets[i]);
+    /* while each file is linted, whether the project pass has to read it again */
+    uint8_t *may_link = oom_xcalloc(d.target_count ? d.target_count : 1, 1);
+    for (size_t i = 0; i < d.target_count; i++)
+        if (jobs[i].lang == OOM_LANG_PYTHON && strcmp(d.targets[i].path, "-") != 0) {
+            jobs[i].on_text = note_deepspeed_link;
+            jobs[i].on_text_ctx = &may_link[i];
+        }
     oom_lint_jobs(compiled, jobs, d.target_count, s->threads > 0 ? s->threads : default_threads(),
                   &run.diags);
     free(jobs);
     /* the project pass: facts that span files */
     const char **py = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(char *));
-    size_t npy = 0;
+    const char **linking = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(char *));
+    size_t npy = 0, nlinking = 0;
     for (size_t i = 0; i < d.target_count; i++)
-        if (d.targets[i].lang == OOM_LANG_PYTHON && strcmp(d.targets[i].path, "-") != 0)
+        if (d.targets[i].lang == OOM_LANG_PYTHON && strcmp(d.targets[i].path, "-") != 0) {
             py[npy++] = d.targets[i].path;
-    oom_project_check_deepspeed(rules, oom_compiled_rule_enabled(compiled, "OOM405"), py, npy, &run.diags);
+            if (may_link[i])
+                linking[nlinking++] = d.targets[i].path;
+        }
+    free(may_link);
+    oom_project_check_deepspeed(rules, oom_compiled_rule_enabled(compiled, "OOM405"), linking, nlinking,
+                                &run.diags);
+    free(linking);
     oom_project_check_capacity(rules, oom_compiled_rule_enabled(compiled, "OOM601"),
                                oom_compiled_rule_enabled(compiled, "OOM602"), &eff.kb, eff.run.gpu,
                                eff.run.num_gpus, py, npy, &run.diags);

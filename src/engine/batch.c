@@ -38,7 +38,12 @@ static void lint_one(oom_linter *linter, const oom_compiled *c, const oom_job *j
     char why[512];
     if (oom_source_read(job->path, job->display, &src, why, sizeof why) != OOM_SOURCE_OK) {
         oom_report_unreadable(c, job->display, why, out);
-    } else if (job->report_syntax) {
+        oom_source_free(&src);
+        return;
+    }
+    if (job->on_text)
+        job->on_text(job->on_text_ctx, &src);
+    if (job->report_syntax) {
         oom_linter_run(linter, &src, job->lang, out);
     } else {
         oom_diag_list found = {NULL, 0, 0};
