@@ -16,6 +16,16 @@ static void utf8_validation(void)
     CHECK(!oom_utf8_valid("x\xED\xA0\x80", 4, &bad) && bad == 1);     /* surrogate */
     CHECK(!oom_utf8_valid("\xE4\xB8", 2, &bad) && bad == 0);          /* truncated */
     CHECK(!oom_utf8_valid("\xF4\x90\x80\x80", 4, &bad));              /* > U+10FFFF */
+    /* past the eight-bytes-at-a-time ASCII path: each offset of a bad byte,
+     * and a character that straddles an eight-byte block */
+    for (size_t at = 0; at < 20; at++) {
+        char text[24];
+        memset(text, 'a', sizeof text);
+        text[at] = (char)0xFF;
+        CHECK(!oom_utf8_valid(text, sizeof text, &bad) && bad == at);
+    }
+    CHECK(oom_utf8_valid("abcdefg\xC3\xA9hijklmnop", 18, NULL));
+    CHECK(!oom_utf8_valid("abcdefg\xC3hijklmnop", 17, &bad) && bad == 7);
 }
 
 static oom_source make(const char *text)
