@@ -116,6 +116,10 @@ $(BUILD)/obj/deps/toml_scanner.o: $(DEPS_OK)
 $(BUILD)/tools/parse-only: $(BUILD)/obj/tools/parse_only.o $(BUILD)/liboomlint.a
 	$(CC) -o $@ $^ $(LDFLAGS_ALL)
 
+# The analysis against the parse, file by file in one process (see the file).
+$(BUILD)/tools/lint-vs-parse: $(BUILD)/obj/tools/lint_vs_parse.o $(BUILD)/liboomlint.a
+	$(CC) -o $@ $^ $(LDFLAGS_ALL)
+
 # oomlint's query matcher against tree-sitter's cursor, on the files named on stdin.
 $(BUILD)/tools/match-diff: $(BUILD)/obj/tools/match_diff.o $(BUILD)/liboomlint.a
 	$(CC) -o $@ $^ $(LDFLAGS_ALL)
@@ -174,7 +178,7 @@ asan:
 test:
 	@sh tests/run.sh
 
-bench: all $(BUILD)/tools/parse-only $(BUILD)/tools/match-diff
+bench: all $(BUILD)/tools/parse-only $(BUILD)/tools/match-diff $(BUILD)/tools/lint-vs-parse
 	@sh tests/bench.sh
 
 # Where the time goes, in instructions (callgrind): deterministic, unlike wall time.

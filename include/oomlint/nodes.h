@@ -55,6 +55,9 @@ uint32_t oom_nodes_find_near(const oom_nodes *n, TSNode node, uint32_t hint);
  * in that field, or a null node. Several times cheaper than tree-sitter's,
  * which walks the grammar's hidden nodes and field maps on each call. */
 TSNode oom_nodes_child(const oom_nodes *n, TSNode node, TSFieldId field, uint32_t hint);
+/* ts_node_named_child through the array (tree-sitter's walks the grammar's
+ * hidden nodes from the first child on each call). */
+TSNode oom_nodes_named_child(const oom_nodes *n, TSNode node, uint32_t index, uint32_t hint);
 /* ts_node_parent through the array (tree-sitter's climbs from the root). */
 TSNode oom_nodes_parent(const oom_nodes *n, TSNode node, uint32_t hint);
 

@@ -138,3 +138,14 @@ TSNode oom_nodes_child(const oom_nodes *n, TSNode node, TSFieldId field, uint32_
             return n->items[kid].node;
     return (TSNode){{0}, NULL, NULL};
 }
+
+TSNode oom_nodes_named_child(const oom_nodes *n, TSNode node, uint32_t index, uint32_t hint)
+{
+    uint32_t at = oom_nodes_find_near(n, node, hint);
+    if (at == UINT32_MAX)
+        return ts_node_named_child(node, index);
+    for (uint32_t kid = at + 1; kid < n->items[at].end; kid = n->items[kid].end)
+        if (ts_node_is_named(n->items[kid].node) && index-- == 0)
+            return n->items[kid].node;
+    return (TSNode){{0}, NULL, NULL};
+}

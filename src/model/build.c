@@ -15,8 +15,32 @@ static TSSymbol sym(const TSLanguage *lang, const char *name, bool named)
     return ts_language_symbol_for_name(lang, name, (uint32_t)strlen(name), named);
 }
 
+static TSFieldId field_id(const TSLanguage *l, const char *name)
+{
+    return oom_lang_field_id(l, name, (uint32_t)strlen(name));
+}
+
+static void init_fields(oom_py_symbols *s, const TSLanguage *l)
+{
+    s->f_alias = field_id(l, "alias");
+    s->f_arguments = field_id(l, "arguments");
+    s->f_attribute = field_id(l, "attribute");
+    s->f_body = field_id(l, "body");
+    s->f_condition = field_id(l, "condition");
+    s->f_function = field_id(l, "function");
+    s->f_left = field_id(l, "left");
+    s->f_module_name = field_id(l, "module_name");
+    s->f_name = field_id(l, "name");
+    s->f_object = field_id(l, "object");
+    s->f_parameters = field_id(l, "parameters");
+    s->f_right = field_id(l, "right");
+    s->f_superclasses = field_id(l, "superclasses");
+    s->f_value = field_id(l, "value");
+}
+
 static void init_symbols(oom_py_symbols *s, const TSLanguage *l)
 {
+    init_fields(s, l);
     s->function_definition = sym(l, "function_definition", true);
     s->class_definition = sym(l, "class_definition", true);
     s->decorated_definition = sym(l, "decorated_definition", true);
@@ -68,7 +92,7 @@ static const oom_py_symbols *python_symbols(void)
 
 /* ---- small helpers --------------------------------------------------- */
 
-static TSNode field_of(const oom_pymodel *m, TSNode n, const char *name)
+static inline TSNode field_of(const oom_pymodel *m, TSNode n, const char *name)
 {
     return oom_model_child(m, n, name, (uint32_t)strlen(name));
 }
@@ -125,7 +149,7 @@ static void visit_import(oom_pymodel *m, TSNode node)
 {
     uint32_t count = ts_node_named_child_count(node);
     for (uint32_t i = 0; i < count; i++) {
-        TSNode child = ts_node_named_child(node, i);
+        TSNode child = oom_model_named_child(m, node, i);
         uint32_t len;
         if (ts_node_symbol(child) == m->sym.aliased_import) {
             TSNode name = field_of(m, child, "name"), alias = field_of(m, child, "alias");
@@ -165,7 +189,7 @@ static void visit_import_from(oom_pymodel *m, TSNode node)
     oom_buf q;
     oom_buf_init(&q);
     for (uint32_t i = 0; i < count; i++) {
-        TSNode child = ts_node_named_child(node, i);
+        TSNode child = oom_model_named_child(m, node, i);
         if (ts_node_eq(child, module))
             continue;
         TSNode name = child, alias = child;
@@ -202,7 +226,7 @@ static void bind_target(oom_pymodel *m, int scope, TSNode target, uint32_t pos,
     if (s == m->sym.pattern_list || s == m->sym.tuple_pattern || s == m->sym.list_pattern) {
         uint32_t count = ts_node_named_child_count(target);
         for (uint32_t i = 0; i < count; i++) {
-            TSNode el = ts_node_named_child(target, i);
+            TSNode el = oom_model_named_child(m, target, i);
             if (ts_node_symbol(el) == m->sym.identifier)
                 add_binding(m, scope, el, pos, OOM_BIND_UNPACK, value);
         }
@@ -242,13 +266,13 @@ static void bind_opaque_names(oom_pymodel *m, int scope, TSNode node, uint32_t p
     }
     uint32_t count = ts_node_named_child_count(node);
     for (uint32_t i = 0; i < count && i < 64; i++) {
-        TSNode child = ts_node_named_child(node, i);
+        TSNode child = oom_model_named_child(m, node, i);
         TSSymbol cs = ts_node_symbol(child);
         if (cs == m->sym.identifier || cs == m->sym.pattern_list || cs == m->sym.tuple_pattern)
             bind_opaque_names(m, scope, child, pos);
         else if (ts_node_named_child_count(child) > 0) {
             /* typed or default parameters: the name is the first identifier */
-            TSNode first = ts_node_named_child(child, 0);
+            TSNode first = oom_model_named_child(m, child, 0);
             if (ts_node_symbol(first) == m->sym.identifier)
                 bind_opaque_names(m, scope, first, pos);
         }
@@ -273,7 +297,7 @@ static TSNode first_positional(const oom_pymodel *m, TSNode call)
     TSNode none = {{0}, NULL, NULL};
     if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0)
         return none;
-    return ts_node_named_child(args, 0);
+    return oom_model_named_child(m, args, 0);
 }
 
 /* The names that `.backward()` is about: loss.backward(),
@@ -301,7 +325,7 @@ static void record_mode_marker(oom_pymodel *m, int scope, TSNode call, TSNode re
     TSNode args = field_of(m, call, "arguments");
     bool is_eval = is_eval_call;
     if (!is_eval_call && !ts_node_is_null(args) && ts_node_named_child_count(args) == 1) {
-        TSNode arg = ts_node_named_child(args, 0);
+        TSNode arg = oom_model_named_child(m, args, 0);
         if (ts_node_symbol(arg) == m->sym.keyword_argument)
             arg = field_of(m, arg, "value");
         if (!ts_node_is_null(arg) && is_false_literal(m, arg))
@@ -348,7 +372,7 @@ static bool is_cuda_device_expr(oom_pymodel *m, TSNode e, int depth)
     if (s == m->sym.conditional_expression) {
         uint32_t count = ts_node_named_child_count(e);
         for (uint32_t i = 0; i < count; i++)
-            if (i != 1 && is_cuda_device_expr(m, ts_node_named_child(e, i), depth + 1))
+            if (i != 1 && is_cuda_device_expr(m, oom_model_named_child(m, e, i), depth + 1))
                 return true;
         return false;
     }
@@ -390,7 +414,7 @@ static bool initialises_cuda(oom_pymodel *m, TSNode call, TSNode fn, const char 
     TSNode args = field_of(m, call, "arguments");
     uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
     for (uint32_t i = 0; i < count; i++) {
-        TSNode a = ts_node_named_child(args, i);
+        TSNode a = oom_model_named_child(m, args, i);
         if (ts_node_symbol(a) == m->sym.keyword_argument &&
             oom_node_text_is(m, field_of(m, a, "name"), "device") && is_cuda_device_expr(m, field_of(m, a, "value"), 0))
             return qual == NULL || strcmp(qual, "torch.device") != 0;
@@ -403,7 +427,7 @@ static void record_keywords(oom_pymodel *m, TSNode call)
     TSNode args = field_of(m, call, "arguments");
     uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
     for (uint32_t i = 0; i < count; i++) {
-        TSNode a = ts_node_named_child(args, i);
+        TSNode a = oom_model_named_child(m, args, i);
         if (ts_node_symbol(a) != m->sym.keyword_argument)
             continue;
         TSNode name = field_of(m, a, "name"), value = field_of(m, a, "value");
@@ -426,7 +450,7 @@ static void record_pretrained(oom_pymodel *m, int scope, TSNode call, TSNode fn)
         TSNode args = field_of(m, call, "arguments");
         uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
         for (uint32_t i = 0; i < count; i++) {
-            TSNode a = ts_node_named_child(args, i);
+            TSNode a = oom_model_named_child(m, args, i);
             if (ts_node_symbol(a) == m->sym.keyword_argument &&
                 oom_node_text_is(m, field_of(m, a, "name"), "pretrained_model_name_or_path"))
                 arg = field_of(m, a, "value");
@@ -510,18 +534,18 @@ static void visit_with(oom_pymodel *m, TSNode node)
     if (ts_node_is_null(body))
         return;
     /* with_statement > with_clause > with_item(value: expr) */
-    TSNode clause = ts_node_named_child(node, 0);
+    TSNode clause = oom_model_named_child(m, node, 0);
     uint32_t count = ts_node_named_child_count(clause);
     for (uint32_t i = 0; i < count; i++) {
-        TSNode item = ts_node_named_child(clause, i);
+        TSNode item = oom_model_named_child(m, clause, i);
         if (ts_node_symbol(item) != m->sym.with_item)
             continue;
         TSNode value = field_of(m, item, "value");
         if (ts_node_is_null(value))
             continue;
         if (ts_node_named_child_count(value) > 0 && ts_node_symbol(value) != m->sym.call &&
-            ts_node_symbol(ts_node_named_child(value, 0)) == m->sym.call)
-            value = ts_node_named_child(value, 0); /* `with no_grad() as ctx` */
+            ts_node_symbol(oom_model_named_child(m, value, 0)) == m->sym.call)
+            value = oom_model_named_child(m, value, 0); /* `with no_grad() as ctx` */
         int state = oom_model_grad_switch(m, value);
         if (state >= 0)
             add_region(m, ts_node_start_byte(body), ts_node_end_byte(body),
@@ -533,7 +557,7 @@ static void visit_with(oom_pymodel *m, TSNode node)
  * of the enclosing function (or module). */
 static void visit_expression_statement(oom_pymodel *m, int scope, TSNode node)
 {
-    TSNode expr = ts_node_named_child(node, 0);
+    TSNode expr = oom_model_named_child(m, node, 0);
     if (ts_node_is_null(expr) || ts_node_symbol(expr) != m->sym.call)
         return;
     TSNode fn = field_of(m, expr, "function");
@@ -554,10 +578,10 @@ static void visit_decorators(oom_pymodel *m, TSNode decorated, TSNode fn)
 {
     uint32_t count = ts_node_named_child_count(decorated);
     for (uint32_t i = 0; i < count; i++) {
-        TSNode dec = ts_node_named_child(decorated, i);
+        TSNode dec = oom_model_named_child(m, decorated, i);
         if (ts_node_symbol(dec) != m->sym.decorator)
             continue;
-        TSNode expr = ts_node_named_child(dec, 0);
+        TSNode expr = oom_model_named_child(m, dec, 0);
         if (ts_node_is_null(expr))
             continue;
         int state = oom_model_grad_switch(m, expr);
@@ -612,7 +636,7 @@ static bool has_base_ending(const oom_pymodel *m, TSNode cls, const char *const 
     uint32_t count = ts_node_is_null(bases) ? 0 : ts_node_named_child_count(bases);
     for (uint32_t i = 0; i < count; i++) {
         uint32_t len;
-        const char *name = oom_node_last_name(m, ts_node_named_child(bases, i), &len);
+        const char *name = oom_node_last_name(m, oom_model_named_child(m, bases, i), &len);
         for (size_t k = 0; name && suffixes[k]; k++)
             if (name_ends_with(name, len, suffixes[k]))
                 return true;
@@ -678,7 +702,7 @@ static TSNode except_block(const oom_pymodel *m, TSNode clause)
 {
     uint32_t count = ts_node_named_child_count(clause);
     for (uint32_t i = count; i-- > 0;) {
-        TSNode c = ts_node_named_child(clause, i);
+        TSNode c = oom_model_named_child(m, clause, i);
         if (ts_node_symbol(c) == m->sym.block)
             return c;
     }
@@ -699,11 +723,11 @@ static bool catches_oom_type(oom_pymodel *m, TSNode value, bool *runtime_error)
         bool any = false;
         uint32_t count = ts_node_named_child_count(value);
         for (uint32_t i = 0; i < count; i++)
-            any |= catches_oom_type(m, ts_node_named_child(value, i), runtime_error);
+            any |= catches_oom_type(m, oom_model_named_child(m, value, i), runtime_error);
         return any;
     }
     if (strcmp(ts_node_type(value), "as_pattern") == 0)
-        return catches_oom_type(m, ts_node_named_child(value, 0), runtime_error);
+        return catches_oom_type(m, oom_model_named_child(m, value, 0), runtime_error);
     oom_buf q;
     oom_buf_init(&q);
     bool oom = false;
@@ -743,7 +767,7 @@ static void visit_except(oom_pymodel *m, TSNode node)
     bool runtime_error = false, oom = false;
     uint32_t count = ts_node_named_child_count(node);
     for (uint32_t i = 0; i < count; i++) {
-        TSNode child = ts_node_named_child(node, i);
+        TSNode child = oom_model_named_child(m, node, i);
         if (!ts_node_eq(child, body))
             oom |= catches_oom_type(m, child, &runtime_error);
     }
@@ -784,9 +808,8 @@ static void note_distributed_names(oom_pymodel *m, TSNode node, TSSymbol s)
         m->distributed = true; /* os.environ["LOCAL_RANK"], add_argument("--local_rank") */
 }
 
-static void visit(oom_pymodel *m, TSNode node, int scope)
+static void visit(oom_pymodel *m, TSNode node, TSSymbol s, int scope)
 {
-    TSSymbol s = ts_node_symbol(node);
     if (s == m->sym.identifier || s == m->sym.string) {
         note_distributed_names(m, node, s);
         return;
@@ -844,7 +867,7 @@ static void walk(oom_pymodel *m, const oom_nodes *nodes)
             scope_frame f = {ts_node_end_byte(node), enter_function(m, scope, node)};
             OOM_PUSH(stack, depth, cap, f);
         } else {
-            visit(m, node, scope);
+            visit(m, node, nodes->items[i].symbol, scope);
         }
     }
     free(stack);

@@ -36,7 +36,7 @@ bool oom_pymodel_has_argument(const oom_pymodel *m, TSNode call, const char *nam
     int positional = 0;
     uint32_t count = ts_node_named_child_count(args);
     for (uint32_t i = 0; i < count; i++) {
-        TSNode a = ts_node_named_child(args, i);
+        TSNode a = oom_model_named_child(m, args, i);
         const char *type = ts_node_type(a);
         if (strcmp(type, "dictionary_splat") == 0)
             return true; /* **kwargs may carry it */
@@ -347,7 +347,7 @@ static bool is_lm_model_expr(const oom_pymodel *m, TSNode e, int depth)
     if (!lm && q.len && oom_str_ends_with(q.data, "get_peft_model")) {
         TSNode args = oom_model_child(m, e, "arguments", 9);
         if (!ts_node_is_null(args) && ts_node_named_child_count(args) > 0)
-            lm = is_lm_model_expr(m, ts_node_named_child(args, 0), depth + 1);
+            lm = is_lm_model_expr(m, oom_model_named_child(m, args, 0), depth + 1);
     }
     oom_buf_free(&q);
     return lm;
@@ -361,7 +361,7 @@ bool oom_pymodel_is_lm_trainer(const oom_pymodel *m, TSNode call)
     TSNode model = {{0}, NULL, NULL};
     uint32_t count = ts_node_named_child_count(args);
     for (uint32_t i = 0; i < count; i++) {
-        TSNode a = ts_node_named_child(args, i);
+        TSNode a = oom_model_named_child(m, args, i);
         if (ts_node_symbol(a) == m->sym.keyword_argument) {
             if (oom_node_text_is(m, oom_model_child(m, a, "name", 4), "model"))
                 model = oom_model_child(m, a, "value", 5);

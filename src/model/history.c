@@ -241,7 +241,7 @@ static bool any_argument_carries(const oom_pymodel *m, TSNode call, int depth)
         return false;
     uint32_t count = ts_node_named_child_count(args);
     for (uint32_t i = 0; i < count; i++) {
-        TSNode a = ts_node_named_child(args, i);
+        TSNode a = oom_model_named_child(m, args, i);
         if (ts_node_symbol(a) == m->sym.keyword_argument)
             a = oom_model_child(m, a, "value", 5);
         if (!ts_node_is_null(a) && carries(m, a, depth + 1))
@@ -326,7 +326,7 @@ static bool any_child_carries(const oom_pymodel *m, TSNode e, int depth)
 {
     uint32_t count = ts_node_named_child_count(e);
     for (uint32_t i = 0; i < count; i++)
-        if (carries(m, ts_node_named_child(e, i), depth + 1))
+        if (carries(m, oom_model_named_child(m, e, i), depth + 1))
             return true;
     return false;
 }
@@ -367,14 +367,14 @@ static bool carries(const oom_pymodel *m, TSNode e, int depth)
         /* a if cond else b: the condition's value is not the result */
         uint32_t count = ts_node_named_child_count(e);
         for (uint32_t i = 0; i < count; i++)
-            if (i != 1 && carries(m, ts_node_named_child(e, i), depth + 1))
+            if (i != 1 && carries(m, oom_model_named_child(m, e, i), depth + 1))
                 return true;
         return false;
     }
     if (strcmp(type, "dictionary") == 0) {
         uint32_t count = ts_node_named_child_count(e);
         for (uint32_t i = 0; i < count; i++) {
-            TSNode pair = ts_node_named_child(e, i);
+            TSNode pair = oom_model_named_child(m, e, i);
             if (carries(m, oom_model_child(m, pair, "value", 5), depth + 1))
                 return true;
         }
@@ -408,7 +408,7 @@ static bool moves_to_cpu(const oom_pymodel *m, TSNode call)
     TSNode args = oom_model_child(m, call, "arguments", 9);
     if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0)
         return false;
-    TSNode a = ts_node_named_child(args, 0);
+    TSNode a = oom_model_named_child(m, args, 0);
     if (ts_node_symbol(a) == m->sym.keyword_argument)
         a = oom_model_child(m, a, "value", 5);
     uint32_t len;
@@ -486,7 +486,7 @@ static bool device_output(const oom_pymodel *m, TSNode e, int depth)
         strcmp(type, "tuple") == 0 || strcmp(type, "binary_operator") == 0) {
         uint32_t count = ts_node_named_child_count(e);
         for (uint32_t i = 0; i < count; i++)
-            if (device_output(m, ts_node_named_child(e, i), depth + 1))
+            if (device_output(m, oom_model_named_child(m, e, i), depth + 1))
                 return true;
     }
     return false;
@@ -497,7 +497,7 @@ static bool any_argument_device_output(const oom_pymodel *m, TSNode call, int de
     TSNode args = oom_model_child(m, call, "arguments", 9);
     uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
     for (uint32_t i = 0; i < count; i++) {
-        TSNode a = ts_node_named_child(args, i);
+        TSNode a = oom_model_named_child(m, args, i);
         if (ts_node_symbol(a) != m->sym.keyword_argument && device_output(m, a, depth + 1))
             return true;
     }

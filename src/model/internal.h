@@ -98,6 +98,9 @@ typedef struct {
         assignment, augmented_assignment, named_expression, call, attribute, identifier,
         pattern_list, tuple_pattern, list_pattern, parameters, lambda, keyword_argument,
         except_clause, if_statement, string, block, tuple, conditional_expression;
+    /* the fields the model asks for, by name (oom_model_field) */
+    TSFieldId f_alias, f_arguments, f_attribute, f_body, f_condition, f_function, f_left, f_module_name,
+        f_name, f_object, f_parameters, f_right, f_superclasses, f_value;
 } oom_py_symbols;
 
 struct oom_pymodel {
@@ -142,13 +145,36 @@ struct oom_pymodel {
     size_t pretrained_scope_cap;
 };
 
-/* Text of a node, as a pointer into the source and a length. */
+/* A field's id from its name. The names are literals at every call, so once
+ * this is inlined the comparisons fold away and a look-up is one load. */
+static inline TSFieldId oom_model_field(const oom_pymodel *m, const char *f, uint32_t len)
+{
+    const oom_py_symbols *s = &m->sym;
+#define OOM_MODEL_FIELD(name) \
+    if (len == sizeof(#name) - 1 && memcmp(f, #name, len) == 0) \
+        return s->f_##name;
+    OOM_MODEL_FIELD(alias) OOM_MODEL_FIELD(arguments) OOM_MODEL_FIELD(attribute) OOM_MODEL_FIELD(body)
+    OOM_MODEL_FIELD(condition) OOM_MODEL_FIELD(function) OOM_MODEL_FIELD(left) OOM_MODEL_FIELD(module_name)
+    OOM_MODEL_FIELD(name) OOM_MODEL_FIELD(object) OOM_MODEL_FIELD(parameters) OOM_MODEL_FIELD(right)
+    OOM_MODEL_FIELD(superclasses) OOM_MODEL_FIELD(value)
+#undef OOM_MODEL_FIELD
+    return oom_lang_field_id(oom_lang_grammar(OOM_LANG_PYTHON), f, len);
+}
+
 /* oom_child through the model's node array when it has one. */
 static inline TSNode oom_model_child(const oom_pymodel *m, TSNode n, const char *field, uint32_t len)
 {
     if (!m->nodes || ts_node_is_null(n))
         return oom_child(n, field, len);
-    return oom_nodes_child(m->nodes, n, oom_lang_field_id(ts_node_language(n), field, len), m->at);
+    return oom_nodes_child(m->nodes, n, oom_model_field(m, field, len), m->at);
+}
+
+/* ts_node_named_child through the model's node array when it has one. */
+static inline TSNode oom_model_named_child(const oom_pymodel *m, TSNode n, uint32_t index)
+{
+    if (!m->nodes || ts_node_is_null(n))
+        return ts_node_named_child(n, index);
+    return oom_nodes_named_child(m->nodes, n, index, m->at);
 }
 
 /* ts_node_parent through the model's node array when it has one. */

@@ -140,7 +140,7 @@ static TSNode only_argument(const oom_pymodel *m, TSNode call)
     TSNode args = oom_model_child(m, call, "arguments", 9);
     if (ts_node_is_null(args) || ts_node_named_child_count(args) != 1)
         return none;
-    TSNode arg = ts_node_named_child(args, 0);
+    TSNode arg = oom_model_named_child(m, args, 0);
     if (ts_node_symbol(arg) == m->sym.keyword_argument)
         arg = oom_model_child(m, arg, "value", 5);
     return arg;
@@ -278,7 +278,7 @@ bool oom_pymodel_is_literal(const oom_pymodel *m, TSNode expr)
         strcmp(type, "unary_operator") == 0) {
         uint32_t count = ts_node_named_child_count(expr);
         for (uint32_t i = 0; i < count; i++)
-            if (!oom_pymodel_is_literal(m, ts_node_named_child(expr, i)))
+            if (!oom_pymodel_is_literal(m, oom_model_named_child(m, expr, i)))
                 return false;
         return count > 0;
     }
@@ -294,7 +294,7 @@ bool oom_pymodel_string_value(const oom_pymodel *m, TSNode str, oom_buf *out)
         return false;
     uint32_t count = ts_node_named_child_count(str);
     for (uint32_t i = 0; i < count; i++) {
-        TSNode part = ts_node_named_child(str, i);
+        TSNode part = oom_model_named_child(m, str, i);
         if (strcmp(ts_node_type(part), "string_content") == 0) {
             uint32_t len;
             const char *t = oom_node_text(m, part, &len);

@@ -392,6 +392,15 @@ static void fast_layout_matches_the_cursor(void)
         if (at != UINT32_MAX)
             printf("  case %zu: the layouts differ at node %u\n", i, at);
         CHECK(at == UINT32_MAX && fast.len > 0);
+        /* named children through the array, as tree-sitter gives them */
+        for (uint32_t k = 0; k < fast.len; k++) {
+            TSNode node = fast.items[k].node;
+            uint32_t named = ts_node_named_child_count(node);
+            for (uint32_t c = 0; c <= named; c++) {
+                TSNode got = oom_nodes_named_child(&fast, node, c, k), want = ts_node_named_child(node, c);
+                CHECK(got.id == want.id && (ts_node_is_null(want) || ts_node_eq(got, want)));
+            }
+        }
         ts_tree_delete(tree);
     }
     oom_nodes_free(&fast);
