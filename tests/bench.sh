@@ -4,8 +4,9 @@
 # real Python: Debian's CPython 3.11 standard library and the Python sources
 # of Debian's python3-torch (both installed if missing). Prints files, lines,
 # median wall time of RUNS runs, lines per second, each peer's time as a
-# multiple of oomlint's, thread scaling, peak RSS, and the number of
-# syntax-error findings on these valid-Python corpora. Run one corpus with
+# multiple of oomlint's, thread scaling, peak RSS, the analysis overhead
+# over parsing (whole runs, and file by file in one process), and the number
+# of syntax-error findings on these valid-Python corpora. Run one corpus with
 # CORPUS=DIR.
 set -eu
 cd "$(dirname "$0")/.."
@@ -115,3 +116,6 @@ SYNTAX=$(xargs build/oomlint --select OOM001 --format concise --quiet < "$LIST" 
 echo "syntax-error findings (OOM001) on this valid-Python corpus: $SYNTAX"
 printf 'analysis overhead over parsing (1 thread): %.0f%% (median of the rounds)   oomlint peak RSS: %s KiB\n' \
     "$OVERHEAD" "$RSS"
+# The same overhead with each file parsed and linted side by side in one
+# process, microseconds apart: steady where whole runs seconds apart are not.
+build/tools/lint-vs-parse "$RUNS" < "$LIST" | tail -n 1
