@@ -58,19 +58,21 @@ peak_rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 
 echo "corpus: $CORPUS ($FILES files, $LINES lines), median of $RUNS runs"
 # Interleaved: this machine is shared and changes speed for minutes at a
-# time, so the three are timed side by side in each round, and the overhead
-# is the median of each round's own ratio.
+# time, so the three are timed side by side in each round, in the order
+# parse, 1 thread, all threads, 1 thread, parse (a steady drift in speed
+# then weighs on both sides alike), and the overhead and the scaling are
+# medians of each round's own ratios.
 ROUNDS="$(mktemp)"
 i=0
 while [ $i -lt "$RUNS" ]; do
-    echo "$(one_run parse_only) $(one_run lint1) $(one_run lintn)" >> "$ROUNDS"
+    echo "$(one_run parse_only) $(one_run lint1) $(one_run lintn) $(one_run lint1) $(one_run parse_only)" >> "$ROUNDS"
     i=$((i + 1))
 done
-T_PARSE=$(awk '{print $1}' "$ROUNDS" | median)
-T_LINT=$(awk '{print $2}' "$ROUNDS" | median)
+T_PARSE=$(awk '{print ($1 + $5) / 2}' "$ROUNDS" | median)
+T_LINT=$(awk '{print ($2 + $4) / 2}' "$ROUNDS" | median)
 T_LINTN=$(awk '{print $3}' "$ROUNDS" | median)
-OVERHEAD=$(awk '{print ($2 - $1) * 100 / $1}' "$ROUNDS" | median)
-SCALING=$(awk '{print $2 / $3}' "$ROUNDS" | median)
+OVERHEAD=$(awk '{print ($2 + $4 - $1 - $5) * 100 / ($1 + $5)}' "$ROUNDS" | median)
+SCALING=$(awk '{print ($2 + $4) / 2 / $3}' "$ROUNDS" | median)
 rm -f "$ROUNDS"
 RSS=$(command -v /usr/bin/time >/dev/null 2>&1 && peak_rss sh -c "xargs build/oomlint < '$LIST'" || echo "?")
 printf '%-28s %10s %14s\n' "" "wall s" "lines/s"
