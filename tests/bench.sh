@@ -58,21 +58,27 @@ peak_rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 
 echo "corpus: $CORPUS ($FILES files, $LINES lines), median of $RUNS runs"
 # Interleaved: this machine is shared and changes speed for minutes at a
-# time, so the three are timed side by side in each round, in the order
-# parse, 1 thread, all threads, 1 thread, parse (a steady drift in speed
-# then weighs on both sides alike), and the overhead and the scaling are
-# medians of each round's own ratios.
+# time, so what is compared is timed side by side in each round, in the
+# order A B B A (a steady drift in speed then weighs on both sides alike),
+# and the overhead and the scaling are medians of each round's own ratio.
+# Parsing against one thread, and one thread against all threads, are
+# separate halves of a round, so that a run on every core (which may change
+# how the shared host treats this machine) never sits between two runs that
+# are compared.
 ROUNDS="$(mktemp)"
 i=0
 while [ $i -lt "$RUNS" ]; do
-    echo "$(one_run parse_only) $(one_run lint1) $(one_run lintn) $(one_run lint1) $(one_run parse_only)" >> "$ROUNDS"
+    echo "$(one_run parse_only) $(one_run lint1) $(one_run lint1) $(one_run parse_only)" \
+         "$(one_run lint1) $(one_run lintn) $(one_run lintn) $(one_run lint1)" >> "$ROUNDS"
     i=$((i + 1))
 done
-T_PARSE=$(awk '{print ($1 + $5) / 2}' "$ROUNDS" | median)
-T_LINT=$(awk '{print ($2 + $4) / 2}' "$ROUNDS" | median)
-T_LINTN=$(awk '{print $3}' "$ROUNDS" | median)
-OVERHEAD=$(awk '{print ($2 + $4 - $1 - $5) * 100 / ($1 + $5)}' "$ROUNDS" | median)
-SCALING=$(awk '{print ($2 + $4) / 2 / $3}' "$ROUNDS" | median)
+T_PARSE=$(awk '{print ($1 + $4) / 2}' "$ROUNDS" | median)
+T_LINT=$(awk '{print ($2 + $3) / 2}' "$ROUNDS" | median)
+T_LINTN=$(awk '{print ($6 + $7) / 2}' "$ROUNDS" | median)
+OVERHEAD=$(awk '{print ($2 + $3 - $1 - $4) * 100 / ($1 + $4)}' "$ROUNDS" | median)
+SCALING=$(awk '{print ($5 + $8) / ($6 + $7)}' "$ROUNDS" | median)
+SPREAD=$(awk '{r = ($2 + $3 - $1 - $4) * 100 / ($1 + $4); if (NR == 1 || r < lo) lo = r; if (NR == 1 || r > hi) hi = r}
+              END {printf "%.0f%% to %.0f%%", lo, hi}' "$ROUNDS")
 rm -f "$ROUNDS"
 RSS=$(command -v /usr/bin/time >/dev/null 2>&1 && peak_rss sh -c "xargs build/oomlint < '$LIST'" || echo "?")
 printf '%-28s %10s %14s\n' "" "wall s" "lines/s"
@@ -116,8 +122,8 @@ DIFF=$(build/tools/match-diff < "$LIST" | tail -n 1)
 echo "oomlint's tree layout and query matcher against tree-sitter's cursor, every built-in pattern: $DIFF"
 SYNTAX=$(xargs build/oomlint --select OOM001 --format concise --quiet < "$LIST" | grep -c OOM001 || true)
 echo "syntax-error findings (OOM001) on this valid-Python corpus: $SYNTAX"
-printf 'analysis overhead over parsing (1 thread): %.0f%% (median of the rounds)   oomlint peak RSS: %s KiB\n' \
-    "$OVERHEAD" "$RSS"
+printf 'analysis overhead over parsing (1 thread): %.0f%% (median of the rounds; %s across them)   oomlint peak RSS: %s KiB\n' \
+    "$OVERHEAD" "$SPREAD" "$RSS"
 # The same overhead with each file parsed and linted side by side in one
 # process, microseconds apart: steady where whole runs seconds apart are not.
 build/tools/lint-vs-parse "$RUNS" < "$LIST" | tail -n 1
