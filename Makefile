@@ -39,7 +39,7 @@ TEST_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(TEST_SRCS))
 RULE_FILES := $(shell find rules -type f 2>/dev/null)
 HEADERS   := $(wildcard include/oomlint/*.h src/*/internal.h)
 
-.PHONY: all setup check-system deps test-tools test unit asan bench profile install clean fuzz fuzz-build validate-estimate
+.PHONY: all setup check-system deps test-tools test unit asan bench profile install clean fuzz fuzz-build validate-estimate ecosystem ecosystem-gather
 
 all: check-system $(BUILD)/oomlint
 
@@ -180,6 +180,23 @@ test:
 
 bench: all $(BUILD)/tools/parse-only $(BUILD)/tools/match-diff $(BUILD)/tools/lint-vs-parse
 	@sh tests/bench.sh
+
+# The ecosystem check (tests/ecosystem/): oomlint on pinned public training
+# code, each finding against its reviewed verdict, and the bug cases' recall.
+# The code itself is gathered outside the repository into ECOSYSTEM_DIR.
+ECOSYSTEM_DIR ?=
+ecosystem: all
+	@if [ -z "$(ECOSYSTEM_DIR)" ] || [ ! -d "$(ECOSYSTEM_DIR)/repos" ]; then \
+	  echo "ecosystem: no corpus. Create one outside the repository, from git mirrors of the"; \
+	  echo "repositories in tests/ecosystem/repos.json and bugs.json:"; \
+	  echo "  ECOSYSTEM_GIT_BASE=<a git host, e.g. https://<host>> make ecosystem-gather ECOSYSTEM_DIR=../oomlint-ecosystem"; \
+	  echo "  (or ECOSYSTEM_MIRRORS=<folder of <owner>+<name>.git bare clones>)"; \
+	  echo "then: make ecosystem ECOSYSTEM_DIR=../oomlint-ecosystem"; \
+	else node tests/ecosystem/ecosystem.js check "$(ECOSYSTEM_DIR)"; fi
+
+ecosystem-gather:
+	@test -n "$(ECOSYSTEM_DIR)" || { echo "ecosystem-gather: set ECOSYSTEM_DIR=<a folder outside the repository>"; exit 2; }
+	@node tests/ecosystem/ecosystem.js gather "$(ECOSYSTEM_DIR)"
 
 # Where the time goes, in instructions (callgrind): deterministic, unlike wall time.
 profile: all $(BUILD)/tools/parse-only

@@ -1,0 +1,252 @@
+// The ecosystem check: oomlint on pinned public training code, every finding
+// held against a reviewed verdict (tests/ecosystem/verdicts.json), and the
+// bug cases (files just before a public fix of an out-of-memory report)
+// against the line that caused them. A benchmark that prints a table, never
+// a CI test: the corpus is not in the repository.
+//
+//   node tests/ecosystem/ecosystem.js gather DIR    build DIR from git sources
+//   node tests/ecosystem/ecosystem.js check DIR     lint DIR, print the table
+//   node tests/ecosystem/ecosystem.js pending DIR   findings without a verdict,
+//                                                    as verdict stubs (JSON)
+//
+// Layout of DIR: repos/<owner>+<name>/<path> (only the listed paths, at the
+// pinned commit) and bugs/<id>/<path> (the file at the commit before the fix).
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { execFileSync, spawnSync } = require('child_process');
+
+const HERE = __dirname;
+const ROOT = path.resolve(HERE, '..', '..');
+const OOMLINT = process.env.OOMLINT || path.join(ROOT, 'build', 'oomlint');
+// The hardware configurations linted: none (hardware rules stay silent),
+// and two pre-Ampere GPUs on which the hardware rules have something to say.
+const CONFIGS = [
+    { name: 'none', args: [] },
+    { name: 'v100', args: ['--gpu', 'v100'] },
+    { name: 't4', args: ['--gpu', 't4'] },
+];
+
+function readJson(file) {
+    return JSON.parse(fs.readFileSync(path.join(HERE, file), 'utf8'));
+}
+
+function repoDirName(repo) {
+    return repo.replace('/', '+');
+}
+
+// ---------------------------------------------------------------- gather --
+
+// A git directory holding `repo`: a mirror laid out as the search tool's
+// fetch leaves it (ECOSYSTEM_MIRRORS/<owner>+<name>/repo), a bare clone
+// (<owner>+<name>.git) there, or a clone made from ECOSYSTEM_GIT_BASE.
+function gitDirFor(repo, dir) {
+    const mirrors = process.env.ECOSYSTEM_MIRRORS || '/work/.mirror';
+    for (const cand of [path.join(mirrors, repoDirName(repo), 'repo'),
+                        path.join(mirrors, repoDirName(repo) + '.git')]) {
+        if (fs.existsSync(cand)) return cand;
+    }
+    const base = process.env.ECOSYSTEM_GIT_BASE;
+    if (!base) return null;
+    const clone = path.join(dir, 'git', repoDirName(repo) + '.git');
+    if (!fs.existsSync(clone)) {
+        fs.mkdirSync(path.dirname(clone), { recursive: true });
+        const r = spawnSync('git', ['clone', '--bare', '--filter=blob:none', `${base}/${repo}.git`, clone],
+                            { stdio: 'inherit' });
+        if (r.status !== 0) return null;
+    }
+    return clone;
+}
+
+// Writes `paths` of `commit` under `dest`; returns the number of files.
+function extract(gitDir, commit, paths, dest) {
+    fs.mkdirSync(dest, { recursive: true });
+    const tar = execFileSync('git', ['-C', gitDir, 'archive', '--format=tar', commit, '--', ...paths],
+                             { maxBuffer: 1 << 30 });
+    execFileSync('tar', ['-x', '-C', dest], { input: tar });
+    return execFileSync('find', [dest, '-type', 'f'], { encoding: 'utf8' }).split('\n').filter(Boolean).length;
+}
+
+function gather(dir) {
+    const missing = [];
+    let files = 0;
+    for (const r of readJson('repos.json')) {
+        const git = gitDirFor(r.repo, dir);
+        if (!git) { missing.push(r.repo); continue; }
+        const dest = path.join(dir, 'repos', repoDirName(r.repo));
+        fs.rmSync(dest, { recursive: true, force: true });
+        try {
+            files += extract(git, r.commit, r.paths, dest);
+        } catch (e) {
+            missing.push(`${r.repo} (${String(e.message).split('\n')[0]})`);
+        }
+    }
+    for (const b of readJson('bugs.json')) {
+        const git = gitDirFor(b.repo, dir);
+        if (!git) { missing.push(`${b.repo} (bug ${b.id})`); continue; }
+        const dest = path.join(dir, 'bugs', b.id);
+        fs.rmSync(dest, { recursive: true, force: true });
+        try {
+            files += extract(git, b.commit, [b.path], dest);
+        } catch (e) {
+            missing.push(`${b.repo} (bug ${b.id}: ${String(e.message).split('\n')[0]})`);
+        }
+    }
+    console.log(`gathered ${files} files into ${dir}`);
+    if (missing.length) {
+        console.log(`not gathered (no git source; set ECOSYSTEM_MIRRORS or ECOSYSTEM_GIT_BASE):`);
+        for (const m of missing) console.log(`  ${m}`);
+    }
+}
+
+// ----------------------------------------------------------------- check --
+
+function lint(cwd, targets, extraArgs) {
+    const args = ['check', '--isolated', '--select', 'OOM', '--format', 'json-lines', '--exit-zero',
+                  '--threads', '2', ...extraArgs, ...targets];
+    const r = spawnSync(OOMLINT, args, { cwd, encoding: 'utf8', maxBuffer: 1 << 28 });
+    if (r.status !== 0) {
+        throw new Error(`oomlint exited ${r.status} in ${cwd}: ${r.stderr}`);
+    }
+    return r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+function countLines(cwd, targets) {
+    let lines = 0;
+    const walk = (p) => {
+        const st = fs.statSync(p);
+        if (st.isDirectory()) {
+            for (const e of fs.readdirSync(p)) walk(path.join(p, e));
+        } else if (/\.(py|json)$/.test(p)) {
+            const text = fs.readFileSync(p, 'utf8');
+            lines += text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+        }
+    };
+    for (const t of targets) {
+        const p = path.join(cwd, t);
+        if (fs.existsSync(p)) walk(p);
+    }
+    return lines;
+}
+
+// Every finding on the corpus, keyed `<owner>+<name>/<path>:<line>:<CODE>`;
+// a finding seen only with a target GPU gets `@<gpu>` on its key.
+function corpusFindings(dir) {
+    const findings = new Map();
+    let lines = 0;
+    let files = 0;
+    for (const r of readJson('repos.json')) {
+        const cwd = path.join(dir, 'repos', repoDirName(r.repo));
+        if (!fs.existsSync(cwd)) throw new Error(`${cwd} is missing: run gather again`);
+        const targets = r.paths.filter((p) => fs.existsSync(path.join(cwd, p)));
+        lines += countLines(cwd, targets);
+        files += targets.length;
+        for (const cfg of CONFIGS) {
+            for (const f of lint(cwd, targets, cfg.args)) {
+                const base = `${repoDirName(r.repo)}/${f.filename}:${f.location.row}:${f.code}`;
+                if (cfg.name === 'none' || !findings.has(base)) {
+                    const key = cfg.name === 'none' ? base : `${base}@${cfg.name}`;
+                    if (!findings.has(key)) findings.set(key, { code: f.code, message: f.message, key });
+                }
+            }
+        }
+    }
+    return { findings, lines };
+}
+
+function bugResults(dir) {
+    const out = [];
+    for (const b of readJson('bugs.json')) {
+        const cwd = path.join(dir, 'bugs', b.id);
+        if (!fs.existsSync(path.join(cwd, b.path))) { out.push({ bug: b, missing: true }); continue; }
+        const args = b.gpu ? ['--gpu', b.gpu] : [];
+        const hits = lint(cwd, [b.path], args).filter((f) => b.lines.some(
+            (l) => f.location.row <= l && l <= f.end_location.row));
+        out.push({ bug: b, hits });
+    }
+    return out;
+}
+
+function pct(a, b) {
+    return b ? `${(100 * a / b).toFixed(1)}%` : '-';
+}
+
+function check(dir) {
+    const verdicts = readJson('verdicts.json');
+    const { findings, lines } = corpusFindings(dir);
+    const perRule = new Map();
+    const row = (code) => {
+        if (!perRule.has(code)) perRule.set(code, { findings: 0, tru: 0, fals: 0, open: 0 });
+        return perRule.get(code);
+    };
+    for (const f of findings.values()) {
+        const r = row(f.code);
+        r.findings++;
+        const v = verdicts[f.key];
+        if (!v) r.open++;
+        else if (v.verdict === true) r.tru++;
+        else r.fals++;
+    }
+    const total = { findings: 0, tru: 0, fals: 0, open: 0 };
+    console.log(`oomlint ecosystem check: ${readJson('repos.json').length} repositories, ${lines} lines ` +
+                `(no GPU, --gpu v100, --gpu t4)\n`);
+    console.log('rule       findings   true  false  open   precision  false/10k lines');
+    for (const code of [...perRule.keys()].sort()) {
+        const r = perRule.get(code);
+        for (const k of Object.keys(total)) total[k] += r[k];
+        console.log(`${code.padEnd(10)} ${String(r.findings).padStart(8)} ${String(r.tru).padStart(6)} ` +
+                    `${String(r.fals).padStart(6)} ${String(r.open).padStart(5)}   ${pct(r.tru, r.tru + r.fals).padStart(9)}` +
+                    `  ${(r.fals * 10000 / lines).toFixed(2).padStart(8)}`);
+    }
+    console.log(`${'all'.padEnd(10)} ${String(total.findings).padStart(8)} ${String(total.tru).padStart(6)} ` +
+                `${String(total.fals).padStart(6)} ${String(total.open).padStart(5)}   ${pct(total.tru, total.tru + total.fals).padStart(9)}` +
+                `  ${(total.fals * 10000 / lines).toFixed(2).padStart(8)}`);
+
+    const bugs = bugResults(dir);
+    const found = bugs.filter((b) => b.hits && b.hits.length);
+    console.log(`\nbug cases: ${found.length} of ${bugs.length} found (recall ${pct(found.length, bugs.length)})`);
+    for (const b of bugs) {
+        const status = b.missing ? 'missing (gather)' : b.hits.length ? `found ${b.hits.map((h) => h.code).join(',')}`
+            : 'MISSED';
+        console.log(`  ${b.bug.id.padEnd(44)} ${(b.bug.expect || []).join(',').padEnd(8)} ${status}`);
+    }
+
+    const vanished = Object.keys(verdicts).filter((k) => !findings.has(k));
+    const fresh = [...findings.keys()].filter((k) => !verdicts[k]);
+    console.log(`\nagainst the recorded verdicts: ${fresh.length} new finding(s), ${vanished.length} vanished`);
+    for (const k of fresh) console.log(`  new       ${k}  ${findings.get(k).message}`);
+    for (const k of vanished) {
+        console.log(`  vanished  ${k}  (was ${verdicts[k].verdict ? 'true' : 'false'}: ${verdicts[k].reason})`);
+    }
+    const precision = total.tru / Math.max(1, total.tru + total.fals);
+    console.log(`\ntargets: precision ${pct(total.tru, total.tru + total.fals)} (>= 95%), ` +
+                `${(total.fals * 25000 / lines).toFixed(2)} false per 25,000 lines (<= 1), ` +
+                `recall ${pct(found.length, bugs.length)} (>= 90%)` +
+                (precision >= 0.95 && total.fals * 25000 / lines <= 1 && found.length >= 0.9 * bugs.length
+                    ? ': met' : ': not met'));
+}
+
+function pending(dir) {
+    const verdicts = readJson('verdicts.json');
+    const { findings } = corpusFindings(dir);
+    const out = {};
+    for (const [k, f] of findings) {
+        if (!verdicts[k]) out[k] = { verdict: null, reason: '', message: f.message };
+    }
+    console.log(JSON.stringify(out, null, 2));
+}
+
+function main() {
+    const [cmd, dir] = process.argv.slice(2);
+    if (!cmd || !dir) {
+        console.error('usage: ecosystem.js gather|check|pending DIR');
+        process.exit(2);
+    }
+    const abs = path.resolve(dir);
+    if (cmd === 'gather') gather(abs);
+    else if (cmd === 'check') check(abs);
+    else if (cmd === 'pending') pending(abs);
+    else { console.error(`unknown command ${cmd}`); process.exit(2); }
+}
+
+main();
