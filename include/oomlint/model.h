@@ -115,6 +115,15 @@ size_t oom_pymodel_keyword_count(const oom_pymodel *m);
 void oom_pymodel_keyword(const oom_pymodel *m, size_t i, const char **name, size_t *name_len,
                          TSNode *value);
 
+/* What `expr` holds once names are followed to their last binding (and a
+ * dict literal indexed by a known string to its entry), up to a bound; a
+ * null node when unknown. `depth` starts at 0. */
+TSNode oom_pymodel_value_of(const oom_pymodel *m, TSNode expr, int depth);
+/* `node` runs only as a switch of this run decides: it is inside an if,
+ * elif, while or conditional expression whose condition's text matches the
+ * PCRE2 pattern, or inside a call given `enabled=<a variable>`. */
+bool oom_pymodel_follows_switch(const oom_pymodel *m, TSNode node, const void *pcre2_code);
+
 /* Whether `name` is a name an import statement bound (`T` in `import torch as T`). */
 bool oom_pymodel_is_import_alias(const oom_pymodel *m, const char *name, size_t len);
 

@@ -129,6 +129,26 @@ SEM_PY(sem_file_calls, file_calls_any(m, p))
 
 SEM_PY(sem_outlives_all, oom_pymodel_outlives_all_loops(m, n, site))
 
+/* The value, names followed to their bindings: a dotted name (aliases
+ * applied) or a string literal that is one of the arguments. */
+static bool sem_holds(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p, oom_buf *scratch)
+{
+    const oom_pymodel *m = env->py;
+    (void)site;
+    if (!m)
+        return false;
+    TSNode v = oom_pymodel_value_of(m, n, 0);
+    if (ts_node_is_null(v))
+        return false;
+    if (strcmp(ts_node_type(v), "true") == 0)
+        return is_one_of("True", p);
+    if (oom_pymodel_string_value(m, v, scratch) && is_one_of(scratch->data, p))
+        return true;
+    return oom_pymodel_qualname(m, v, scratch) && is_one_of(scratch->data, p);
+}
+
+SEM_PY(sem_follows_switch, oom_pymodel_follows_switch(m, n, p->regex))
+
 SEM_PY(sem_in_test_code, oom_pymodel_in_test_code(m, n))
 SEM_PY(sem_in_function_matching, oom_pymodel_in_function_matching(m, n, p->regex))
 
@@ -310,6 +330,10 @@ static const oom_sem_entry semantic_predicates[] = {
      "inside a method of a class of tests (Test*, *Test*, a TestCase subclass)", false, false},
     {"oom-in-function-matching", sem_in_function_matching, 1, 1, OOM_SEM_PYTHON, true,
      "inside a function whose name matches the regex", false, false},
+    {"oom-holds", sem_holds, 1, 64, OOM_SEM_PYTHON, false,
+     "the value, names followed to their bindings, is one of the dotted names or strings", false, false},
+    {"oom-follows-switch", sem_follows_switch, 1, 1, OOM_SEM_PYTHON, true,
+     "runs only when a condition matching the regex holds (if/elif/while/x if c else y, enabled=var)", false, false},
     {"oom-retry-call", sem_retry_call, 0, 0, OOM_SEM_PYTHON, false,
      "a call in an OOM handler repeating a call of the try body", false, false},
     {"oom-target-gpu-lacks", sem_target_gpu_lacks, 1, 4, OOM_SEM_PYTHON | OOM_SEM_JSON, false,

@@ -1,28 +1,30 @@
+; Every pattern stays quiet where the file asks the GPU whether it has bf16
+; (is_bf16_supported) and where the statement runs only as the user's own
+; precision switch for this run decides (`if args.bf16:`, `x if args.bf16
+; else y`, `autocast(..., enabled=args.amp)`): the switch is the run's
+; choice, as `bf16=args.bf16` is.
+
 ; TrainingArguments(bf16=True), SFTConfig(bf16_full_eval=True), ...
 ((keyword_argument
   name: (identifier) @kw
   value: (true)) @arg @report
   (#any-of? @kw "bf16" "bf16_full_eval")
   (#oom-target-gpu-lacks? @report "bf16")
-  (#not-oom-file-calls? @report "is_bf16_supported"))
+  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp"))
 
-; torch.autocast("cuda", dtype=torch.bfloat16), from_pretrained(..., torch_dtype=torch.bfloat16)
+; torch.autocast("cuda", dtype=torch.bfloat16), from_pretrained(..., torch_dtype="bfloat16"),
+; Accelerator(mixed_precision="bf16"), MixedPrecision(param_dtype=torch.bfloat16),
+; Lightning's Trainer(precision="bf16-mixed"),
+; and the same through a name: dtype = "bfloat16"; ptdtype = {...}[dtype]; autocast(dtype=ptdtype)
 ((keyword_argument
   name: (identifier) @kw
   value: (_) @value) @arg @report
-  (#any-of? @kw "dtype" "torch_dtype")
-  (#oom-qualname? @value "torch.bfloat16")
+  (#any-of? @kw "dtype" "torch_dtype" "mixed_precision" "param_dtype" "compute_dtype" "bnb_4bit_compute_dtype" "precision")
+  (#oom-holds? @value "torch.bfloat16" "bfloat16" "bf16" "bf16-mixed" "bf16-true")
   (#oom-target-gpu-lacks? @report "bf16")
-  (#not-oom-file-calls? @report "is_bf16_supported"))
-
-; from_pretrained(..., torch_dtype="bfloat16"), Accelerator(mixed_precision="bf16")
-((keyword_argument
-  name: (identifier) @kw
-  value: (string) @value) @arg @report
-  (#any-of? @kw "torch_dtype" "dtype" "mixed_precision")
-  (#oom-string? @value "bfloat16" "bf16")
-  (#oom-target-gpu-lacks? @report "bf16")
-  (#not-oom-file-calls? @report "is_bf16_supported"))
+  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp"))
 
 ; model.to(torch.bfloat16), model.bfloat16()
 ((call
@@ -33,10 +35,11 @@
     .
     (_)? @value)) @arg @report
   (#eq? @method "to")
-  (#oom-qualname? @value "torch.bfloat16")
+  (#oom-holds? @value "torch.bfloat16")
   (#oom-model-like? @model)
   (#oom-target-gpu-lacks? @report "bf16")
-  (#not-oom-file-calls? @report "is_bf16_supported"))
+  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp"))
 
 ((call
   function: (attribute
@@ -44,6 +47,37 @@
     attribute: (identifier) @method)) @arg @report
   (#eq? @method "bfloat16")
   (#oom-model-like? @model)
+  (#oom-target-gpu-lacks? @report "bf16")
+  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp"))
+
+; argparse: parser.add_argument("--bf16", action="store_true", default=True),
+; a flag whose default turns bf16 on when the user passes nothing
+((call
+  function: (attribute
+    attribute: (identifier) @method)
+  arguments: (argument_list
+    .
+    (string) @flag
+    (keyword_argument
+      name: (identifier) @kw
+      value: (true)))) @arg @report
+  (#eq? @method "add_argument")
+  (#oom-string? @flag "--bf16" "--bf16_full_eval" "--bf16-full-eval")
+  (#eq? @kw "default")
+  (#oom-target-gpu-lacks? @report "bf16")
+  (#not-oom-file-calls? @report "is_bf16_supported"))
+
+; a dataclass field of arguments whose default is bf16:
+;   bf16: bool = True / bf16: bool = field(default=True) / mixed_precision: str = "bf16"
+(class_definition
+  body: (block
+    (expression_statement
+      (assignment
+        left: (identifier) @kw
+        right: (_) @value) @arg @report))
+  (#any-of? @kw "bf16" "mixed_precision")
+  (#oom-holds? @value "True" "bf16" "bfloat16")
   (#oom-target-gpu-lacks? @report "bf16")
   (#not-oom-file-calls? @report "is_bf16_supported"))
 

@@ -1,0 +1,152 @@
+/* model/values: what an expression holds once names are followed to their
+ * bindings (`dtype = torch.bfloat16` ... `autocast(dtype=dtype)`), and
+ * whether a statement runs only when a user's switch for this run says so
+ * (`if args.bf16:`, `x if args.bf16 else y`, `autocast(enabled=args.amp)`). */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* A name's value where it is read: the last plain binding before it in its
+ * scope, else the module's last one. */
+static TSNode bound_value(const oom_pymodel *m, TSNode name)
+{
+    uint32_t len;
+    const char *text = oom_node_text(m, name, &len);
+    uint32_t pos = ts_node_start_byte(name);
+    int scope = oom_model_scope_at(m, pos);
+    const oom_binding *b = oom_model_last_binding(m, scope, text, len, pos, true);
+    if (!b && scope != 0)
+        b = oom_model_last_binding(m, 0, text, len, UINT32_MAX, true);
+    if (!b || b->kind != OOM_BIND_VALUE)
+        return (TSNode){0};
+    return b->value;
+}
+
+/* `{"bf16": torch.bfloat16, ...}[key]` with a key whose value is a known
+ * string: the entry's value. */
+static TSNode dict_entry(const oom_pymodel *m, TSNode subscript, int depth)
+{
+    TSNode dict = oom_model_child(m, subscript, "value", 5);
+    TSNode key = oom_model_child(m, subscript, "subscript", 9);
+    if (ts_node_is_null(dict) || ts_node_is_null(key))
+        return (TSNode){0};
+    dict = oom_pymodel_value_of(m, dict, depth + 1);
+    key = oom_pymodel_value_of(m, key, depth + 1);
+    if (ts_node_is_null(dict) || ts_node_is_null(key) || strcmp(ts_node_type(dict), "dictionary") != 0)
+        return (TSNode){0};
+    oom_buf want, have;
+    oom_buf_init(&want);
+    oom_buf_init(&have);
+    TSNode found = {0};
+    if (oom_pymodel_string_value(m, key, &want)) {
+        uint32_t count = ts_node_named_child_count(dict);
+        for (uint32_t i = 0; i < count && ts_node_is_null(found); i++) {
+            TSNode pair = oom_model_named_child(m, dict, i);
+            if (strcmp(ts_node_type(pair), "pair") != 0)
+                continue;
+            if (oom_pymodel_string_value(m, oom_child(pair, "key", 3), &have) && strcmp(have.data, want.data) == 0)
+                found = oom_child(pair, "value", 5);
+        }
+    }
+    oom_buf_free(&want);
+    oom_buf_free(&have);
+    return found;
+}
+
+/* dataclasses.field(default=...) */
+static bool is_field_call(const oom_pymodel *m, TSNode call)
+{
+    oom_buf q;
+    oom_buf_init(&q);
+    bool yes = oom_pymodel_qualname(m, oom_model_child(m, call, "function", 8), &q) &&
+               (strcmp(q.data, "field") == 0 || strcmp(q.data, "dataclasses.field") == 0);
+    oom_buf_free(&q);
+    return yes;
+}
+
+static TSNode keyword_value(const oom_pymodel *m, TSNode call, const char *name)
+{
+    TSNode args = oom_model_child(m, call, "arguments", 9);
+    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode a = oom_model_named_child(m, args, i);
+        if (ts_node_symbol(a) == m->sym.keyword_argument &&
+            oom_node_text_is(m, oom_model_child(m, a, "name", 4), name))
+            return oom_model_child(m, a, "value", 5);
+    }
+    return (TSNode){0};
+}
+
+TSNode oom_pymodel_value_of(const oom_pymodel *m, TSNode e, int depth)
+{
+    for (; depth < 8 && !ts_node_is_null(e); depth++) {
+        const char *type = ts_node_type(e);
+        if (strcmp(type, "parenthesized_expression") == 0)
+            e = oom_model_named_child(m, e, 0);
+        else if (ts_node_symbol(e) == m->sym.identifier && !oom_pymodel_is_import_alias(m, m->src + ts_node_start_byte(e), ts_node_end_byte(e) - ts_node_start_byte(e)))
+            e = bound_value(m, e);
+        else if (strcmp(type, "subscript") == 0)
+            e = dict_entry(m, e, depth);
+        else if (ts_node_symbol(e) == m->sym.call && is_field_call(m, e))
+            e = keyword_value(m, e, "default");
+        else
+            return e;
+    }
+    return (TSNode){0};
+}
+
+static bool text_matches(const oom_pymodel *m, TSNode n, const void *regex)
+{
+    if (ts_node_is_null(n) || !regex)
+        return false;
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(regex, NULL);
+    if (!md)
+        return false;
+    uint32_t len;
+    const char *text = oom_node_text(m, n, &len);
+    int rc = pcre2_match(regex, (PCRE2_SPTR)text, len, 0, 0, md, NULL);
+    pcre2_match_data_free(md);
+    return rc >= 0;
+}
+
+static bool inside(TSNode outer, TSNode n)
+{
+    return !ts_node_is_null(outer) && ts_node_start_byte(n) >= ts_node_start_byte(outer) &&
+           ts_node_end_byte(n) <= ts_node_end_byte(outer);
+}
+
+/* A call that turns itself off by a value the caller chooses:
+ * `torch.autocast(..., enabled=args.amp)`. */
+static bool enabled_by_switch(const oom_pymodel *m, TSNode call)
+{
+    TSNode v = keyword_value(m, call, "enabled");
+    if (ts_node_is_null(v))
+        return false;
+    return strcmp(ts_node_type(v), "true") != 0 && strcmp(ts_node_type(v), "false") != 0;
+}
+
+bool oom_pymodel_follows_switch(const oom_pymodel *m, TSNode node, const void *regex)
+{
+    TSNode child = node;
+    for (TSNode up = oom_model_parent(m, node); !ts_node_is_null(up); child = up, up = oom_model_parent(m, up)) {
+        TSSymbol s = ts_node_symbol(up);
+        if (s == m->sym.function_definition || s == m->sym.class_definition || s == m->sym.lambda)
+            return false;
+        const char *type = ts_node_type(up);
+        if (s == m->sym.if_statement || strcmp(type, "elif_clause") == 0 || strcmp(type, "while_statement") == 0) {
+            TSNode cond = oom_model_child(m, up, "condition", 9);
+            if (!inside(cond, child) && text_matches(m, cond, regex))
+                return true;
+        } else if (s == m->sym.conditional_expression) {
+            /* `a if cond else b`: the condition is the second named child */
+            TSNode cond = oom_model_named_child(m, up, 1);
+            if (!inside(cond, child) && text_matches(m, cond, regex))
+                return true;
+        } else if (s == m->sym.call && enabled_by_switch(m, up)) {
+            return true;
+        }
+    }
+    return false;
+}
