@@ -186,12 +186,36 @@ bool oom_pymodel_is_model_expr(const oom_pymodel *m, TSNode expr)
     return is_model_expr(m, expr, 0);
 }
 
+/* A call given a model as an argument: `reparameterize_model(model)`,
+ * `unwrap_model(model)`, `count_parameters(model)` take the model and do
+ * something with it; a forward takes data. */
+static bool passes_a_model(const oom_pymodel *m, TSNode call)
+{
+    TSNode args = oom_model_child(m, call, "arguments", 9);
+    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode a = oom_model_named_child(m, args, i);
+        if (ts_node_symbol(a) == m->sym.keyword_argument)
+            a = oom_model_child(m, a, "value", 5);
+        if (!ts_node_is_null(a) && is_model_expr(m, a, 1))
+            return true;
+    }
+    return false;
+}
+
 bool oom_pymodel_is_model_call(const oom_pymodel *m, TSNode call)
 {
     if (ts_node_symbol(call) != m->sym.call)
         return false;
     TSNode fn = oom_model_child(m, call, "function", 8);
     if (ts_node_is_null(fn))
+        return false;
+    /* an imported function (`from utils import reparameterize_model`) is
+     * a function, whatever its name says */
+    if (ts_node_symbol(fn) == m->sym.identifier &&
+        oom_pymodel_is_import_alias(m, m->src + ts_node_start_byte(fn), ts_node_end_byte(fn) - ts_node_start_byte(fn)))
+        return false;
+    if (passes_a_model(m, call))
         return false;
     if (ts_node_symbol(fn) == m->sym.attribute) {
         TSNode attr = oom_model_child(m, fn, "attribute", 9);
