@@ -110,6 +110,10 @@ bool oom_pymodel_int_value(const oom_pymodel *m, TSNode expr, long long *out);
 /* An expression that denotes a model (not a call of it). */
 bool oom_pymodel_is_model_expr(const oom_pymodel *m, TSNode expr);
 
+/* A module without parameters: a loss or metric (`criterion`, `nn.CrossEntropyLoss()`,
+ * a name bound to one), an activation, dropout or pooling layer. */
+bool oom_pymodel_is_parameter_free_module(const oom_pymodel *m, TSNode expr);
+
 /* The keyword arguments of every call in the file, in order. */
 size_t oom_pymodel_keyword_count(const oom_pymodel *m);
 void oom_pymodel_keyword(const oom_pymodel *m, size_t i, const char **name, size_t *name_len,

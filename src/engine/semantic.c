@@ -149,6 +149,7 @@ static bool sem_holds(const oom_sem_env *env, TSNode n, TSNode site, const oom_p
 
 SEM_PY(sem_follows_switch, oom_pymodel_follows_switch(m, n, p->regex))
 
+SEM_PY(sem_parameter_free, oom_pymodel_is_parameter_free_module(m, n))
 SEM_PY(sem_in_test_code, oom_pymodel_in_test_code(m, n))
 SEM_PY(sem_in_function_matching, oom_pymodel_in_function_matching(m, n, p->regex))
 
@@ -330,6 +331,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "inside a method of a class of tests (Test*, *Test*, a TestCase subclass)", false, false},
     {"oom-in-function-matching", sem_in_function_matching, 1, 1, OOM_SEM_PYTHON, true,
      "inside a function whose name matches the regex", false, false},
+    {"oom-parameter-free", sem_parameter_free, 0, 0, OOM_SEM_PYTHON, false,
+     "a module without parameters: a loss, a metric, an activation/dropout/pooling layer", false, false},
     {"oom-holds", sem_holds, 1, 64, OOM_SEM_PYTHON, false,
      "the value, names followed to their bindings, is one of the dotted names or strings", false, false},
     {"oom-follows-switch", sem_follows_switch, 1, 1, OOM_SEM_PYTHON, true,

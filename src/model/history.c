@@ -181,6 +181,31 @@ static bool is_model_expr(const oom_pymodel *m, TSNode expr, int depth)
     return false;
 }
 
+bool oom_pymodel_is_parameter_free_module(const oom_pymodel *m, TSNode expr)
+{
+    if (!ts_node_is_null(expr) && ts_node_symbol(expr) == m->sym.keyword_argument)
+        expr = oom_model_child(m, expr, "value", 5);
+    if (ts_node_is_null(expr))
+        return false;
+    uint32_t len;
+    const char *name = oom_node_last_name(m, expr, &len);
+    if (name && oom_model_name_is_loss_like(name, len))
+        return true; /* criterion, loss_fn, self.loss */
+    TSNode v = oom_pymodel_value_of(m, expr, 0);
+    if (ts_node_is_null(v) || ts_node_symbol(v) != m->sym.call)
+        return false;
+    oom_buf q;
+    oom_buf_init(&q);
+    bool free_ = false;
+    if (oom_pymodel_qualname(m, oom_model_child(m, v, "function", 8), &q)) {
+        const char *last = strrchr(q.data, '.');
+        last = last ? last + 1 : q.data;
+        free_ = strstr(last, "Loss") || strstr(last, "Metric") || is_parameter_free_layer(last);
+    }
+    oom_buf_free(&q);
+    return free_;
+}
+
 bool oom_pymodel_is_model_expr(const oom_pymodel *m, TSNode expr)
 {
     return is_model_expr(m, expr, 0);
