@@ -13,11 +13,14 @@
   (#oom-outlives-iteration? @store)
   (#oom-carries-graph? @value)) @report
 
-; history[step] = loss
+; history[step] = loss; not losses["d"] = d_loss, a slot with a fixed key that
+; each step overwrites: it holds one step's graph, as a local name does
 (assignment
   left: (subscript
-    value: (_) @store)
+    value: (_) @store
+    subscript: (_) @key)
   right: (_) @value
+  (#not-oom-literal? @key)
   (#oom-in-loop? @store)
   (#oom-grad-enabled? @store)
   (#oom-outlives-iteration? @store)
