@@ -147,6 +147,18 @@ static bool sem_holds(const oom_sem_env *env, TSNode n, TSNode site, const oom_p
     return oom_pymodel_qualname(m, v, scratch) && is_one_of(scratch->data, p);
 }
 
+/* A constant, directly or through a name bound to one (`GPU = "0"` at the
+ * top of the script, then `os.environ[...] = GPU`). */
+static bool sem_constant(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p, oom_buf *scratch)
+{
+    const oom_pymodel *m = env->py;
+    (void)site, (void)p, (void)scratch;
+    if (!m)
+        return false;
+    TSNode v = oom_pymodel_value_of(m, n, 0);
+    return !ts_node_is_null(v) && oom_pymodel_is_literal(m, v);
+}
+
 SEM_PY(sem_follows_switch, oom_pymodel_follows_switch(m, n, p->regex))
 
 SEM_PY(sem_parameter_free, oom_pymodel_is_parameter_free_module(m, n))
@@ -333,6 +345,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "inside a function whose name matches the regex", false, false},
     {"oom-parameter-free", sem_parameter_free, 0, 0, OOM_SEM_PYTHON, false,
      "a module without parameters: a loss, a metric, an activation/dropout/pooling layer", false, false},
+    {"oom-constant", sem_constant, 0, 0, OOM_SEM_PYTHON, false,
+     "a constant, directly or through names bound to one", false, false},
     {"oom-holds", sem_holds, 1, 64, OOM_SEM_PYTHON, false,
      "the value, names followed to their bindings, is one of the dotted names or strings", false, false},
     {"oom-follows-switch", sem_follows_switch, 1, 1, OOM_SEM_PYTHON, true,

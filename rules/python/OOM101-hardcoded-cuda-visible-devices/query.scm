@@ -1,10 +1,11 @@
-; os.environ["CUDA_VISIBLE_DEVICES"] = "0"   (any alias of os.environ)
+; os.environ["CUDA_VISIBLE_DEVICES"] = "0"   (any alias of os.environ), or a name
+; bound to a constant: GPU = "0" at the top of the script, then ... = GPU
 (assignment
   left: (subscript
     value: (_) @env
     subscript: (string) @key)
   right: (_) @value
-  (#oom-literal? @value)
+  (#oom-constant? @value)
   (#oom-string? @key "CUDA_VISIBLE_DEVICES")
   (#oom-qualname? @env "os.environ")) @report
 
