@@ -159,6 +159,30 @@ static bool sem_constant(const oom_sem_env *env, TSNode n, TSNode site, const oo
     return !ts_node_is_null(v) && oom_pymodel_is_literal(m, v);
 }
 
+/* The call passes NAME=<an integer, or a name bound to one> of at most N. */
+static bool sem_argument_at_most(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                                 oom_buf *scratch)
+{
+    const oom_pymodel *m = env->py;
+    (void)site, (void)scratch;
+    if (!m || strcmp(ts_node_type(n), "call") != 0)
+        return false;
+    TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    long long limit = atoll(p->args[1]), value;
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (strcmp(ts_node_type(a), "keyword_argument") != 0)
+            continue;
+        TSNode name = ts_node_child_by_field_name(a, "name", 4);
+        uint32_t s0 = ts_node_start_byte(name), e0 = ts_node_end_byte(name);
+        if (strlen(p->args[0]) == e0 - s0 && memcmp(env->src + s0, p->args[0], e0 - s0) == 0)
+            return oom_pymodel_int_value(m, ts_node_child_by_field_name(a, "value", 5), &value) &&
+                   value <= limit;
+    }
+    return false;
+}
+
 SEM_PY(sem_follows_switch, oom_pymodel_follows_switch(m, n, p->regex))
 
 SEM_PY(sem_parameter_free, oom_pymodel_is_parameter_free_module(m, n))
@@ -347,6 +371,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "a module without parameters: a loss, a metric, an activation/dropout/pooling layer", false, false},
     {"oom-constant", sem_constant, 0, 0, OOM_SEM_PYTHON, false,
      "a constant, directly or through names bound to one", false, false},
+    {"oom-argument-at-most", sem_argument_at_most, 2, 2, OOM_SEM_PYTHON, false,
+     "the call passes NAME=<integer> of at most N (names bound to integers followed)", false, false},
     {"oom-holds", sem_holds, 1, 64, OOM_SEM_PYTHON, false,
      "the value, names followed to their bindings, is one of the dotted names or strings", false, false},
     {"oom-follows-switch", sem_follows_switch, 1, 1, OOM_SEM_PYTHON, true,

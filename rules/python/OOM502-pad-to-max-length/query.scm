@@ -1,12 +1,21 @@
-; tokenizer(texts, padding="max_length", ...)
-((keyword_argument
-  name: (identifier) @kw
-  value: (string) @value) @arg @report
+; tokenizer(texts, padding="max_length", ...): not for a short max_length (class
+; names, labels of a few tokens: padding them costs nothing) and not for
+; targets (text_target=...)
+((call
+  arguments: (argument_list
+    (keyword_argument
+      name: (identifier) @kw
+      value: (string) @value) @arg @report)) @call
   (#eq? @kw "padding")
-  (#oom-string? @value "max_length"))
+  (#oom-string? @value "max_length")
+  (#not-oom-argument-at-most? @call "max_length" "64")
+  (#not-oom-has-argument? @call "text_target"))
 
 ; tokenizer.encode_plus(text, pad_to_max_length=True)
-((keyword_argument
-  name: (identifier) @kw
-  value: (true)) @arg @report
-  (#eq? @kw "pad_to_max_length"))
+((call
+  arguments: (argument_list
+    (keyword_argument
+      name: (identifier) @kw
+      value: (true)) @arg @report)) @call
+  (#eq? @kw "pad_to_max_length")
+  (#not-oom-argument-at-most? @call "max_length" "64"))
