@@ -58,10 +58,16 @@ function gitDirFor(repo, dir) {
     return clone;
 }
 
-// Writes `paths` of `commit` under `dest`; returns the number of files.
+// Writes the Python and JSON files of `paths` at `commit` under `dest` (only
+// those: a folder's data files are not linted, and a mirror may lack its
+// large ones); returns the number of files.
 function extract(gitDir, commit, paths, dest) {
     fs.mkdirSync(dest, { recursive: true });
-    const tar = execFileSync('git', ['-C', gitDir, 'archive', '--format=tar', commit, '--', ...paths],
+    const files = execFileSync('git', ['-C', gitDir, 'ls-tree', '-r', '--name-only', commit, '--', ...paths],
+                               { encoding: 'utf8', maxBuffer: 1 << 28 })
+        .split('\n').filter((f) => /\.(py|json)$/.test(f));
+    if (!files.length) return 0;
+    const tar = execFileSync('git', ['-C', gitDir, 'archive', '--format=tar', commit, '--', ...files],
                              { maxBuffer: 1 << 30 });
     execFileSync('tar', ['-x', '-C', dest], { input: tar });
     return execFileSync('find', [dest, '-type', 'f'], { encoding: 'utf8' }).split('\n').filter(Boolean).length;
