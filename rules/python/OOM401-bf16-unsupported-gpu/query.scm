@@ -76,8 +76,21 @@
       (assignment
         left: (identifier) @kw
         right: (_) @value) @arg @report))
-  (#any-of? @kw "bf16" "mixed_precision")
-  (#oom-holds? @value "True" "bf16" "bfloat16")
+  (#eq? @kw "bf16")
+  (#oom-holds? @value "True")
+  (#oom-target-gpu-lacks? @report "bf16")
+  (#not-oom-file-calls? @report "is_bf16_supported"))
+
+; ... or `mixed_precision: str = "bf16"` (a bool `mixed_precision = True` says
+; nothing about the dtype)
+(class_definition
+  body: (block
+    (expression_statement
+      (assignment
+        left: (identifier) @kw
+        right: (_) @value) @arg @report))
+  (#eq? @kw "mixed_precision")
+  (#oom-holds? @value "bf16" "bfloat16")
   (#oom-target-gpu-lacks? @report "bf16")
   (#not-oom-file-calls? @report "is_bf16_supported"))
 
