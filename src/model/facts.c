@@ -151,7 +151,12 @@ static bool is_retryable_callee(const oom_pymodel *m, TSNode fn)
     for (size_t i = 0; noise[i]; i++)
         if (text_eq(name, len, noise[i]))
             return false;
-    return true;
+    /* what a handler does instead of retrying: log, clean up, skip, re-raise */
+    static const char *const upkeep[] = {"log", "logger", "warn", "warning", "info", "debug", "error",
+                                         "print", "zero", "grad", "empty", "cache", "collect", "clear",
+                                         "reset", "cleanup", "free", "release", "skip", "record", "report",
+                                         "save", "barrier", "synchronize", "raise", "exception", "del", NULL};
+    return !oom_name_has_word(name, len, upkeep);
 }
 
 bool oom_pymodel_is_retry_call(const oom_pymodel *m, TSNode call)
