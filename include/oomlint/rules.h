@@ -30,6 +30,9 @@ typedef struct {
      * rule's query.scm checks the JSON configs for the same problem. */
     char *extra_query[OOM_LANG_COUNT];
     char *origin;    /* folder it came from, for error messages */
+    bool opt_in;     /* "default": false in rule.json: runs only when --select names it
+                        (or a prefix of it): its findings on real code are too often
+                        not worth a fix to be on for everyone (tests/ecosystem) */
     bool builtin;    /* embedded at build time (its query is checked by the test
                         suite against tree-sitter's own reader, not at run time) */
 } oom_rule;

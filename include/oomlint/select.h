@@ -7,7 +7,7 @@
 #include "oomlint/util.h"
 
 typedef struct {
-    oom_strlist select; /* empty: every rule */
+    oom_strlist select; /* empty: the default rule set */
     oom_strlist ignore;
 } oom_selection;
 
@@ -15,8 +15,10 @@ typedef struct {
  * names the bad entry in err when one is not a code prefix (letters then digits). */
 int oom_selection_parse_list(oom_strlist *list, const char *csv, oom_buf *err);
 /* The longest matching prefix decides, as in Ruff: `--select OOM2 --ignore
- * OOM201` keeps OOM202; `--select OOM201 --ignore OOM2` keeps OOM201. */
-bool oom_selection_enabled(const oom_selection *sel, const char *code);
+ * OOM201` keeps OOM202; `--select OOM201 --ignore OOM2` keeps OOM201.
+ * Without --select, the rules on by default run (`on_by_default`); a
+ * --select that names a rule or a prefix of it turns an opt-in rule on. */
+bool oom_selection_enabled(const oom_selection *sel, const char *code, bool on_by_default);
 void oom_selection_free(oom_selection *sel);
 
 #endif

@@ -89,7 +89,8 @@ static int cmd_rules(const oom_rule_list *rules)
 {
     for (size_t i = 0; i < rules->len; i++) {
         const oom_rule *r = &rules->items[i];
-        printf("%-8s %-36s %-8s %s\n", r->code, r->name, oom_severity_name(r->severity), r->summary);
+        printf("%-8s %-36s %-8s %-7s %s\n", r->code, r->name, oom_severity_name(r->severity),
+               r->opt_in ? "opt-in" : "default", r->summary);
     }
     return OOM_EXIT_CLEAN;
 }

@@ -407,7 +407,7 @@ oom_compiled *oom_compiled_new(const oom_rule_list *rules, const oom_selection *
     c->rules = rules;
     c->enabled = oom_xcalloc(rules->len ? rules->len : 1, sizeof(bool));
     for (size_t i = 0; i < rules->len; i++)
-        c->enabled[i] = oom_selection_enabled(selection, rules->items[i].code);
+        c->enabled[i] = oom_selection_enabled(selection, rules->items[i].code, !rules->items[i].opt_in);
     for (int lang = 0; lang < OOM_LANG_COUNT; lang++) {
         if (compile_language(c, (oom_lang)lang, err) != 0) {
             oom_compiled_free(c);

@@ -112,7 +112,7 @@ static char *summary_from_doc(const char *doc)
 }
 
 static const char *const known_keys[] = {"code", "name", "language", "severity", "message",
-                                         "help", "url", NULL};
+                                         "help", "url", "default", NULL};
 
 static int check_known_keys(cJSON *root, const oom_rule_file *f, const char *path, oom_buf *err)
 {
@@ -122,7 +122,7 @@ static int check_known_keys(cJSON *root, const oom_rule_file *f, const char *pat
             known |= strcmp(it->string, known_keys[i]) == 0;
         if (!known) {
             fail_at(err, path, f, key_offset(f, it->string),
-                    "unknown field \"%s\" (known: code, name, language, severity, message, help, url)",
+                    "unknown field \"%s\" (known: code, name, language, severity, message, help, url, default)",
                     it->string);
             return -1;
         }
@@ -172,6 +172,10 @@ static int parse_rule_json(oom_rule *r, const oom_rule_file *f, const char *path
     else if (oom_severity_parse(sev, &r->severity) != 0)
         fail_at(err, path, f, key_offset(f, "severity"),
                 "severity \"%s\" is not one of error, warning, info", sev);
+    else if (cJSON_GetObjectItemCaseSensitive(root, "default") &&
+             !cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(root, "default")))
+        fail_at(err, path, f, key_offset(f, "default"), "%s",
+                "field \"default\" must be true or false (whether the rule runs without --select)");
     else
         rc = 0;
     if (rc == 0) {
@@ -182,6 +186,7 @@ static int parse_rule_json(oom_rule *r, const oom_rule_file *f, const char *path
         r->help = oom_xstrdup(string_field(root, "help"));
         const char *url = string_field(root, "url");
         r->url = url ? oom_xstrdup(url) : NULL;
+        r->opt_in = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(root, "default"));
     }
     cJSON_Delete(root);
     return rc;

@@ -59,9 +59,9 @@ static size_t longest_match(const oom_strlist *l, const char *code)
     return best;
 }
 
-bool oom_selection_enabled(const oom_selection *sel, const char *code)
+bool oom_selection_enabled(const oom_selection *sel, const char *code, bool on_by_default)
 {
-    size_t s = sel->select.len ? longest_match(&sel->select, code) : 1;
+    size_t s = sel->select.len ? longest_match(&sel->select, code) : on_by_default ? 1 : 0;
     size_t i = longest_match(&sel->ignore, code);
     return s > i; /* a longer (more specific) match wins; a tie goes to --ignore */
 }

@@ -264,6 +264,7 @@ void test_fixtures_suite(const char *root)
     oom_buf_init(&err);
     oom_selection sel;
     memset(&sel, 0, sizeof sel);
+    oom_strlist_push(&sel.select, "ALL"); /* opt-in rules have fixtures too */
     oom_compiled *c = NULL;
     if (oom_rules_add_embedded(&rules, &err) != 0 || !(c = oom_compiled_new(&rules, &sel, &err)) ||
         oom_kb_load_embedded(&fixture_kb, &err) != 0) {
@@ -284,6 +285,7 @@ void test_fixtures_suite(const char *root)
         unfiltered_compiled = NULL;
     }
     oom_compiled_free(c);
+    oom_selection_free(&sel);
     oom_rules_free(&rules);
     oom_buf_free(&err);
 }

@@ -31,11 +31,13 @@ static void embedded_rules_are_complete(void)
     }
     oom_selection sel;
     memset(&sel, 0, sizeof sel);
+    oom_strlist_push(&sel.select, "ALL");
     oom_compiled *c = oom_compiled_new(&rules, &sel, &err);
     if (!c)
         printf("  compile: %s\n", err.data);
     CHECK(c != NULL);
     oom_compiled_free(c);
+    oom_selection_free(&sel);
     /* Each rule alone, as `--select CODE` compiles it: a query must not lean
      * on a capture that only another rule defines. */
     for (size_t i = 0; i < rules.len; i++) {

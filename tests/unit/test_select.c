@@ -19,23 +19,40 @@ static oom_selection make(const char *select, const char *ignore)
 static void prefixes_and_precedence(void)
 {
     oom_selection s = make(NULL, NULL);
-    CHECK(oom_selection_enabled(&s, "OOM201"));
+    CHECK(oom_selection_enabled(&s, "OOM201", true));
     oom_selection_free(&s);
     s = make("OOM2", NULL);
-    CHECK(oom_selection_enabled(&s, "OOM202") && !oom_selection_enabled(&s, "OOM101"));
+    CHECK(oom_selection_enabled(&s, "OOM202", true) && !oom_selection_enabled(&s, "OOM101", true));
     oom_selection_free(&s);
     s = make("OOM2", "OOM201");
-    CHECK(!oom_selection_enabled(&s, "OOM201") && oom_selection_enabled(&s, "OOM202"));
+    CHECK(!oom_selection_enabled(&s, "OOM201", true) && oom_selection_enabled(&s, "OOM202", true));
     oom_selection_free(&s);
     s = make("OOM201", "OOM2");
-    CHECK(oom_selection_enabled(&s, "OOM201") && !oom_selection_enabled(&s, "OOM202"));
+    CHECK(oom_selection_enabled(&s, "OOM201", true) && !oom_selection_enabled(&s, "OOM202", true));
     oom_selection_free(&s);
     s = make("oom101, OOM3", "ALL");
-    CHECK(oom_selection_enabled(&s, "OOM101") && oom_selection_enabled(&s, "OOM301"));
-    CHECK(!oom_selection_enabled(&s, "OOM201"));
+    CHECK(oom_selection_enabled(&s, "OOM101", true) && oom_selection_enabled(&s, "OOM301", true));
+    CHECK(!oom_selection_enabled(&s, "OOM201", true));
     oom_selection_free(&s);
     s = make(NULL, "OOM101");
-    CHECK(!oom_selection_enabled(&s, "OOM101") && oom_selection_enabled(&s, "OOM201"));
+    CHECK(!oom_selection_enabled(&s, "OOM101", true) && oom_selection_enabled(&s, "OOM201", true));
+    oom_selection_free(&s);
+}
+
+/* An opt-in rule runs only when --select names it or a prefix of it. */
+static void opt_in_rules(void)
+{
+    oom_selection s = make(NULL, NULL);
+    CHECK(!oom_selection_enabled(&s, "OOM103", false) && oom_selection_enabled(&s, "OOM201", true));
+    oom_selection_free(&s);
+    s = make("OOM1", NULL);
+    CHECK(oom_selection_enabled(&s, "OOM103", false));
+    oom_selection_free(&s);
+    s = make("ALL", "OOM103");
+    CHECK(!oom_selection_enabled(&s, "OOM103", false) && oom_selection_enabled(&s, "OOM102", false));
+    oom_selection_free(&s);
+    s = make(NULL, "OOM2");
+    CHECK(!oom_selection_enabled(&s, "OOM103", false) && !oom_selection_enabled(&s, "OOM201", true));
     oom_selection_free(&s);
 }
 
@@ -54,5 +71,6 @@ static void rejects_bad_codes(void)
 void test_select_suite(void)
 {
     oom_test_run("select: prefixes and precedence", prefixes_and_precedence);
+    oom_test_run("select: opt-in rules run only when selected", opt_in_rules);
     oom_test_run("select: bad codes rejected", rejects_bad_codes);
 }
