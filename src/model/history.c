@@ -346,15 +346,33 @@ static bool call_carries(const oom_pymodel *m, TSNode call, int depth)
     return result;
 }
 
+/* A value bound where autograd was off (`with torch.no_grad(): out = model(x)`)
+ * has no history, wherever it is read later. */
+static bool bound_without_grad(const oom_pymodel *m, const oom_binding *b)
+{
+    return b && b->kind != OOM_BIND_OPAQUE && !ts_node_is_null(b->value) &&
+           oom_model_grad_state_at(m, ts_node_start_byte(b->value)) == OOM_GRAD_DISABLED;
+}
+
+static const oom_binding *binding_read_at(const oom_pymodel *m, TSNode id)
+{
+    uint32_t len;
+    const char *name = oom_node_text(m, id, &len);
+    uint32_t pos = ts_node_start_byte(id);
+    return oom_model_last_binding(m, oom_model_scope_at(m, pos), name, len, pos, false);
+}
+
 static bool identifier_carries(const oom_pymodel *m, TSNode id, int depth)
 {
-    if (oom_pymodel_is_backpropagated(m, id))
-        return true;
     uint32_t len;
     const char *name = oom_node_text(m, id, &len);
     uint32_t pos = ts_node_start_byte(id);
     int scope = oom_model_scope_at(m, pos);
     const oom_binding *b = oom_model_last_binding(m, scope, name, len, pos, false);
+    if (bound_without_grad(m, b))
+        return false;
+    if (oom_pymodel_is_backpropagated(m, id))
+        return true;
     if (!b || b->kind == OOM_BIND_OPAQUE)
         return false;
     if (b->kind == OOM_BIND_AUGMENTED) {
@@ -399,7 +417,7 @@ static bool carries(const oom_pymodel *m, TSNode e, int depth)
         if (text_in(name, len, history_free_attributes))
             return false;
         if (text_in(name, len, output_fields) && !oom_node_text_is(m, obj, "self"))
-            return true;
+            return ts_node_symbol(obj) != m->sym.identifier || !bound_without_grad(m, binding_read_at(m, obj));
         return carries(m, obj, depth + 1);
     }
     const char *type = ts_node_type(e);
