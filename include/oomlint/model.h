@@ -61,7 +61,13 @@ bool oom_pymodel_in_function_matching(const oom_pymodel *m, TSNode node, const v
 bool oom_pymodel_in_test_code(const oom_pymodel *m, TSNode node);
 /* A call in an out-of-memory handler to something the `try` body also called. */
 bool oom_pymodel_is_retry_call(const oom_pymodel *m, TSNode call);
-/* Whether `.backward()` is called on the name `target` in its function. */
+/* Whether `.backward()` is called on the name `target` itself in its function
+ * (`loss.backward()`, `accelerator.backward(loss)`, `scaler.scale(loss).backward()`). */
+bool oom_pymodel_is_backward_receiver(const oom_pymodel *m, TSNode target);
+/* Whether the name or `self.` attribute `target` flows into what `.backward()`
+ * is called on in its function: the receiver itself, a name read by it
+ * (`(ce + kl).backward()`, `torch.stack(losses).sum().backward()`), or read by
+ * the value of such a name (`total = ce + style; total.backward()`). */
 bool oom_pymodel_is_backpropagated(const oom_pymodel *m, TSNode target);
 /* A constant: a string without substitutions, a number, or a concatenation of them. */
 bool oom_pymodel_is_literal(const oom_pymodel *m, TSNode expr);
@@ -89,6 +95,12 @@ bool oom_pymodel_in_guard(const oom_pymodel *m, TSNode node);
 bool oom_pymodel_in_loop_guard(const oom_pymodel *m, TSNode node);
 /* Inside an except handler; `oom_only`: one that catches out-of-memory errors. */
 bool oom_pymodel_in_handler(const oom_pymodel *m, TSNode node, bool oom_only);
+/* Inside a method of a model or loss class (nn.Module, *Model) that computes
+ * its result: `forward`, `compute_loss`, `forward_value` ... but not a
+ * Lightning hook (`training_step`, `on_train_epoch_end`): what it collects
+ * or sums in a loop belongs to the one result it returns, which its caller
+ * backpropagates or drops. */
+bool oom_pymodel_in_forward_code(const oom_pymodel *m, TSNode node);
 /* The file trains: it calls .backward(), a Trainer, or .train()/.fit(). */
 bool oom_pymodel_file_trains(const oom_pymodel *m);
 /* A Trainer call whose model has a language-modelling head. */

@@ -185,6 +185,7 @@ static bool sem_argument_at_most(const oom_sem_env *env, TSNode n, TSNode site, 
 
 SEM_PY(sem_follows_switch, oom_pymodel_follows_switch(m, n, p->regex))
 
+SEM_PY(sem_in_forward_code, oom_pymodel_in_forward_code(m, n))
 SEM_PY(sem_parameter_free, oom_pymodel_is_parameter_free_module(m, n))
 SEM_PY(sem_in_test_code, oom_pymodel_in_test_code(m, n))
 SEM_PY(sem_in_function_matching, oom_pymodel_in_function_matching(m, n, p->regex))
@@ -367,6 +368,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "inside a method of a class of tests (Test*, *Test*, a TestCase subclass)", false, false},
     {"oom-in-function-matching", sem_in_function_matching, 1, 1, OOM_SEM_PYTHON, true,
      "inside a function whose name matches the regex", false, false},
+    {"oom-in-forward-code", sem_in_forward_code, 0, 0, OOM_SEM_PYTHON, false,
+     "inside a method of a model or loss class that computes its result (forward ...), not a Lightning hook", false, false},
     {"oom-parameter-free", sem_parameter_free, 0, 0, OOM_SEM_PYTHON, false,
      "a module without parameters: a loss, a metric, an activation/dropout/pooling layer", false, false},
     {"oom-constant", sem_constant, 0, 0, OOM_SEM_PYTHON, false,

@@ -281,14 +281,36 @@ static void bind_opaque_names(oom_pymodel *m, int scope, TSNode node, uint32_t p
 
 /* ---- calls ------------------------------------------------------------- */
 
-static void push_backward_target(oom_pymodel *m, int scope, TSNode n)
+/* Records the names (and `self.x` attributes) the backward expression reads:
+ * `loss`, and in `(ce + kl).backward()` or `torch.stack(losses).sum()` each of
+ * `ce`, `kl`, `losses`. */
+static void push_backward_target(oom_pymodel *m, int scope, TSNode n, bool direct)
 {
-    if (ts_node_is_null(n) || ts_node_symbol(n) != m->sym.identifier)
+    if (ts_node_is_null(n))
         return;
-    oom_name_ref ref;
-    ref.scope = scope;
-    ref.name = oom_node_text(m, n, &ref.name_len);
-    OOM_PUSH(m->backward_targets, m->backward_count, m->backward_cap, ref);
+    TSSymbol s = ts_node_symbol(n);
+    if (s == m->sym.identifier || (s == m->sym.attribute && oom_node_text_is(m, field_of(m, n, "object"), "self"))) {
+        oom_name_ref ref;
+        ref.scope = scope;
+        ref.direct = direct && s == m->sym.identifier;
+        ref.name = oom_node_text(m, n, &ref.name_len);
+        OOM_PUSH(m->backward_targets, m->backward_count, m->backward_cap, ref);
+        return;
+    }
+    if (s == m->sym.lambda)
+        return;
+    if (s == m->sym.attribute) { /* x.sum: the object, not the method's name */
+        push_backward_target(m, scope, field_of(m, n, "object"), false);
+        return;
+    }
+    if (s == m->sym.call) {
+        push_backward_target(m, scope, field_of(m, n, "function"), false);
+        push_backward_target(m, scope, field_of(m, n, "arguments"), false);
+        return;
+    }
+    uint32_t count = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < count && i < 64; i++)
+        push_backward_target(m, scope, oom_model_named_child(m, n, i), false);
 }
 
 static TSNode first_positional(const oom_pymodel *m, TSNode call)
@@ -307,11 +329,19 @@ static TSNode first_positional(const oom_pymodel *m, TSNode call)
 static void record_backward(oom_pymodel *m, int scope, TSNode call, TSNode fn)
 {
     TSNode object = field_of(m, fn, "object");
+    TSNode argument = first_positional(m, call);
+    /* accelerator.backward(loss): the tensor is the argument, the receiver
+     * is a helper object that carries no graph itself */
+    uint32_t rlen;
+    const char *rname = oom_node_last_name(m, object, &rlen);
+    bool receiver_is_tensor = ts_node_is_null(argument) || ts_node_symbol(argument) == m->sym.keyword_argument ||
+                              (rname && oom_model_name_is_loss_like(rname, rlen));
     if (!ts_node_is_null(object) && ts_node_symbol(object) == m->sym.call)
-        push_backward_target(m, scope, first_positional(m, object));
+        push_backward_target(m, scope, first_positional(m, object), true);
     else
-        push_backward_target(m, scope, object);
-    push_backward_target(m, scope, first_positional(m, call));
+        push_backward_target(m, scope, object, receiver_is_tensor);
+    if (!ts_node_is_null(argument) && ts_node_symbol(argument) != m->sym.keyword_argument)
+        push_backward_target(m, scope, argument, true);
 }
 
 static bool is_false_literal(const oom_pymodel *m, TSNode n)

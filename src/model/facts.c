@@ -389,3 +389,23 @@ bool oom_pymodel_in_test_code(const oom_pymodel *m, TSNode node)
             return true;
     return false;
 }
+
+static bool has_prefix_n(const char *s, uint32_t len, const char *p)
+{
+    size_t n = strlen(p);
+    return len >= n && memcmp(s, p, n) == 0;
+}
+
+bool oom_pymodel_in_forward_code(const oom_pymodel *m, TSNode node)
+{
+    int scope = oom_model_scope_at(m, ts_node_start_byte(node));
+    if (scope <= 0 || !m->scopes[scope].model_method || !m->scopes[scope].name)
+        return false;
+    const char *name = m->scopes[scope].name;
+    uint32_t len = m->scopes[scope].name_len;
+    /* Lightning's hooks are the training loop's body, not a forward */
+    bool hook = (len >= 5 && memcmp(name + len - 5, "_step", 5) == 0) || has_prefix_n(name, len, "on_") ||
+                has_prefix_n(name, len, "training") || has_prefix_n(name, len, "validation") ||
+                has_prefix_n(name, len, "test") || has_prefix_n(name, len, "predict");
+    return !hook;
+}

@@ -362,6 +362,26 @@ static const oom_binding *binding_read_at(const oom_pymodel *m, TSNode id)
     return oom_model_last_binding(m, oom_model_scope_at(m, pos), name, len, pos, false);
 }
 
+/* `outputs.loss`, `out["logits"][0]`, `out.logits.float()`: read from a
+ * name bound under no_grad, so without history whatever is done to it. */
+static bool derived_without_grad(const oom_pymodel *m, TSNode e)
+{
+    for (int depth = 0; depth < 16 && !ts_node_is_null(e); depth++) {
+        TSSymbol s = ts_node_symbol(e);
+        if (s == m->sym.identifier)
+            return bound_without_grad(m, binding_read_at(m, e));
+        if (s == m->sym.attribute)
+            e = oom_model_child(m, e, "object", 6);
+        else if (s == m->sym.call && ts_node_symbol(oom_model_child(m, e, "function", 8)) == m->sym.attribute)
+            e = oom_model_child(m, oom_model_child(m, e, "function", 8), "object", 6);
+        else if (strcmp(ts_node_type(e), "subscript") == 0)
+            e = oom_model_child(m, e, "value", 5);
+        else
+            return false;
+    }
+    return false;
+}
+
 static bool identifier_carries(const oom_pymodel *m, TSNode id, int depth)
 {
     uint32_t len;
@@ -371,7 +391,9 @@ static bool identifier_carries(const oom_pymodel *m, TSNode id, int depth)
     const oom_binding *b = oom_model_last_binding(m, scope, name, len, pos, false);
     if (bound_without_grad(m, b))
         return false;
-    if (oom_pymodel_is_backpropagated(m, id))
+    if (b && b->kind == OOM_BIND_VALUE && derived_without_grad(m, b->value))
+        return false;
+    if (oom_pymodel_is_backward_receiver(m, id))
         return true;
     if (!b || b->kind == OOM_BIND_OPAQUE)
         return false;

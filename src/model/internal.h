@@ -66,6 +66,8 @@ typedef struct {
     int scope;
     const char *name;
     uint32_t name_len;
+    bool direct; /* what backward is called on (`loss` in loss.backward()), not a
+                    name read inside that expression (`ce` in (ce + kl).backward()) */
 } oom_name_ref;
 
 typedef struct {

@@ -158,6 +158,16 @@ static int bool_argument_state(const oom_pymodel *m, TSNode arg, oom_grad_state 
     return (int)if_unknown;
 }
 
+/* A project's own wrapper of the grad switches, named for what it does:
+ * yolov5's `@smart_inference_mode()`, `@torch_no_grad`, `with no_grad_ctx():`. */
+static bool names_own_no_grad_wrapper(const char *qualname)
+{
+    const char *last = strrchr(qualname, '.');
+    last = last ? last + 1 : qualname;
+    return (strstr(last, "inference_mode") || strstr(last, "no_grad")) && !strstr(last, "enable") &&
+           !strstr(last, "disable");
+}
+
 int oom_model_grad_switch(const oom_pymodel *m, TSNode expr)
 {
     bool called = ts_node_symbol(expr) == m->sym.call;
@@ -178,6 +188,8 @@ int oom_model_grad_switch(const oom_pymodel *m, TSNode expr)
         else if (called && qualname_in(q.data, set_grad_enabled_names))
             state = bool_argument_state(m, arg, OOM_GRAD_ENABLED, OOM_GRAD_DISABLED,
                                         OOM_GRAD_MAYBE_DISABLED);
+        else if (names_own_no_grad_wrapper(q.data))
+            state = OOM_GRAD_DISABLED;
     }
     oom_buf_free(&q);
     return state;
@@ -241,19 +253,84 @@ bool oom_pymodel_outlives_all_loops(const oom_pymodel *m, TSNode target, TSNode 
     return true;
 }
 
-bool oom_pymodel_is_backpropagated(const oom_pymodel *m, TSNode target)
+static bool is_backward_target(const oom_pymodel *m, int scope, const char *name, uint32_t len,
+                               bool direct_only)
+{
+    for (size_t i = 0; i < m->backward_count; i++) {
+        const oom_name_ref *r = &m->backward_targets[i];
+        if (r->scope == scope && r->name_len == len && memcmp(r->name, name, len) == 0 &&
+            (r->direct || !direct_only))
+            return true;
+    }
+    return false;
+}
+
+/* Whether the expression `e` reads the storage whose source text is `name`
+ * (`losses`, `self.rewards`). */
+static bool mentions(const oom_pymodel *m, TSNode e, const char *name, uint32_t len, int depth)
+{
+    if (ts_node_is_null(e) || depth > OOM_MODEL_MAX_DEPTH)
+        return false;
+    TSSymbol s = ts_node_symbol(e);
+    if ((s == m->sym.identifier || s == m->sym.attribute) && ts_node_end_byte(e) - ts_node_start_byte(e) == len &&
+        memcmp(m->src + ts_node_start_byte(e), name, len) == 0)
+        return true;
+    if (s == m->sym.lambda || s == m->sym.function_definition)
+        return false;
+    uint32_t count = ts_node_named_child_count(e);
+    for (uint32_t i = 0; i < count; i++)
+        if (mentions(m, oom_model_named_child(m, e, i), name, len, depth + 1))
+            return true;
+    return false;
+}
+
+/* The value of a binding: the right side (`x = ...`, `x += ...`). */
+static TSNode binding_value(const oom_pymodel *m, const oom_binding *b)
+{
+    if (b->kind == OOM_BIND_AUGMENTED)
+        return oom_model_child(m, b->value, "right", 5);
+    return b->kind == OOM_BIND_OPAQUE ? (TSNode){0} : b->value;
+}
+
+/* `name` flows into a value that is backpropagated in its function: it is
+ * a backward target itself, or is read by the value of a name that is
+ * (`total = ce + style_loss; total.backward()`,
+ * `loss = -torch.stack(log_probs).sum(); loss.backward()`), a few steps deep. */
+static bool flows_into_backward(const oom_pymodel *m, int scope, const char *name, uint32_t len, int depth)
+{
+    if (is_backward_target(m, scope, name, len, false))
+        return true;
+    if (depth >= 3)
+        return false;
+    for (size_t i = 0; i < m->binding_count; i++) {
+        const oom_binding *b = &m->bindings[i];
+        if (b->scope != scope || (b->name_len == len && memcmp(b->name, name, len) == 0))
+            continue;
+        TSNode v = binding_value(m, b);
+        if (!ts_node_is_null(v) && mentions(m, v, name, len, 0) &&
+            flows_into_backward(m, scope, b->name, b->name_len, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+bool oom_pymodel_is_backward_receiver(const oom_pymodel *m, TSNode target)
 {
     if (ts_node_symbol(target) != m->sym.identifier)
         return false;
     uint32_t len;
     const char *name = oom_node_text(m, target, &len);
-    int scope = oom_model_scope_at(m, ts_node_start_byte(target));
-    for (size_t i = 0; i < m->backward_count; i++) {
-        const oom_name_ref *r = &m->backward_targets[i];
-        if (r->scope == scope && r->name_len == len && memcmp(r->name, name, len) == 0)
-            return true;
-    }
-    return false;
+    return is_backward_target(m, oom_model_scope_at(m, ts_node_start_byte(target)), name, len, true);
+}
+
+bool oom_pymodel_is_backpropagated(const oom_pymodel *m, TSNode target)
+{
+    TSSymbol s = ts_node_symbol(target);
+    if (s != m->sym.identifier && s != m->sym.attribute)
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, target, &len);
+    return flows_into_backward(m, oom_model_scope_at(m, ts_node_start_byte(target)), name, len, 0);
 }
 
 /* ---- literals ------------------------------------------------------------- */

@@ -6,6 +6,7 @@
 //
 //   node tests/ecosystem/ecosystem.js gather DIR    build DIR from git sources
 //   node tests/ecosystem/ecosystem.js check DIR     lint DIR, print the table
+//   node tests/ecosystem/ecosystem.js list DIR      every finding with its verdict
 //   node tests/ecosystem/ecosystem.js pending DIR   findings without a verdict,
 //                                                    as verdict stubs (JSON)
 //
@@ -232,6 +233,15 @@ function check(dir) {
                     ? ': met' : ': not met'));
 }
 
+function current(dir) {
+    const verdicts = readJson("verdicts.json");
+    const { findings } = corpusFindings(dir);
+    for (const [k, f] of findings) {
+        const v = verdicts[k];
+        console.log(`${v ? (v.verdict ? "TRUE " : "FALSE") : "OPEN "} ${k}  ${v ? v.reason : f.message}`);
+    }
+}
+
 function pending(dir) {
     const verdicts = readJson('verdicts.json');
     const { findings } = corpusFindings(dir);
@@ -252,6 +262,7 @@ function main() {
     if (cmd === 'gather') gather(abs);
     else if (cmd === 'check') check(abs);
     else if (cmd === 'pending') pending(abs);
+    else if (cmd === 'list') current(abs);
     else { console.error(`unknown command ${cmd}`); process.exit(2); }
 }
 

@@ -8,9 +8,11 @@
     (_) @value
     .)
   (#any-of? @method "append" "extend")
+  (#not-oom-backpropagated? @store)
   (#oom-in-loop? @store)
   (#oom-grad-enabled? @store)
   (#oom-outlives-iteration? @store)
+  (#not-oom-in-forward-code? @value)
   (#oom-carries-graph? @value)) @report
 
 ; history[step] = loss; not losses["d"] = d_loss, a slot with a fixed key that
@@ -24,6 +26,7 @@
   (#oom-in-loop? @store)
   (#oom-grad-enabled? @store)
   (#oom-outlives-iteration? @store)
+  (#not-oom-in-forward-code? @value)
   (#oom-carries-graph? @value)) @report
 
 ; self.last_logits = outputs.logits: the previous step's graph stays alive
@@ -35,4 +38,5 @@
   (#eq? @owner "self")
   (#oom-in-loop? @store)
   (#oom-grad-enabled? @store)
+  (#not-oom-in-forward-code? @value)
   (#oom-carries-graph? @value)) @report

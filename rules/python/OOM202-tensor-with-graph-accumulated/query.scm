@@ -7,6 +7,7 @@
   (#oom-grad-enabled? @total)
   (#oom-outlives-iteration? @total)
   (#not-oom-backpropagated? @total)
+  (#not-oom-in-forward-code? @value)
   (#oom-carries-graph? @value)) @report
 
 ; total_loss = total_loss + loss
@@ -21,6 +22,7 @@
   (#oom-grad-enabled? @total)
   (#oom-outlives-iteration? @total)
   (#not-oom-backpropagated? @total)
+  (#not-oom-in-forward-code? @value)
   (#oom-carries-graph? @value)) @report
 
 ; total_loss = loss + total_loss
@@ -35,4 +37,5 @@
   (#oom-grad-enabled? @total)
   (#oom-outlives-iteration? @total)
   (#not-oom-backpropagated? @total)
+  (#not-oom-in-forward-code? @value)
   (#oom-carries-graph? @value)) @report
