@@ -273,6 +273,9 @@ bool oom_pymodel_file_trains(const oom_pymodel *m)
     for (size_t i = 0; training_calls[i]; i++)
         if (oom_pymodel_file_calls(m, training_calls[i]))
             return true;
+    for (size_t i = 0; i < m->scope_count; i++) /* a LightningModule: the trainer calls it */
+        if (m->scopes[i].name && text_eq(m->scopes[i].name, m->scopes[i].name_len, "training_step"))
+            return true;
     return false;
 }
 

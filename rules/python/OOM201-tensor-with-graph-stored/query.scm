@@ -13,6 +13,7 @@
   (#oom-grad-enabled? @store)
   (#oom-outlives-iteration? @store)
   (#not-oom-in-forward-code? @value)
+  (#oom-builds-graphs? @value)
   (#oom-carries-graph? @value)) @report
 
 ; history[step] = loss; not losses["d"] = d_loss, a slot with a fixed key that
@@ -27,6 +28,7 @@
   (#oom-grad-enabled? @store)
   (#oom-outlives-iteration? @store)
   (#not-oom-in-forward-code? @value)
+  (#oom-builds-graphs? @value)
   (#oom-carries-graph? @value)) @report
 
 ; self.last_logits = outputs.logits: the previous step's graph stays alive
@@ -39,4 +41,5 @@
   (#oom-in-loop? @store)
   (#oom-grad-enabled? @store)
   (#not-oom-in-forward-code? @value)
+  (#oom-builds-graphs? @value)
   (#oom-carries-graph? @value)) @report

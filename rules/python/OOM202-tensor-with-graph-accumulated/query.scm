@@ -8,6 +8,7 @@
   (#oom-outlives-iteration? @total)
   (#not-oom-backpropagated? @total)
   (#not-oom-in-forward-code? @value)
+  (#oom-builds-graphs? @value)
   (#oom-carries-graph? @value)) @report
 
 ; total_loss = total_loss + loss
@@ -23,6 +24,7 @@
   (#oom-outlives-iteration? @total)
   (#not-oom-backpropagated? @total)
   (#not-oom-in-forward-code? @value)
+  (#oom-builds-graphs? @value)
   (#oom-carries-graph? @value)) @report
 
 ; total_loss = loss + total_loss
@@ -38,4 +40,5 @@
   (#oom-outlives-iteration? @total)
   (#not-oom-backpropagated? @total)
   (#not-oom-in-forward-code? @value)
+  (#oom-builds-graphs? @value)
   (#oom-carries-graph? @value)) @report
