@@ -521,8 +521,11 @@ static void note_call_facts(oom_pymodel *m, int scope, TSNode node, TSNode fn)
     if (qual && (strcmp(qual, "torch.autograd.grad") == 0 || strcmp(qual, "torch.autograd.backward") == 0))
         add_site(&m->backward_calls, &m->backward_call_count, &m->backward_call_cap, scope, node);
     if (qual && (oom_str_ends_with(qual, "init_process_group") ||
-                 oom_str_ends_with(qual, "DistributedDataParallel")))
-        m->distributed = true;
+                 oom_str_ends_with(qual, "DistributedDataParallel") ||
+                 strcmp(qual, "accelerate.Accelerator") == 0 || strcmp(qual, "deepspeed.initialize") == 0 ||
+                 strcmp(qual, "torch.distributed.get_rank") == 0 ||
+                 strcmp(qual, "torch.distributed.get_world_size") == 0))
+        m->distributed = true; /* one process per GPU: torchrun, accelerate, deepspeed */
     oom_buf_free(&q);
     record_keywords(m, node);
     record_pretrained(m, scope, node, fn);
@@ -834,7 +837,7 @@ static void note_distributed_names(oom_pymodel *m, TSNode node, TSSymbol s)
         m->distributed = true;
     else if (s == m->sym.string && len >= 12 && len <= 24 &&
              (text_contains(m, node, "LOCAL_RANK") || text_contains(m, node, "local_rank") ||
-              text_contains(m, node, "local-rank")))
+              text_contains(m, node, "local-rank") || text_contains(m, node, "WORLD_SIZE")))
         m->distributed = true; /* os.environ["LOCAL_RANK"], add_argument("--local_rank") */
 }
 

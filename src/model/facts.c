@@ -267,7 +267,7 @@ bool oom_pymodel_file_calls(const oom_pymodel *m, const char *name)
 bool oom_pymodel_file_trains(const oom_pymodel *m)
 {
     static const char *const training_calls[] = {"train", "fit", "Trainer", "Seq2SeqTrainer",
-                                                  "SFTTrainer", "training_step", NULL};
+                                                  "SFTTrainer", "training_step", "backward", NULL};
     if (m->backward_call_count > 0)
         return true;
     for (size_t i = 0; training_calls[i]; i++)

@@ -1,5 +1,10 @@
-; torch.load(path) with neither map_location=..., a second positional argument, nor **kwargs
+; torch.load(path) with neither map_location=..., a second positional argument, nor
+; **kwargs, in a script that runs one process per GPU (torchrun, DDP, LOCAL_RANK,
+; accelerate, DeepSpeed): every rank puts the checkpoint's CUDA tensors back on the
+; GPU they were saved from, cuda:0. A single-process script that loads its own
+; checkpoint onto the GPU it trains on loses nothing (tests/ecosystem: 0 of 49).
 ((call
   function: (_) @fn) @report
   (#oom-qualname? @fn "torch.load" "torch.serialization.load")
+  (#oom-distributed-file? @report)
   (#not-oom-has-argument? @report "map_location" "1"))
