@@ -40,7 +40,14 @@ bool oom_model_name_is_model_like(const char *name, size_t len)
                                            "_decoder", "_head", "_mlp", "_proj", "_projection",
                                            NULL};
     static const char *const factories[] = {"get_", "build_", "create_", "load_", "make_",
-                                            "init_", "setup_", "configure_", NULL};
+                                            "init_", "setup_", "configure_", "wrap_", "unwrap_",
+                                            "prepare_", "save_", "export_", "convert_", "merge_",
+                                            "print_", "count_", "freeze_", "fuse_", "update_",
+                                            "copy_", "reparameterize_", NULL};
+    while (len > 0 && name[0] == '_') { /* self._wrap_model(...): the same verbs */
+        name++;
+        len--;
+    }
     if (len == 0 || isupper((unsigned char)name[0]))
         return false; /* Model(...) constructs; it does not run a forward */
     for (size_t i = 0; factories[i]; i++)

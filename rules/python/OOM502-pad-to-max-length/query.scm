@@ -1,5 +1,5 @@
-; tokenizer(texts, padding="max_length", ...): not for a short max_length (class
-; names, labels of a few tokens: padding them costs nothing) and not for
+; tokenizer(texts, padding="max_length", ...): not for a short max_length (256
+; tokens or less: class names, labels, short texts; padding them costs little) and not for
 ; targets (text_target=...)
 ((call
   arguments: (argument_list
@@ -8,7 +8,7 @@
       value: (string) @value) @arg @report)) @call
   (#eq? @kw "padding")
   (#oom-string? @value "max_length")
-  (#not-oom-argument-at-most? @call "max_length" "64")
+  (#not-oom-argument-at-most? @call "max_length" "256")
   (#not-oom-has-argument? @call "text_target"))
 
 ; tokenizer.encode_plus(text, pad_to_max_length=True)
@@ -18,4 +18,4 @@
       name: (identifier) @kw
       value: (true)) @arg @report)) @call
   (#eq? @kw "pad_to_max_length")
-  (#not-oom-argument-at-most? @call "max_length" "64"))
+  (#not-oom-argument-at-most? @call "max_length" "256"))
