@@ -139,6 +139,9 @@ TSNode oom_pymodel_value_of(const oom_pymodel *m, TSNode expr, int depth);
  * elif, while or conditional expression whose condition's text matches the
  * PCRE2 pattern, or inside a call given `enabled=<a variable>`. */
 bool oom_pymodel_follows_switch(const oom_pymodel *m, TSNode node, const void *pcre2_code);
+/* A name whose binding (or a binding it is read through) follows such a
+ * switch: `if args.mixed_precision == "bf16": weight_dtype = torch.bfloat16`. */
+bool oom_pymodel_value_follows_switch(const oom_pymodel *m, TSNode expr, const void *pcre2_code);
 
 /* Whether `name` is a name an import statement bound (`T` in `import torch as T`). */
 bool oom_pymodel_is_import_alias(const oom_pymodel *m, const char *name, size_t len);

@@ -183,6 +183,24 @@ static bool sem_argument_at_most(const oom_sem_env *env, TSNode n, TSNode site, 
     return false;
 }
 
+/* The file's name (its last path component) matches the regex: a config
+ * named for its precision (`zero3_bf16.json` beside `zero3.json`) is itself
+ * the user's choice of precision. */
+static bool sem_file_name_matches(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                                  oom_buf *scratch)
+{
+    (void)n, (void)site, (void)scratch;
+    if (!env->path)
+        return false;
+    const char *base = strrchr(env->path, '/');
+    base = base ? base + 1 : env->path;
+    return pcre2_match(p->regex, (PCRE2_SPTR)base, strlen(base), 0, 0, env->md, env->mctx) >= 0;
+}
+
+/* The value, followed through its bindings, was chosen by a switch of the
+ * run: `if accelerator.mixed_precision == "bf16": weight_dtype = torch.bfloat16`. */
+SEM_PY(sem_value_follows_switch, oom_pymodel_value_follows_switch(m, n, p->regex))
+
 SEM_PY(sem_follows_switch, oom_pymodel_follows_switch(m, n, p->regex))
 
 /* Graphs are built here: the file trains, or this is evaluation code
@@ -382,6 +400,10 @@ static const oom_sem_entry semantic_predicates[] = {
      "a constant, directly or through names bound to one", false, false},
     {"oom-argument-at-most", sem_argument_at_most, 2, 2, OOM_SEM_PYTHON, false,
      "the call passes NAME=<integer> of at most N (names bound to integers followed)", false, false},
+    {"oom-file-name-matches", sem_file_name_matches, 1, 1, OOM_SEM_PYTHON | OOM_SEM_JSON, true,
+     "the file's name matches the regex", true, false},
+    {"oom-value-follows-switch", sem_value_follows_switch, 1, 1, OOM_SEM_PYTHON, true,
+     "a binding the value comes through runs only as a condition matching the regex decides", false, false},
     {"oom-holds", sem_holds, 1, 64, OOM_SEM_PYTHON, false,
      "the value, names followed to their bindings, is one of the dotted names or strings", false, false},
     {"oom-follows-switch", sem_follows_switch, 1, 1, OOM_SEM_PYTHON, true,

@@ -150,3 +150,16 @@ bool oom_pymodel_follows_switch(const oom_pymodel *m, TSNode node, const void *r
     }
     return false;
 }
+
+bool oom_pymodel_value_follows_switch(const oom_pymodel *m, TSNode e, const void *regex)
+{
+    for (int depth = 0; depth < 8 && !ts_node_is_null(e); depth++) {
+        if (ts_node_symbol(e) != m->sym.identifier ||
+            oom_pymodel_is_import_alias(m, m->src + ts_node_start_byte(e), ts_node_end_byte(e) - ts_node_start_byte(e)))
+            return false;
+        e = bound_value(m, e);
+        if (!ts_node_is_null(e) && oom_pymodel_follows_switch(m, e, regex))
+            return true;
+    }
+    return false;
+}

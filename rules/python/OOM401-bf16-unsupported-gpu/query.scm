@@ -24,7 +24,8 @@
   (#oom-holds? @value "torch.bfloat16" "bfloat16" "bf16" "bf16-mixed" "bf16-true")
   (#oom-target-gpu-lacks? @report "bf16")
   (#not-oom-file-calls? @report "is_bf16_supported")
-  (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp"))
+  (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp")
+  (#not-oom-value-follows-switch? @value "(?i)bf16|bfloat|dtype|precision|fp16|half|amp"))
 
 ; model.to(torch.bfloat16), model.bfloat16()
 ((call
@@ -36,6 +37,7 @@
     (_)? @value)) @arg @report
   (#eq? @method "to")
   (#oom-holds? @value "torch.bfloat16")
+  (#not-oom-value-follows-switch? @value "(?i)bf16|bfloat|dtype|precision|fp16|half|amp")
   (#oom-model-like? @model)
   (#oom-target-gpu-lacks? @report "bf16")
   (#not-oom-file-calls? @report "is_bf16_supported")
