@@ -201,6 +201,26 @@ static bool sem_file_name_matches(const oom_sem_env *env, TSNode n, TSNode site,
  * run: `if accelerator.mixed_precision == "bf16": weight_dtype = torch.bfloat16`. */
 SEM_PY(sem_value_follows_switch, oom_pymodel_value_follows_switch(m, n, p->regex))
 
+/* The value, names followed, is made by a call of one of these functions,
+ * possibly moved or cast after (`torch.zeros(n, d).to(device)`). */
+static bool sem_built_by(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p, oom_buf *scratch)
+{
+    const oom_pymodel *m = env->py;
+    (void)site;
+    if (!m)
+        return false;
+    TSNode v = oom_pymodel_value_of(m, n, 0);
+    for (int depth = 0; depth < 8 && !ts_node_is_null(v) && strcmp(ts_node_type(v), "call") == 0; depth++) {
+        TSNode fn = ts_node_child_by_field_name(v, "function", 8);
+        if (oom_pymodel_qualname(m, fn, scratch) && is_one_of(scratch->data, p))
+            return true;
+        if (strcmp(ts_node_type(fn), "attribute") != 0)
+            return false;
+        v = ts_node_child_by_field_name(fn, "object", 6);
+    }
+    return false;
+}
+
 SEM_PY(sem_follows_switch, oom_pymodel_follows_switch(m, n, p->regex))
 
 /* Graphs are built here: the file trains, or this is evaluation code
@@ -404,6 +424,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "the file's name matches the regex", true, false},
     {"oom-value-follows-switch", sem_value_follows_switch, 1, 1, OOM_SEM_PYTHON, true,
      "a binding the value comes through runs only as a condition matching the regex decides", false, false},
+    {"oom-built-by", sem_built_by, 1, 64, OOM_SEM_PYTHON, false,
+     "the value, names followed, is made by a call of one of these (then moved or cast)", false, false},
     {"oom-holds", sem_holds, 1, 64, OOM_SEM_PYTHON, false,
      "the value, names followed to their bindings, is one of the dotted names or strings", false, false},
     {"oom-follows-switch", sem_follows_switch, 1, 1, OOM_SEM_PYTHON, true,

@@ -586,6 +586,30 @@ static void visit_with(oom_pymodel *m, TSNode node)
     }
 }
 
+/* `stack.enter_context(torch.no_grad())` inside `with ExitStack() as stack:`
+ * (detectron2's inference_on_dataset): the switch holds to the end of the
+ * block the call stands in. */
+static void note_enter_context(oom_pymodel *m, TSNode statement, TSNode call, TSNode fn)
+{
+    if (ts_node_symbol(fn) != m->sym.attribute || !oom_node_text_is(m, field_of(m, fn, "attribute"), "enter_context"))
+        return;
+    TSNode args = field_of(m, call, "arguments");
+    if (ts_node_is_null(args) || ts_node_named_child_count(args) != 1)
+        return;
+    int state = oom_model_grad_switch(m, oom_model_named_child(m, args, 0));
+    if (state < 0)
+        return;
+    /* the stack closes at the end of its `with` (an `if` may stand between) */
+    TSNode block = oom_model_parent(m, statement), up = block;
+    while (!ts_node_is_null(up) && ts_node_symbol(up) != m->sym.with_statement &&
+           ts_node_symbol(up) != m->sym.function_definition)
+        up = oom_model_parent(m, up);
+    if (!ts_node_is_null(up) && ts_node_symbol(up) == m->sym.with_statement)
+        block = up;
+    if (!ts_node_is_null(block))
+        add_region(m, ts_node_end_byte(statement), ts_node_end_byte(block), (oom_grad_state)state);
+}
+
 /* `torch.set_grad_enabled(False)` as a statement switches grad off for the rest
  * of the enclosing function (or module). */
 static void visit_expression_statement(oom_pymodel *m, int scope, TSNode node)
@@ -600,8 +624,10 @@ static void visit_expression_statement(oom_pymodel *m, int scope, TSNode node)
                      (strcmp(q.data, "torch.set_grad_enabled") == 0 ||
                       strcmp(q.data, "torch.autograd.set_grad_enabled") == 0);
     oom_buf_free(&q);
-    if (!is_switch)
+    if (!is_switch) {
+        note_enter_context(m, node, expr, fn);
         return;
+    }
     int state = oom_model_grad_switch(m, expr);
     if (state >= 0)
         add_region(m, ts_node_end_byte(node), m->scopes[scope].end, (oom_grad_state)state);

@@ -52,11 +52,15 @@
   (#not-oom-grad-enabled? @store)
   (#oom-device-output? @value)) @report
 
-; scores[step] = outputs.logits in a loop that runs without grad
+; scores[step] = outputs.logits in a loop that runs without grad; not a buffer made
+; beforehand at its full size (`values = torch.zeros(num_steps, n)`: a rollout buffer
+; written in place, which does not grow)
 (assignment
   left: (subscript
     value: (_) @store)
   right: (_) @value
+  (#not-oom-built-by? @store "torch.zeros" "torch.empty" "torch.ones" "torch.full" "torch.zeros_like"
+    "torch.empty_like" "torch.ones_like" "torch.full_like")
   (#oom-in-loop? @store)
   (#not-oom-grad-enabled? @store)
   (#oom-outlives-all-loops? @store)
