@@ -50,6 +50,7 @@
   (#oom-qualname? @fn "torch.cat" "torch.concat" "torch.concatenate" "torch.vstack" "torch.hstack")
   (#oom-in-loop? @store)
   (#not-oom-grad-enabled? @store)
+  (#oom-outlives-all-loops? @store)
   (#oom-device-output? @value)) @report
 
 ; scores[step] = outputs.logits in a loop that runs without grad; not a buffer made
