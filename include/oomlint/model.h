@@ -101,6 +101,10 @@ bool oom_pymodel_in_handler(const oom_pymodel *m, TSNode node, bool oom_only);
  * or sums in a loop belongs to the one result it returns, which its caller
  * backpropagates or drops. */
 bool oom_pymodel_in_forward_code(const oom_pymodel *m, TSNode node);
+/* `meter.update(loss)`: the file's own `def update(self, val, n=1)` adds a
+ * parameter into `self` (`self.sum += val * n`), and the argument passed for
+ * it carries autograd history. */
+bool oom_pymodel_accumulates_graph(const oom_pymodel *m, TSNode call);
 /* The file trains: it calls .backward(), a Trainer, or .train()/.fit(). */
 bool oom_pymodel_file_trains(const oom_pymodel *m);
 /* A Trainer call whose model has a language-modelling head. */

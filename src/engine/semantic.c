@@ -227,6 +227,7 @@ SEM_PY(sem_follows_switch, oom_pymodel_follows_switch(m, n, p->regex))
  * (which runs forwards, with autograd on unless told otherwise). Code that
  * only builds networks (`layers.append(module(dim))`) does neither. */
 SEM_PY(sem_builds_graphs, oom_pymodel_file_trains(m) || oom_pymodel_is_eval_code(m, n))
+SEM_PY(sem_accumulates_graph, oom_pymodel_accumulates_graph(m, n))
 SEM_PY(sem_in_forward_code, oom_pymodel_in_forward_code(m, n))
 SEM_PY(sem_parameter_free, oom_pymodel_is_parameter_free_module(m, n))
 SEM_PY(sem_in_test_code, oom_pymodel_in_test_code(m, n))
@@ -412,6 +413,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "inside a function whose name matches the regex", false, false},
     {"oom-builds-graphs", sem_builds_graphs, 0, 0, OOM_SEM_PYTHON, false,
      "the file trains, or the node is in evaluation code", false, false},
+    {"oom-accumulates-graph", sem_accumulates_graph, 0, 0, OOM_SEM_PYTHON, false,
+     "a call of the file's own method that adds an argument with a graph into its object", false, false},
     {"oom-in-forward-code", sem_in_forward_code, 0, 0, OOM_SEM_PYTHON, false,
      "inside a method of a model or loss class that computes its result (forward ...), not a Lightning hook", false, false},
     {"oom-parameter-free", sem_parameter_free, 0, 0, OOM_SEM_PYTHON, false,

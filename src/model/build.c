@@ -249,11 +249,69 @@ static void visit_assignment(oom_pymodel *m, int scope, TSNode node)
     bind_target(m, scope, left, ts_node_end_byte(node), right, false);
 }
 
+/* The position of parameter `name` of `def f(self, a, b)` among those after
+ * `self`; -1 when it is not one. */
+static int parameter_index(oom_pymodel *m, TSNode fn, const char *name, uint32_t len)
+{
+    TSNode params = field_of(m, fn, "parameters");
+    uint32_t count = ts_node_is_null(params) ? 0 : ts_node_named_child_count(params);
+    for (uint32_t i = 0; i < count && i < 64; i++) {
+        TSNode p = oom_model_named_child(m, params, i);
+        if (ts_node_symbol(p) != m->sym.identifier && ts_node_named_child_count(p) > 0)
+            p = oom_model_named_child(m, p, 0); /* typed or default: the name first */
+        uint32_t plen;
+        const char *pname = oom_node_text(m, p, &plen);
+        if (plen == len && memcmp(pname, name, len) == 0)
+            return (int)i - 1;
+    }
+    return -1;
+}
+
+static void note_accumulator(oom_pymodel *m, int scope, TSNode node, TSNode left)
+{
+    if (scope <= 0 || !m->scopes[scope].name || !oom_node_text_is(m, field_of(m, left, "object"), "self"))
+        return;
+    TSNode fn = oom_model_parent(m, node);
+    while (!ts_node_is_null(fn) && ts_node_symbol(fn) != m->sym.function_definition)
+        fn = oom_model_parent(m, fn);
+    TSNode right = field_of(m, node, "right");
+    if (ts_node_is_null(fn) || ts_node_is_null(right))
+        return;
+    /* the parameters the right side reads: `val` in `val * n`, `val.sum()` */
+    TSNode stack[64];
+    int top = 0;
+    stack[top++] = right;
+    while (top > 0) {
+        TSNode e = stack[--top];
+        if (ts_node_symbol(e) == m->sym.identifier) {
+            uint32_t len;
+            const char *name = oom_node_text(m, e, &len);
+            int index = parameter_index(m, fn, name, len);
+            if (index >= 0) {
+                oom_accumulator a = {m->scopes[scope].name, m->scopes[scope].name_len, name, len, index};
+                OOM_PUSH(m->accumulators, m->accumulator_count, m->accumulator_cap, a);
+            }
+            continue;
+        }
+        if (ts_node_symbol(e) == m->sym.attribute) { /* val.sum(): val, not sum */
+            TSNode obj = field_of(m, e, "object");
+            if (!ts_node_is_null(obj) && top < 64)
+                stack[top++] = obj;
+            continue;
+        }
+        uint32_t count = ts_node_named_child_count(e);
+        for (uint32_t i = 0; i < count && top < 64; i++)
+            stack[top++] = oom_model_named_child(m, e, i);
+    }
+}
+
 static void visit_augmented(oom_pymodel *m, int scope, TSNode node)
 {
     TSNode left = field_of(m, node, "left");
     if (!ts_node_is_null(left) && ts_node_symbol(left) == m->sym.identifier)
         add_binding(m, scope, left, ts_node_end_byte(node), OOM_BIND_AUGMENTED, node);
+    else if (!ts_node_is_null(left) && ts_node_symbol(left) == m->sym.attribute)
+        note_accumulator(m, scope, node, left);
 }
 
 static void bind_opaque_names(oom_pymodel *m, int scope, TSNode node, uint32_t pos)
@@ -1007,6 +1065,7 @@ void oom_pymodel_free(oom_pymodel *m)
     free(m->backward_calls);
     free(m->handlers);
     free(m->guards);
+    free(m->accumulators);
     free(m->keywords);
     oom_strlist_free(&m->pretrained_ids);
     free(m->pretrained_scopes);

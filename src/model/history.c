@@ -604,3 +604,43 @@ bool oom_pymodel_is_device_output(const oom_pymodel *m, TSNode expr)
 {
     return device_output(m, expr, 0);
 }
+
+/* The argument of a call passed for parameter `a` (by keyword or position). */
+static TSNode argument_for(const oom_pymodel *m, TSNode args, const oom_accumulator *a)
+{
+    uint32_t count = ts_node_named_child_count(args);
+    int positional = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        TSNode arg = oom_model_named_child(m, args, k);
+        if (ts_node_symbol(arg) == m->sym.keyword_argument) {
+            uint32_t nlen;
+            const char *ntext = oom_node_text(m, oom_model_child(m, arg, "name", 4), &nlen);
+            if (nlen == a->param_len && memcmp(ntext, a->param, nlen) == 0)
+                return oom_model_child(m, arg, "value", 5);
+        } else if (positional++ == a->index) {
+            return arg;
+        }
+    }
+    return (TSNode){0};
+}
+
+bool oom_pymodel_accumulates_graph(const oom_pymodel *m, TSNode call)
+{
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute)
+        return false;
+    uint32_t len;
+    const char *method = oom_node_last_name(m, fn, &len);
+    TSNode args = oom_model_child(m, call, "arguments", 9);
+    if (!method || ts_node_is_null(args))
+        return false;
+    for (size_t i = 0; i < m->accumulator_count; i++) {
+        const oom_accumulator *a = &m->accumulators[i];
+        if (a->method_len != len || memcmp(a->method, method, len) != 0)
+            continue;
+        TSNode arg = argument_for(m, args, a);
+        if (!ts_node_is_null(arg) && carries(m, arg, 0))
+            return true;
+    }
+    return false;
+}

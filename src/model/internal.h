@@ -93,6 +93,17 @@ typedef struct {
     TSNode value;
 } oom_keyword;
 
+/* A method that adds one of its parameters into its object's state
+ * (`def update(self, val, n=1): self.sum += val * n`): calling it with a
+ * tensor that has a graph accumulates the graph, as `total += loss` does. */
+typedef struct {
+    const char *method;
+    uint32_t method_len;
+    const char *param; /* the parameter's name */
+    uint32_t param_len;
+    int index; /* its position among the parameters after self */
+} oom_accumulator;
+
 typedef struct {
     TSSymbol function_definition, class_definition, decorated_definition, decorator,
         for_statement, while_statement, with_statement, with_item, expression_statement,
@@ -138,6 +149,8 @@ struct oom_pymodel {
     size_t handler_count, handler_cap;
     oom_site *guards; /* if statements with a condition that is not a constant */
     size_t guard_count, guard_cap;
+    oom_accumulator *accumulators;
+    size_t accumulator_count, accumulator_cap;
     oom_keyword *keywords;
     size_t keyword_count, keyword_cap;
     bool distributed; /* init_process_group, DDP, LOCAL_RANK / local_rank */

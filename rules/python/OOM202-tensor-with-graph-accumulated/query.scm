@@ -42,3 +42,17 @@
   (#not-oom-in-forward-code? @value)
   (#oom-builds-graphs? @value)
   (#oom-carries-graph? @value)) @report
+
+; meter.update(loss), where the file's own `def update(self, val, n=1)` does
+; `self.sum += val * n`: the meter's running total keeps every step's graph
+((call
+  function: (attribute
+    object: (_) @total)
+  arguments: (argument_list
+    .
+    (_) @value)) @report
+  (#oom-in-loop? @report)
+  (#oom-grad-enabled? @report)
+  (#oom-builds-graphs? @report)
+  (#not-oom-in-forward-code? @report)
+  (#oom-accumulates-graph? @report))
