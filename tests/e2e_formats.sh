@@ -207,10 +207,11 @@ jqf sarif-rule-fields "$S" '.runs[0].tool.driver.rules | length > 0 and all(.[];
     and (.defaultConfiguration.level | IN("error", "warning", "note")))'
 # The short description is the rule's documentation (the first sentence that
 # `oomlint rules` prints), and the full description holds at least as much.
-SHORT201="$("$OOMLINT" rules 2>/dev/null | awk '$1 == "OOM201" { $1 = ""; $2 = ""; $3 = ""; sub(/^ +/, ""); print }')"
+SHORT201="$("$OOMLINT" rules 2>/dev/null | awk '$1 == "OOM201" { $1 = ""; $2 = ""; $3 = ""; $4 = ""; sub(/^ +/, ""); print }')"
 jqf sarif-short-description-from-docs "$S" '.runs[0].tool.driver.rules[] | select(.id == "OOM201") | .shortDescription.text == $s' --arg s "$SHORT201"
 jqf sarif-full-description-from-docs "$S" '.runs[0].tool.driver.rules[] | select(.id == "OOM201") | (.fullDescription.text | contains($s))' --arg s "$SHORT201"
 jqf sarif-default-levels "$S" '.runs[0].tool.driver.rules | (map(select(.id == "OOM101"))[0].defaultConfiguration.level == "warning") and (map(select(.id == "OOM201"))[0].defaultConfiguration.level == "error") and (map(select(.id == "OOM206"))[0].defaultConfiguration.level == "note")'
+jqf sarif-opt-in-rules-disabled "$S" '.runs[0].tool.driver.rules | (map(select(.id == "OOM103"))[0].defaultConfiguration.enabled == false) and (map(select(.id == "OOM201"))[0].defaultConfiguration | has("enabled") | not)'
 jqf sarif-result-count "$S" '.runs[0].results | length == 4'
 jqf sarif-rule-index "$S" '.runs[0] as $r | all($r.results[]; (.ruleIndex | type == "number") and $r.tool.driver.rules[.ruleIndex].id == .ruleId)'
 jqf sarif-levels "$S" '.runs[0].results | (map(select(.ruleId == "OOM101"))[0].level == "warning") and (map(select(.ruleId == "OOM201")) | length == 2 and all(.[]; .level == "error")) and (map(select(.ruleId == "OOM206"))[0].level == "note")'

@@ -91,7 +91,9 @@ static void put_rule(oom_buf *out, const oom_rule *r)
         oom_buf_printf(&b, "%s/blob/main/rules/", OOM_INFORMATION_URI);
     str_field(out, "helpUri", b.data);
     oom_buf_free(&b);
-    oom_buf_printf(out, ", \"defaultConfiguration\": {\"level\": \"%s\"}", sarif_level(r->severity));
+    /* an opt-in rule runs only when selected: SARIF's `enabled: false` */
+    oom_buf_printf(out, ", \"defaultConfiguration\": {\"level\": \"%s\"%s}", sarif_level(r->severity),
+                   r->opt_in ? ", \"enabled\": false" : "");
     oom_buf_printf(out, ", \"properties\": {\"tags\": [\"memory\", \"gpu\"]}}");
     free(name);
     free(full);

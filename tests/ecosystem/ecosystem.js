@@ -181,12 +181,15 @@ function pct(a, b) {
 // Which rules run without --select: the column `oomlint rules` prints.
 function defaultRules() {
     const out = execFileSync(OOMLINT, ['rules'], { encoding: 'utf8' });
-    const set = new Set();
+    const set = new Set(), every = new Set();
     for (const line of out.split('\n')) {
         const f = line.split(/\s+/);
+        if (f[0]) every.add(f[0]);
         if (f[3] === 'default') set.add(f[0]);
     }
-    return set;
+    // an oomlint from before opt-in rules existed has no such column: every
+    // rule is on by default there
+    return set.size ? set : every;
 }
 
 function fmtRow(label, r, lines) {
@@ -210,7 +213,15 @@ function check(dir) {
         else if (v.verdict === true) r.tru++;
         else r.fals++;
     }
-    const all = empty(), deflt = empty();
+    const all = empty(), deflt = empty(), noGpu = empty();
+    for (const f of findings.values()) {
+        if (!defaults.has(f.code) || f.key.includes('@')) continue;
+        const v = verdicts[f.key];
+        noGpu.findings++;
+        if (!v) noGpu.open++;
+        else if (v.verdict === true) noGpu.tru++;
+        else noGpu.fals++;
+    }
     console.log(`oomlint ecosystem check: ${readJson('repos.json').length} repositories, ${lines} lines ` +
                 `(no GPU, --gpu v100, --gpu t4; every rule selected)\n`);
     console.log('rule             findings   true  false  open   precision  false/10k lines');
@@ -223,6 +234,7 @@ function check(dir) {
         console.log(fmtRow(defaults.has(code) ? code : `${code} (opt-in)`, r, lines));
     }
     console.log(fmtRow('default rules', deflt, lines));
+    console.log(fmtRow('  without a GPU', noGpu, lines));
     console.log(fmtRow('all rules', all, lines));
 
     const bugs = bugResults(dir);
