@@ -314,6 +314,23 @@ static void visit_augmented(oom_pymodel *m, int scope, TSNode node)
         note_accumulator(m, scope, node, left);
 }
 
+/* `for loss_name, loss_val in losses.items():` each name is an element of
+ * the iterable (a value with history when the container holds some). Targets
+ * other than names (`for self.x in ...`, `for a[i] in ...`) bind nothing. */
+static void bind_loop_targets(oom_pymodel *m, int scope, TSNode node, TSNode iterable, uint32_t pos, int depth)
+{
+    TSSymbol s = ts_node_symbol(node);
+    if (s == m->sym.identifier) {
+        add_binding(m, scope, node, pos, OOM_BIND_ITER, iterable);
+        return;
+    }
+    if (depth > 8 || (s != m->sym.pattern_list && s != m->sym.tuple_pattern && s != m->sym.list_pattern))
+        return;
+    uint32_t count = ts_node_named_child_count(node);
+    for (uint32_t i = 0; i < count && i < 64; i++)
+        bind_loop_targets(m, scope, oom_model_named_child(m, node, i), iterable, pos, depth + 1);
+}
+
 static void bind_opaque_names(oom_pymodel *m, int scope, TSNode node, uint32_t pos)
 {
     TSSymbol s = ts_node_symbol(node);
@@ -953,8 +970,10 @@ static void visit(oom_pymodel *m, TSNode node, TSSymbol s, int scope)
             oom_loop l = {ts_node_start_byte(body), ts_node_end_byte(body), scope};
             OOM_PUSH(m->loops, m->loop_count, m->loop_cap, l);
         }
-        TSNode left = field_of(m, node, "left");
-        if (!ts_node_is_null(left))
+        TSNode left = field_of(m, node, "left"), right = field_of(m, node, "right");
+        if (!ts_node_is_null(left) && !ts_node_is_null(right))
+            bind_loop_targets(m, scope, left, right, ts_node_start_byte(node), 0);
+        else if (!ts_node_is_null(left))
             bind_opaque_names(m, scope, left, ts_node_start_byte(node));
     } else if (s == m->sym.with_statement)
         visit_with(m, node);
@@ -962,6 +981,12 @@ static void visit(oom_pymodel *m, TSNode node, TSSymbol s, int scope)
         visit_expression_statement(m, scope, node);
     else if (s == m->sym.import_statement)
         visit_import(m, node);
+    else if (strcmp(ts_node_type(node), "return_statement") == 0 && scope > 0 &&
+             ts_node_named_child_count(node) > 0)
+    {
+        oom_return r = {scope, oom_model_named_child(m, node, 0)};
+        OOM_PUSH(m->returns, m->return_count, m->return_cap, r);
+    }
     else if (s == m->sym.import_from_statement)
         visit_import_from(m, node);
 }
@@ -1066,6 +1091,7 @@ void oom_pymodel_free(oom_pymodel *m)
     free(m->handlers);
     free(m->guards);
     free(m->accumulators);
+    free(m->returns);
     free(m->keywords);
     oom_strlist_free(&m->pretrained_ids);
     free(m->pretrained_scopes);

@@ -313,6 +313,55 @@ static bool is_loss_function(const char *q)
     return strstr(q, "loss") || strstr(q, "entropy") || strstr(q, "kl_div");
 }
 
+/* Methods whose result carries the graph by their contract: a
+ * LightningModule's training_step and a Trainer's compute_loss return the
+ * loss the caller backpropagates. */
+static const char *const graph_returning_methods[] = {"training_step", "compute_loss", NULL};
+
+/* A call of a function this file defines (`step(x)`, `self.train_one_batch(b)`)
+ * carries history when one of its `return` values does. Followed a few calls
+ * deep only: the summaries are computed on demand. */
+/* The returned element at `index` of a `return a, b, c` (or a whole
+ * value that is not a tuple: unknown, so all of it). */
+static TSNode returned_element(const oom_pymodel *m, TSNode value, int index)
+{
+    const char *type = ts_node_type(value);
+    if (index < 0 || (strcmp(type, "expression_list") != 0 && strcmp(type, "tuple") != 0))
+        return value;
+    if ((uint32_t)index >= ts_node_named_child_count(value))
+        return (TSNode){0};
+    return oom_model_named_child(m, value, (uint32_t)index);
+}
+
+static bool own_function_returns_graph_at(const oom_pymodel *m, TSNode fn, int index, int depth);
+
+static bool own_function_returns_graph(const oom_pymodel *m, TSNode fn, int depth)
+{
+    return own_function_returns_graph_at(m, fn, -1, depth);
+}
+
+/* `index`: the element of a returned tuple the caller unpacks (-1: all). */
+static bool own_function_returns_graph_at(const oom_pymodel *m, TSNode fn, int index, int depth)
+{
+    if (depth > 12)
+        return false;
+    uint32_t len;
+    const char *name = oom_node_last_name(m, fn, &len);
+    if (!name || (ts_node_symbol(fn) == m->sym.attribute &&
+                  !oom_node_text_is(m, oom_model_child(m, fn, "object", 6), "self")))
+        return false;
+    for (size_t s = 1; s < m->scope_count; s++) {
+        const oom_scope *sc = &m->scopes[s];
+        if (!sc->name || sc->name_len != len || memcmp(sc->name, name, len) != 0)
+            continue;
+        for (size_t i = 0; i < m->return_count; i++)
+            if (m->returns[i].scope == (int)s &&
+                carries(m, returned_element(m, m->returns[i].value, index), depth + 4))
+                return true;
+    }
+    return false;
+}
+
 static bool call_carries(const oom_pymodel *m, TSNode call, int depth)
 {
     TSNode fn = oom_model_child(m, call, "function", 8);
@@ -327,10 +376,14 @@ static bool call_carries(const oom_pymodel *m, TSNode call, int depth)
         const char *method = oom_node_text(m, attr, &len);
         if (text_in(method, len, history_free_methods))
             return false;
+        if (text_in(method, len, graph_returning_methods))
+            return true;
         if (carries(m, obj, depth + 1))
             return true; /* loss.cpu(), logits.softmax(-1), out.float() keep the graph */
     }
     if (oom_pymodel_is_model_call(m, call))
+        return true;
+    if (own_function_returns_graph(m, fn, depth))
         return true;
     oom_buf q;
     oom_buf_init(&q);
@@ -341,7 +394,8 @@ static bool call_carries(const oom_pymodel *m, TSNode call, int depth)
         if (strchr(q.data, '.') == NULL && text_in(q.data, strlen(q.data), history_free_builtins))
             result = false;
         else if (is_loss_function(q.data) || oom_model_name_is_loss_like(last, strlen(last)))
-            result = !isupper((unsigned char)last[0]); /* nn.CrossEntropyLoss() builds a module */
+            /* nn.CrossEntropyLoss() builds a module; self.D_loss(...) computes one */
+            result = !isupper((unsigned char)last[0]) || strchr(last, '_') != NULL;
         else if (oom_str_starts_with(q.data, "torch.") &&
                  !text_in(last, strlen(last), torch_history_free))
             result = any_argument_carries(m, call, depth);
@@ -389,6 +443,41 @@ static bool derived_without_grad(const oom_pymodel *m, TSNode e)
     return false;
 }
 
+/* The position of `name` in the targets of `a, name, c = value` (the
+ * assignment whose right side is `value`); -1 when not found. */
+static int unpack_index(const oom_pymodel *m, TSNode value, const char *name, uint32_t len)
+{
+    TSNode assignment = oom_model_parent(m, value);
+    TSNode left = ts_node_is_null(assignment) ? assignment : oom_model_child(m, assignment, "left", 4);
+    uint32_t count = ts_node_is_null(left) ? 0 : ts_node_named_child_count(left);
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t tlen;
+        const char *t = oom_node_text(m, oom_model_named_child(m, left, i), &tlen);
+        if (tlen == len && memcmp(t, name, len) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* `losses, report, n = self.step(batch)` where the file's own `step` returns
+ * `loss, report, batch_size`: only the unpacked element's history counts. */
+static bool unpacked_call_carries(const oom_pymodel *m, const oom_binding *b, int depth)
+{
+    /* `result = self.step(b)` then `loss, n = result`: the call behind the name */
+    TSNode call = oom_pymodel_value_of(m, b->value, 0);
+    if (ts_node_is_null(call) || ts_node_symbol(call) != m->sym.call)
+        return carries(m, b->value, depth + 1);
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    int index = unpack_index(m, b->value, b->name, b->name_len);
+    for (size_t s = 1; s < m->scope_count && index >= 0; s++) {
+        uint32_t len;
+        const char *name = oom_node_last_name(m, fn, &len);
+        if (name && m->scopes[s].name && m->scopes[s].name_len == len && memcmp(m->scopes[s].name, name, len) == 0)
+            return own_function_returns_graph_at(m, fn, index, depth);
+    }
+    return carries(m, b->value, depth + 1);
+}
+
 static bool identifier_carries(const oom_pymodel *m, TSNode id, int depth)
 {
     uint32_t len;
@@ -415,6 +504,8 @@ static bool identifier_carries(const oom_pymodel *m, TSNode id, int depth)
             return false;
         return prior->kind != OOM_BIND_AUGMENTED && carries(m, prior->value, depth + 1);
     }
+    if (b->kind == OOM_BIND_UNPACK)
+        return unpacked_call_carries(m, b, depth);
     return carries(m, b->value, depth + 1);
 }
 
@@ -558,7 +649,7 @@ static bool device_output(const oom_pymodel *m, TSNode e, int depth)
         uint32_t pos = ts_node_start_byte(e);
         const oom_binding *b =
             oom_model_last_binding(m, oom_model_scope_at(m, pos), name, len, pos, false);
-        if (!b || b->kind == OOM_BIND_OPAQUE || b->kind == OOM_BIND_AUGMENTED)
+        if (!b || b->kind == OOM_BIND_OPAQUE || b->kind == OOM_BIND_AUGMENTED || b->kind == OOM_BIND_ITER)
             return false;
         return device_output(m, b->value, depth + 1);
     }

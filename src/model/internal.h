@@ -37,7 +37,8 @@ typedef enum {
     OOM_BIND_VALUE,     /* name = value */
     OOM_BIND_UNPACK,    /* a, name = value */
     OOM_BIND_AUGMENTED, /* name += value: updates, does not create */
-    OOM_BIND_OPAQUE,    /* parameter, loop target, import ...: value unknown */
+    OOM_BIND_OPAQUE,    /* parameter, import ...: value unknown */
+    OOM_BIND_ITER,      /* for name in value: an element of value (`value` is the iterable) */
 } oom_bind_kind;
 
 typedef struct {
@@ -92,6 +93,11 @@ typedef struct {
     uint32_t name_len;
     TSNode value;
 } oom_keyword;
+
+typedef struct {
+    int scope;
+    TSNode value;
+} oom_return;
 
 /* A method that adds one of its parameters into its object's state
  * (`def update(self, val, n=1): self.sum += val * n`): calling it with a
@@ -149,6 +155,8 @@ struct oom_pymodel {
     size_t handler_count, handler_cap;
     oom_site *guards; /* if statements with a condition that is not a constant */
     size_t guard_count, guard_cap;
+    oom_return *returns; /* `return value` statements */
+    size_t return_count, return_cap;
     oom_accumulator *accumulators;
     size_t accumulator_count, accumulator_cap;
     oom_keyword *keywords;
