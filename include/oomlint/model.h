@@ -105,6 +105,8 @@ bool oom_pymodel_in_forward_code(const oom_pymodel *m, TSNode node);
  * parameter into `self` (`self.sum += val * n`), and the argument passed for
  * it carries autograd history. */
 bool oom_pymodel_accumulates_graph(const oom_pymodel *m, TSNode call);
+/* The file defines such a method at all (a whole-file question, asked first). */
+bool oom_pymodel_has_accumulators(const oom_pymodel *m);
 /* The file trains: it calls .backward(), a Trainer, or .train()/.fit(). */
 bool oom_pymodel_file_trains(const oom_pymodel *m);
 /* A Trainer call whose model has a language-modelling head. */

@@ -266,6 +266,11 @@ bool oom_pymodel_file_calls(const oom_pymodel *m, const char *name)
 
 bool oom_pymodel_file_trains(const oom_pymodel *m)
 {
+    return m->trains;
+}
+
+bool oom_model_compute_trains(const oom_pymodel *m)
+{
     static const char *const training_calls[] = {"train", "fit", "Trainer", "Seq2SeqTrainer",
                                                   "SFTTrainer", "training_step", "backward", NULL};
     if (m->backward_call_count > 0)

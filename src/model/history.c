@@ -242,19 +242,20 @@ bool oom_pymodel_is_model_call(const oom_pymodel *m, TSNode call)
     TSNode fn = oom_model_child(m, call, "function", 8);
     if (ts_node_is_null(fn))
         return false;
+    bool model;
+    if (ts_node_symbol(fn) == m->sym.attribute &&
+        oom_node_text_is(m, oom_model_child(m, fn, "attribute", 9), "forward"))
+        model = is_model_expr(m, oom_model_child(m, fn, "object", 6), 0);
+    else
+        model = is_model_expr(m, fn, 0);
+    if (!model)
+        return false;
     /* an imported function (`from utils import reparameterize_model`) is
-     * a function, whatever its name says */
+     * a function, whatever its name says; a call given a model acts on it */
     if (ts_node_symbol(fn) == m->sym.identifier &&
         oom_pymodel_is_import_alias(m, m->src + ts_node_start_byte(fn), ts_node_end_byte(fn) - ts_node_start_byte(fn)))
         return false;
-    if (passes_a_model(m, call))
-        return false;
-    if (ts_node_symbol(fn) == m->sym.attribute) {
-        TSNode attr = oom_model_child(m, fn, "attribute", 9);
-        if (!ts_node_is_null(attr) && oom_node_text_is(m, attr, "forward"))
-            return is_model_expr(m, oom_model_child(m, fn, "object", 6), 0);
-    }
-    return is_model_expr(m, fn, 0);
+    return !passes_a_model(m, call);
 }
 
 /* ---- autograd history --------------------------------------------------------- */
@@ -734,4 +735,9 @@ bool oom_pymodel_accumulates_graph(const oom_pymodel *m, TSNode call)
             return true;
     }
     return false;
+}
+
+bool oom_pymodel_has_accumulators(const oom_pymodel *m)
+{
+    return m->accumulator_count > 0;
 }

@@ -162,6 +162,7 @@ struct oom_pymodel {
     oom_keyword *keywords;
     size_t keyword_count, keyword_cap;
     bool distributed; /* init_process_group, DDP, LOCAL_RANK / local_rank */
+    bool trains;      /* oom_pymodel_file_trains, answered once when the model is built */
     bool ml_imports;  /* imports a deep-learning package, or a module of its own project */
     oom_strlist pretrained_ids;
     int *pretrained_scopes; /* the scope each id was loaded in */
@@ -233,6 +234,8 @@ static inline const char *oom_node_last_name(const oom_pymodel *m, TSNode n, uin
 }
 
 int oom_model_scope_at(const oom_pymodel *m, uint32_t pos);
+/* Whether the file trains (see oom_pymodel_file_trains), from the walk's facts. */
+bool oom_model_compute_trains(const oom_pymodel *m);
 const oom_binding *oom_model_last_binding(const oom_pymodel *m, int scope, const char *name,
                                           uint32_t name_len, uint32_t before,
                                           bool skip_augmented);

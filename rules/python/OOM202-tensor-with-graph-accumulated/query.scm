@@ -51,6 +51,7 @@
   arguments: (argument_list
     .
     (_) @value)) @report
+  (#oom-file-has-accumulators? @report)
   (#oom-in-loop? @report)
   (#oom-grad-enabled? @report)
   (#oom-builds-graphs? @report)
