@@ -29,6 +29,11 @@ typedef struct {
     /* The source lines the finding spans (at most OOM_DIAG_CONTEXT_LINES,
      * starting at start_row), kept so reports need not reopen the file. */
     char *context;   /* may be NULL */
+    /* The finding holds only while this function (by name) runs with
+     * autograd on: the project pass drops it when every call of the
+     * function in the project stands where autograd is off. NULL: no such
+     * condition. */
+    char *needs_grad_in;
 } oom_diag;
 
 #define OOM_DIAG_CONTEXT_LINES 4

@@ -107,6 +107,13 @@ bool oom_pymodel_in_forward_code(const oom_pymodel *m, TSNode node);
 bool oom_pymodel_accumulates_graph(const oom_pymodel *m, TSNode call);
 /* The file defines such a method at all (a whole-file question, asked first). */
 bool oom_pymodel_has_accumulators(const oom_pymodel *m);
+/* The name of the innermost function (not lambda) around `pos`; NULL at
+ * module level. */
+const char *oom_pymodel_function_at(const oom_pymodel *m, uint32_t pos, uint32_t *len);
+/* The calls of functions and methods in the file, by last name, and whether
+ * autograd is off where each stands (for the project's call facts). */
+size_t oom_pymodel_call_count(const oom_pymodel *m);
+const char *oom_pymodel_call_at(const oom_pymodel *m, size_t i, uint32_t *len, bool *grad_off);
 /* The file trains: it calls .backward(), a Trainer, or .train()/.fit(). */
 bool oom_pymodel_file_trains(const oom_pymodel *m);
 /* A Trainer call whose model has a language-modelling head. */

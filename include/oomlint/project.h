@@ -26,6 +26,7 @@ bool oom_project_id_limit(const char *id, const char *beside, const oom_kb *kb, 
                           oom_buf *where);
 
 #include "oomlint/diag.h"
+#include "oomlint/facts.h"
 #include "oomlint/rules.h"
 
 /* Whether Python text may hand a DeepSpeed config to TrainingArguments: it
@@ -40,6 +41,12 @@ bool oom_project_may_link_deepspeed(const char *text, size_t len);
  * reports OOM405 in the DeepSpeed file at the key, naming the Python line. */
 void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const char *const *paths,
                                  size_t count, oom_diag_list *out);
+
+/* The join of the files' call facts: drops each finding that holds only
+ * while its function runs with autograd on (oom_diag.needs_grad_in) when
+ * every call of that function in the project stands where autograd is off. */
+void oom_project_drop_findings_of_no_grad_callees(const oom_file_facts *facts, size_t nfiles,
+                                                  oom_diag_list *diags);
 
 /* OOM601 / OOM602: the peak-memory estimate of each script that loads a
  * known model, against the target GPU; reported at the line that sets the

@@ -468,9 +468,16 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
             jobs[i].on_text = note_deepspeed_link;
             jobs[i].on_text_ctx = &may_link[i];
         }
+    oom_file_facts *facts = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof *facts);
+    for (size_t i = 0; i < d.target_count; i++)
+        jobs[i].facts = &facts[i];
     oom_lint_jobs(compiled, jobs, d.target_count, s->threads > 0 ? s->threads : default_threads(),
                   &run.diags);
     free(jobs);
+    oom_project_drop_findings_of_no_grad_callees(facts, d.target_count, &run.diags);
+    for (size_t i = 0; i < d.target_count; i++)
+        oom_file_facts_free(&facts[i]);
+    free(facts);
     /* the project pass: facts that span files */
     const char **py = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(char *));
     const char **linking = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(char *));

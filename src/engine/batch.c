@@ -44,10 +44,10 @@ static void lint_one(oom_linter *linter, const oom_compiled *c, const oom_job *j
     if (job->on_text)
         job->on_text(job->on_text_ctx, &src);
     if (job->report_syntax) {
-        oom_linter_run(linter, &src, job->lang, out);
+        oom_linter_run_with_facts(linter, &src, job->lang, out, job->facts);
     } else {
         oom_diag_list found = {NULL, 0, 0};
-        oom_linter_run(linter, &src, job->lang, &found);
+        oom_linter_run_with_facts(linter, &src, job->lang, &found, job->facts);
         drop_syntax_errors(&found);
         oom_diag_list_move(out, &found);
     }

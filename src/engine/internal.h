@@ -59,6 +59,7 @@ struct oom_pred {
     oom_sem_fn fn;
     bool whole_file;     /* see oom_sem_entry */
     bool dotted_names;   /* see oom_sem_entry */
+    bool asks_grad_on;   /* #oom-grad-enabled? (not negated): the finding depends on the callers */
     uint32_t file_slot;  /* its answer's place in oom_sem_env.file_answers */
 };
 

@@ -257,6 +257,29 @@ typedef struct {
     oom_suppression_set *supp;
 } match_ctx;
 
+/* A finding whose pattern asked that autograd be on holds only while the
+ * function around it runs with grad: name that function for the project
+ * pass, which knows its callers in every file. */
+static void note_grad_condition(oom_diag *d, const oom_pred *preds, size_t count, const TSQueryMatch *m,
+                                const oom_sem_env *env)
+{
+    if (!env->py)
+        return;
+    for (size_t i = 0; i < count; i++) {
+        if (!preds[i].asks_grad_on)
+            continue;
+        for (uint16_t k = 0; k < m->capture_count; k++) {
+            if (m->captures[k].index != preds[i].capture)
+                continue;
+            uint32_t len;
+            const char *name = oom_pymodel_function_at(env->py, ts_node_start_byte(m->captures[k].node), &len);
+            if (name)
+                d->needs_grad_in = oom_xstrndup(name, len);
+            return;
+        }
+    }
+}
+
 static void on_match(void *ctx, const TSQueryMatch *m)
 {
     match_ctx *mc = ctx;
@@ -285,6 +308,8 @@ static void on_match(void *ctx, const TSQueryMatch *m)
                             env->run->gpu ? env->run->gpu->name : NULL};
     add_finding(mc->found, mc->src, slot->rule, ts_node_start_byte(site), ts_node_end_byte(site),
                 &penv);
+    note_grad_condition(&mc->found->items[mc->found->len - 1], lq->preds[m->pattern_index],
+                        lq->pred_counts[m->pattern_index], m, env);
 }
 
 /* A pattern whose matching at one node was abandoned is reported, as a regex
@@ -371,6 +396,22 @@ static void filter_findings(oom_diag_list *found, const oom_suppression_set *sup
 
 void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list *out)
 {
+    oom_linter_run_with_facts(l, src, lang, out, NULL);
+}
+
+static void collect_facts(const oom_pymodel *model, oom_file_facts *facts)
+{
+    for (size_t i = 0; i < oom_pymodel_call_count(model); i++) {
+        uint32_t len;
+        bool grad_off;
+        const char *name = oom_pymodel_call_at(model, i, &len, &grad_off);
+        oom_file_facts_add_call(facts, name, len, grad_off);
+    }
+}
+
+void oom_linter_run_with_facts(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list *out,
+                               oom_file_facts *facts)
+{
     if (lang < 0 || lang >= OOM_LANG_COUNT)
         return;
     TSTree *tree;
@@ -404,6 +445,8 @@ void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list
         report_syntax_error(l, src, root, &found);
     filter_findings(&found, &supp);
     oom_diag_list_move(out, &found);
+    if (facts && model)
+        collect_facts(model, facts);
     oom_suppression_set_free(&supp);
     oom_pymodel_free(model);
     oom_jsonmodel_free(json);

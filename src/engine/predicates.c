@@ -105,6 +105,7 @@ static int build_pred(const oom_query *q, const TSQueryPredicateStep *steps, uin
         p->fn = sem->fn;
         p->whole_file = sem->whole_file;
         p->dotted_names = sem->dotted_names;
+        p->asks_grad_on = !p->negate && strcmp(sem->name, "oom-grad-enabled") == 0;
         unsigned here = lang == OOM_LANG_PYTHON ? OOM_SEM_PYTHON : lang == OOM_LANG_JSON ? OOM_SEM_JSON : 0;
         if (sem->regex_arg && p->arg_count == 1 && compile_regex(p, err) != 0) {
             rc = -1;

@@ -417,3 +417,26 @@ bool oom_pymodel_in_forward_code(const oom_pymodel *m, TSNode node)
                 has_prefix_n(name, len, "test") || has_prefix_n(name, len, "predict");
     return !hook;
 }
+
+const char *oom_pymodel_function_at(const oom_pymodel *m, uint32_t pos, uint32_t *len)
+{
+    for (int s = oom_model_scope_at(m, pos); s > 0; s = m->scopes[s].parent)
+        if (m->scopes[s].name) {
+            *len = m->scopes[s].name_len;
+            return m->scopes[s].name;
+        }
+    *len = 0;
+    return NULL;
+}
+
+size_t oom_pymodel_call_count(const oom_pymodel *m)
+{
+    return m->call_count;
+}
+
+const char *oom_pymodel_call_at(const oom_pymodel *m, size_t i, uint32_t *len, bool *grad_off)
+{
+    *len = m->calls[i].name_len;
+    *grad_off = oom_model_grad_state_at(m, m->calls[i].pos) != OOM_GRAD_ENABLED;
+    return m->calls[i].name;
+}

@@ -1,0 +1,25 @@
+/* facts: what the project pass needs to know of each file, taken while a
+ * worker thread holds the file's model, so no file is read or parsed twice.
+ * The project pass joins them (project/callers.c). */
+#ifndef OOMLINT_FACTS_H
+#define OOMLINT_FACTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "oomlint/util.h"
+
+typedef struct {
+    /* every call of a function or method by its last name (`step` in
+     * `step(x)`, `self.step(x)`, `trainer.step(x)`), and whether autograd
+     * is off where the call stands (no_grad, inference_mode, a function
+     * only called without grad) */
+    oom_strlist callees;
+    unsigned char *callee_grad_off;
+    size_t callee_grad_off_cap;
+} oom_file_facts;
+
+void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, bool grad_off);
+void oom_file_facts_free(oom_file_facts *f);
+
+#endif
