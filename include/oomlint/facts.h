@@ -10,13 +10,19 @@
 #include "oomlint/util.h"
 
 typedef struct {
+    size_t name; /* offset of the NUL-terminated name in oom_file_facts.names */
+    bool grad_off;
+} oom_call_fact;
+
+typedef struct {
     /* every call of a function or method by its last name (`step` in
      * `step(x)`, `self.step(x)`, `trainer.step(x)`), and whether autograd
      * is off where the call stands (no_grad, inference_mode, a function
-     * only called without grad) */
-    oom_strlist callees;
-    unsigned char *callee_grad_off;
-    size_t callee_grad_off_cap;
+     * only called without grad); the names in one buffer, not one
+     * allocation each */
+    oom_buf names;
+    oom_call_fact *calls;
+    size_t call_count, call_cap;
 } oom_file_facts;
 
 void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, bool grad_off);

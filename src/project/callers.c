@@ -11,17 +11,16 @@
 
 void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, bool grad_off)
 {
-    char *copy = oom_xstrndup(name, len);
-    oom_strlist_push(&f->callees, copy);
-    free(copy);
-    oom_grow((void **)&f->callee_grad_off, &f->callee_grad_off_cap, f->callees.len, 1);
-    f->callee_grad_off[f->callees.len - 1] = grad_off;
+    oom_call_fact c = {f->names.len, grad_off};
+    oom_buf_append(&f->names, name, len);
+    oom_buf_putc(&f->names, '\0');
+    OOM_PUSH(f->calls, f->call_count, f->call_cap, c);
 }
 
 void oom_file_facts_free(oom_file_facts *f)
 {
-    oom_strlist_free(&f->callees);
-    free(f->callee_grad_off);
+    oom_buf_free(&f->names);
+    free(f->calls);
     memset(f, 0, sizeof *f);
 }
 
@@ -40,12 +39,13 @@ static callee_count *count_callees(const oom_file_facts *facts, size_t nfiles, s
 {
     size_t total = 0;
     for (size_t i = 0; i < nfiles; i++)
-        total += facts[i].callees.len;
+        total += facts[i].call_count;
     callee_count *all = oom_xcalloc(total ? total : 1, sizeof *all);
     size_t n = 0;
     for (size_t i = 0; i < nfiles; i++)
-        for (size_t k = 0; k < facts[i].callees.len; k++)
-            all[n++] = (callee_count){facts[i].callees.items[k], 1, facts[i].callee_grad_off[k]};
+        for (size_t k = 0; k < facts[i].call_count; k++)
+            all[n++] = (callee_count){facts[i].names.data + facts[i].calls[k].name, 1,
+                                      facts[i].calls[k].grad_off};
     qsort(all, n, sizeof *all, by_name);
     size_t out = 0;
     for (size_t i = 0; i < n; i++) {
