@@ -111,7 +111,7 @@ static void note_deepspeed_link(void *ctx, const oom_source *src)
 
 static oom_job job_for(const oom_settings *s, const oom_target *t)
 {
-    oom_job job = {t->path, t->path, t->lang, true, NULL, NULL};
+    oom_job job = {t->path, t->path, t->lang, true, NULL, NULL, NULL};
     if (strcmp(t->path, "-") == 0) {
         job.display = s->stdin_filename ? s->stdin_filename : "<stdin>";
         if (s->stdin_filename) {
