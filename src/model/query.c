@@ -419,7 +419,7 @@ bool oom_name_has_word(const char *name, size_t len, const char *const *words)
 static const char *const eval_words[] = {
     "eval",  "evaluate",   "evaluation", "evaluating", "valid",   "validate",  "validation",
     "validating", "test", "testing", "predict", "prediction", "predictions", "inference",
-    "infer", "score", "scoring", NULL};
+    "infer", "score", "scoring", "generate", "generation", "sample", "sampling", NULL};
 static const char *const train_words[] = {"train", "training", "fit", "finetune", NULL};
 
 static bool scope_named_for_eval(const oom_pymodel *m, int scope)
