@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "oomlint/diag.h"
-#include "oomlint/facts.h"
+#include "oomlint/model.h"
 #include "oomlint/kb.h"
 #include "oomlint/rules.h"
 #include "oomlint/select.h"
@@ -42,10 +42,14 @@ void oom_linter_free(oom_linter *l);
 /* Lints one source of the given language and appends findings (after
  * suppression comments are applied) to `out`. */
 void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list *out);
-/* The same, also filling `facts` (may be NULL) with what the project pass
- * needs of the file, while its model is at hand. */
-void oom_linter_run_with_facts(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list *out,
-                               oom_file_facts *facts);
+/* Called once a Python file is linted, on the thread that linted it, with
+ * its model and tree: how the project pass takes what it needs of the file
+ * (oomlint/facts.h) without reading or parsing it again. */
+typedef void (*oom_on_model_fn)(void *ctx, oom_source *src, oom_pymodel *model, TSNode root);
+
+/* oom_linter_run, then `on_model` (may be NULL) for a Python file. */
+void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list *out,
+                         oom_on_model_fn on_model, void *ctx);
 
 /* Appends the finding for a file that could not be read (OOM002). */
 void oom_report_unreadable(const oom_compiled *c, const char *path, const char *reason,
@@ -66,7 +70,8 @@ typedef struct {
     bool report_syntax;
     oom_on_text_fn on_text;
     void *on_text_ctx;
-    oom_file_facts *facts; /* filled for the project pass; may be NULL */
+    oom_on_model_fn on_model; /* may be NULL */
+    void *on_model_ctx;
 } oom_job;
 
 /* Lints every job on `threads` threads (each with its own parser and

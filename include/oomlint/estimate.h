@@ -80,6 +80,8 @@ const char *oom_optimizer_name(oom_optimizer o);
 /* ---- from a script to the estimate's inputs ------------------------------------------ */
 
 #include "oomlint/kb.h"
+#include "oomlint/model.h"
+#include "oomlint/source.h"
 #include "oomlint/util.h"
 
 /* Where an input came from: "train.py:42 per_device_train_batch_size", a
@@ -109,6 +111,10 @@ typedef struct {
 
 /* Defaults for everything, each marked assumed. */
 void oom_script_inputs_init(oom_script_inputs *s);
+/* The same from a file already read, parsed and modelled (the linter's worker
+ * thread does this while it holds the file: nothing is read twice). */
+void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel *m, TSNode root,
+                                  const oom_kb *kb, oom_script_inputs *out);
 /* Reads a Python script (and the DeepSpeed config it names) for the inputs.
  * Returns false, with a reason in err, when the file cannot be read. */
 bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err);

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "oomlint/estimate.h"
+#include "oomlint/model.h"
 #include "oomlint/util.h"
 
 typedef struct {
@@ -23,9 +25,14 @@ typedef struct {
     oom_buf names;
     oom_call_fact *calls;
     size_t call_count, call_cap;
+    /* the memory estimate's inputs (taken only when a target GPU is known);
+     * NULL otherwise */
+    oom_script_inputs *inputs;
 } oom_file_facts;
 
 void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, bool grad_off);
+/* Every call of the file's model, with its grad state. */
+void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m);
 void oom_file_facts_free(oom_file_facts *f);
 
 #endif

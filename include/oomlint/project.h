@@ -50,9 +50,12 @@ void oom_project_drop_findings_of_no_grad_callees(const oom_file_facts *facts, s
 
 /* OOM601 / OOM602: the peak-memory estimate of each script that loads a
  * known model, against the target GPU; reported at the line that sets the
- * dominant input, with a fix plan as the help. Silent without a GPU. */
-void oom_project_check_capacity(const oom_rule_list *rules, bool oom601, bool oom602, const oom_kb *kb,
-                                const oom_gpu *gpu, int num_gpus, const char *const *paths, size_t count,
-                                oom_diag_list *out);
+ * dominant input, with a fix plan as the help. Silent without a GPU. The
+ * inputs are those the worker threads took while they held each file
+ * (facts[i] for paths[i]; files whose inputs were not taken are skipped):
+ * no file is read or parsed again. */
+void oom_project_check_capacity(const oom_rule_list *rules, bool oom601, bool oom602, const oom_gpu *gpu,
+                                int num_gpus, const char *const *paths, const oom_file_facts *facts,
+                                size_t count, oom_diag_list *out);
 
 #endif

@@ -12,6 +12,8 @@
 #include "oomlint/diffbase.h"
 #include "oomlint/discover.h"
 #include "oomlint/engine.h"
+#include "oomlint/estimate.h"
+#include "oomlint/facts.h"
 #include "oomlint/project.h"
 #include "oomlint/rules.h"
 #include "oomlint/source.h"
@@ -111,7 +113,7 @@ static void note_deepspeed_link(void *ctx, const oom_source *src)
 
 static oom_job job_for(const oom_settings *s, const oom_target *t)
 {
-    oom_job job = {t->path, t->path, t->lang, true, NULL, NULL, NULL};
+    oom_job job = {t->path, t->path, t->lang, true, NULL, NULL, NULL, NULL};
     if (strcmp(t->path, "-") == 0) {
         job.display = s->stdin_filename ? s->stdin_filename : "<stdin>";
         if (s->stdin_filename) {
@@ -430,6 +432,24 @@ static int cmd_estimate(const oom_settings *s)
     return rc;
 }
 
+/* What a worker takes of each Python file for the project pass. */
+typedef struct {
+    oom_file_facts *facts;
+    const oom_kb *kb;
+    bool want_inputs; /* a target GPU is known and OOM601/OOM602 run */
+    const char *path;
+} facts_ctx;
+
+static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, TSNode root)
+{
+    facts_ctx *f = ctx;
+    oom_file_facts_take_calls(f->facts, model);
+    if (f->want_inputs) {
+        f->facts->inputs = oom_xcalloc(1, sizeof *f->facts->inputs);
+        oom_script_inputs_from_model(f->path, src, model, root, f->kb, f->facts->inputs);
+    }
+}
+
 static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
 {
     oom_buf err;
@@ -469,33 +489,40 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
             jobs[i].on_text_ctx = &may_link[i];
         }
     oom_file_facts *facts = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof *facts);
-    for (size_t i = 0; i < d.target_count; i++)
-        jobs[i].facts = &facts[i];
+    facts_ctx *fctx = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof *fctx);
+    bool want_inputs = eff.run.gpu && eff.run.kb && (oom_compiled_rule_enabled(compiled, "OOM601") ||
+                                                     oom_compiled_rule_enabled(compiled, "OOM602"));
+    for (size_t i = 0; i < d.target_count; i++) {
+        fctx[i] = (facts_ctx){&facts[i], eff.run.kb, want_inputs && strcmp(d.targets[i].path, "-") != 0,
+                              d.targets[i].path};
+        jobs[i].on_model = take_facts;
+        jobs[i].on_model_ctx = &fctx[i];
+    }
     oom_lint_jobs(compiled, jobs, d.target_count, s->threads > 0 ? s->threads : default_threads(),
                   &run.diags);
     free(jobs);
     oom_project_drop_findings_of_no_grad_callees(facts, d.target_count, &run.diags);
-    for (size_t i = 0; i < d.target_count; i++)
-        oom_file_facts_free(&facts[i]);
-    free(facts);
     /* the project pass: facts that span files */
-    const char **py = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(char *));
     const char **linking = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(char *));
-    size_t npy = 0, nlinking = 0;
+    size_t nlinking = 0;
     for (size_t i = 0; i < d.target_count; i++)
-        if (d.targets[i].lang == OOM_LANG_PYTHON && strcmp(d.targets[i].path, "-") != 0) {
-            py[npy++] = d.targets[i].path;
-            if (may_link[i])
-                linking[nlinking++] = d.targets[i].path;
-        }
+        if (d.targets[i].lang == OOM_LANG_PYTHON && strcmp(d.targets[i].path, "-") != 0 && may_link[i])
+            linking[nlinking++] = d.targets[i].path;
     free(may_link);
     oom_project_check_deepspeed(rules, oom_compiled_rule_enabled(compiled, "OOM405"), linking, nlinking,
                                 &run.diags);
     free(linking);
+    const char **paths = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(char *));
+    for (size_t i = 0; i < d.target_count; i++)
+        paths[i] = d.targets[i].path;
     oom_project_check_capacity(rules, oom_compiled_rule_enabled(compiled, "OOM601"),
-                               oom_compiled_rule_enabled(compiled, "OOM602"), &eff.kb, eff.run.gpu,
-                               eff.run.num_gpus, py, npy, &run.diags);
-    free(py);
+                               oom_compiled_rule_enabled(compiled, "OOM602"), eff.run.gpu, eff.run.num_gpus,
+                               paths, facts, d.target_count, &run.diags);
+    free(paths);
+    for (size_t i = 0; i < d.target_count; i++)
+        oom_file_facts_free(&facts[i]);
+    free(facts);
+    free(fctx);
     oom_diag_list_sort(&run.diags);
     apply_per_file_ignores(&eff, &run.diags);
     /* Without the changed lines, an unfiltered report would mislead: none. */

@@ -44,10 +44,10 @@ static void lint_one(oom_linter *linter, const oom_compiled *c, const oom_job *j
     if (job->on_text)
         job->on_text(job->on_text_ctx, &src);
     if (job->report_syntax) {
-        oom_linter_run_with_facts(linter, &src, job->lang, out, job->facts);
+        oom_linter_run_then(linter, &src, job->lang, out, job->on_model, job->on_model_ctx);
     } else {
         oom_diag_list found = {NULL, 0, 0};
-        oom_linter_run_with_facts(linter, &src, job->lang, &found, job->facts);
+        oom_linter_run_then(linter, &src, job->lang, &found, job->on_model, job->on_model_ctx);
         drop_syntax_errors(&found);
         oom_diag_list_move(out, &found);
     }

@@ -396,21 +396,11 @@ static void filter_findings(oom_diag_list *found, const oom_suppression_set *sup
 
 void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list *out)
 {
-    oom_linter_run_with_facts(l, src, lang, out, NULL);
+    oom_linter_run_then(l, src, lang, out, NULL, NULL);
 }
 
-static void collect_facts(const oom_pymodel *model, oom_file_facts *facts)
-{
-    for (size_t i = 0; i < oom_pymodel_call_count(model); i++) {
-        uint32_t len;
-        bool grad_off;
-        const char *name = oom_pymodel_call_at(model, i, &len, &grad_off);
-        oom_file_facts_add_call(facts, name, len, grad_off);
-    }
-}
-
-void oom_linter_run_with_facts(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list *out,
-                               oom_file_facts *facts)
+void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list *out,
+                         oom_on_model_fn on_model, void *ctx)
 {
     if (lang < 0 || lang >= OOM_LANG_COUNT)
         return;
@@ -445,8 +435,8 @@ void oom_linter_run_with_facts(oom_linter *l, oom_source *src, oom_lang lang, oo
         report_syntax_error(l, src, root, &found);
     filter_findings(&found, &supp);
     oom_diag_list_move(out, &found);
-    if (facts && model)
-        collect_facts(model, facts);
+    if (on_model && model)
+        on_model(ctx, src, model, root);
     oom_suppression_set_free(&supp);
     oom_pymodel_free(model);
     oom_jsonmodel_free(json);

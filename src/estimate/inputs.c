@@ -316,20 +316,11 @@ bool oom_script_inputs_is_image(const oom_script_inputs *s)
     return s->in.image_bytes > 0;
 }
 
-bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err)
+void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel *m, TSNode root,
+                                  const oom_kb *kb, oom_script_inputs *out)
 {
     oom_script_inputs_init(out);
-    oom_source src;
-    char why[256];
-    if (oom_source_read(path, path, &src, why, sizeof why) != OOM_SOURCE_OK) {
-        oom_buf_printf(err, "%s: %s", path, why);
-        oom_source_free(&src);
-        return false;
-    }
-    TSParser *parser = ts_parser_new();
-    TSTree *tree = oom_parse_python(parser, src.text, src.len);
-    oom_pymodel *m = oom_pymodel_build(tree, src.text, src.len);
-    reader r = {path, &src, m, out, kb, ts_tree_root_node(tree)};
+    reader r = {path, src, m, out, kb, root};
     const oom_strlist *ids = oom_pymodel_pretrained_ids(m);
     for (size_t i = 0; i < ids->len && !out->model_known; i++) {
         char what[200];
@@ -337,16 +328,16 @@ bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_input
         if (oom_script_inputs_use_model(out, kb, ids->items[i], what)) {
             out->from[OOM_IN_MODEL].assumed = false;
             /* point at the string that names the model */
-            const char *at = strstr(src.text, ids->items[i]);
+            const char *at = strstr(src->text, ids->items[i]);
             if (at) {
                 uint32_t row, col;
-                oom_source_position(&src, (size_t)(at - src.text) - (at > src.text ? 1 : 0), &row, &col);
+                oom_source_position(src, (size_t)(at - src->text) - (at > src->text ? 1 : 0), &row, &col);
                 out->from[OOM_IN_MODEL].line = row;
                 out->from[OOM_IN_MODEL].col = col;
             }
-            out->in.lm_head = strstr(src.text, "CausalLM") || strstr(src.text, "LMHead") ||
-                              strstr(src.text, "Seq2SeqLM") || strstr(src.text, "MaskedLM") ||
-                              strstr(src.text, "ConditionalGeneration") || strstr(src.text, "SFTTrainer");
+            out->in.lm_head = strstr(src->text, "CausalLM") || strstr(src->text, "LMHead") ||
+                              strstr(src->text, "Seq2SeqLM") || strstr(src->text, "MaskedLM") ||
+                              strstr(src->text, "ConditionalGeneration") || strstr(src->text, "SFTTrainer");
         }
     }
     read_keywords(&r);
@@ -360,6 +351,22 @@ bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_input
         out->from[OOM_IN_CHECKPOINTING].assumed = false;
     }
     read_deepspeed(&r);
+}
+
+bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err)
+{
+    oom_script_inputs_init(out);
+    oom_source src;
+    char why[256];
+    if (oom_source_read(path, path, &src, why, sizeof why) != OOM_SOURCE_OK) {
+        oom_buf_printf(err, "%s: %s", path, why);
+        oom_source_free(&src);
+        return false;
+    }
+    TSParser *parser = ts_parser_new();
+    TSTree *tree = oom_parse_python(parser, src.text, src.len);
+    oom_pymodel *m = oom_pymodel_build(tree, src.text, src.len);
+    oom_script_inputs_from_model(path, &src, m, ts_tree_root_node(tree), kb, out);
     oom_pymodel_free(m);
     ts_tree_delete(tree);
     ts_parser_delete(parser);

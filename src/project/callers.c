@@ -17,8 +17,19 @@ void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, bo
     OOM_PUSH(f->calls, f->call_count, f->call_cap, c);
 }
 
+void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m)
+{
+    for (size_t i = 0; i < oom_pymodel_call_count(m); i++) {
+        uint32_t len;
+        bool grad_off;
+        const char *name = oom_pymodel_call_at(m, i, &len, &grad_off);
+        oom_file_facts_add_call(f, name, len, grad_off);
+    }
+}
+
 void oom_file_facts_free(oom_file_facts *f)
 {
+    free(f->inputs);
     oom_buf_free(&f->names);
     free(f->calls);
     memset(f, 0, sizeof *f);

@@ -46,51 +46,68 @@ static void add(const oom_rule *rule, const char *path, const oom_provenance *at
     oom_source_free(&src);
 }
 
-void oom_project_check_capacity(const oom_rule_list *rules, bool oom601, bool oom602, const oom_kb *kb,
-                                const oom_gpu *gpu, int num_gpus, const char *const *paths, size_t count,
-                                oom_diag_list *out)
+typedef struct {
+    const oom_rule *r601, *r602;
+    bool oom601, oom602;
+    const oom_gpu *gpu;
+    int num_gpus;
+} capacity_check;
+
+/* The estimate of one training script against the target GPU. */
+static void check_script(const capacity_check *c, const char *path, oom_script_inputs s, oom_diag_list *out)
 {
-    const oom_rule *r601 = oom_rules_find(rules, "OOM601"), *r602 = oom_rules_find(rules, "OOM602");
-    if (!gpu || gpu->memory_gib <= 0 || !kb || !r601 || !r602 || (!oom601 && !oom602))
+    if (!s.model_known || !s.in.training)
         return;
-    double cap = gpu->memory_gib * GIB;
-    for (size_t i = 0; i < count; i++) {
-        oom_script_inputs s;
-        oom_buf err;
-        oom_buf_init(&err);
-        bool ok = oom_script_inputs_read(paths[i], kb, &s, &err);
-        oom_buf_free(&err);
-        if (!ok || !s.model_known || !s.in.training)
-            continue;
-        if (num_gpus > 0)
-            s.in.num_gpus = num_gpus;
-        oom_estimate e;
-        oom_estimate_compute(&s.in, &e);
-        bool over = e.total > cap, near = !over && e.total > 0.9 * cap;
-        if ((over && !oom601) || (near && !oom602) || (!over && !near))
-            continue;
-        oom_buf msg, plan;
-        oom_buf_init(&msg);
-        oom_buf_init(&plan);
-        char shape[64];
-        if (oom_script_inputs_is_image(&s))
-            snprintf(shape, sizeof shape, "image %lldx%lld", s.in.image_h > 0 ? s.in.image_h : s.in.image_ref,
-                     s.in.image_w > 0 ? s.in.image_w : s.in.image_ref);
-        else
-            snprintf(shape, sizeof shape, "sequence %lld", s.in.seq_len);
-        oom_buf_printf(&msg, "estimated peak %.1f GiB per GPU %s the %s's %.0f GiB (%s, batch %lld, %s, %s, %s)",
-                       e.total / GIB, over ? "exceeds" : "is within 10% of", gpu->name, gpu->memory_gib,
-                       s.model_id, s.in.micro_batch, shape, oom_precision_name(s.in.precision),
-                       oom_optimizer_name(s.in.optimizer));
-        oom_estimate after;
-        bool fits = oom_estimate_fix_plan(&s, gpu, 0.9 * cap, &plan, &after);
-        oom_buf help;
-        oom_buf_init(&help);
-        oom_buf_printf(&help, "%s %s; see `oomlint estimate %s --gpu %s`", fits ? "to fit under 90%:" : "even",
-                       plan.len ? plan.data : "nothing in the toolbox is enough", paths[i], gpu->id);
-        add(over ? r601 : r602, paths[i], dominant_input(&s, &e), msg.data, help.data, out);
-        oom_buf_free(&msg);
-        oom_buf_free(&plan);
-        oom_buf_free(&help);
-    }
+    double cap = c->gpu->memory_gib * GIB;
+    if (c->num_gpus > 0)
+        s.in.num_gpus = c->num_gpus;
+    oom_estimate e;
+    oom_estimate_compute(&s.in, &e);
+    bool over = e.total > cap, near = !over && e.total > 0.9 * cap;
+    if ((over && !c->oom601) || (near && !c->oom602) || (!over && !near))
+        return;
+    oom_buf msg, plan;
+    oom_buf_init(&msg);
+    oom_buf_init(&plan);
+    char shape[64];
+    if (oom_script_inputs_is_image(&s))
+        snprintf(shape, sizeof shape, "image %lldx%lld", s.in.image_h > 0 ? s.in.image_h : s.in.image_ref,
+                 s.in.image_w > 0 ? s.in.image_w : s.in.image_ref);
+    else
+        snprintf(shape, sizeof shape, "sequence %lld", s.in.seq_len);
+    oom_buf_printf(&msg, "estimated peak %.1f GiB per GPU %s the %s's %.0f GiB (%s, batch %lld, %s, %s, %s)",
+                   e.total / GIB, over ? "exceeds" : "is within 10% of", c->gpu->name, c->gpu->memory_gib,
+                   s.model_id, s.in.micro_batch, shape, oom_precision_name(s.in.precision),
+                   oom_optimizer_name(s.in.optimizer));
+    oom_estimate after;
+    bool fits = oom_estimate_fix_plan(&s, c->gpu, 0.9 * cap, &plan, &after);
+    oom_buf help;
+    oom_buf_init(&help);
+    oom_buf_printf(&help, "%s %s; see `oomlint estimate %s --gpu %s`", fits ? "to fit under 90%:" : "even",
+                   plan.len ? plan.data : "nothing in the toolbox is enough", path, c->gpu->id);
+    add(over ? c->r601 : c->r602, path, dominant_input(&s, &e), msg.data, help.data, out);
+    oom_buf_free(&msg);
+    oom_buf_free(&plan);
+    oom_buf_free(&help);
+}
+
+static bool capacity_setup(const oom_rule_list *rules, bool oom601, bool oom602, const oom_gpu *gpu,
+                           int num_gpus, capacity_check *c)
+{
+    *c = (capacity_check){oom_rules_find(rules, "OOM601"), oom_rules_find(rules, "OOM602"), oom601, oom602,
+                          gpu, num_gpus};
+    return gpu && gpu->memory_gib > 0 && c->r601 && c->r602 && (oom601 || oom602);
+}
+
+void oom_project_check_capacity(const oom_rule_list *rules, bool oom601, bool oom602, const oom_gpu *gpu,
+                                int num_gpus, const char *const *paths, const oom_file_facts *facts,
+                                size_t count, oom_diag_list *out)
+{
+    capacity_check c;
+    /* the knowledge base was asked when the inputs were taken */
+    if (!capacity_setup(rules, oom601, oom602, gpu, num_gpus, &c))
+        return;
+    for (size_t i = 0; i < count; i++)
+        if (facts[i].inputs)
+            check_script(&c, paths[i], *facts[i].inputs, out);
 }
