@@ -86,6 +86,21 @@ printf '%-28s %10.3f %14.0f\n' "tree-sitter parse only" "$T_PARSE" "$(echo "$LIN
 printf '%-28s %10.3f %14.0f\n' "oomlint, 1 thread" "$T_LINT" "$(echo "$LINES / $T_LINT" | bc -l)"
 printf '%-28s %10.3f %14.0f\n' "oomlint, $NPROC threads" "$T_LINTN" "$(echo "$LINES / $T_LINTN" | bc -l)"
 printf 'thread scaling: %.2fx with %s threads (median of the rounds)\n' "$SCALING" "$NPROC"
+# A target GPU adds the capacity pass (OOM601/602), which takes each file's
+# estimate inputs from the worker that linted it: timed against the same run
+# without a GPU, side by side in each round (A B B A).
+lintn_gpu() { xargs build/oomlint --threads "$NPROC" --format concise --gpu v100 < "$LIST"; }
+GPU_ROUNDS="$(mktemp)"
+i=0
+while [ $i -lt "$RUNS" ]; do
+    echo "$(one_run lintn) $(one_run lintn_gpu) $(one_run lintn_gpu) $(one_run lintn)" >> "$GPU_ROUNDS"
+    i=$((i + 1))
+done
+GPU_RATIO=$(awk '{print ($2 + $3) / ($1 + $4)}' "$GPU_ROUNDS" | median)
+rm -f "$GPU_ROUNDS"
+RSS_GPU=$(command -v /usr/bin/time >/dev/null 2>&1 && peak_rss sh -c "xargs build/oomlint --gpu v100 < '$LIST'" || echo "?")
+printf 'with --gpu v100: %.2fx the run without (%s threads, median of the rounds)   peak RSS: %s KiB\n' \
+    "$GPU_RATIO" "$NPROC" "$RSS_GPU"
 PEERS=1
 sh src/deps/fetch.sh build/deps src/deps/bench-tools.lock >/dev/null 2>&1 || PEERS=0
 RUFF_DIR=build/deps/_astral-sh-ruff-wasm-nodejs
