@@ -1056,7 +1056,7 @@ oom_pymodel *oom_pymodel_build_from(const oom_nodes *nodes, const char *src, siz
     OOM_PUSH(m->scopes, m->scope_count, m->scope_cap, module);
     walk(m, nodes);
     propagate_no_grad_to_callees(m);
-    m->trains = oom_model_compute_trains(m);
+    m->trains = -1;
     return m;
 }
 

@@ -162,7 +162,7 @@ struct oom_pymodel {
     oom_keyword *keywords;
     size_t keyword_count, keyword_cap;
     bool distributed; /* init_process_group, DDP, LOCAL_RANK / local_rank */
-    bool trains;      /* oom_pymodel_file_trains, answered once when the model is built */
+    signed char trains; /* oom_pymodel_file_trains, answered once when first asked; -1 before */
     bool ml_imports;  /* imports a deep-learning package, or a module of its own project */
     oom_strlist pretrained_ids;
     int *pretrained_scopes; /* the scope each id was loaded in */
