@@ -242,16 +242,7 @@ bool oom_pymodel_int_value(const oom_pymodel *m, TSNode e, long long *out)
         }
         if (ts_node_symbol(e) != m->sym.identifier)
             return false;
-        uint32_t len;
-        const char *name = oom_node_text(m, e, &len);
-        uint32_t pos = ts_node_start_byte(e);
-        int scope = oom_model_scope_at(m, pos);
-        const oom_binding *b = oom_model_last_binding(m, scope, name, len, pos, true);
-        if (!b && scope != 0)
-            b = oom_model_last_binding(m, 0, name, len, UINT32_MAX, true);
-        if (!b || b->kind != OOM_BIND_VALUE)
-            return false;
-        e = b->value;
+        e = oom_model_bound_value(m, e);
     }
     return false;
 }

@@ -234,6 +234,9 @@ static inline const char *oom_node_last_name(const oom_pymodel *m, TSNode n, uin
 }
 
 int oom_model_scope_at(const oom_pymodel *m, uint32_t pos);
+/* A name's value where it is read: the last plain binding before it in its
+ * scope, else the module's last one; a null node when it has none. */
+TSNode oom_model_bound_value(const oom_pymodel *m, TSNode name);
 /* Whether the file trains (see oom_pymodel_file_trains), from the walk's facts. */
 bool oom_model_compute_trains(const oom_pymodel *m);
 const oom_binding *oom_model_last_binding(const oom_pymodel *m, int scope, const char *name,

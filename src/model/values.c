@@ -10,7 +10,7 @@
 
 /* A name's value where it is read: the last plain binding before it in its
  * scope, else the module's last one. */
-static TSNode bound_value(const oom_pymodel *m, TSNode name)
+TSNode oom_model_bound_value(const oom_pymodel *m, TSNode name)
 {
     uint32_t len;
     const char *text = oom_node_text(m, name, &len);
@@ -86,7 +86,7 @@ TSNode oom_pymodel_value_of(const oom_pymodel *m, TSNode e, int depth)
         if (strcmp(type, "parenthesized_expression") == 0)
             e = oom_model_named_child(m, e, 0);
         else if (ts_node_symbol(e) == m->sym.identifier && !oom_pymodel_is_import_alias(m, m->src + ts_node_start_byte(e), ts_node_end_byte(e) - ts_node_start_byte(e)))
-            e = bound_value(m, e);
+            e = oom_model_bound_value(m, e);
         else if (strcmp(type, "subscript") == 0)
             e = dict_entry(m, e, depth);
         else if (ts_node_symbol(e) == m->sym.call && is_field_call(m, e))
@@ -157,7 +157,7 @@ bool oom_pymodel_value_follows_switch(const oom_pymodel *m, TSNode e, const void
         if (ts_node_symbol(e) != m->sym.identifier ||
             oom_pymodel_is_import_alias(m, m->src + ts_node_start_byte(e), ts_node_end_byte(e) - ts_node_start_byte(e)))
             return false;
-        e = bound_value(m, e);
+        e = oom_model_bound_value(m, e);
         if (!ts_node_is_null(e) && oom_pymodel_follows_switch(m, e, regex))
             return true;
     }
