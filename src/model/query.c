@@ -461,6 +461,35 @@ static TSNode called_object(const oom_pymodel *m, TSNode node)
     return fn;
 }
 
+/* `wrapper` was built around `inner` (named by its text): `eagle3 =
+ * Eagle3Model(draft_model=draft)`, then `eagle3 = FSDP(eagle3, ...)`. Putting
+ * `draft` in eval mode is evaluating through `eagle3`. */
+static bool wraps(const oom_pymodel *m, TSNode wrapper, const char *inner, uint32_t inner_len, int depth)
+{
+    if (depth > 6 || ts_node_is_null(wrapper) || ts_node_symbol(wrapper) != m->sym.identifier)
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, wrapper, &len);
+    uint32_t pos = ts_node_start_byte(wrapper);
+    const oom_binding *b = oom_model_last_binding(m, oom_model_scope_at(m, pos), name, len, pos, true);
+    if (!b || b->kind != OOM_BIND_VALUE || ts_node_symbol(b->value) != m->sym.call)
+        return false;
+    TSNode args = oom_model_child(m, b->value, "arguments", 9);
+    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode a = oom_model_named_child(m, args, i);
+        if (ts_node_symbol(a) == m->sym.keyword_argument)
+            a = oom_model_child(m, a, "value", 5);
+        if (ts_node_is_null(a) || ts_node_symbol(a) != m->sym.identifier)
+            continue;
+        uint32_t alen;
+        const char *atext = oom_node_text(m, a, &alen);
+        if ((alen == inner_len && memcmp(atext, inner, alen) == 0) || wraps(m, a, inner, inner_len, depth + 1))
+            return true;
+    }
+    return false;
+}
+
 /* Module.predict() is model code, whose caller picks the grad mode; a
  * unittest method is a test. Neither is evaluation code, names or
  * `model.eval()` notwithstanding. */
@@ -490,7 +519,8 @@ bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node)
         const oom_mode_marker *mk = &m->markers[i];
         if (mk->scope != scope || mk->pos > pos || (last && mk->pos < last->pos))
             continue;
-        if (otext && (mk->receiver_len != olen || memcmp(mk->receiver, otext, olen) != 0))
+        if (otext && (mk->receiver_len != olen || memcmp(mk->receiver, otext, olen) != 0) &&
+            !wraps(m, object, mk->receiver, mk->receiver_len, 0))
             continue;
         last = mk;
     }
