@@ -39,7 +39,7 @@ TEST_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(TEST_SRCS))
 RULE_FILES := $(shell find rules -type f 2>/dev/null)
 HEADERS   := $(wildcard include/oomlint/*.h src/*/internal.h)
 
-.PHONY: all setup check-system deps test-tools test unit asan bench profile install clean fuzz fuzz-build validate-estimate ecosystem ecosystem-gather
+.PHONY: all setup check-system deps test-tools test unit asan bench profile install clean fuzz fuzz-build validate-estimate ecosystem ecosystem-gather quick
 
 all: check-system $(BUILD)/oomlint
 
@@ -177,6 +177,12 @@ asan:
 
 test:
 	@sh tests/run.sh
+
+# The plain build's unit tests, fixtures and CLI suites, without the warning
+# builds, valgrind and sanitizers of `make test`; FIXTURES=fixtures/rules/OOM201
+# runs one folder of fixtures.
+quick:
+	@QUICK=1 FIXTURES="$(or $(FIXTURES),fixtures)" sh tests/run.sh
 
 bench: all $(BUILD)/tools/parse-only $(BUILD)/tools/match-diff $(BUILD)/tools/lint-vs-parse
 	@sh tests/bench.sh

@@ -8,6 +8,11 @@ cd "$(dirname "$0")/.."
 LOG="$(mktemp -d "${TMPDIR:-/tmp}/oomlint-run.XXXXXX")"
 trap 'rm -rf "$LOG"' EXIT
 JOBS="$(nproc 2>/dev/null || echo 2)"
+# QUICK=1 (make quick): the plain build's unit tests, fixtures and CLI suites
+# only, no warning builds, valgrind or sanitizers; FIXTURES=DIR narrows the
+# fixture runner to one folder (fixtures/rules/OOM201).
+QUICK="${QUICK:-0}"
+FIXTURES="${FIXTURES:-fixtures}"
 
 results="$LOG/results"
 : > "$results"
@@ -43,8 +48,8 @@ section "build"
 make -j"$JOBS" unit > "$LOG/build" 2>&1
 record "build (make unit)" $? "$LOG/build"
 
-section "warnings: -Wall -Wextra -Werror with gcc and clang"
-for cc in gcc clang; do
+[ "$QUICK" = 1 ] || section "warnings: -Wall -Wextra -Werror with gcc and clang"
+[ "$QUICK" = 1 ] || for cc in gcc clang; do
     if command -v "$cc" >/dev/null 2>&1; then
         ok=0
         for f in $(ls src/*/*.c tests/unit/*.c tests/fuzz/*.c); do
@@ -60,7 +65,7 @@ done
 
 if [ -x build/oomlint-tests ]; then
     section "unit tests and fixtures"
-    collect "unit" build/oomlint-tests fixtures
+    collect "unit" build/oomlint-tests "$FIXTURES"
     section "query matcher against tree-sitter's cursor (every built-in pattern, every fixture)"
     find fixtures -name '*.py' -o -name '*.json' | sort | build/tools/match-diff > "$LOG/match-diff" 2>&1
     rc=$?
@@ -78,7 +83,7 @@ if [ -x build/oomlint-tests ]; then
     done
 fi
 
-if command -v valgrind >/dev/null 2>&1 && [ -x build/oomlint ]; then
+if [ "$QUICK" != 1 ] && command -v valgrind >/dev/null 2>&1 && [ -x build/oomlint ]; then
     section "valgrind memcheck (no errors, no leaks) on the fixtures"
     valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=all \
         --show-leak-kinds=all build/oomlint --format json fixtures > /dev/null 2> "$LOG/valgrind"
@@ -94,10 +99,12 @@ if command -v valgrind >/dev/null 2>&1 && [ -x build/oomlint ]; then
     collect "valgrind e2e" env OOMLINT=tests/valgrind-oomlint.sh sh tests/e2e.sh
 fi
 
-section "sanitizers: ASan + UBSan build"
-make -j"$JOBS" asan > "$LOG/asan-build" 2>&1
-record "build with ASan+UBSan (make asan)" $? "$LOG/asan-build"
-if [ -x build/asan/oomlint-tests ]; then
+if [ "$QUICK" != 1 ]; then
+    section "sanitizers: ASan + UBSan build"
+    make -j"$JOBS" asan > "$LOG/asan-build" 2>&1
+    record "build with ASan+UBSan (make asan)" $? "$LOG/asan-build"
+fi
+if [ "$QUICK" != 1 ] && [ -x build/asan/oomlint-tests ]; then
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
     collect "asan unit" build/asan/oomlint-tests fixtures
