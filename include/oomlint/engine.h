@@ -55,21 +55,14 @@ void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag
 void oom_report_unreadable(const oom_compiled *c, const char *path, const char *reason,
                            oom_diag_list *out);
 
-/* Called with a job's text once it is read, on the thread that lints it:
- * how the project pass learns what it needs of each file without reading
- * it again. */
-typedef void (*oom_on_text_fn)(void *ctx, const oom_source *src);
-
 /* One file to lint: a path ("-" for stdin), the name to report, its language,
- * whether syntax errors in it are ours to report, and what to tell of its
- * text (on_text may be NULL). */
+ * whether syntax errors in it are ours to report, and what to hand the
+ * project pass once it is linted (on_model may be NULL). */
 typedef struct {
     const char *path;
     const char *display;
     oom_lang lang;
     bool report_syntax;
-    oom_on_text_fn on_text;
-    void *on_text_ctx;
     oom_on_model_fn on_model; /* may be NULL */
     void *on_model_ctx;
 } oom_job;

@@ -28,6 +28,9 @@ typedef struct {
     /* the memory estimate's inputs (taken only when a target GPU is known);
      * NULL otherwise */
     oom_script_inputs *inputs;
+    /* the DeepSpeed configs the script hands to TrainingArguments, with the
+     * values the Trainer compares (project/deepspeed.c); NULL when none */
+    struct oom_ds_links *deepspeed;
 } oom_file_facts;
 
 void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, bool grad_off);

@@ -9,6 +9,7 @@
 
 #include "oomlint/kb.h"
 #include "oomlint/model.h"
+#include "oomlint/source.h"
 #include "oomlint/util.h"
 
 /* "hard" (learned absolute positions: longer input breaks), "soft" (rotary,
@@ -34,12 +35,21 @@ bool oom_project_id_limit(const char *id, const char *beside, const oom_kb *kb, 
  * Never false for a file that does; the project pass parses only these. */
 bool oom_project_may_link_deepspeed(const char *text, size_t len);
 
-/* The project pass: for each Python file among `paths` that hands a DeepSpeed
- * config to TrainingArguments (`deepspeed="ds.json"`, directly or through a
- * TrainingArguments JSON read with parse_json_file), compares the values the
- * Trainer checks (precision, micro-batch size, gradient accumulation) and
- * reports OOM405 in the DeepSpeed file at the key, naming the Python line. */
-void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const char *const *paths,
+/* The links of one Python file (NULL when it hands no DeepSpeed config to
+ * TrainingArguments), taken from its text, model and tree by the worker
+ * that linted it: the project pass never reads the file again. */
+typedef struct oom_ds_links oom_ds_links;
+oom_ds_links *oom_project_deepspeed_links_take(const char *script, oom_source *src, oom_pymodel *m,
+                                                TSNode root);
+void oom_project_deepspeed_links_free(oom_ds_links *l);
+
+/* The project pass: for each Python file that hands a DeepSpeed config to
+ * TrainingArguments (`deepspeed="ds.json"`, directly or through a
+ * TrainingArguments JSON read with parse_json_file; facts[i].deepspeed),
+ * compares the values the Trainer checks (precision, micro-batch size,
+ * gradient accumulation) and reports OOM405 in the DeepSpeed file at the
+ * key, naming the Python line. */
+void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const oom_file_facts *facts,
                                  size_t count, oom_diag_list *out);
 
 /* The join of the files' call facts: drops each finding that holds only

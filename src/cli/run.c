@@ -106,14 +106,9 @@ typedef struct {
     bool failed;
 } check_run;
 
-static void note_deepspeed_link(void *ctx, const oom_source *src)
-{
-    *(uint8_t *)ctx = oom_project_may_link_deepspeed(src->text, src->len);
-}
-
 static oom_job job_for(const oom_settings *s, const oom_target *t)
 {
-    oom_job job = {t->path, t->path, t->lang, true, NULL, NULL, NULL, NULL};
+    oom_job job = {t->path, t->path, t->lang, true, NULL, NULL};
     if (strcmp(t->path, "-") == 0) {
         job.display = s->stdin_filename ? s->stdin_filename : "<stdin>";
         if (s->stdin_filename) {
@@ -437,6 +432,7 @@ typedef struct {
     oom_file_facts *facts;
     const oom_kb *kb;
     bool want_inputs; /* a target GPU is known and OOM601/OOM602 run */
+    bool want_links;  /* OOM405 runs */
     const char *path;
 } facts_ctx;
 
@@ -444,6 +440,8 @@ static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, TSNode ro
 {
     facts_ctx *f = ctx;
     oom_file_facts_take_calls(f->facts, model);
+    if (f->want_links)
+        f->facts->deepspeed = oom_project_deepspeed_links_take(f->path, src, model, root);
     if (f->want_inputs) {
         f->facts->inputs = oom_xcalloc(1, sizeof *f->facts->inputs);
         oom_script_inputs_from_model(f->path, src, model, root, f->kb, f->facts->inputs);
@@ -481,20 +479,16 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
     oom_job *jobs = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(oom_job));
     for (size_t i = 0; i < d.target_count; i++)
         jobs[i] = job_for(s, &d.targets[i]);
-    /* while each file is linted, whether the project pass has to read it again */
-    uint8_t *may_link = oom_xcalloc(d.target_count ? d.target_count : 1, 1);
-    for (size_t i = 0; i < d.target_count; i++)
-        if (jobs[i].lang == OOM_LANG_PYTHON && strcmp(d.targets[i].path, "-") != 0) {
-            jobs[i].on_text = note_deepspeed_link;
-            jobs[i].on_text_ctx = &may_link[i];
-        }
+    /* while each Python file is linted, the worker takes what the project pass
+     * needs of it (project/callers.c, project/deepspeed.c, the estimate) */
     oom_file_facts *facts = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof *facts);
     facts_ctx *fctx = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof *fctx);
     bool want_inputs = eff.run.gpu && eff.run.kb && (oom_compiled_rule_enabled(compiled, "OOM601") ||
                                                      oom_compiled_rule_enabled(compiled, "OOM602"));
+    bool want_links = oom_compiled_rule_enabled(compiled, "OOM405");
     for (size_t i = 0; i < d.target_count; i++) {
-        fctx[i] = (facts_ctx){&facts[i], eff.run.kb, want_inputs && strcmp(d.targets[i].path, "-") != 0,
-                              d.targets[i].path};
+        bool file = strcmp(d.targets[i].path, "-") != 0; /* stdin names no config beside it */
+        fctx[i] = (facts_ctx){&facts[i], eff.run.kb, want_inputs && file, want_links && file, d.targets[i].path};
         jobs[i].on_model = take_facts;
         jobs[i].on_model_ctx = &fctx[i];
     }
@@ -502,16 +496,8 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
                   &run.diags);
     free(jobs);
     oom_project_drop_findings_of_no_grad_callees(facts, d.target_count, &run.diags);
-    /* the project pass: facts that span files */
-    const char **linking = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(char *));
-    size_t nlinking = 0;
-    for (size_t i = 0; i < d.target_count; i++)
-        if (d.targets[i].lang == OOM_LANG_PYTHON && strcmp(d.targets[i].path, "-") != 0 && may_link[i])
-            linking[nlinking++] = d.targets[i].path;
-    free(may_link);
-    oom_project_check_deepspeed(rules, oom_compiled_rule_enabled(compiled, "OOM405"), linking, nlinking,
-                                &run.diags);
-    free(linking);
+    /* the project pass: the files' facts joined */
+    oom_project_check_deepspeed(rules, want_links, facts, d.target_count, &run.diags);
     const char **paths = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(char *));
     for (size_t i = 0; i < d.target_count; i++)
         paths[i] = d.targets[i].path;

@@ -41,8 +41,6 @@ static void lint_one(oom_linter *linter, const oom_compiled *c, const oom_job *j
         oom_source_free(&src);
         return;
     }
-    if (job->on_text)
-        job->on_text(job->on_text_ctx, &src);
     if (job->report_syntax) {
         oom_linter_run_then(linter, &src, job->lang, out, job->on_model, job->on_model_ctx);
     } else {

@@ -30,6 +30,7 @@ void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m)
 void oom_file_facts_free(oom_file_facts *f)
 {
     free(f->inputs);
+    oom_project_deepspeed_links_free(f->deepspeed);
     oom_buf_free(&f->names);
     free(f->calls);
     memset(f, 0, sizeof *f);

@@ -211,25 +211,17 @@ bool oom_project_may_link_deepspeed(const char *text, size_t len)
     return false;
 }
 
-static void collect_links(const char *script, link_list *out)
+/* The links of one script, from its text, model and tree (the worker that
+ * linted it holds them). */
+static void collect_links(const char *script, oom_source *src, oom_pymodel *m, TSNode root, link_list *out)
 {
-    oom_source src;
-    char why[128];
-    if (oom_source_read(script, script, &src, why, sizeof why) != OOM_SOURCE_OK ||
-        !oom_project_may_link_deepspeed(src.text, src.len)) {
-        oom_source_free(&src);
-        return;
-    }
-    TSParser *parser = ts_parser_new();
-    TSTree *tree = oom_parse_python(parser, src.text, src.len);
-    oom_pymodel *m = oom_pymodel_build(tree, src.text, src.len);
-    TSTreeCursor cur = ts_tree_cursor_new(ts_tree_root_node(tree));
+    TSTreeCursor cur = ts_tree_cursor_new(root);
     for (;;) { /* iterative walk over the calls */
         TSNode n = ts_tree_cursor_current_node(&cur);
         if (strcmp(ts_node_type(n), "call") == 0) {
             TSNode fn = oom_child(n, "function", 8);
             TSNode args = oom_child(n, "arguments", 9);
-            char *callee = ts_node_is_null(fn) ? oom_xstrdup("") : node_string(src.text, fn);
+            char *callee = ts_node_is_null(fn) ? oom_xstrdup("") : node_string(src->text, fn);
             if (!ts_node_is_null(args) && strcmp(ts_node_type(args), "argument_list") == 0) {
                 if (oom_str_ends_with(callee, "parse_json_file") && ts_node_named_child_count(args) > 0) {
                     oom_buf s;
@@ -241,7 +233,7 @@ static void collect_links(const char *script, link_list *out)
                     }
                     oom_buf_free(&s);
                 } else {
-                    links_from_call(m, &src, script, args, out);
+                    links_from_call(m, src, script, args, out);
                 }
             }
             free(callee);
@@ -254,10 +246,34 @@ static void collect_links(const char *script, link_list *out)
     }
 done:
     ts_tree_cursor_delete(&cur);
-    oom_pymodel_free(m);
-    ts_tree_delete(tree);
-    ts_parser_delete(parser);
-    oom_source_free(&src);
+}
+
+struct oom_ds_links {
+    link_list list;
+};
+
+oom_ds_links *oom_project_deepspeed_links_take(const char *script, oom_source *src, oom_pymodel *m,
+                                                TSNode root)
+{
+    if (!oom_project_may_link_deepspeed(src->text, src->len))
+        return NULL;
+    oom_ds_links *l = oom_xcalloc(1, sizeof *l);
+    collect_links(script, src, m, root, &l->list);
+    if (l->list.len == 0) {
+        oom_project_deepspeed_links_free(l);
+        return NULL;
+    }
+    return l;
+}
+
+void oom_project_deepspeed_links_free(oom_ds_links *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->list.len; i++)
+        free(l->list.items[i].ds_path);
+    free(l->list.items);
+    free(l);
 }
 
 /* ---- the DeepSpeed side -------------------------------------------------------------- */
@@ -386,24 +402,25 @@ static void check_link(const oom_rule *rule, const ds_link *l, oom_diag_list *ou
     oom_source_free(&ds);
 }
 
-void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const char *const *paths,
+void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const oom_file_facts *facts,
                                  size_t count, oom_diag_list *out)
 {
     const oom_rule *rule = oom_rules_find(rules, "OOM405");
     if (!rule || !enabled)
         return;
-    link_list links = {NULL, 0, 0};
+    /* every link of the project, in file order */
+    const ds_link **links = NULL;
+    size_t len = 0, cap = 0;
     for (size_t i = 0; i < count; i++)
-        collect_links(paths[i], &links);
-    for (size_t i = 0; i < links.len; i++) {
+        for (size_t k = 0; facts[i].deepspeed && k < facts[i].deepspeed->list.len; k++)
+            OOM_PUSH(links, len, cap, &facts[i].deepspeed->list.items[k]);
+    for (size_t i = 0; i < len; i++) {
         bool seen = false; /* the same file and values once */
         for (size_t j = 0; j < i && !seen; j++)
-            seen = strcmp(links.items[j].ds_path, links.items[i].ds_path) == 0 &&
-                   memcmp(&links.items[j].micro_batch, &links.items[i].micro_batch, sizeof(hf_value) * 4) == 0;
+            seen = strcmp(links[j]->ds_path, links[i]->ds_path) == 0 &&
+                   memcmp(&links[j]->micro_batch, &links[i]->micro_batch, sizeof(hf_value) * 4) == 0;
         if (!seen)
-            check_link(rule, &links.items[i], out);
+            check_link(rule, links[i], out);
     }
-    for (size_t i = 0; i < links.len; i++)
-        free(links.items[i].ds_path);
-    free(links.items);
+    free(links);
 }
