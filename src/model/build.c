@@ -1044,6 +1044,20 @@ static void propagate_no_grad_to_callees(oom_pymodel *m)
     }
 }
 
+/* In a file that imports pytest, module-level `def test_...` functions are
+ * tests, not evaluation code (unittest methods are marked as they are met). */
+static void mark_pytest_functions(oom_pymodel *m)
+{
+    if (!oom_pymodel_is_import_alias(m, "pytest", 6))
+        return;
+    for (size_t i = 1; i < m->scope_count; i++) {
+        oom_scope *s = &m->scopes[i];
+        if (s->parent == 0 && s->name && s->name_len > 4 && memcmp(s->name, "test", 4) == 0 &&
+            (s->name[4] == '_' || isupper((unsigned char)s->name[4])))
+            s->unit_test = s->test_code = true;
+    }
+}
+
 oom_pymodel *oom_pymodel_build_from(const oom_nodes *nodes, const char *src, size_t len)
 {
     oom_pymodel *m = oom_xcalloc(1, sizeof(*m));
@@ -1055,6 +1069,7 @@ oom_pymodel *oom_pymodel_build_from(const oom_nodes *nodes, const char *src, siz
     oom_scope module = {0, (uint32_t)len, -1, NULL, 0, false, false, false};
     OOM_PUSH(m->scopes, m->scope_count, m->scope_cap, module);
     walk(m, nodes);
+    mark_pytest_functions(m);
     propagate_no_grad_to_callees(m);
     m->trains = -1;
     return m;
