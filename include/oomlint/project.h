@@ -29,6 +29,25 @@ bool oom_project_id_limit(const char *id, const char *beside, const oom_kb *kb, 
 #include "oomlint/diag.h"
 #include "oomlint/facts.h"
 #include "oomlint/rules.h"
+#include "oomlint/select.h"
+
+/* What the project pass knows of the run. */
+typedef struct {
+    const oom_rule_list *rules;
+    const oom_selection *selection; /* with the rules' defaults, which codes run */
+    const oom_gpu *gpu;             /* may be NULL */
+    int num_gpus;
+} oom_project_context;
+
+/* The facts the worker threads must take of each Python file for the
+ * checks that will run (OOM_FACTS_* bits). */
+enum { OOM_FACTS_CALLS = 1, OOM_FACTS_ESTIMATE_INPUTS = 2, OOM_FACTS_DEEPSPEED_LINKS = 4 };
+unsigned oom_project_facts_needed(const oom_project_context *c);
+/* Every project-level check (project/checks.c), over the files' facts
+ * (facts[i] for paths[i]): the callers' join, then each registered check
+ * whose codes are selected. */
+void oom_project_run_checks(const oom_project_context *c, const char *const *paths, const oom_file_facts *facts,
+                            size_t count, oom_diag_list *out);
 
 /* Whether Python text may hand a DeepSpeed config to TrainingArguments: it
  * calls parse_json_file, or has `deepspeed` followed by a keyword's `=`.

@@ -431,18 +431,18 @@ static int cmd_estimate(const oom_settings *s)
 typedef struct {
     oom_file_facts *facts;
     const oom_kb *kb;
-    bool want_inputs; /* a target GPU is known and OOM601/OOM602 run */
-    bool want_links;  /* OOM405 runs */
+    unsigned needs; /* OOM_FACTS_*: what the project checks that run will ask */
     const char *path;
 } facts_ctx;
 
 static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, TSNode root)
 {
     facts_ctx *f = ctx;
-    oom_file_facts_take_calls(f->facts, model);
-    if (f->want_links)
+    if (f->needs & OOM_FACTS_CALLS)
+        oom_file_facts_take_calls(f->facts, model);
+    if (f->needs & OOM_FACTS_DEEPSPEED_LINKS)
         f->facts->deepspeed = oom_project_deepspeed_links_take(f->path, src, model, root);
-    if (f->want_inputs) {
+    if (f->needs & OOM_FACTS_ESTIMATE_INPUTS) {
         f->facts->inputs = oom_xcalloc(1, sizeof *f->facts->inputs);
         oom_script_inputs_from_model(f->path, src, model, root, f->kb, f->facts->inputs);
     }
@@ -483,27 +483,23 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
      * needs of it (project/callers.c, project/deepspeed.c, the estimate) */
     oom_file_facts *facts = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof *facts);
     facts_ctx *fctx = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof *fctx);
-    bool want_inputs = eff.run.gpu && eff.run.kb && (oom_compiled_rule_enabled(compiled, "OOM601") ||
-                                                     oom_compiled_rule_enabled(compiled, "OOM602"));
-    bool want_links = oom_compiled_rule_enabled(compiled, "OOM405");
+    oom_project_context project = {rules, &eff.selection, eff.run.gpu, eff.run.num_gpus};
+    unsigned needs = oom_project_facts_needed(&project);
     for (size_t i = 0; i < d.target_count; i++) {
-        bool file = strcmp(d.targets[i].path, "-") != 0; /* stdin names no config beside it */
-        fctx[i] = (facts_ctx){&facts[i], eff.run.kb, want_inputs && file, want_links && file, d.targets[i].path};
+        /* stdin has no folder, so no config beside it and no estimate */
+        bool file = strcmp(d.targets[i].path, "-") != 0;
+        fctx[i] = (facts_ctx){&facts[i], eff.run.kb, file ? needs : needs & OOM_FACTS_CALLS, d.targets[i].path};
         jobs[i].on_model = take_facts;
         jobs[i].on_model_ctx = &fctx[i];
     }
     oom_lint_jobs(compiled, jobs, d.target_count, s->threads > 0 ? s->threads : default_threads(),
                   &run.diags);
     free(jobs);
-    oom_project_drop_findings_of_no_grad_callees(facts, d.target_count, &run.diags);
     /* the project pass: the files' facts joined */
-    oom_project_check_deepspeed(rules, want_links, facts, d.target_count, &run.diags);
     const char **paths = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(char *));
     for (size_t i = 0; i < d.target_count; i++)
         paths[i] = d.targets[i].path;
-    oom_project_check_capacity(rules, oom_compiled_rule_enabled(compiled, "OOM601"),
-                               oom_compiled_rule_enabled(compiled, "OOM602"), eff.run.gpu, eff.run.num_gpus,
-                               paths, facts, d.target_count, &run.diags);
+    oom_project_run_checks(&project, paths, facts, d.target_count, &run.diags);
     free(paths);
     for (size_t i = 0; i < d.target_count; i++)
         oom_file_facts_free(&facts[i]);
