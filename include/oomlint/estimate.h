@@ -8,6 +8,14 @@
 
 #include <stdbool.h>
 
+/* Bytes in a GiB. */
+#define OOM_GIB (1024.0 * 1024.0 * 1024.0)
+/* An estimate above this share of the GPU's memory is near capacity (OOM602),
+ * and a fix plan aims under it. */
+#define OOM_NEAR_CAPACITY 0.9
+/* TrainingArguments' per_device_train_batch_size (and eval) default. */
+#define OOM_TRAINER_DEFAULT_BATCH 8
+
 typedef enum {
     OOM_PREC_FP32,
     OOM_PREC_AMP_FP16,   /* torch.autocast / Trainer fp16=True: fp32 weights, 16-bit compute */

@@ -14,7 +14,6 @@
 #include "oomlint/report.h"
 #include "oomlint/source.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 typedef struct {
     const char *label;
@@ -102,15 +101,15 @@ static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom
 {
     part p[7];
     parts_of(e, p);
-    double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * GIB : 0;
+    double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0;
     fprintf(f, "Peak GPU memory per GPU: %s%s%s\n\n", s->model_known ? s->model_id : "(unknown model)",
             gpu ? " on " : "", gpu ? gpu->name : "");
     for (int i = 0; i < 7; i++)
-        fprintf(f, "  %c %-18s %8.2f GiB\n", p[i].glyph, p[i].label, p[i].bytes / GIB);
-    fprintf(f, "    %-18s %8.2f GiB", "total", e->total / GIB);
+        fprintf(f, "  %c %-18s %8.2f GiB\n", p[i].glyph, p[i].label, p[i].bytes / OOM_GIB);
+    fprintf(f, "    %-18s %8.2f GiB", "total", e->total / OOM_GIB);
     if (cap > 0)
         fprintf(f, "  of %.0f GiB (%.0f%%)%s", gpu->memory_gib, 100 * e->total / cap,
-                e->total > cap ? "  -> out of memory" : e->total > 0.9 * cap ? "  -> near capacity" : "");
+                e->total > cap ? "  -> out of memory" : e->total > OOM_NEAR_CAPACITY * cap ? "  -> near capacity" : "");
     fputs("\n\n  ", f);
     const int width = 60;
     double scale = (cap > e->total ? cap : e->total) / width;
@@ -141,7 +140,7 @@ static cJSON *to_json(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
     cJSON_AddStringToObject(root, "model", s->model_known ? s->model_id : "");
     cJSON_AddNumberToObject(root, "params", (double)s->in.params);
     cJSON_AddStringToObject(root, "gpu", gpu ? gpu->id : "");
-    cJSON_AddNumberToObject(root, "capacity_bytes", gpu && gpu->memory_gib > 0 ? gpu->memory_gib * GIB : 0);
+    cJSON_AddNumberToObject(root, "capacity_bytes", gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0);
     cJSON *c = cJSON_AddObjectToObject(root, "bytes");
     part p[7];
     parts_of(e, p);
@@ -166,14 +165,14 @@ static void write_svg(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
 {
     part p[7];
     parts_of(e, p);
-    double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * GIB : 0;
+    double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0;
     double full = cap > e->total ? cap : e->total;
     const double x0 = 20, w = 760, y = 50, h = 40;
     oom_buf_printf(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"200\" "
                         "font-family=\"sans-serif\" font-size=\"12\">\n");
     oom_buf_puts(svg, "<text x=\"20\" y=\"25\" font-size=\"14\">");
     oom_report_xml_escape(svg, s->model_known ? s->model_id : "unknown model");
-    oom_buf_printf(svg, ": %.1f GiB", e->total / GIB);
+    oom_buf_printf(svg, ": %.1f GiB", e->total / OOM_GIB);
     if (gpu) {
         oom_buf_puts(svg, " on ");
         oom_report_xml_escape(svg, gpu->name);
@@ -183,10 +182,10 @@ static void write_svg(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
     for (int i = 0; i < 7; i++) {
         double pw = w * p[i].bytes / full;
         oom_buf_printf(svg, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\"><title>%s %.2f GiB</title></rect>\n",
-                       x, y, pw, h, p[i].color, p[i].label, p[i].bytes / GIB);
+                       x, y, pw, h, p[i].color, p[i].label, p[i].bytes / OOM_GIB);
         oom_buf_printf(svg, "<rect x=\"%.0f\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%.0f\" y=\"%d\">%s %.2f GiB</text>\n",
                        x0 + (i % 4) * 190, 115 + (i / 4) * 20, p[i].color, x0 + (i % 4) * 190 + 14,
-                       124 + (i / 4) * 20, p[i].label, p[i].bytes / GIB);
+                       124 + (i / 4) * 20, p[i].label, p[i].bytes / OOM_GIB);
         x += pw;
     }
     if (cap > 0) {
@@ -319,13 +318,13 @@ static void apply_flags(const oom_settings *s, int num_gpus, oom_script_inputs *
 
 static void print_plan(const oom_script_inputs *in, const oom_gpu *gpu, const oom_estimate *e)
 {
-    double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * GIB : 0;
-    if (cap <= 0 || e->total <= 0.9 * cap)
+    double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0;
+    if (cap <= 0 || e->total <= OOM_NEAR_CAPACITY * cap)
         return;
     oom_buf plan;
     oom_buf_init(&plan);
     oom_estimate after;
-    bool fits = oom_estimate_fix_plan(in, gpu, 0.9 * cap, &plan, &after);
+    bool fits = oom_estimate_fix_plan(in, gpu, OOM_NEAR_CAPACITY * cap, &plan, &after);
     printf("\n%s: %s\n", fits ? "To fit under 90%" : "Closest the toolbox gets", plan.data);
     oom_buf_free(&plan);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "oomlint/estimate.h"
 #include "oomlint/lang.h"
 #include "internal.h"
 #include "oomlint/project.h"
@@ -359,10 +360,10 @@ static bool sem_logits_size(const oom_sem_env *env, TSNode n, TSNode site, const
             vocab = m->config.vocab_size;
     }
     if (batch < 0)
-        batch = 8;
+        batch = OOM_TRAINER_DEFAULT_BATCH;
     if (seq < 0 || vocab < 0)
         return true;
-    double gib = (double)batch * (double)seq * (double)vocab * 4.0 / (1024.0 * 1024 * 1024);
+    double gib = (double)batch * (double)seq * (double)vocab * 4.0 / OOM_GIB;
     oom_buf_clear(env->detail);
     oom_buf_printf(env->detail, " (logits of %lld × %lld × %lld fp32 values = %.1f GiB per eval step)",
                    batch, seq, vocab, gib);

@@ -288,7 +288,7 @@ void oom_script_inputs_init(oom_script_inputs *s)
 {
     memset(s, 0, sizeof(*s));
     s->in.training = true;
-    s->in.micro_batch = 8;
+    s->in.micro_batch = OOM_TRAINER_DEFAULT_BATCH;
     s->in.seq_len = 512;
     s->in.precision = OOM_PREC_FP32;
     s->in.optimizer = OOM_OPT_ADAMW;

@@ -8,7 +8,6 @@
 
 #include "oomlint/estimate.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 enum {
     STEP_CHECKPOINTING,
@@ -183,6 +182,6 @@ bool oom_estimate_fix_plan(const oom_script_inputs *s, const oom_gpu *gpu, doubl
     describe(s, &c, mask, gpu, plan);
     oom_estimate_compute(&c.in, after);
     if (mask)
-        oom_buf_printf(plan, " -> about %.1f GiB", after->total / GIB);
+        oom_buf_printf(plan, " -> about %.1f GiB", after->total / OOM_GIB);
     return fits;
 }

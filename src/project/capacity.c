@@ -6,7 +6,6 @@
 #include "oomlint/project.h"
 #include "oomlint/source.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 /* The line to point at: what dominates the estimate and the script sets. */
 static const oom_provenance *dominant_input(const oom_script_inputs *s, const oom_estimate *e)
@@ -58,12 +57,12 @@ static void check_script(const capacity_check *c, const char *path, oom_script_i
 {
     if (!s.model_known || !s.in.training)
         return;
-    double cap = c->gpu->memory_gib * GIB;
+    double cap = c->gpu->memory_gib * OOM_GIB;
     if (c->num_gpus > 0)
         s.in.num_gpus = c->num_gpus;
     oom_estimate e;
     oom_estimate_compute(&s.in, &e);
-    bool over = e.total > cap, near = !over && e.total > 0.9 * cap;
+    bool over = e.total > cap, near = !over && e.total > OOM_NEAR_CAPACITY * cap;
     if ((over && !c->oom601) || (near && !c->oom602) || (!over && !near))
         return;
     oom_buf msg, plan;
@@ -76,11 +75,11 @@ static void check_script(const capacity_check *c, const char *path, oom_script_i
     else
         snprintf(shape, sizeof shape, "sequence %lld", s.in.seq_len);
     oom_buf_printf(&msg, "estimated peak %.1f GiB per GPU %s the %s's %.0f GiB (%s, batch %lld, %s, %s, %s)",
-                   e.total / GIB, over ? "exceeds" : "is within 10% of", c->gpu->name, c->gpu->memory_gib,
+                   e.total / OOM_GIB, over ? "exceeds" : "is within 10% of", c->gpu->name, c->gpu->memory_gib,
                    s.model_id, s.in.micro_batch, shape, oom_precision_name(s.in.precision),
                    oom_optimizer_name(s.in.optimizer));
     oom_estimate after;
-    bool fits = oom_estimate_fix_plan(&s, c->gpu, 0.9 * cap, &plan, &after);
+    bool fits = oom_estimate_fix_plan(&s, c->gpu, OOM_NEAR_CAPACITY * cap, &plan, &after);
     oom_buf help;
     oom_buf_init(&help);
     oom_buf_printf(&help, "%s %s; see `oomlint estimate %s --gpu %s`", fits ? "to fit under 90%:" : "even",

@@ -68,7 +68,7 @@ static void published(void)
     row("bert-base-cased fp32 weights", e.weights / MIB, 413.18, "accelerate estimate-memory");
     row("bert-base-cased Adam training", (e.weights + e.gradients + e.optimizer) / MIB, 1.61 * 1024,
         "accelerate estimate-memory");
-    const double gib = 1024.0 * 1024 * 1024;
+    const double gib = OOM_GIB;
     row("DeepSpeed ZeRO-2 t5-3b 8 GPUs, offload", oom_estimate_deepspeed_zero2_gpu(2851e6, 8, true, false) / MIB,
         5.31 * gib / MIB, "DeepSpeed memory.rst");
     row("DeepSpeed ZeRO-2 t5-3b 8 GPUs (legacy formula)", oom_estimate_deepspeed_zero2_gpu(2851e6, 8, false, true) / MIB,
