@@ -114,6 +114,9 @@ const char *oom_pymodel_function_at(const oom_pymodel *m, uint32_t pos, uint32_t
  * autograd is off where each stands (for the project's call facts). */
 size_t oom_pymodel_call_count(const oom_pymodel *m);
 const char *oom_pymodel_call_at(const oom_pymodel *m, size_t i, uint32_t *len, bool *grad_off);
+/* The file builds a model with a language-modelling head (a call of such a
+ * class or its from_pretrained, by qualified name) or an SFTTrainer. */
+bool oom_pymodel_loads_lm_head(const oom_pymodel *m);
 /* The file trains: it calls .backward(), a Trainer, or .train()/.fit(). */
 bool oom_pymodel_file_trains(const oom_pymodel *m);
 /* A Trainer call whose model has a language-modelling head. */

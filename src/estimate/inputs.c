@@ -335,9 +335,7 @@ void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel
                 out->from[OOM_IN_MODEL].line = row;
                 out->from[OOM_IN_MODEL].col = col;
             }
-            out->in.lm_head = strstr(src->text, "CausalLM") || strstr(src->text, "LMHead") ||
-                              strstr(src->text, "Seq2SeqLM") || strstr(src->text, "MaskedLM") ||
-                              strstr(src->text, "ConditionalGeneration") || strstr(src->text, "SFTTrainer");
+            out->in.lm_head = oom_pymodel_loads_lm_head(m);
         }
     }
     read_keywords(&r);

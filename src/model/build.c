@@ -601,6 +601,8 @@ static void note_call_facts(oom_pymodel *m, int scope, TSNode node, TSNode fn)
                  strcmp(qual, "torch.distributed.get_rank") == 0 ||
                  strcmp(qual, "torch.distributed.get_world_size") == 0))
         m->distributed = true; /* one process per GPU: torchrun, accelerate, deepspeed */
+    if (qual && (oom_model_is_lm_class_name(qual) || oom_str_ends_with(qual, "SFTTrainer")))
+        m->loads_lm_head = true;
     oom_buf_free(&q);
     record_keywords(m, node);
     record_pretrained(m, scope, node, fn);

@@ -297,7 +297,7 @@ bool oom_pymodel_file_has_keyword(const oom_pymodel *m, const char *name, const 
 
 /* ---- Trainer with a language-modelling head ----------------------------------------- */
 
-static bool is_lm_class_name(const char *q)
+bool oom_model_is_lm_class_name(const char *q)
 {
     static const char *const heads[] = {"ForCausalLM", "ForMaskedLM", "ForSeq2SeqLM", "LMHeadModel",
                                         "ForConditionalGeneration", "WithLMHead", NULL};
@@ -351,7 +351,7 @@ static bool is_lm_model_expr(const oom_pymodel *m, TSNode e, int depth)
     }
     oom_buf q;
     oom_buf_init(&q);
-    bool lm = oom_pymodel_qualname(m, fn, &q) && is_lm_class_name(q.data);
+    bool lm = oom_pymodel_qualname(m, fn, &q) && oom_model_is_lm_class_name(q.data);
     if (!lm && q.len && oom_str_ends_with(q.data, "get_peft_model")) {
         TSNode args = oom_model_child(m, e, "arguments", 9);
         if (!ts_node_is_null(args) && ts_node_named_child_count(args) > 0)
@@ -434,4 +434,9 @@ const char *oom_pymodel_call_at(const oom_pymodel *m, size_t i, uint32_t *len, b
     *len = m->calls[i].name_len;
     *grad_off = oom_model_grad_state_at(m, m->calls[i].pos) != OOM_GRAD_ENABLED;
     return m->calls[i].name;
+}
+
+bool oom_pymodel_loads_lm_head(const oom_pymodel *m)
+{
+    return m->loads_lm_head;
 }

@@ -162,6 +162,7 @@ struct oom_pymodel {
     oom_keyword *keywords;
     size_t keyword_count, keyword_cap;
     bool distributed; /* init_process_group, DDP, LOCAL_RANK / local_rank */
+    bool loads_lm_head; /* calls a class with an LM head (or its from_pretrained), or SFTTrainer */
     signed char trains; /* oom_pymodel_file_trains, answered once when first asked; -1 before */
     bool ml_imports;  /* imports a deep-learning package, or a module of its own project */
     oom_strlist pretrained_ids;
@@ -234,6 +235,9 @@ static inline const char *oom_node_last_name(const oom_pymodel *m, TSNode n, uin
 }
 
 int oom_model_scope_at(const oom_pymodel *m, uint32_t pos);
+/* A class (or its from_pretrained) with a language-modelling head:
+ * AutoModelForCausalLM, GPT2LMHeadModel, T5ForConditionalGeneration ... */
+bool oom_model_is_lm_class_name(const char *qualname);
 /* A name's value where it is read: the last plain binding before it in its
  * scope, else the module's last one; a null node when it has none. */
 TSNode oom_model_bound_value(const oom_pymodel *m, TSNode name);
