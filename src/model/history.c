@@ -175,8 +175,14 @@ static bool is_model_expr(const oom_pymodel *m, TSNode expr, int depth)
     if (s != m->sym.identifier)
         return false;
     const char *name = oom_node_text(m, expr, &len);
-    if (names_model(m, name, len))
-        return !defined_by_def(m, name, len); /* def step_model(...): a function */
+    if (names_model(m, name, len)) {
+        /* def step_model(...): a function; but a parameter or local of the
+         * function we are in shadows a def of the same name elsewhere
+         * (a pytest fixture `def model()` and `def evaluate(model, ...)`) */
+        uint32_t at = ts_node_start_byte(expr);
+        int here = oom_model_scope_at(m, at);
+        return (here > 0 && oom_model_last_binding(m, here, name, len, at, false)) || !defined_by_def(m, name, len);
+    }
     uint32_t pos = ts_node_start_byte(expr);
     int scope = oom_model_scope_at(m, pos);
     for (int sc = scope; sc >= 0; sc = sc == 0 ? -1 : 0) {
