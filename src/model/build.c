@@ -72,6 +72,7 @@ static void init_symbols(oom_py_symbols *s, const TSLanguage *l)
     s->block = sym(l, "block", true);
     s->tuple = sym(l, "tuple", true);
     s->conditional_expression = sym(l, "conditional_expression", true);
+    s->return_statement = sym(l, "return_statement", true);
 }
 
 /* Looking symbols up by name scans the grammar's whole symbol table; do it
@@ -983,7 +984,7 @@ static void visit(oom_pymodel *m, TSNode node, TSSymbol s, int scope)
         visit_expression_statement(m, scope, node);
     else if (s == m->sym.import_statement)
         visit_import(m, node);
-    else if (strcmp(ts_node_type(node), "return_statement") == 0 && scope > 0 &&
+    else if (s == m->sym.return_statement && scope > 0 &&
              ts_node_named_child_count(node) > 0)
     {
         oom_return r = {scope, oom_model_named_child(m, node, 0)};

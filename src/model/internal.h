@@ -116,7 +116,7 @@ typedef struct {
         import_statement, import_from_statement, aliased_import, dotted_name,
         assignment, augmented_assignment, named_expression, call, attribute, identifier,
         pattern_list, tuple_pattern, list_pattern, parameters, lambda, keyword_argument,
-        except_clause, if_statement, string, block, tuple, conditional_expression;
+        except_clause, if_statement, string, block, tuple, conditional_expression, return_statement;
     /* the fields the model asks for, by name (oom_model_field) */
     TSFieldId f_alias, f_arguments, f_attribute, f_body, f_condition, f_function, f_left, f_module_name,
         f_name, f_object, f_parameters, f_right, f_superclasses, f_value;

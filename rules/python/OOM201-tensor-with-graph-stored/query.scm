@@ -8,13 +8,13 @@
     (_) @value
     .)
   (#any-of? @method "append" "extend")
-  (#not-oom-backpropagated? @store)
   (#oom-in-loop? @store)
   (#oom-grad-enabled? @store)
   (#oom-outlives-iteration? @store)
   (#not-oom-in-forward-code? @value)
   (#oom-builds-graphs? @value)
-  (#oom-carries-graph? @value)) @report
+  (#oom-carries-graph? @value)
+  (#not-oom-backpropagated? @store)) @report
 
 ; history[step] = loss; not losses["d"] = d_loss, a slot with a fixed key that
 ; each step overwrites: it holds one step's graph, as a local name does

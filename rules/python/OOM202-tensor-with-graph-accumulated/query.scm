@@ -6,10 +6,10 @@
   (#oom-in-loop? @total)
   (#oom-grad-enabled? @total)
   (#oom-outlives-iteration? @total)
-  (#not-oom-backpropagated? @total)
   (#not-oom-in-forward-code? @value)
   (#oom-builds-graphs? @value)
-  (#oom-carries-graph? @value)) @report
+  (#oom-carries-graph? @value)
+  (#not-oom-backpropagated? @total)) @report
 
 ; total_loss = total_loss + loss
 (assignment
@@ -22,10 +22,10 @@
   (#oom-in-loop? @total)
   (#oom-grad-enabled? @total)
   (#oom-outlives-iteration? @total)
-  (#not-oom-backpropagated? @total)
   (#not-oom-in-forward-code? @value)
   (#oom-builds-graphs? @value)
-  (#oom-carries-graph? @value)) @report
+  (#oom-carries-graph? @value)
+  (#not-oom-backpropagated? @total)) @report
 
 ; total_loss = loss + total_loss
 (assignment
@@ -38,10 +38,10 @@
   (#oom-in-loop? @total)
   (#oom-grad-enabled? @total)
   (#oom-outlives-iteration? @total)
-  (#not-oom-backpropagated? @total)
   (#not-oom-in-forward-code? @value)
   (#oom-builds-graphs? @value)
-  (#oom-carries-graph? @value)) @report
+  (#oom-carries-graph? @value)
+  (#not-oom-backpropagated? @total)) @report
 
 ; meter.update(loss), where the file's own `def update(self, val, n=1)` does
 ; `self.sum += val * n`: the meter's running total keeps every step's graph
