@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "oomlint/engine.h"
+#include "oomlint/facts.h"
 #include "oomlint/lang.h"
 #include "oomlint/nodes.h"
+#include "oomlint/project.h"
 #include "oomlint/rules.h"
 
 static oom_rule_list fuzz_rules;
@@ -58,6 +60,15 @@ static inline void fuzz_check_layout(const oom_source *src, oom_lang lang)
     ts_tree_delete(tree);
 }
 
+/* The project pass's call facts, taken as the CLI's worker takes them (the
+ * DeepSpeed links and the estimate inputs read files beside the script, which
+ * a fuzz input must not reach). */
+static void fuzz_take_calls(void *ctx, oom_source *src, oom_pymodel *model, TSNode root)
+{
+    (void)src, (void)root;
+    oom_file_facts_take_calls(ctx, model);
+}
+
 /* Lints the bytes as a file of `lang`, through the whole pipeline and a report. */
 static inline void fuzz_lint(const uint8_t *data, size_t size, oom_lang lang)
 {
@@ -68,7 +79,12 @@ static inline void fuzz_lint(const uint8_t *data, size_t size, oom_lang lang)
     if (oom_source_from_memory("fuzz.py", (const char *)data, size, &src, why, sizeof why) ==
         OOM_SOURCE_OK) {
         fuzz_check_layout(&src, lang);
-        oom_linter_run(fuzz_linter, &src, lang, &out);
+        oom_file_facts facts;
+        memset(&facts, 0, sizeof facts);
+        oom_linter_run_then(fuzz_linter, &src, lang, &out, fuzz_take_calls, &facts);
+        /* the file is its own project: its findings against its own callers */
+        oom_project_drop_findings_of_no_grad_callees(&facts, 1, &out);
+        oom_file_facts_free(&facts);
     } else
         oom_report_unreadable(fuzz_compiled, "fuzz.py", why, &out);
     oom_source_free(&src);
