@@ -43,3 +43,22 @@
   (#not-oom-in-forward-code? @value)
   (#oom-builds-graphs? @value)
   (#oom-carries-graph? @value)) @report
+
+; self.training_step_outputs.append(loss) in a LightningModule's training_step:
+; there is no loop in sight (the trainer is the loop), and the list lives on the
+; module until the epoch ends, with every step's graph
+(call
+  function: (attribute
+    object: (attribute
+      object: (identifier) @self) @store
+    attribute: (identifier) @method)
+  arguments: (argument_list
+    .
+    (_) @value
+    .)
+  (#eq? @self "self")
+  (#any-of? @method "append" "extend")
+  (#oom-in-function-matching? @store "^training_step$")
+  (#not-oom-in-loop? @store)
+  (#oom-grad-enabled? @store)
+  (#oom-carries-graph? @value)) @report
