@@ -75,7 +75,8 @@ int oom_cli_manpage(const oom_rule_list *rules, FILE *out)
         const oom_rule *r = &rules->items[i];
         fprintf(out, ".SS %s ", r->code);
         roff_line(out, r->name, strlen(r->name));
-        fprintf(out, "Severity: %s.\n.PP\n", oom_severity_name(r->severity));
+        fprintf(out, "Severity: %s. %s\n.PP\n", oom_severity_name(r->severity),
+                r->opt_in ? "Opt-in: runs when \\-\\-select names it." : "On by default.");
         markdown_to_roff(out, r->doc);
     }
     fputs(".SH EXIT STATUS\n0: nothing found; 1: problems found; 2: the run failed.\n", out);

@@ -79,8 +79,9 @@ static int cmd_rule(const oom_settings *s, const oom_rule_list *rules)
         return OOM_EXIT_FAILURE;
     }
     printf("# %s (%s)\n\n", r->name, r->code);
-    printf("Severity: %s. Language: %s.\n\n", oom_severity_name(r->severity),
-           r->lang == OOM_LANG_NONE ? "any" : oom_lang_name(r->lang));
+    printf("Severity: %s. Language: %s. %s\n\n", oom_severity_name(r->severity),
+           r->lang == OOM_LANG_NONE ? "any" : oom_lang_name(r->lang),
+           r->opt_in ? "Opt-in: runs when --select names it." : "On by default.");
     fputs(r->doc, stdout);
     if (r->doc[0] && r->doc[strlen(r->doc) - 1] != '\n')
         putchar('\n');
