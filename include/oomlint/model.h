@@ -151,6 +151,18 @@ void oom_pymodel_keyword(const oom_pymodel *m, size_t i, const char **name, size
  * dict literal indexed by a known string to its entry), up to a bound; a
  * null node when unknown. `depth` starts at 0. */
 TSNode oom_pymodel_value_of(const oom_pymodel *m, TSNode expr, int depth);
+/* The value passed as `name=...` to a call; a null node when not passed. */
+TSNode oom_pymodel_keyword_value(const oom_pymodel *m, TSNode call, const char *name);
+/* The value, names followed, is one of `names`: a dotted name (aliases
+ * applied), a string literal's value, or "True" for the literal True. */
+bool oom_pymodel_holds(const oom_pymodel *m, TSNode expr, const char *const *names, size_t count,
+                       oom_buf *scratch);
+/* A constant, directly or through names bound to one (`GPU = "0"`). */
+bool oom_pymodel_is_constant(const oom_pymodel *m, TSNode expr);
+/* The value, names followed, is made by a call of one of `names` (dotted,
+ * aliases applied), possibly moved or cast after: `torch.zeros(n).to(dev)`. */
+bool oom_pymodel_built_by(const oom_pymodel *m, TSNode expr, const char *const *names, size_t count,
+                          oom_buf *scratch);
 /* `node` runs only as a switch of this run decides: it is inside an if,
  * elif, while or conditional expression whose condition's text matches the
  * PCRE2 pattern, or inside a call given `enabled=<a variable>`. */

@@ -132,57 +132,21 @@ SEM_PY(sem_outlives_all, oom_pymodel_outlives_all_loops(m, n, site))
 
 /* The value, names followed to their bindings: a dotted name (aliases
  * applied) or a string literal that is one of the arguments. */
-static bool sem_holds(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p, oom_buf *scratch)
-{
-    const oom_pymodel *m = env->py;
-    (void)site;
-    if (!m)
-        return false;
-    TSNode v = oom_pymodel_value_of(m, n, 0);
-    if (ts_node_is_null(v))
-        return false;
-    if (strcmp(ts_node_type(v), "true") == 0)
-        return is_one_of("True", p);
-    if (oom_pymodel_string_value(m, v, scratch) && is_one_of(scratch->data, p))
-        return true;
-    return oom_pymodel_qualname(m, v, scratch) && is_one_of(scratch->data, p);
-}
+SEM_PY(sem_holds, oom_pymodel_holds(m, n, (const char *const *)p->args, p->arg_count, scratch))
 
 /* A constant, directly or through a name bound to one (`GPU = "0"` at the
  * top of the script, then `os.environ[...] = GPU`). */
-static bool sem_constant(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p, oom_buf *scratch)
-{
-    const oom_pymodel *m = env->py;
-    (void)site, (void)p, (void)scratch;
-    if (!m)
-        return false;
-    TSNode v = oom_pymodel_value_of(m, n, 0);
-    return !ts_node_is_null(v) && oom_pymodel_is_literal(m, v);
-}
+SEM_PY(sem_constant, oom_pymodel_is_constant(m, n))
 
 /* The call passes NAME=<an integer, or a name bound to one> of at most N. */
-static bool sem_argument_at_most(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
-                                 oom_buf *scratch)
+static bool argument_at_most(const oom_pymodel *m, TSNode call, const oom_pred *p)
 {
-    const oom_pymodel *m = env->py;
-    (void)site, (void)scratch;
-    if (!m || strcmp(ts_node_type(n), "call") != 0)
-        return false;
-    TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
-    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
-    long long limit = atoll(p->args[1]), value;
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode a = ts_node_named_child(args, i);
-        if (strcmp(ts_node_type(a), "keyword_argument") != 0)
-            continue;
-        TSNode name = ts_node_child_by_field_name(a, "name", 4);
-        uint32_t s0 = ts_node_start_byte(name), e0 = ts_node_end_byte(name);
-        if (strlen(p->args[0]) == e0 - s0 && memcmp(env->src + s0, p->args[0], e0 - s0) == 0)
-            return oom_pymodel_int_value(m, ts_node_child_by_field_name(a, "value", 5), &value) &&
-                   value <= limit;
-    }
-    return false;
+    long long value;
+    return oom_pymodel_int_value(m, oom_pymodel_keyword_value(m, call, p->args[0]), &value) &&
+           value <= atoll(p->args[1]);
 }
+
+SEM_PY(sem_argument_at_most, argument_at_most(m, n, p))
 
 /* The file's name (its last path component) matches the regex: a config
  * named for its precision (`zero3_bf16.json` beside `zero3.json`) is itself
@@ -204,23 +168,7 @@ SEM_PY(sem_value_follows_switch, oom_pymodel_value_follows_switch(m, n, p->regex
 
 /* The value, names followed, is made by a call of one of these functions,
  * possibly moved or cast after (`torch.zeros(n, d).to(device)`). */
-static bool sem_built_by(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p, oom_buf *scratch)
-{
-    const oom_pymodel *m = env->py;
-    (void)site;
-    if (!m)
-        return false;
-    TSNode v = oom_pymodel_value_of(m, n, 0);
-    for (int depth = 0; depth < 8 && !ts_node_is_null(v) && strcmp(ts_node_type(v), "call") == 0; depth++) {
-        TSNode fn = ts_node_child_by_field_name(v, "function", 8);
-        if (oom_pymodel_qualname(m, fn, scratch) && is_one_of(scratch->data, p))
-            return true;
-        if (strcmp(ts_node_type(fn), "attribute") != 0)
-            return false;
-        v = ts_node_child_by_field_name(fn, "object", 6);
-    }
-    return false;
-}
+SEM_PY(sem_built_by, oom_pymodel_built_by(m, n, (const char *const *)p->args, p->arg_count, scratch))
 
 SEM_PY(sem_follows_switch, oom_pymodel_follows_switch(m, n, p->regex))
 

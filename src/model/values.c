@@ -66,7 +66,7 @@ static bool is_field_call(const oom_pymodel *m, TSNode call)
     return yes;
 }
 
-static TSNode keyword_value(const oom_pymodel *m, TSNode call, const char *name)
+TSNode oom_pymodel_keyword_value(const oom_pymodel *m, TSNode call, const char *name)
 {
     TSNode args = oom_model_child(m, call, "arguments", 9);
     uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
@@ -90,7 +90,7 @@ TSNode oom_pymodel_value_of(const oom_pymodel *m, TSNode e, int depth)
         else if (strcmp(type, "subscript") == 0)
             e = dict_entry(m, e, depth);
         else if (ts_node_symbol(e) == m->sym.call && is_field_call(m, e))
-            e = keyword_value(m, e, "default");
+            e = oom_pymodel_keyword_value(m, e, "default");
         else
             return e;
     }
@@ -121,7 +121,7 @@ static bool inside(TSNode outer, TSNode n)
  * `torch.autocast(..., enabled=args.amp)`. */
 static bool enabled_by_switch(const oom_pymodel *m, TSNode call)
 {
-    TSNode v = keyword_value(m, call, "enabled");
+    TSNode v = oom_pymodel_keyword_value(m, call, "enabled");
     if (ts_node_is_null(v))
         return false;
     return strcmp(ts_node_type(v), "true") != 0 && strcmp(ts_node_type(v), "false") != 0;
@@ -160,6 +160,47 @@ bool oom_pymodel_value_follows_switch(const oom_pymodel *m, TSNode e, const void
         e = oom_model_bound_value(m, e);
         if (!ts_node_is_null(e) && oom_pymodel_follows_switch(m, e, regex))
             return true;
+    }
+    return false;
+}
+
+static bool in_list(const char *s, const char *const *names, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(s, names[i]) == 0)
+            return true;
+    return false;
+}
+
+bool oom_pymodel_holds(const oom_pymodel *m, TSNode expr, const char *const *names, size_t count, oom_buf *scratch)
+{
+    TSNode v = oom_pymodel_value_of(m, expr, 0);
+    if (ts_node_is_null(v))
+        return false;
+    if (strcmp(ts_node_type(v), "true") == 0)
+        return in_list("True", names, count);
+    if (oom_pymodel_string_value(m, v, scratch) && in_list(scratch->data, names, count))
+        return true;
+    return oom_pymodel_qualname(m, v, scratch) && in_list(scratch->data, names, count);
+}
+
+bool oom_pymodel_is_constant(const oom_pymodel *m, TSNode expr)
+{
+    TSNode v = oom_pymodel_value_of(m, expr, 0);
+    return !ts_node_is_null(v) && oom_pymodel_is_literal(m, v);
+}
+
+bool oom_pymodel_built_by(const oom_pymodel *m, TSNode expr, const char *const *names, size_t count,
+                          oom_buf *scratch)
+{
+    TSNode v = oom_pymodel_value_of(m, expr, 0);
+    for (int depth = 0; depth < 8 && !ts_node_is_null(v) && ts_node_symbol(v) == m->sym.call; depth++) {
+        TSNode fn = oom_model_child(m, v, "function", 8);
+        if (oom_pymodel_qualname(m, fn, scratch) && in_list(scratch->data, names, count))
+            return true;
+        if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute)
+            return false;
+        v = oom_model_child(m, fn, "object", 6); /* torch.zeros(n).to(device): the zeros */
     }
     return false;
 }
