@@ -119,6 +119,13 @@ const char *oom_pymodel_call_at(const oom_pymodel *m, size_t i, uint32_t *len, b
 bool oom_pymodel_loads_lm_head(const oom_pymodel *m);
 /* The file trains: it calls .backward(), a Trainer, or .train()/.fit(). */
 bool oom_pymodel_file_trains(const oom_pymodel *m);
+/* The file is a script (`if __name__ == "__main__":`) that saves weights
+ * (save_pretrained, merge_and_unload, torch.save, ...) and runs no model: it
+ * neither trains, nor generates, nor calls a model's forward. A merge or
+ * conversion tool: a dtype there is how the weights are stored, not how a GPU
+ * computes. A module of functions is not one: its callers may run what it
+ * loads. */
+bool oom_pymodel_only_converts_weights(const oom_pymodel *m);
 /* A Trainer call whose model has a language-modelling head. */
 bool oom_pymodel_is_lm_trainer(const oom_pymodel *m, TSNode call);
 /* Some call in the file passes `name=value` (value compared as source text;

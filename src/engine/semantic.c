@@ -110,6 +110,7 @@ SEM_PY(sem_in_loop_guard, oom_pymodel_in_loop_guard(m, n))
 SEM_PY(sem_in_oom_handler, oom_pymodel_in_handler(m, n, true))
 SEM_PY(sem_in_except, oom_pymodel_in_handler(m, n, false))
 SEM_PY(sem_file_trains, oom_pymodel_file_trains(m))
+SEM_PY(sem_converts_weights, oom_pymodel_only_converts_weights(m))
 SEM_PY(sem_lm_trainer, oom_pymodel_is_lm_trainer(m, n))
 
 SEM_PY(sem_has_argument,
@@ -235,6 +236,23 @@ static bool sem_json_deepspeed_key(const oom_sem_env *env, TSNode n, TSNode site
 }
 
 SEM_PY(sem_model_like, oom_pymodel_is_model_expr(m, n))
+
+/* `x.to(...)` / `x.type(...)` where x is not a model: a tensor cast (a scalar
+ * loss cast to bf16 costs nothing and computes nothing). */
+static bool sem_cast_of_non_model(const oom_sem_env *env, TSNode fn, TSNode site, const oom_pred *p,
+                                  oom_buf *scratch)
+{
+    (void)site, (void)p, (void)scratch;
+    if (!env->py || strcmp(ts_node_type(fn), "attribute") != 0)
+        return false;
+    TSNode method = oom_child(fn, "attribute", 9), receiver = oom_child(fn, "object", 6);
+    if (ts_node_is_null(method) || ts_node_is_null(receiver))
+        return false;
+    uint32_t a = ts_node_start_byte(method), b = ts_node_end_byte(method);
+    bool cast = (b - a == 2 && memcmp(env->src + a, "to", 2) == 0) ||
+                (b - a == 4 && memcmp(env->src + a, "type", 4) == 0);
+    return cast && !oom_pymodel_is_model_expr(env->py, receiver);
+}
 
 static bool sem_exceeds_model_limit(const oom_sem_env *env, TSNode n, TSNode site,
                                     const oom_pred *p, oom_buf *scratch)
@@ -409,6 +427,10 @@ static const oom_sem_entry semantic_predicates[] = {
      "inside an except clause for out-of-memory errors", false, false},
     {"oom-in-except", sem_in_except, 0, 0, OOM_SEM_PYTHON, false,
      "inside any except clause", false, false},
+    {"oom-converts-weights", sem_converts_weights, 0, 0, OOM_SEM_PYTHON, false,
+     "the file is a script that saves weights and runs no model (a merge or conversion tool)", true, false},
+    {"oom-cast-of-non-model", sem_cast_of_non_model, 0, 0, OOM_SEM_PYTHON, false,
+     "the function of a call is x.to / x.type on something that is not a model", false, false},
     {"oom-file-trains", sem_file_trains, 0, 0, OOM_SEM_PYTHON, false,
      "the file trains (backward, Trainer, .train(), .fit())", true, false},
     {"oom-lm-trainer", sem_lm_trainer, 0, 0, OOM_SEM_PYTHON, false,

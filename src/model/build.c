@@ -634,6 +634,7 @@ static void visit_call(oom_pymodel *m, int scope, TSNode node)
     oom_call_site site;
     site.name = oom_node_text(m, last, &site.name_len);
     site.pos = ts_node_start_byte(node);
+    site.node = node;
     OOM_PUSH(m->calls, m->call_count, m->call_cap, site);
 }
 
@@ -781,12 +782,30 @@ static bool has_base_ending(const oom_pymodel *m, TSNode cls, const char *const 
     return false;
 }
 
+/* The class body defines `def forward(self, ...)`. */
+static bool defines_forward(const oom_pymodel *m, TSNode cls)
+{
+    TSNode body = field_of(m, cls, "body");
+    uint32_t count = ts_node_is_null(body) ? 0 : ts_node_named_child_count(body);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode def = oom_model_named_child(m, body, i);
+        if (ts_node_symbol(def) == m->sym.decorated_definition)
+            def = field_of(m, def, "definition");
+        if (!ts_node_is_null(def) && ts_node_symbol(def) == m->sym.function_definition &&
+            oom_node_text_is(m, field_of(m, def, "name"), "forward"))
+            return true;
+    }
+    return false;
+}
+
 /* class Head(nn.Module), class Net(pl.LightningModule), class M(PreTrainedModel):
- * a base whose last name ends in Module or Model makes the class model code. */
+ * a base whose last name ends in Module or Model makes the class model code.
+ * So does a `forward` method: a module reached through the project's own
+ * bases (`class SACPolicy(BasePolicy)`, BasePolicy an nn.Module elsewhere). */
 static bool is_model_class(const oom_pymodel *m, TSNode cls)
 {
     static const char *const model_bases[] = {"Module", "Model", NULL};
-    return has_base_ending(m, cls, model_bases);
+    return has_base_ending(m, cls, model_bases) || defines_forward(m, cls);
 }
 
 /* class TestDDP(unittest.TestCase), class _DistTestBase: a class of tests. */
@@ -929,8 +948,10 @@ static void visit_if(oom_pymodel *m, int scope, TSNode node)
     if (strcmp(t, "true") == 0 || strcmp(t, "false") == 0 || strcmp(t, "integer") == 0)
         return;
     /* `if __name__ == "__main__":` wraps whole scripts; it guards nothing */
-    if (text_contains(m, cond, "__name__") && text_contains(m, cond, "__main__"))
+    if (text_contains(m, cond, "__name__") && text_contains(m, cond, "__main__")) {
+        m->main_guard = scope == 0;
         return;
+    }
     add_site(&m->guards, &m->guard_count, &m->guard_cap, scope, node);
 }
 
@@ -1075,6 +1096,7 @@ oom_pymodel *oom_pymodel_build_from(const oom_nodes *nodes, const char *src, siz
     mark_pytest_functions(m);
     propagate_no_grad_to_callees(m);
     m->trains = -1;
+    m->converts = -1;
     return m;
 }
 

@@ -264,6 +264,39 @@ bool oom_pymodel_file_trains(const oom_pymodel *m)
     return m->trains;
 }
 
+static bool runs_models(const oom_pymodel *m)
+{
+    static const char *const running_calls[] = {"generate", "pipeline", "LLM", "evaluate", "predict", NULL};
+    if (oom_pymodel_file_trains(m))
+        return true;
+    for (size_t i = 0; running_calls[i]; i++)
+        if (oom_pymodel_file_calls(m, running_calls[i]))
+            return true;
+    for (size_t i = 0; i < m->call_count; i++)
+        if (oom_pymodel_is_model_call(m, m->calls[i].node))
+            return true;
+    return false;
+}
+
+static bool compute_converts(const oom_pymodel *m)
+{
+    static const char *const saving_calls[] = {"save_pretrained", "merge_and_unload", "save_model",
+                                               "save_file", "push_to_hub", NULL};
+    if (!m->main_guard)
+        return false;
+    bool saves = false;
+    for (size_t i = 0; saving_calls[i] && !saves; i++)
+        saves = oom_pymodel_file_calls(m, saving_calls[i]);
+    return saves && !runs_models(m);
+}
+
+bool oom_pymodel_only_converts_weights(const oom_pymodel *m)
+{
+    if (m->converts < 0) /* as file_trains: answered once, by the file's own thread */
+        ((oom_pymodel *)m)->converts = compute_converts(m);
+    return m->converts;
+}
+
 bool oom_model_compute_trains(const oom_pymodel *m)
 {
     static const char *const training_calls[] = {"train", "fit", "Trainer", "Seq2SeqTrainer",

@@ -75,6 +75,7 @@ typedef struct {
     const char *name; /* callee's last name: f(...) or self.f(...) */
     uint32_t name_len;
     uint32_t pos;
+    TSNode node; /* the call */
 } oom_call_site;
 
 typedef struct {
@@ -164,6 +165,8 @@ struct oom_pymodel {
     bool distributed; /* init_process_group, DDP, LOCAL_RANK / local_rank */
     bool loads_lm_head; /* calls a class with an LM head (or its from_pretrained), or SFTTrainer */
     signed char trains; /* oom_pymodel_file_trains, answered once when first asked; -1 before */
+    signed char converts; /* oom_pymodel_only_converts_weights, the same way */
+    bool main_guard; /* `if __name__ == "__main__":` at module level: a script */
     bool ml_imports;  /* imports a deep-learning package, or a module of its own project */
     oom_strlist pretrained_ids;
     int *pretrained_scopes; /* the scope each id was loaded in */

@@ -445,6 +445,27 @@ static bool scope_calls_backward(const oom_pymodel *m, int scope)
     return false;
 }
 
+/* A backward between `x.eval()` and the next `.train()` of the same scope:
+ * the model is put in eval mode to train with it (a linear probe freezing
+ * its backbone's batch-norm statistics), not to evaluate. An inline
+ * validation loop is the other way round: its .eval() comes after the
+ * step's backward, and its .train() before the next one. */
+static bool backward_in_eval_mode(const oom_pymodel *m, int scope, const oom_mode_marker *eval)
+{
+    uint32_t until = UINT32_MAX;
+    for (size_t i = 0; i < m->marker_count; i++) {
+        const oom_mode_marker *mk = &m->markers[i];
+        if (mk->scope == scope && !mk->is_eval && mk->pos > eval->pos && mk->pos < until)
+            until = mk->pos;
+    }
+    for (size_t i = 0; i < m->backward_call_count; i++) {
+        const oom_site *b = &m->backward_calls[i];
+        if (b->scope == scope && b->start > eval->pos && b->start < until)
+            return true;
+    }
+    return false;
+}
+
 /* For a call, the object whose mode matters: `model` in `model(x)` and in
  * `model.forward(x)`. Null for other nodes. */
 static TSNode called_object(const oom_pymodel *m, TSNode node)
@@ -524,5 +545,5 @@ bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node)
             continue;
         last = mk;
     }
-    return last && last->is_eval;
+    return last && last->is_eval && !backward_in_eval_mode(m, scope, last);
 }

@@ -2,7 +2,13 @@
 ; (is_bf16_supported) and where the statement runs only as the user's own
 ; precision switch for this run decides (`if args.bf16:`, `x if args.bf16
 ; else y`, `autocast(..., enabled=args.amp)`): the switch is the run's
-; choice, as `bf16=args.bf16` is.
+; choice, as `bf16=args.bf16` is. Two more file-level conditions:
+; - a script written for FP8 (torchao's Float8 training, Transformer Engine)
+;   targets GPUs of compute capability 8.9 and up; its bf16 is that
+;   hardware's base precision, not a choice made for this GPU;
+; - a script that runs no model (it loads, merges or converts weights and
+;   saves them) computes nothing: bf16 there is how the weights are stored.
+;   A module of functions that load a model is not one: its callers run it.
 
 ; TrainingArguments(bf16=True), SFTConfig(bf16_full_eval=True), ...
 ((keyword_argument
@@ -11,19 +17,32 @@
   (#any-of? @kw "bf16" "bf16_full_eval")
   (#oom-target-gpu-lacks? @report "bf16")
   (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
+  (#not-oom-converts-weights? @report)
   (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp"))
 
 ; torch.autocast("cuda", dtype=torch.bfloat16), from_pretrained(..., torch_dtype="bfloat16"),
 ; Accelerator(mixed_precision="bf16"), MixedPrecision(param_dtype=torch.bfloat16),
 ; Lightning's Trainer(precision="bf16-mixed"),
 ; and the same through a name: dtype = "bfloat16"; ptdtype = {...}[dtype]; autocast(dtype=ptdtype)
-((keyword_argument
-  name: (identifier) @kw
-  value: (_) @value) @arg @report
+;
+; Not: a keyword of a tensor cast (`loss.to(dtype=torch.bfloat16)`), nor the
+; torch_dtype given to PeftModel.from_pretrained (the adapter follows the base
+; model, whose own loading call is the finding).
+((call
+  function: (_) @fn
+  arguments: (argument_list
+    (keyword_argument
+      name: (identifier) @kw
+      value: (_) @value) @arg @report))
   (#any-of? @kw "dtype" "torch_dtype" "mixed_precision" "param_dtype" "compute_dtype" "bnb_4bit_compute_dtype" "precision")
+  (#not-oom-cast-of-non-model? @fn)
+  (#not-oom-qualname-match? @fn "^peft\\.([A-Za-z_.]+\\.)?PeftModel[A-Za-z]*\\.from_pretrained$")
   (#oom-holds? @value "torch.bfloat16" "bfloat16" "bf16" "bf16-mixed" "bf16-true")
   (#oom-target-gpu-lacks? @report "bf16")
   (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
+  (#not-oom-converts-weights? @report)
   (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp")
   (#not-oom-value-follows-switch? @value "(?i)bf16|bfloat|dtype|precision|fp16|half|amp"))
 
@@ -41,6 +60,8 @@
   (#oom-model-like? @model)
   (#oom-target-gpu-lacks? @report "bf16")
   (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
+  (#not-oom-converts-weights? @report)
   (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp"))
 
 ((call
@@ -51,6 +72,8 @@
   (#oom-model-like? @model)
   (#oom-target-gpu-lacks? @report "bf16")
   (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
+  (#not-oom-converts-weights? @report)
   (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp"))
 
 ; argparse: parser.add_argument("--bf16", action="store_true", default=True),
@@ -68,7 +91,9 @@
   (#oom-string? @flag "--bf16" "--bf16_full_eval" "--bf16-full-eval")
   (#eq? @kw "default")
   (#oom-target-gpu-lacks? @report "bf16")
-  (#not-oom-file-calls? @report "is_bf16_supported"))
+  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
+  (#not-oom-converts-weights? @report))
 
 ; a dataclass field of arguments whose default is bf16:
 ;   bf16: bool = True / bf16: bool = field(default=True) / mixed_precision: str = "bf16"
@@ -81,7 +106,9 @@
   (#eq? @kw "bf16")
   (#oom-holds? @value "True")
   (#oom-target-gpu-lacks? @report "bf16")
-  (#not-oom-file-calls? @report "is_bf16_supported"))
+  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
+  (#not-oom-converts-weights? @report))
 
 ; ... or `mixed_precision: str = "bf16"` (a bool `mixed_precision = True` says
 ; nothing about the dtype)
@@ -94,13 +121,22 @@
   (#eq? @kw "mixed_precision")
   (#oom-holds? @value "bf16" "bfloat16")
   (#oom-target-gpu-lacks? @report "bf16")
-  (#not-oom-file-calls? @report "is_bf16_supported"))
+  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
+  (#not-oom-converts-weights? @report))
 
 ; TRL configs turn bf16 on by default unless fp16 is set
 ((call
   function: (_) @fn) @arg @report
   (#oom-qualname-match? @fn "^trl(\\.[a-z_]+)*\\.[A-Za-z]+Config$")
+  ; TRL's legacy PPOConfig (up to 0.11) is not a TrainingArguments and has no
+  ; bf16; its own keys tell it apart
+  (#not-oom-has-argument? @report "ppo_epochs")
+  (#not-oom-has-argument? @report "init_kl_coef")
+  (#not-oom-has-argument? @report "forward_batch_size")
   (#not-oom-has-argument? @report "bf16")
   (#not-oom-has-argument? @report "fp16")
   (#oom-target-gpu-lacks? @report "bf16")
-  (#not-oom-file-calls? @report "is_bf16_supported"))
+  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
+  (#not-oom-converts-weights? @report))
