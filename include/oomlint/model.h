@@ -144,6 +144,9 @@ bool oom_pymodel_pretrained_visible(const oom_pymodel *m, size_t i, TSNode node)
 bool oom_pymodel_int_value(const oom_pymodel *m, TSNode expr, long long *out);
 /* An expression that denotes a model (not a call of it). */
 bool oom_pymodel_is_model_expr(const oom_pymodel *m, TSNode expr);
+/* A name the function around it returns, alone or as an element of a
+ * returned tuple. */
+bool oom_pymodel_is_returned(const oom_pymodel *m, TSNode name);
 
 /* A module without parameters: a loss or metric (`criterion`, `nn.CrossEntropyLoss()`,
  * a name bound to one), an activation, dropout or pooling layer. */

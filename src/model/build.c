@@ -782,6 +782,28 @@ static bool has_base_ending(const oom_pymodel *m, TSNode cls, const char *const 
     return false;
 }
 
+/* A base that is one of torch.nn's containers or layers (`nn.Sequential`,
+ * `nn.ModuleDict`, `nn.Linear`), aliases applied. */
+static bool has_torch_nn_base(const oom_pymodel *m, TSNode cls)
+{
+    TSNode bases = field_of(m, cls, "superclasses");
+    uint32_t count = ts_node_is_null(bases) ? 0 : ts_node_named_child_count(bases);
+    bool found = false;
+    oom_buf q;
+    oom_buf_init(&q);
+    for (uint32_t i = 0; i < count && !found; i++) {
+        TSNode base = oom_model_named_child(m, bases, i);
+        if (ts_node_symbol(base) != m->sym.attribute && ts_node_symbol(base) != m->sym.identifier)
+            continue;
+        if (!oom_pymodel_qualname(m, base, &q) || !oom_str_starts_with(q.data, "torch.nn."))
+            continue;
+        const char *last = strrchr(q.data, '.') + 1;
+        found = isupper((unsigned char)last[0]) && strchr(q.data + 9, '.') == NULL;
+    }
+    oom_buf_free(&q);
+    return found;
+}
+
 /* The class body defines `def forward(self, ...)`. */
 static bool defines_forward(const oom_pymodel *m, TSNode cls)
 {
@@ -805,7 +827,7 @@ static bool defines_forward(const oom_pymodel *m, TSNode cls)
 static bool is_model_class(const oom_pymodel *m, TSNode cls)
 {
     static const char *const model_bases[] = {"Module", "Model", NULL};
-    return has_base_ending(m, cls, model_bases) || defines_forward(m, cls);
+    return has_base_ending(m, cls, model_bases) || has_torch_nn_base(m, cls) || defines_forward(m, cls);
 }
 
 /* class TestDDP(unittest.TestCase), class _DistTestBase: a class of tests. */

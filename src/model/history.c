@@ -224,6 +224,16 @@ bool oom_pymodel_is_model_expr(const oom_pymodel *m, TSNode expr)
     return is_model_expr(m, expr, 0);
 }
 
+/* `self` in a method of a model class: `self(x)` and `self.forward(x)` run
+ * the model's own forward (SentenceTransformer.encode). */
+static bool is_own_model(const oom_pymodel *m, TSNode expr)
+{
+    if (ts_node_is_null(expr) || ts_node_symbol(expr) != m->sym.identifier || !oom_node_text_is(m, expr, "self"))
+        return false;
+    int scope = oom_model_scope_at(m, ts_node_start_byte(expr));
+    return scope > 0 && m->scopes[scope].model_method;
+}
+
 /* A call given a model as an argument: `reparameterize_model(model)`,
  * `unwrap_model(model)`, `count_parameters(model)` take the model and do
  * something with it; a forward takes data. */
@@ -251,9 +261,10 @@ bool oom_pymodel_is_model_call(const oom_pymodel *m, TSNode call)
     bool model;
     if (ts_node_symbol(fn) == m->sym.attribute &&
         oom_node_text_is(m, oom_model_child(m, fn, "attribute", 9), "forward"))
-        model = is_model_expr(m, oom_model_child(m, fn, "object", 6), 0);
+        model = is_model_expr(m, oom_model_child(m, fn, "object", 6), 0) ||
+                is_own_model(m, oom_model_child(m, fn, "object", 6));
     else
-        model = is_model_expr(m, fn, 0);
+        model = is_model_expr(m, fn, 0) || is_own_model(m, fn);
     if (!model)
         return false;
     /* an imported function (`from utils import reparameterize_model`) is
@@ -318,6 +329,15 @@ static bool is_loss_function(const char *q)
     if (!oom_str_starts_with(q, "torch.nn.functional."))
         return false;
     return strstr(q, "loss") || strstr(q, "entropy") || strstr(q, "kl_div");
+}
+
+/* The last name of one of torch.nn.functional's losses. */
+static bool names_a_functional_loss(const char *last)
+{
+    static const char *const losses[] = {"cross_entropy", "binary_cross_entropy",
+                                         "binary_cross_entropy_with_logits", "nll_loss", "kl_div",
+                                         "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", NULL};
+    return text_in(last, strlen(last), losses);
 }
 
 /* Methods whose result carries the graph by their contract: a
@@ -405,6 +425,11 @@ static bool call_carries(const oom_pymodel *m, TSNode call, int depth)
             result = !isupper((unsigned char)last[0]) || strchr(last, '_') != NULL;
         else if (oom_str_starts_with(q.data, "torch.") &&
                  !text_in(last, strlen(last), torch_history_free))
+            result = any_argument_carries(m, call, depth);
+        else if (names_a_functional_loss(last))
+            /* a project's own wrapper of F's loss, under F's name
+             * (`modules.cross_entropy(logits, target)` in fairseq): a loss of
+             * its arguments, with their history */
             result = any_argument_carries(m, call, depth);
         else if (strcmp(q.data, "sum") == 0 || strcmp(q.data, "max") == 0 ||
                  strcmp(q.data, "min") == 0 || strcmp(q.data, "abs") == 0)
@@ -656,8 +681,10 @@ static bool device_output(const oom_pymodel *m, TSNode e, int depth)
         uint32_t pos = ts_node_start_byte(e);
         const oom_binding *b =
             oom_model_last_binding(m, oom_model_scope_at(m, pos), name, len, pos, false);
-        if (!b || b->kind == OOM_BIND_OPAQUE || b->kind == OOM_BIND_AUGMENTED || b->kind == OOM_BIND_ITER)
+        if (!b || b->kind == OOM_BIND_OPAQUE || b->kind == OOM_BIND_AUGMENTED)
             return false;
+        /* `for emb in embeddings`: a row of a device output is a view that
+         * keeps the whole batch's storage on the device */
         return device_output(m, b->value, depth + 1);
     }
     if (s == m->sym.call)

@@ -547,3 +547,32 @@ bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node)
     }
     return last && last->is_eval && !backward_in_eval_mode(m, scope, last);
 }
+
+/* A name the function around `name` returns: `return metrics`, or one
+ * element of a returned tuple (`return loss, sample_size, logging_output`). */
+bool oom_pymodel_is_returned(const oom_pymodel *m, TSNode name)
+{
+    if (ts_node_symbol(name) != m->sym.identifier)
+        return false;
+    int scope = oom_model_scope_at(m, ts_node_start_byte(name));
+    if (scope <= 0)
+        return false;
+    uint32_t len;
+    const char *text = oom_node_text(m, name, &len);
+    for (size_t i = 0; i < m->return_count; i++) {
+        TSNode v = m->returns[i].value;
+        if (m->returns[i].scope != scope || ts_node_is_null(v))
+            continue;
+        const char *type = ts_node_type(v);
+        bool list = strcmp(type, "expression_list") == 0 || strcmp(type, "tuple") == 0;
+        uint32_t count = list ? ts_node_named_child_count(v) : 1;
+        for (uint32_t k = 0; k < count; k++) {
+            TSNode e = list ? oom_model_named_child(m, v, k) : v;
+            uint32_t elen;
+            const char *etext = oom_node_text(m, e, &elen);
+            if (ts_node_symbol(e) == m->sym.identifier && elen == len && memcmp(etext, text, len) == 0)
+                return true;
+        }
+    }
+    return false;
+}

@@ -62,3 +62,31 @@
   (#not-oom-in-loop? @store)
   (#oom-grad-enabled? @store)
   (#oom-carries-graph? @value)) @report
+
+; logging_output = {"loss": loss, ...} returned by a criterion's forward, or
+; metrics[f"{prefix}nll_loss"] = nll.cpu().mean() returned by a trainer's
+; get_batch_loss_metrics: a dict of logs or metrics holds numbers to print,
+; and its caller keeps it (fairseq aggregates logging outputs over the
+; update, TRL stores metrics until the next log), so a tensor there keeps its
+; step's graph. Lightning's *_step hooks return the loss with its graph on
+; purpose.
+(assignment
+  left: (identifier) @store
+  right: (dictionary
+    (pair
+      value: (_) @value) @report)
+  (#match? @store "^(logging_outputs?|log_outputs?|logs|log_dict|metrics|stats)$")
+  (#oom-returned? @store)
+  (#not-oom-in-function-matching? @store "_step$")
+  (#oom-grad-enabled? @value)
+  (#oom-carries-graph? @value))
+
+(assignment
+  left: (subscript
+    value: (identifier) @store)
+  right: (_) @value
+  (#match? @store "^(logging_outputs?|log_outputs?|logs|log_dict|metrics|stats)$")
+  (#oom-returned? @store)
+  (#not-oom-in-function-matching? @store "_step$")
+  (#oom-grad-enabled? @value)
+  (#oom-carries-graph? @value)) @report
