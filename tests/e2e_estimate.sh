@@ -72,6 +72,25 @@ expect_not_contains "no-capacity-finding-without-a-gpu" "$OUT" "OOM60"
 printf 'from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")\n' > "$T/load_only.py"
 run_oomlint --format concise --isolated --gpu t4 "$T/load_only.py"
 expect_not_contains "no-oom601-for-a-script-that-does-not-train" "$OUT" "OOM601"
+# accelerate/deepspeed decide precision and sharding at launch, from a config
+# no file names: no OOM601 built on fp32 and one unsharded GPU ...
+cat > "$T/accelerated.py" <<'PY'
+from accelerate import Accelerator
+from transformers import AutoModelForCausalLM
+import torch
+accelerator = Accelerator()
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")
+optimizer = torch.optim.AdamW(model.parameters())
+model, optimizer = accelerator.prepare(model, optimizer)
+for batch in []:
+    accelerator.backward(model(**batch).loss)
+PY
+run_oomlint --format concise --isolated --gpu t4 "$T/accelerated.py"
+expect_not_contains "no-oom601-when-the-launcher-decides-precision-and-sharding" "$OUT" "OOM601"
+# ... but once the script names its precision, the estimate stands on it
+sed -i 's/Accelerator()/Accelerator(mixed_precision="fp16")/' "$T/accelerated.py"
+run_oomlint --format concise --isolated --gpu t4 "$T/accelerated.py"
+expect_contains "oom601-when-the-accelerator-names-its-precision" "$OUT" "OOM601"
 
 # Image models (torchvision): the model, the image size and frozen layers from
 # the script, each with its line.

@@ -115,6 +115,10 @@ typedef struct {
     int grad_accum;             /* gradient_accumulation_steps, for the fix plan */
     char batch_name[48];        /* the user's spelling: per_device_train_batch_size, batch_size */
     char seq_name[48];          /* max_length, max_seq_length, block_size */
+    /* the script hands precision and sharding to its launcher (an
+     * `Accelerator()`, `deepspeed.initialize`): `accelerate launch` or
+     * `deepspeed` decides them from a config the script does not name */
+    bool launcher_decides;
 } oom_script_inputs;
 
 /* Defaults for everything, each marked assumed. */

@@ -147,6 +147,10 @@ bool oom_pymodel_is_model_expr(const oom_pymodel *m, TSNode expr);
 /* A name the function around it returns, alone or as an element of a
  * returned tuple. */
 bool oom_pymodel_is_returned(const oom_pymodel *m, TSNode name);
+/* A slice or row of one tensor bound before every loop around `site`
+ * (`out_seq.append(seq[i:i + 1])` for i in range(batch_size)): a view of
+ * storage that exists once, so collecting it piles nothing up. */
+bool oom_pymodel_is_view_of_one_tensor(const oom_pymodel *m, TSNode value, TSNode site);
 
 /* A module without parameters: a loss or metric (`criterion`, `nn.CrossEntropyLoss()`,
  * a name bound to one), an activation, dropout or pooling layer. */

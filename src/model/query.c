@@ -576,3 +576,47 @@ bool oom_pymodel_is_returned(const oom_pymodel *m, TSNode name)
     }
     return false;
 }
+
+/* The outermost loop of `scope` around `pos`. */
+static const oom_loop *outermost_loop(const oom_pymodel *m, uint32_t pos, int scope)
+{
+    const oom_loop *best = NULL;
+    for (size_t i = 0; i < m->loop_count; i++) {
+        const oom_loop *l = &m->loops[i];
+        if (l->scope == scope && pos >= l->start && pos < l->end && (!best || l->start < best->start))
+            best = l;
+    }
+    return best;
+}
+
+bool oom_pymodel_is_view_of_one_tensor(const oom_pymodel *m, TSNode value, TSNode site)
+{
+    uint32_t pos = ts_node_start_byte(site);
+    int scope = oom_model_scope_at(m, pos);
+    const oom_loop *outer = outermost_loop(m, pos, scope);
+    if (!outer)
+        return false;
+    TSNode e = value;
+    bool sliced = false;
+    for (int depth = 0; depth < 8 && !ts_node_is_null(e); depth++) {
+        if (strcmp(ts_node_type(e), "subscript") == 0) {
+            sliced = true;
+            e = oom_model_child(m, e, "value", 5);
+            continue;
+        }
+        if (ts_node_symbol(e) != m->sym.identifier)
+            return false;
+        uint32_t len;
+        const char *name = oom_node_text(m, e, &len);
+        const oom_binding *b = oom_model_last_binding(m, scope, name, len, ts_node_start_byte(e), false);
+        if (!b || b->kind == OOM_BIND_OPAQUE || b->kind == OOM_BIND_AUGMENTED)
+            return false;
+        if (b->kind == OOM_BIND_ITER) { /* a row of the iterable */
+            sliced = true;
+            e = b->value;
+            continue;
+        }
+        return sliced && b->pos < outer->start && !(b->pos >= outer->start && b->pos < outer->end);
+    }
+    return false;
+}

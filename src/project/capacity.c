@@ -57,6 +57,11 @@ static void check_script(const capacity_check *c, const char *path, oom_script_i
 {
     if (!s.model_known || !s.in.training)
         return;
+    /* precision and sharding decide most of the estimate; where the launcher
+     * picks both from a config no file names, assuming fp32 on one unsharded
+     * GPU predicts an OOM the real run may never have */
+    if (s.launcher_decides && s.from[OOM_IN_PRECISION].assumed && s.from[OOM_IN_ZERO].assumed)
+        return;
     double cap = c->gpu->memory_gib * OOM_GIB;
     if (c->num_gpus > 0)
         s.in.num_gpus = c->num_gpus;

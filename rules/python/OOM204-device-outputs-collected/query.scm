@@ -11,7 +11,8 @@
   (#oom-in-loop? @store)
   (#not-oom-grad-enabled? @store)
   (#oom-outlives-all-loops? @store)
-  (#oom-device-output? @value)) @report
+  (#oom-device-output? @value)
+  (#not-oom-view-of-one-tensor? @value)) @report
 
 ; the same in evaluation code with grad on, when the value has no graph
 ; (with a graph, OOM201 already reports it)
@@ -29,8 +30,11 @@
   (#oom-grad-enabled? @store)
   (#oom-outlives-all-loops? @store)
   (#oom-device-output? @value)
+  (#not-oom-view-of-one-tensor? @value)
   (#not-oom-carries-graph? @value)) @report
 
+; view-of-one-tensor: `out_seq.append(seq[i:i + 1])` over the rows of one
+; generated batch collects views of storage that exists once.
 ; outlives-all-loops: a buffer made afresh per batch (test-time augmentation
 ; views stacked right after) is not the whole dataset piling up.
 ; all_logits = torch.cat([all_logits, logits]) (or a tuple) in a loop that runs without grad
