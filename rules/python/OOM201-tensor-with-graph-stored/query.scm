@@ -11,6 +11,9 @@
   (#oom-in-loop? @store)
   (#oom-grad-enabled? @store)
   (#oom-outlives-iteration? @store)
+  ; kept because the caller asked for them (`if return_logits:`), as TRL's fix
+  ; of its PPO logits does
+  (#not-oom-follows-switch? @store "^(return|output)_[a-z_]+$")
   (#not-oom-in-forward-code? @value)
   (#oom-builds-graphs? @value)
   (#oom-carries-graph? @value)

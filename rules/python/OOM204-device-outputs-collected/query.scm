@@ -11,6 +11,7 @@
   (#oom-in-loop? @store)
   (#not-oom-grad-enabled? @store)
   (#oom-outlives-all-loops? @store)
+  (#not-oom-follows-switch? @store "^(return|output)_[a-z_]+$")
   (#oom-device-output? @value)
   (#not-oom-view-of-one-tensor? @value)) @report
 
