@@ -147,6 +147,10 @@ bool oom_pymodel_is_model_expr(const oom_pymodel *m, TSNode expr);
 /* A name the function around it returns, alone or as an element of a
  * returned tuple. */
 bool oom_pymodel_is_returned(const oom_pymodel *m, TSNode name);
+/* `module.validation_step(batch)` (test_step, predict_step) called by a
+ * hand-written trainer: a LightningModule's evaluation hook, which runs the
+ * forward. Lightning turns grad off around its own calls; this caller must. */
+bool oom_pymodel_is_eval_hook_call(const oom_pymodel *m, TSNode call);
 /* A slice or row of one tensor bound before every loop around `site`
  * (`out_seq.append(seq[i:i + 1])` for i in range(batch_size)): a view of
  * storage that exists once, so collecting it piles nothing up. */

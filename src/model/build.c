@@ -567,9 +567,7 @@ static void record_pretrained(oom_pymodel *m, int scope, TSNode call, TSNode fn)
     if (!ts_node_is_null(arg) && ts_node_symbol(arg) == m->sym.identifier) {
         uint32_t len;
         const char *name = oom_node_text(m, arg, &len);
-        const oom_binding *b = oom_model_last_binding(m, scope, name, len, ts_node_start_byte(arg), true);
-        if (!b && scope != 0)
-            b = oom_model_last_binding(m, 0, name, len, UINT32_MAX, true);
+        const oom_binding *b = oom_model_visible_binding(m, scope, name, len, ts_node_start_byte(arg), true);
         arg = b && b->kind == OOM_BIND_VALUE ? b->value : (TSNode){{0}, NULL, NULL};
     }
     oom_buf value;
@@ -1013,7 +1011,8 @@ static void visit(oom_pymodel *m, TSNode node, TSSymbol s, int scope)
     } else if (s == m->sym.for_statement || s == m->sym.while_statement) {
         TSNode body = field_of(m, node, "body");
         if (!ts_node_is_null(body)) {
-            oom_loop l = {ts_node_start_byte(body), ts_node_end_byte(body), scope};
+            oom_loop l = {ts_node_start_byte(body), ts_node_end_byte(body), scope,
+                          s == m->sym.for_statement ? field_of(m, node, "right") : (TSNode){{0}, NULL, NULL}};
             OOM_PUSH(m->loops, m->loop_count, m->loop_cap, l);
         }
         TSNode left = field_of(m, node, "left"), right = field_of(m, node, "right");

@@ -363,13 +363,8 @@ static bool is_lm_model_expr(const oom_pymodel *m, TSNode e, int depth)
         const char *name = oom_node_text(m, e, &len);
         uint32_t pos = ts_node_start_byte(e);
         int scope = oom_model_scope_at(m, pos);
-        for (int sc = scope; sc >= 0; sc = sc == 0 ? -1 : 0) {
-            const oom_binding *b = oom_model_last_binding(m, sc, name, len,
-                                                          sc == scope ? pos : UINT32_MAX, true);
-            if (b)
-                return b->kind == OOM_BIND_VALUE && is_lm_model_expr(m, b->value, depth + 1);
-        }
-        return false;
+        const oom_binding *b = oom_model_visible_binding(m, scope, name, len, pos, true);
+        return b && b->kind == OOM_BIND_VALUE && is_lm_model_expr(m, b->value, depth + 1);
     }
     if (ts_node_symbol(e) != m->sym.call)
         return false;

@@ -185,13 +185,9 @@ static bool is_model_expr(const oom_pymodel *m, TSNode expr, int depth)
     }
     uint32_t pos = ts_node_start_byte(expr);
     int scope = oom_model_scope_at(m, pos);
-    for (int sc = scope; sc >= 0; sc = sc == 0 ? -1 : 0) {
-        const oom_binding *b = oom_model_last_binding(m, sc, name, len,
-                                                      sc == scope ? pos : UINT32_MAX, true);
-        if (b) /* the nearest binding decides, whatever it says */
-            return b->kind == OOM_BIND_VALUE && value_builds_model(m, b->value, depth);
-    }
-    return false;
+    /* the nearest binding decides, whatever it says */
+    const oom_binding *b = oom_model_visible_binding(m, scope, name, len, pos, true);
+    return b && b->kind == OOM_BIND_VALUE && value_builds_model(m, b->value, depth);
 }
 
 bool oom_pymodel_is_parameter_free_module(const oom_pymodel *m, TSNode expr)
@@ -251,6 +247,19 @@ static bool passes_a_model(const oom_pymodel *m, TSNode call)
     return false;
 }
 
+bool oom_pymodel_is_eval_hook_call(const oom_pymodel *m, TSNode call)
+{
+    static const char *const hooks[] = {"validation_step", "test_step", "predict_step", NULL};
+    if (ts_node_symbol(call) != m->sym.call)
+        return false;
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute)
+        return false;
+    uint32_t len;
+    const char *method = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
+    return text_in(method, len, hooks) && !oom_node_text_is(m, oom_model_child(m, fn, "object", 6), "self");
+}
+
 bool oom_pymodel_is_model_call(const oom_pymodel *m, TSNode call)
 {
     if (ts_node_symbol(call) != m->sym.call)
@@ -258,6 +267,8 @@ bool oom_pymodel_is_model_call(const oom_pymodel *m, TSNode call)
     TSNode fn = oom_model_child(m, call, "function", 8);
     if (ts_node_is_null(fn))
         return false;
+    if (oom_pymodel_is_eval_hook_call(m, call))
+        return true;
     bool model;
     if (ts_node_symbol(fn) == m->sym.attribute &&
         oom_node_text_is(m, oom_model_child(m, fn, "attribute", 9), "forward"))
@@ -420,6 +431,11 @@ static bool call_carries(const oom_pymodel *m, TSNode call, int depth)
         last = last ? last + 1 : q.data;
         if (strchr(q.data, '.') == NULL && text_in(q.data, strlen(q.data), history_free_builtins))
             result = false;
+        else if (strcmp(q.data, "torch.autograd.grad") == 0)
+            /* gradients have history only when asked to (second-order
+             * methods: create_graph=True) */
+            result = !ts_node_is_null(oom_pymodel_keyword_value(m, call, "create_graph")) &&
+                     strcmp(ts_node_type(oom_pymodel_keyword_value(m, call, "create_graph")), "false") != 0;
         else if (is_loss_function(q.data) || oom_model_name_is_loss_like(last, strlen(last)))
             /* nn.CrossEntropyLoss() builds a module; self.D_loss(...) computes one */
             result = !isupper((unsigned char)last[0]) || strchr(last, '_') != NULL;
@@ -452,7 +468,7 @@ static const oom_binding *binding_read_at(const oom_pymodel *m, TSNode id)
     uint32_t len;
     const char *name = oom_node_text(m, id, &len);
     uint32_t pos = ts_node_start_byte(id);
-    return oom_model_last_binding(m, oom_model_scope_at(m, pos), name, len, pos, false);
+    return oom_model_visible_binding(m, oom_model_scope_at(m, pos), name, len, pos, false);
 }
 
 /* `outputs.loss`, `out["logits"][0]`, `out.logits.float()`: read from a
@@ -516,7 +532,7 @@ static bool identifier_carries(const oom_pymodel *m, TSNode id, int depth)
     const char *name = oom_node_text(m, id, &len);
     uint32_t pos = ts_node_start_byte(id);
     int scope = oom_model_scope_at(m, pos);
-    const oom_binding *b = oom_model_last_binding(m, scope, name, len, pos, false);
+    const oom_binding *b = oom_model_visible_binding(m, scope, name, len, pos, false);
     if (bound_without_grad(m, b))
         return false;
     if (b && b->kind == OOM_BIND_VALUE && derived_without_grad(m, b->value))
@@ -531,7 +547,7 @@ static bool identifier_carries(const oom_pymodel *m, TSNode id, int depth)
             return true;
         /* `total += x.item()`: what total held before decides */
         const oom_binding *prior =
-            oom_model_last_binding(m, scope, name, len, ts_node_start_byte(b->value), false);
+            oom_model_last_binding(m, b->scope, name, len, ts_node_start_byte(b->value), false);
         if (!prior || prior->kind == OOM_BIND_OPAQUE || prior == b)
             return false;
         return prior->kind != OOM_BIND_AUGMENTED && carries(m, prior->value, depth + 1);
@@ -680,7 +696,7 @@ static bool device_output(const oom_pymodel *m, TSNode e, int depth)
         const char *name = oom_node_text(m, e, &len);
         uint32_t pos = ts_node_start_byte(e);
         const oom_binding *b =
-            oom_model_last_binding(m, oom_model_scope_at(m, pos), name, len, pos, false);
+            oom_model_visible_binding(m, oom_model_scope_at(m, pos), name, len, pos, false);
         if (!b || b->kind == OOM_BIND_OPAQUE || b->kind == OOM_BIND_AUGMENTED)
             return false;
         /* `for emb in embeddings`: a row of a device output is a view that

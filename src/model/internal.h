@@ -26,6 +26,7 @@ typedef struct {
 typedef struct {
     uint32_t start, end; /* the loop body */
     int scope;
+    TSNode iterable; /* what a `for` loop iterates; null for `while` */
 } oom_loop;
 
 typedef struct {
@@ -249,6 +250,13 @@ bool oom_model_compute_trains(const oom_pymodel *m);
 const oom_binding *oom_model_last_binding(const oom_pymodel *m, int scope, const char *name,
                                           uint32_t name_len, uint32_t before,
                                           bool skip_augmented);
+/* The binding of `name` visible at `before` in `scope`, as Python resolves
+ * it: the scope's own last binding before that point, else the last binding
+ * of each enclosing function in turn (a closure reads its outer function's
+ * names), else the module's. Class bodies are not scopes here, so a method
+ * does not see its class's names, as in Python. */
+const oom_binding *oom_model_visible_binding(const oom_pymodel *m, int scope, const char *name,
+                                            uint32_t name_len, uint32_t before, bool skip_augmented);
 oom_grad_state oom_model_grad_state_at(const oom_pymodel *m, uint32_t pos);
 /* "torch.no_grad"-like calls: the grad state a `with` or decorator of this
  * expression sets, or -1 when it is not a grad-mode switch. */

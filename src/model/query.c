@@ -42,6 +42,20 @@ const oom_binding *oom_model_last_binding(const oom_pymodel *m, int scope, const
     return best;
 }
 
+const oom_binding *oom_model_visible_binding(const oom_pymodel *m, int scope, const char *name,
+                                            uint32_t name_len, uint32_t before, bool skip_augmented)
+{
+    for (int sc = scope, depth = 0; sc >= 0 && depth < 64; sc = m->scopes[sc].parent, depth++) {
+        const oom_binding *b =
+            oom_model_last_binding(m, sc, name, name_len, sc == scope ? before : UINT32_MAX, skip_augmented);
+        if (b)
+            return b;
+        if (sc == 0)
+            break;
+    }
+    return NULL;
+}
+
 oom_grad_state oom_model_grad_state_at(const oom_pymodel *m, uint32_t pos)
 {
     /* The innermost region wins: the one that starts last (and, on a tie,
@@ -168,8 +182,48 @@ static bool names_own_no_grad_wrapper(const char *qualname)
            !strstr(last, "disable");
 }
 
+static int grad_switch(const oom_pymodel *m, TSNode expr, int depth);
+
+/* `ctx = torch.enable_grad() if train else torch.no_grad()`, then `with ctx:`;
+ * and the conditional written in the `with` itself. Either branch may run:
+ * one that turns grad off makes the block maybe-off, as set_grad_enabled(train). */
+static int conditional_grad_switch(const oom_pymodel *m, TSNode expr, int depth)
+{
+    if (depth > 3 || ts_node_is_null(expr))
+        return -1;
+    if (ts_node_symbol(expr) == m->sym.identifier) {
+        uint32_t len;
+        const char *name = oom_node_text(m, expr, &len);
+        uint32_t pos = ts_node_start_byte(expr);
+        const oom_binding *b = oom_model_visible_binding(m, oom_model_scope_at(m, pos), name, len, pos, true);
+        return b && b->kind == OOM_BIND_VALUE ? grad_switch(m, b->value, depth + 1) : -1;
+    }
+    if (ts_node_symbol(expr) != m->sym.conditional_expression)
+        return -1;
+    int off = 0, switches = 0;
+    uint32_t count = ts_node_named_child_count(expr); /* a if cond else b: children a, cond, b */
+    for (uint32_t i = 0; i < count; i += 2) {
+        int state = grad_switch(m, oom_model_named_child(m, expr, i), depth + 1);
+        switches += state >= 0;
+        off += state == OOM_GRAD_DISABLED || state == OOM_GRAD_MAYBE_DISABLED;
+    }
+    if (switches == 0)
+        return -1;
+    return off ? OOM_GRAD_MAYBE_DISABLED : OOM_GRAD_ENABLED;
+}
+
 int oom_model_grad_switch(const oom_pymodel *m, TSNode expr)
 {
+    return grad_switch(m, expr, 0);
+}
+
+static int grad_switch(const oom_pymodel *m, TSNode expr, int depth)
+{
+    if (ts_node_symbol(expr) == m->sym.identifier || ts_node_symbol(expr) == m->sym.conditional_expression) {
+        int state = conditional_grad_switch(m, expr, depth);
+        if (state >= 0)
+            return state;
+    }
     bool called = ts_node_symbol(expr) == m->sym.call;
     TSNode fn = called ? oom_model_child(m, expr, "function", 8) : expr;
     oom_buf q;
@@ -436,6 +490,65 @@ static bool scope_named_for_eval(const oom_pymodel *m, int scope)
     return false;
 }
 
+/* Words that name held-out data: `val_loader`, `valid_data_loader`,
+ * `eval_dataloader`, `test_loader`, `dataloaders["val"]`, `dev_set`. */
+static const char *const eval_data_words[] = {"val", "valid", "validation", "eval", "evaluation",
+                                              "test", "dev", NULL};
+
+/* Whether the names and strings in a loop's iterable name held-out data
+ * and none names training data (`zip(train_loader, val_loader)` is not). */
+static void scan_iterable(const oom_pymodel *m, TSNode e, int depth, bool *eval, bool *train)
+{
+    if (ts_node_is_null(e) || depth > 6)
+        return;
+    TSSymbol s = ts_node_symbol(e);
+    if (s == m->sym.identifier || s == m->sym.string) {
+        uint32_t len;
+        const char *text = oom_node_text(m, e, &len);
+        if (s == m->sym.string && len >= 2) /* the quotes are not part of the word */
+            text++, len -= 2;
+        *eval = *eval || oom_name_has_word(text, len, eval_data_words);
+        *train = *train || oom_name_has_word(text, len, train_words);
+        return;
+    }
+    if (s == m->sym.lambda || s == m->sym.call) {
+        /* enumerate(val_loader), tqdm(val_loader, desc=...): the arguments */
+        if (s == m->sym.call)
+            scan_iterable(m, oom_model_child(m, e, "arguments", 9), depth + 1, eval, train);
+        return;
+    }
+    uint32_t count = ts_node_named_child_count(e);
+    for (uint32_t i = 0; i < count && i < 8; i++) {
+        TSNode c = oom_model_named_child(m, e, i);
+        if (ts_node_symbol(c) == m->sym.keyword_argument)
+            continue; /* desc="Validating" is a label, not the data */
+        scan_iterable(m, c, depth + 1, eval, train);
+    }
+}
+
+/* A loop of `scope` around `pos` over held-out data whose body runs no
+ * backward: an evaluation loop written inline, in a training function too
+ * (`for x, y in val_loader: out = model(x)`). */
+static bool in_eval_data_loop(const oom_pymodel *m, int scope, uint32_t pos)
+{
+    for (size_t i = 0; i < m->loop_count; i++) {
+        const oom_loop *l = &m->loops[i];
+        if (l->scope != scope || pos < l->start || pos >= l->end || ts_node_is_null(l->iterable))
+            continue;
+        bool eval = false, train = false;
+        scan_iterable(m, l->iterable, 0, &eval, &train);
+        if (!eval || train)
+            continue;
+        bool backward = false;
+        for (size_t k = 0; k < m->backward_call_count && !backward; k++)
+            backward = m->backward_calls[k].scope == scope && m->backward_calls[k].start >= l->start &&
+                       m->backward_calls[k].start < l->end;
+        if (!backward)
+            return true;
+    }
+    return false;
+}
+
 /* `def smoke_test(): model(x).loss.backward()` trains, whatever its name says. */
 static bool scope_calls_backward(const oom_pymodel *m, int scope)
 {
@@ -492,7 +605,7 @@ static bool wraps(const oom_pymodel *m, TSNode wrapper, const char *inner, uint3
     uint32_t len;
     const char *name = oom_node_text(m, wrapper, &len);
     uint32_t pos = ts_node_start_byte(wrapper);
-    const oom_binding *b = oom_model_last_binding(m, oom_model_scope_at(m, pos), name, len, pos, true);
+    const oom_binding *b = oom_model_visible_binding(m, oom_model_scope_at(m, pos), name, len, pos, true);
     if (!b || b->kind != OOM_BIND_VALUE || ts_node_symbol(b->value) != m->sym.call)
         return false;
     TSNode args = oom_model_child(m, b->value, "arguments", 9);
@@ -522,6 +635,101 @@ static bool in_model_or_test_method(const oom_pymodel *m, int scope)
     return false;
 }
 
+/* The `def` of a function scope. */
+static TSNode scope_function(const oom_pymodel *m, int scope)
+{
+    TSNode n = ts_node_descendant_for_byte_range(m->root, m->scopes[scope].start, m->scopes[scope].start);
+    for (int depth = 0; depth < 4 && !ts_node_is_null(n); depth++, n = ts_node_parent(n))
+        if (ts_node_symbol(n) == m->sym.function_definition)
+            return n;
+    return (TSNode){{0}, NULL, NULL};
+}
+
+/* The mode switch among a function's parameters: `train`, `training`,
+ * `is_train`, `is_training` (by name; its position among the parameters
+ * in *index, self not counted). */
+static bool mode_parameter(const oom_pymodel *m, TSNode def, const char **name, uint32_t *len, int *index)
+{
+    static const char *const switches[] = {"train", "training", "is_train", "is_training", NULL};
+    TSNode params = oom_model_child(m, def, "parameters", 10);
+    uint32_t count = ts_node_is_null(params) ? 0 : ts_node_named_child_count(params);
+    int position = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode p = oom_model_named_child(m, params, i);
+        TSNode id = ts_node_symbol(p) == m->sym.identifier ? p : oom_model_child(m, p, "name", 4);
+        if (ts_node_is_null(id) || ts_node_symbol(id) != m->sym.identifier)
+            continue;
+        const char *text = oom_node_text(m, id, len);
+        if (*len == 4 && memcmp(text, "self", 4) == 0)
+            continue;
+        for (size_t k = 0; switches[k]; k++)
+            if (strlen(switches[k]) == *len && memcmp(switches[k], text, *len) == 0) {
+                *name = text;
+                *index = position;
+                return true;
+            }
+        position++;
+    }
+    return false;
+}
+
+/* The call passes False for the mode switch, by keyword or position. */
+static bool passes_false_for(const oom_pymodel *m, TSNode call, const char *name, uint32_t len, int index)
+{
+    TSNode args = oom_model_child(m, call, "arguments", 9);
+    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    int position = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode a = oom_model_named_child(m, args, i);
+        if (ts_node_symbol(a) == m->sym.keyword_argument) {
+            uint32_t klen;
+            const char *k = oom_node_text(m, oom_model_child(m, a, "name", 4), &klen);
+            if (klen == len && memcmp(k, name, len) == 0)
+                return strcmp(ts_node_type(oom_model_child(m, a, "value", 5)), "false") == 0;
+        } else if (position++ == index) {
+            return strcmp(ts_node_type(a), "false") == 0;
+        }
+    }
+    return false;
+}
+
+/* Inside `if <name>:` (or its else) below `def`: code that only one mode runs. */
+static bool under_mode_guard(const oom_pymodel *m, TSNode node, TSNode def, const char *name, uint32_t len)
+{
+    for (TSNode n = oom_model_parent(m, node); !ts_node_is_null(n) && !ts_node_eq(n, def);
+         n = oom_model_parent(m, n)) {
+        if (ts_node_symbol(n) != m->sym.if_statement)
+            continue;
+        uint32_t clen;
+        const char *cond = oom_node_text(m, oom_model_child(m, n, "condition", 9), &clen);
+        if (clen >= len && memmem(cond, clen, name, len) != NULL)
+            return true;
+    }
+    return false;
+}
+
+/* A shared `def iteration(model, loader, train=True)` that the file calls
+ * with `train=False` where autograd is on (from `evaluate()`): the forward
+ * both modes run is evaluation code in that call. */
+static bool called_for_evaluation(const oom_pymodel *m, int scope, TSNode node)
+{
+    const char *name;
+    uint32_t len;
+    int index;
+    TSNode def = scope_function(m, scope);
+    if (ts_node_is_null(def) || !m->scopes[scope].name || !mode_parameter(m, def, &name, &len, &index))
+        return false;
+    if (under_mode_guard(m, node, def, name, len))
+        return false;
+    for (size_t i = 0; i < m->call_count; i++) {
+        const oom_call_site *c = &m->calls[i];
+        if (c->name_len == m->scopes[scope].name_len && memcmp(c->name, m->scopes[scope].name, c->name_len) == 0 &&
+            oom_model_grad_state_at(m, c->pos) == OOM_GRAD_ENABLED && passes_false_for(m, c->node, name, len, index))
+            return true;
+    }
+    return false;
+}
+
 bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node)
 {
     uint32_t pos = ts_node_start_byte(node);
@@ -529,6 +737,9 @@ bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node)
     if (in_model_or_test_method(m, scope))
         return false;
     if (scope_named_for_eval(m, scope) && !scope_calls_backward(m, scope))
+        return true;
+    if (in_eval_data_loop(m, scope, pos) || oom_pymodel_is_eval_hook_call(m, node) ||
+        called_for_evaluation(m, scope, node))
         return true;
     /* `teacher.eval()` makes calls of teacher evaluation code, not calls of
      * the student trained next to it. */

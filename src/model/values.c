@@ -8,17 +8,15 @@
 
 #include "internal.h"
 
-/* A name's value where it is read: the last plain binding before it in its
- * scope, else the module's last one. */
+/* A name's value where it is read: the binding Python resolves it to (its
+ * scope's last before it, else an enclosing function's, else the module's). */
 TSNode oom_model_bound_value(const oom_pymodel *m, TSNode name)
 {
     uint32_t len;
     const char *text = oom_node_text(m, name, &len);
     uint32_t pos = ts_node_start_byte(name);
     int scope = oom_model_scope_at(m, pos);
-    const oom_binding *b = oom_model_last_binding(m, scope, text, len, pos, true);
-    if (!b && scope != 0)
-        b = oom_model_last_binding(m, 0, text, len, UINT32_MAX, true);
+    const oom_binding *b = oom_model_visible_binding(m, scope, text, len, pos, true);
     if (!b || b->kind != OOM_BIND_VALUE)
         return (TSNode){0};
     return b->value;
