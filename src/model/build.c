@@ -114,6 +114,8 @@ static void add_binding(oom_pymodel *m, int scope, TSNode name, uint32_t pos,
     b.pos = pos;
     b.kind = kind;
     b.value = value;
+    b.prev = m->scopes[scope].last_binding;
+    m->scopes[scope].last_binding = (int)m->binding_count;
     OOM_PUSH(m->bindings, m->binding_count, m->binding_cap, b);
 }
 
@@ -856,7 +858,8 @@ static void classify_method(const oom_pymodel *m, TSNode fn, oom_scope *s)
 static int enter_function(oom_pymodel *m, int scope, TSNode node)
 {
     TSNode name = field_of(m, node, "name");
-    oom_scope s = {ts_node_start_byte(node), ts_node_end_byte(node), scope, NULL, 0, false, false, false};
+    oom_scope s = {ts_node_start_byte(node), ts_node_end_byte(node), scope, NULL, 0, false, false, false, -1,
+                   node, -1, NULL, 0};
     if (!ts_node_is_null(name))
         s.name = oom_node_text(m, name, &s.name_len);
     classify_method(m, node, &s);
@@ -1012,7 +1015,7 @@ static void visit(oom_pymodel *m, TSNode node, TSSymbol s, int scope)
         TSNode body = field_of(m, node, "body");
         if (!ts_node_is_null(body)) {
             oom_loop l = {ts_node_start_byte(body), ts_node_end_byte(body), scope,
-                          s == m->sym.for_statement ? field_of(m, node, "right") : (TSNode){{0}, NULL, NULL}};
+                          s == m->sym.for_statement ? field_of(m, node, "right") : (TSNode){{0}, NULL, NULL}, -1};
             OOM_PUSH(m->loops, m->loop_count, m->loop_cap, l);
         }
         TSNode left = field_of(m, node, "left"), right = field_of(m, node, "right");
@@ -1111,7 +1114,7 @@ oom_pymodel *oom_pymodel_build_from(const oom_nodes *nodes, const char *src, siz
     m->root = nodes->items[0].node;
     m->nodes = nodes;
     m->sym = *python_symbols();
-    oom_scope module = {0, (uint32_t)len, -1, NULL, 0, false, false, false};
+    oom_scope module = {0, (uint32_t)len, -1, NULL, 0, false, false, false, -1, {{0}, NULL, NULL}, 0, NULL, 0};
     OOM_PUSH(m->scopes, m->scope_count, m->scope_cap, module);
     walk(m, nodes);
     mark_pytest_functions(m);

@@ -21,13 +21,25 @@ typedef struct {
     bool model_method; /* a method of an nn.Module or model class: the caller picks the grad mode */
     bool unit_test;    /* a unittest method, test_*: a test, not evaluation code */
     bool test_code;    /* any method of a class of tests (its helpers too) */
+    int last_binding;  /* the scope's latest binding (index), -1 for none: the
+                          head of its chain through oom_binding.prev */
+    TSNode def;        /* the function_definition; null for the module */
+    /* answered on the first question (-1 before): the function has a mode
+     * parameter (`train=True`) the file passes False for where grad is on */
+    signed char called_for_eval;
+    const char *mode_param;
+    uint32_t mode_param_len;
 } oom_scope;
 
 typedef struct {
     uint32_t start, end; /* the loop body */
     int scope;
     TSNode iterable; /* what a `for` loop iterates; null for `while` */
+    /* answered on the first question (-1 before): it iterates held-out data
+     * and its body runs no backward */
+    signed char evaluates;
 } oom_loop;
+
 
 typedef struct {
     uint32_t start, end;
@@ -49,6 +61,8 @@ typedef struct {
     uint32_t pos;      /* where the binding takes effect */
     oom_bind_kind kind;
     TSNode value;      /* valid unless kind is OOM_BIND_OPAQUE */
+    int prev;          /* the scope's binding recorded before this one, -1 for none:
+                          a look-up walks its scope's chain, not every binding */
 } oom_binding;
 
 typedef struct {

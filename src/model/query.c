@@ -29,10 +29,11 @@ const oom_binding *oom_model_last_binding(const oom_pymodel *m, int scope, const
                                           bool skip_augmented)
 {
     const oom_binding *best = NULL;
-    for (size_t i = 0; i < m->binding_count; i++) {
+    if (scope < 0 || (size_t)scope >= m->scope_count)
+        return NULL;
+    for (int i = m->scopes[scope].last_binding; i >= 0; i = m->bindings[i].prev) {
         const oom_binding *b = &m->bindings[i];
-        if (b->scope != scope || b->pos > before || b->name_len != name_len ||
-            memcmp(b->name, name, name_len) != 0)
+        if (b->pos > before || b->name_len != name_len || memcmp(b->name, name, name_len) != 0)
             continue;
         if (skip_augmented && b->kind == OOM_BIND_AUGMENTED)
             continue;
@@ -529,21 +530,30 @@ static void scan_iterable(const oom_pymodel *m, TSNode e, int depth, bool *eval,
 /* A loop of `scope` around `pos` over held-out data whose body runs no
  * backward: an evaluation loop written inline, in a training function too
  * (`for x, y in val_loader: out = model(x)`). */
+static bool loop_evaluates(const oom_pymodel *m, const oom_loop *l)
+{
+    if (ts_node_is_null(l->iterable))
+        return false;
+    bool eval = false, train = false;
+    scan_iterable(m, l->iterable, 0, &eval, &train);
+    if (!eval || train)
+        return false;
+    for (size_t k = 0; k < m->backward_call_count; k++)
+        if (m->backward_calls[k].scope == l->scope && m->backward_calls[k].start >= l->start &&
+            m->backward_calls[k].start < l->end)
+            return false;
+    return true;
+}
+
 static bool in_eval_data_loop(const oom_pymodel *m, int scope, uint32_t pos)
 {
     for (size_t i = 0; i < m->loop_count; i++) {
-        const oom_loop *l = &m->loops[i];
-        if (l->scope != scope || pos < l->start || pos >= l->end || ts_node_is_null(l->iterable))
+        oom_loop *l = &((oom_pymodel *)m)->loops[i]; /* the cache: the model belongs to one thread */
+        if (l->scope != scope || pos < l->start || pos >= l->end)
             continue;
-        bool eval = false, train = false;
-        scan_iterable(m, l->iterable, 0, &eval, &train);
-        if (!eval || train)
-            continue;
-        bool backward = false;
-        for (size_t k = 0; k < m->backward_call_count && !backward; k++)
-            backward = m->backward_calls[k].scope == scope && m->backward_calls[k].start >= l->start &&
-                       m->backward_calls[k].start < l->end;
-        if (!backward)
+        if (l->evaluates < 0)
+            l->evaluates = loop_evaluates(m, l);
+        if (l->evaluates)
             return true;
     }
     return false;
@@ -635,16 +645,6 @@ static bool in_model_or_test_method(const oom_pymodel *m, int scope)
     return false;
 }
 
-/* The `def` of a function scope. */
-static TSNode scope_function(const oom_pymodel *m, int scope)
-{
-    TSNode n = ts_node_descendant_for_byte_range(m->root, m->scopes[scope].start, m->scopes[scope].start);
-    for (int depth = 0; depth < 4 && !ts_node_is_null(n); depth++, n = ts_node_parent(n))
-        if (ts_node_symbol(n) == m->sym.function_definition)
-            return n;
-    return (TSNode){{0}, NULL, NULL};
-}
-
 /* The mode switch among a function's parameters: `train`, `training`,
  * `is_train`, `is_training` (by name; its position among the parameters
  * in *index, self not counted). */
@@ -711,23 +711,27 @@ static bool under_mode_guard(const oom_pymodel *m, TSNode node, TSNode def, cons
 /* A shared `def iteration(model, loader, train=True)` that the file calls
  * with `train=False` where autograd is on (from `evaluate()`): the forward
  * both modes run is evaluation code in that call. */
-static bool called_for_evaluation(const oom_pymodel *m, int scope, TSNode node)
+static bool scope_called_for_evaluation(const oom_pymodel *m, oom_scope *sc)
 {
-    const char *name;
-    uint32_t len;
     int index;
-    TSNode def = scope_function(m, scope);
-    if (ts_node_is_null(def) || !m->scopes[scope].name || !mode_parameter(m, def, &name, &len, &index))
-        return false;
-    if (under_mode_guard(m, node, def, name, len))
+    if (ts_node_is_null(sc->def) || !sc->name || !mode_parameter(m, sc->def, &sc->mode_param, &sc->mode_param_len, &index))
         return false;
     for (size_t i = 0; i < m->call_count; i++) {
         const oom_call_site *c = &m->calls[i];
-        if (c->name_len == m->scopes[scope].name_len && memcmp(c->name, m->scopes[scope].name, c->name_len) == 0 &&
-            oom_model_grad_state_at(m, c->pos) == OOM_GRAD_ENABLED && passes_false_for(m, c->node, name, len, index))
+        if (c->name_len == sc->name_len && memcmp(c->name, sc->name, c->name_len) == 0 &&
+            oom_model_grad_state_at(m, c->pos) == OOM_GRAD_ENABLED &&
+            passes_false_for(m, c->node, sc->mode_param, sc->mode_param_len, index))
             return true;
     }
     return false;
+}
+
+static bool called_for_evaluation(const oom_pymodel *m, int scope, TSNode node)
+{
+    oom_scope *sc = &((oom_pymodel *)m)->scopes[scope]; /* the cache: one thread owns the model */
+    if (sc->called_for_eval < 0)
+        sc->called_for_eval = scope_called_for_evaluation(m, sc);
+    return sc->called_for_eval && !under_mode_guard(m, node, sc->def, sc->mode_param, sc->mode_param_len);
 }
 
 bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node)
