@@ -34,6 +34,12 @@ typedef struct {
      * function in the project stands where autograd is off. NULL: no such
      * condition. */
     char *needs_grad_in;
+    /* The finding holds only if a file of the project defines a method that
+     * adds the argument into its object (`meter.update(loss)`, AverageMeter in
+     * utils.py): "method<TAB>mask<TAB>keywords" as
+     * oom_pymodel_accumulation_candidate writes it. The project pass keeps
+     * or drops it; NULL: no such condition. */
+    char *needs_accumulator;
 } oom_diag;
 
 #define OOM_DIAG_CONTEXT_LINES 4

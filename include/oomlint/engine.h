@@ -44,8 +44,13 @@ void oom_linter_free(oom_linter *l);
 void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list *out);
 /* Called once a Python file is linted, on the thread that linted it, with
  * its model and tree: how the project pass takes what it needs of the file
- * (oomlint/facts.h) without reading or parsing it again. */
-typedef void (*oom_on_model_fn)(void *ctx, oom_source *src, oom_pymodel *model, TSNode root);
+ * (oomlint/facts.h) without reading or parsing it again. `pending` holds the
+ * findings that wait on the project (oom_diag.needs_accumulator), which the
+ * callback may move out; what it leaves is freed. Without a callback (no
+ * project pass) they are dropped: a finding that cannot be confirmed is not
+ * reported. */
+typedef void (*oom_on_model_fn)(void *ctx, oom_source *src, oom_pymodel *model, TSNode root,
+                                oom_diag_list *pending);
 
 /* oom_linter_run, then `on_model` (may be NULL) for a Python file. */
 void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list *out,

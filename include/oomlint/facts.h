@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "oomlint/diag.h"
 #include "oomlint/estimate.h"
 #include "oomlint/model.h"
 #include "oomlint/util.h"
@@ -15,6 +16,13 @@ typedef struct {
     size_t name; /* offset of the NUL-terminated name in oom_file_facts.names */
     bool grad_off;
 } oom_call_fact;
+
+/* A method that adds one of its parameters into its object
+ * (`def update(self, val, n=1): self.sum += val * n`). */
+typedef struct {
+    size_t method, param; /* offsets of NUL-terminated names in oom_file_facts.names */
+    int index;            /* the parameter's position after self */
+} oom_accumulator_fact;
 
 typedef struct {
     /* every call of a function or method by its last name (`step` in
@@ -25,6 +33,12 @@ typedef struct {
     oom_buf names;
     oom_call_fact *calls;
     size_t call_count, call_cap;
+    /* the file's accumulating methods, for callers in other files */
+    oom_accumulator_fact *accumulators;
+    size_t accumulator_count, accumulator_cap;
+    /* the file's findings that wait on another file's accumulating method
+     * (oom_diag.needs_accumulator) */
+    oom_diag_list pending;
     /* the memory estimate's inputs (taken only when a target GPU is known);
      * NULL otherwise */
     oom_script_inputs *inputs;
@@ -34,7 +48,7 @@ typedef struct {
 } oom_file_facts;
 
 void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, bool grad_off);
-/* Every call of the file's model, with its grad state. */
+/* Every call of the file's model, with its grad state, and its accumulating methods. */
 void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m);
 void oom_file_facts_free(oom_file_facts *f);
 

@@ -107,6 +107,18 @@ bool oom_pymodel_in_forward_code(const oom_pymodel *m, TSNode node);
 bool oom_pymodel_accumulates_graph(const oom_pymodel *m, TSNode call);
 /* The file defines such a method at all (a whole-file question, asked first). */
 bool oom_pymodel_has_accumulators(const oom_pymodel *m);
+/* `meter.update(loss)` where this file defines no `update` that accumulates:
+ * whether the method may be another file's accumulator. True when some
+ * argument carries autograd history; `out` gets the call's signature for the
+ * project pass: "method<TAB>bitmask of positional arguments that carry<TAB>
+ * comma-separated keyword names that carry". */
+bool oom_pymodel_accumulation_candidate(const oom_pymodel *m, TSNode call, oom_buf *out);
+/* The file's accumulating methods (see oom_pymodel_accumulates_graph): the
+ * method, the parameter it adds into its object, and that parameter's
+ * position among those after self. */
+size_t oom_pymodel_accumulator_count(const oom_pymodel *m);
+void oom_pymodel_accumulator_at(const oom_pymodel *m, size_t i, const char **method, uint32_t *method_len,
+                                const char **param, uint32_t *param_len, int *index);
 /* The name of the innermost function (not lambda) around `pos`; NULL at
  * module level. */
 const char *oom_pymodel_function_at(const oom_pymodel *m, uint32_t pos, uint32_t *len);

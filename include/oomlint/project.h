@@ -46,7 +46,7 @@ unsigned oom_project_facts_needed(const oom_project_context *c);
 /* Every project-level check (project/checks.c), over the files' facts
  * (facts[i] for paths[i]): the callers' join, then each registered check
  * whose codes are selected. */
-void oom_project_run_checks(const oom_project_context *c, const char *const *paths, const oom_file_facts *facts,
+void oom_project_run_checks(const oom_project_context *c, const char *const *paths, oom_file_facts *facts,
                             size_t count, oom_diag_list *out);
 
 /* Whether Python text may hand a DeepSpeed config to TrainingArguments: it
@@ -76,6 +76,12 @@ void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const
  * every call of that function in the project stands where autograd is off. */
 void oom_project_drop_findings_of_no_grad_callees(const oom_file_facts *facts, size_t nfiles,
                                                   oom_diag_list *diags);
+/* The join of the files' accumulating methods: of the findings that wait on
+ * one (each file's facts.pending: `meter.update(loss)` in train.py), moves to
+ * `out` those for which some file of the project defines that method adding
+ * the argument into its object (`AverageMeter.update` in utils.py), and drops
+ * the rest. */
+void oom_project_keep_cross_file_accumulations(oom_file_facts *facts, size_t nfiles, oom_diag_list *out);
 
 /* OOM601 / OOM602: the peak-memory estimate of each script that loads a
  * known model, against the target GPU; reported at the line that sets the

@@ -436,9 +436,10 @@ typedef struct {
     const char *path;
 } facts_ctx;
 
-static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, TSNode root)
+static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, TSNode root, oom_diag_list *pending)
 {
     facts_ctx *f = ctx;
+    oom_diag_list_move(&f->facts->pending, pending);
     if (f->needs & OOM_FACTS_CALLS)
         oom_file_facts_take_calls(f->facts, model);
     if (f->needs & OOM_FACTS_DEEPSPEED_LINKS)

@@ -28,6 +28,10 @@ typedef struct {
     const char *path; /* the file being linted */
     const char *src;  /* its text */
     oom_buf *detail;
+    /* a finding that holds only if the project agrees (another file defines
+     * the accumulating method it calls): what the project pass must check,
+     * copied into oom_diag.needs_accumulator; empty otherwise */
+    oom_buf *pending;
     /* answers of whole-file predicates for this file, by file_slot: -1 not
      * asked yet, 0 or 1 */
     signed char *file_answers;

@@ -280,6 +280,21 @@ static void note_grad_condition(oom_diag *d, const oom_pred *preds, size_t count
     }
 }
 
+/* Moves the findings that wait on the project pass out of `found`. */
+static oom_diag_list take_pending(oom_diag_list *found)
+{
+    oom_diag_list pending = {NULL, 0, 0};
+    size_t w = 0;
+    for (size_t r = 0; r < found->len; r++) {
+        if (found->items[r].needs_accumulator)
+            OOM_PUSH(pending.items, pending.len, pending.cap, found->items[r]);
+        else
+            found->items[w++] = found->items[r];
+    }
+    found->len = w;
+    return pending;
+}
+
 static void on_match(void *ctx, const TSQueryMatch *m)
 {
     match_ctx *mc = ctx;
@@ -298,6 +313,7 @@ static void on_match(void *ctx, const TSQueryMatch *m)
     TSNode site = report_node(slot, m);
     bool limit_hit = false;
     oom_buf_clear(env->detail);
+    oom_buf_clear(env->pending);
     bool holds = oom_preds_hold(lq->preds[m->pattern_index], lq->pred_counts[m->pattern_index], m,
                                 mc->src->text, env, site, l->md, l->mctx, &l->scratch, &limit_hit);
     if (limit_hit)
@@ -308,8 +324,10 @@ static void on_match(void *ctx, const TSQueryMatch *m)
                             env->run->gpu ? env->run->gpu->name : NULL};
     add_finding(mc->found, mc->src, slot->rule, ts_node_start_byte(site), ts_node_end_byte(site),
                 &penv);
-    note_grad_condition(&mc->found->items[mc->found->len - 1], lq->preds[m->pattern_index],
-                        lq->pred_counts[m->pattern_index], m, env);
+    oom_diag *d = &mc->found->items[mc->found->len - 1];
+    note_grad_condition(d, lq->preds[m->pattern_index], lq->pred_counts[m->pattern_index], m, env);
+    if (env->pending->len > 0)
+        d->needs_accumulator = oom_xstrdup(env->pending->data);
 }
 
 /* A pattern whose matching at one node was abandoned is reported, as a regex
@@ -419,12 +437,13 @@ void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag
     oom_pymodel *model =
         lang == OOM_LANG_PYTHON ? oom_pymodel_build_from(&l->nodes, src->text, src->len) : NULL;
     oom_jsonmodel *json = lang == OOM_LANG_JSON ? oom_jsonmodel_build(tree, src->text, src->len) : NULL;
-    oom_buf detail;
+    oom_buf detail, waits_on;
     oom_buf_init(&detail);
     oom_buf_append(&detail, "", 0);
+    oom_buf_init(&waits_on);
     signed char *file_answers = oom_xmalloc(l->c->file_slots ? l->c->file_slots : 1);
     memset(file_answers, -1, l->c->file_slots ? l->c->file_slots : 1);
-    oom_sem_env env = {model, json, &l->c->run, src->path, src->text, &detail, file_answers,
+    oom_sem_env env = {model, json, &l->c->run, src->path, src->text, &detail, &waits_on, file_answers,
                        l->md, l->mctx};
     oom_diag_list found = {NULL, 0, 0};
     oom_suppression_set supp;
@@ -434,13 +453,16 @@ void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag
     if (ts_node_has_error(root))
         report_syntax_error(l, src, root, &found);
     filter_findings(&found, &supp);
+    oom_diag_list pending = take_pending(&found);
     oom_diag_list_move(out, &found);
     if (on_model && model)
-        on_model(ctx, src, model, root);
+        on_model(ctx, src, model, root, &pending);
+    oom_diag_list_free(&pending);
     oom_suppression_set_free(&supp);
     oom_pymodel_free(model);
     oom_jsonmodel_free(json);
     oom_buf_free(&detail);
+    oom_buf_free(&waits_on);
     free(file_answers);
     oom_nodes_trim(&l->nodes);
     ts_tree_delete(tree);

@@ -178,6 +178,15 @@ SEM_PY(sem_follows_switch, oom_pymodel_follows_switch(m, n, p->regex))
  * only builds networks (`layers.append(module(dim))`) does neither. */
 SEM_PY(sem_builds_graphs, oom_pymodel_file_trains(m) || oom_pymodel_is_eval_code(m, n))
 SEM_PY(sem_accumulates_graph, oom_pymodel_accumulates_graph(m, n))
+
+/* The call may be another file's accumulator: the finding waits for the
+ * project pass, which knows every file's accumulating methods. */
+static bool sem_may_accumulate_graph(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                                     oom_buf *scratch)
+{
+    (void)site, (void)p, (void)scratch;
+    return env->py && oom_pymodel_accumulation_candidate(env->py, n, env->pending);
+}
 SEM_PY(sem_file_has_accumulators, oom_pymodel_has_accumulators(m))
 SEM_PY(sem_in_forward_code, oom_pymodel_in_forward_code(m, n))
 SEM_PY(sem_parameter_free, oom_pymodel_is_parameter_free_module(m, n))
@@ -385,6 +394,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "the file trains, or the node is in evaluation code", false, false},
     {"oom-file-has-accumulators", sem_file_has_accumulators, 0, 0, OOM_SEM_PYTHON, false,
      "the file defines a method that adds a parameter into self (self.sum += val)", true, false},
+    {"oom-may-accumulate-graph", sem_may_accumulate_graph, 0, 0, OOM_SEM_PYTHON, false,
+     "a method call with an argument that carries history, which the project pass keeps only if another file's method of that name adds the argument into its object", false, false},
     {"oom-accumulates-graph", sem_accumulates_graph, 0, 0, OOM_SEM_PYTHON, false,
      "a call of the file's own method that adds an argument with a graph into its object", false, false},
     {"oom-in-forward-code", sem_in_forward_code, 0, 0, OOM_SEM_PYTHON, false,

@@ -270,6 +270,20 @@ static int parameter_index(oom_pymodel *m, TSNode fn, const char *name, uint32_t
     return -1;
 }
 
+/* `float(val)`, `val.item()`, `val.detach()`: what such a call returns has no
+ * history, whatever its argument had. */
+static bool strips_history(const oom_pymodel *m, TSNode call)
+{
+    static const char *const stripping[] = {"float", "int", "bool", "len", "item", "detach", "tolist", "numpy", NULL};
+    TSNode fn = field_of(m, call, "function");
+    uint32_t len;
+    const char *name = oom_node_last_name(m, fn, &len);
+    for (size_t i = 0; name && stripping[i]; i++)
+        if (strlen(stripping[i]) == len && memcmp(stripping[i], name, len) == 0)
+            return true;
+    return false;
+}
+
 static void note_accumulator(oom_pymodel *m, int scope, TSNode node, TSNode left)
 {
     if (scope <= 0 || !m->scopes[scope].name || !oom_node_text_is(m, field_of(m, left, "object"), "self"))
@@ -296,6 +310,8 @@ static void note_accumulator(oom_pymodel *m, int scope, TSNode node, TSNode left
             }
             continue;
         }
+        if (ts_node_symbol(e) == m->sym.call && strips_history(m, e))
+            continue; /* self.sum += float(val) * n adds a number */
         if (ts_node_symbol(e) == m->sym.attribute) { /* val.sum(): val, not sum */
             TSNode obj = field_of(m, e, "object");
             if (!ts_node_is_null(obj) && top < 64)

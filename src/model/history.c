@@ -790,3 +790,66 @@ bool oom_pymodel_has_accumulators(const oom_pymodel *m)
 {
     return m->accumulator_count > 0;
 }
+
+size_t oom_pymodel_accumulator_count(const oom_pymodel *m)
+{
+    return m->accumulator_count;
+}
+
+void oom_pymodel_accumulator_at(const oom_pymodel *m, size_t i, const char **method, uint32_t *method_len,
+                                const char **param, uint32_t *param_len, int *index)
+{
+    const oom_accumulator *a = &m->accumulators[i];
+    *method = a->method;
+    *method_len = a->method_len;
+    *param = a->param;
+    *param_len = a->param_len;
+    *index = a->index;
+}
+
+static bool is_local_accumulator(const oom_pymodel *m, const char *method, uint32_t len)
+{
+    for (size_t i = 0; i < m->accumulator_count; i++)
+        if (m->accumulators[i].method_len == len && memcmp(m->accumulators[i].method, method, len) == 0)
+            return true;
+    return false;
+}
+
+bool oom_pymodel_accumulation_candidate(const oom_pymodel *m, TSNode call, oom_buf *out)
+{
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute)
+        return false;
+    uint32_t len;
+    const char *method = oom_node_last_name(m, fn, &len);
+    TSNode args = oom_model_child(m, call, "arguments", 9);
+    if (!method || ts_node_is_null(args) || is_local_accumulator(m, method, len) ||
+        text_in(method, len, history_free_methods) || oom_model_name_is_loss_like(method, len))
+        return false;
+    unsigned long mask = 0;
+    oom_buf keywords;
+    oom_buf_init(&keywords);
+    uint32_t count = ts_node_named_child_count(args);
+    int position = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        TSNode arg = oom_model_named_child(m, args, k);
+        if (ts_node_symbol(arg) == m->sym.keyword_argument) {
+            if (carries(m, oom_model_child(m, arg, "value", 5), 0)) {
+                uint32_t nlen;
+                const char *name = oom_node_text(m, oom_model_child(m, arg, "name", 4), &nlen);
+                oom_buf_printf(&keywords, "%s%.*s", keywords.len ? "," : "", (int)nlen, name);
+            }
+        } else if (position < 32) {
+            if (carries(m, arg, 0))
+                mask |= 1ul << position;
+            position++;
+        }
+    }
+    bool any = mask != 0 || keywords.len > 0;
+    if (any) {
+        oom_buf_clear(out);
+        oom_buf_printf(out, "%.*s\t%lu\t%s", (int)len, method, mask, keywords.len ? keywords.data : "");
+    }
+    oom_buf_free(&keywords);
+    return any;
+}

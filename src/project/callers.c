@@ -9,12 +9,20 @@
 #include "oomlint/facts.h"
 #include "oomlint/project.h"
 
+static size_t add_name(oom_file_facts *f, const char *name, size_t len);
+
 void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, bool grad_off)
 {
-    oom_call_fact c = {f->names.len, grad_off};
+    oom_call_fact c = {add_name(f, name, len), grad_off};
+    OOM_PUSH(f->calls, f->call_count, f->call_cap, c);
+}
+
+static size_t add_name(oom_file_facts *f, const char *name, size_t len)
+{
+    size_t at = f->names.len;
     oom_buf_append(&f->names, name, len);
     oom_buf_putc(&f->names, '\0');
-    OOM_PUSH(f->calls, f->call_count, f->call_cap, c);
+    return at;
 }
 
 void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m)
@@ -25,6 +33,15 @@ void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m)
         const char *name = oom_pymodel_call_at(m, i, &len, &grad_off);
         oom_file_facts_add_call(f, name, len, grad_off);
     }
+    for (size_t i = 0; i < oom_pymodel_accumulator_count(m); i++) {
+        const char *method, *param;
+        uint32_t mlen, plen;
+        int index;
+        oom_pymodel_accumulator_at(m, i, &method, &mlen, &param, &plen, &index);
+        oom_accumulator_fact a = {add_name(f, method, mlen), 0, index};
+        a.param = add_name(f, param, plen);
+        OOM_PUSH(f->accumulators, f->accumulator_count, f->accumulator_cap, a);
+    }
 }
 
 void oom_file_facts_free(oom_file_facts *f)
@@ -33,6 +50,8 @@ void oom_file_facts_free(oom_file_facts *f)
     oom_project_deepspeed_links_free(f->deepspeed);
     oom_buf_free(&f->names);
     free(f->calls);
+    free(f->accumulators);
+    oom_diag_list_free(&f->pending);
     memset(f, 0, sizeof *f);
 }
 
@@ -92,4 +111,52 @@ void oom_project_drop_findings_of_no_grad_callees(const oom_file_facts *facts, s
         oom_diag_list_remove_if_marked(diags, drop);
     free(drop);
     free(counts);
+}
+
+/* Whether a call's signature ("method<TAB>mask<TAB>keywords") passes a value
+ * with history for the parameter this accumulating method adds up. */
+static bool signature_feeds(const char *sig, const oom_file_facts *f, const oom_accumulator_fact *a)
+{
+    const char *method = f->names.data + a->method, *param = f->names.data + a->param;
+    const char *tab = strchr(sig, '\t');
+    if (!tab || (size_t)(tab - sig) != strlen(method) || memcmp(sig, method, strlen(method)) != 0)
+        return false;
+    char *end;
+    unsigned long mask = strtoul(tab + 1, &end, 10);
+    if (a->index >= 0 && a->index < 32 && (mask >> a->index) & 1ul)
+        return true;
+    const char *kw = *end == '\t' ? end + 1 : "";
+    size_t plen = strlen(param);
+    for (const char *p = kw; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == plen && memcmp(p, param, n) == 0)
+            return true;
+        p += n + (comma != NULL);
+    }
+    return false;
+}
+
+static bool some_file_accumulates(const oom_file_facts *facts, size_t nfiles, const char *sig)
+{
+    for (size_t i = 0; i < nfiles; i++)
+        for (size_t k = 0; k < facts[i].accumulator_count; k++)
+            if (signature_feeds(sig, &facts[i], &facts[i].accumulators[k]))
+                return true;
+    return false;
+}
+
+void oom_project_keep_cross_file_accumulations(oom_file_facts *facts, size_t nfiles, oom_diag_list *out)
+{
+    for (size_t i = 0; i < nfiles; i++) {
+        oom_diag_list *pending = &facts[i].pending;
+        if (pending->len == 0)
+            continue;
+        unsigned char *drop = oom_xcalloc(pending->len, 1);
+        for (size_t k = 0; k < pending->len; k++)
+            drop[k] = !some_file_accumulates(facts, nfiles, pending->items[k].needs_accumulator);
+        oom_diag_list_remove_if_marked(pending, drop);
+        free(drop);
+        oom_diag_list_move(out, pending);
+    }
 }

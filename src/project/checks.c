@@ -58,9 +58,12 @@ unsigned oom_project_facts_needed(const oom_project_context *c)
     return needs;
 }
 
-void oom_project_run_checks(const oom_project_context *c, const char *const *paths, const oom_file_facts *facts,
+void oom_project_run_checks(const oom_project_context *c, const char *const *paths, oom_file_facts *facts,
                             size_t count, oom_diag_list *out)
 {
+    /* first the findings that wait on another file's method, so that the
+     * callers' join judges them with the rest */
+    oom_project_keep_cross_file_accumulations(facts, count, out);
     oom_project_drop_findings_of_no_grad_callees(facts, count, out);
     for (size_t i = 0; i < sizeof checks / sizeof *checks; i++)
         if (check_runs(c, &checks[i]))

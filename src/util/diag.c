@@ -75,6 +75,7 @@ static void diag_free(oom_diag *d)
     free(d->url);
     free(d->context);
     free(d->needs_grad_in);
+    free(d->needs_accumulator);
 }
 
 void oom_diag_list_remove_if_marked(oom_diag_list *l, const unsigned char *drop)

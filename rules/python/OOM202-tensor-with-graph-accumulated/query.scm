@@ -57,3 +57,19 @@
   (#oom-builds-graphs? @report)
   (#not-oom-in-forward-code? @report)
   (#oom-accumulates-graph? @report))
+
+; meter.update(loss) where no method of this file is the accumulator: the
+; finding waits for the project pass, which keeps it only if another file of
+; the project defines `update` adding that argument into its object
+; (AverageMeter in utils.py, used from train.py)
+((call
+  function: (attribute
+    object: (_) @total)
+  arguments: (argument_list
+    .
+    (_) @value)) @report
+  (#oom-in-loop? @report)
+  (#oom-grad-enabled? @report)
+  (#oom-builds-graphs? @report)
+  (#not-oom-in-forward-code? @report)
+  (#oom-may-accumulate-graph? @report))
