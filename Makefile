@@ -39,7 +39,7 @@ TEST_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(TEST_SRCS))
 RULE_FILES := $(shell find rules -type f 2>/dev/null)
 HEADERS   := $(wildcard include/oomlint/*.h src/*/internal.h)
 
-.PHONY: all setup check-system deps test-tools test unit asan bench profile install clean fuzz fuzz-build validate-estimate ecosystem ecosystem-gather quick
+.PHONY: all setup check-system deps test-tools test unit asan bench profile install clean fuzz fuzz-build validate-estimate ecosystem ecosystem-gather quick new-rule
 
 all: check-system $(BUILD)/oomlint
 
@@ -205,6 +205,10 @@ ecosystem-gather:
 	@node tests/ecosystem/ecosystem.js gather "$(ECOSYSTEM_DIR)"
 
 # Where the time goes, in instructions (callgrind): deterministic, unlike wall time.
+# Scaffolds a rule: rules/python/CODE-NAME/ and two fixtures (CONTRIBUTING.md).
+new-rule:
+	@sh src/tools/new_rule.sh "$(CODE)" "$(NAME)"
+
 profile: all $(BUILD)/tools/parse-only
 	@sh tests/profile.sh
 

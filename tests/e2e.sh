@@ -477,4 +477,48 @@ else
     pass regex-predicate-finishes
 fi
 
+# ---------------------------------------------------------------- adding a rule
+
+# every rule folder is named CODE-name after its rule.json
+for rule_json in rules/*/*/rule.json; do
+    folder=$(basename "$(dirname "$rule_json")")
+    code=$(sed -n 's/^ *"code": *"\([^"]*\)".*/\1/p' "$rule_json")
+    name=$(sed -n 's/^ *"name": *"\([^"]*\)".*/\1/p' "$rule_json")
+    if [ "$folder" = "$code-$name" ]; then
+        pass "rule-folder-named-for-its-rule-$code"
+    else
+        fail "rule-folder-named-for-its-rule-$code" "$rule_json says $code-$name, its folder is $folder"
+    fi
+done
+
+# make new-rule scaffolds a rule that loads and passes its two fixtures at once
+SCAFFOLD="$T/scaffold"
+mkdir -p "$SCAFFOLD"
+ROOT="$SCAFFOLD" sh src/tools/new_rule.sh OOM799 replace-me-call > "$T/out" 2> "$T/err"
+RC=$?
+expect_rc "new-rule-scaffolds" 0
+run_oomlint --isolated --rules "$SCAFFOLD/rules/python" --select OOM799 --format concise \
+    "$SCAFFOLD/fixtures/rules/OOM799/fires_example.py"
+expect_contains "new-rule-fires-on-its-fixture" "$OUT" "fires_example.py:4:1: OOM799"
+run_oomlint --isolated --rules "$SCAFFOLD/rules/python" --select OOM799 --format concise \
+    "$SCAFFOLD/fixtures/rules/OOM799/quiet_example.py"
+expect_rc "new-rule-quiet-on-its-fixture" 0
+run_oomlint --isolated --rules "$SCAFFOLD/rules/python" rule OOM799
+expect_contains "new-rule-doc-has-the-five-parts" "$OUT" "## References"
+# codes are never reused, names are unique, and bad spellings are refused
+ROOT="$SCAFFOLD" sh src/tools/new_rule.sh OOM799 another-name > "$T/out" 2> "$T/err"
+RC=$?
+expect_rc "new-rule-refuses-a-taken-code" 2
+ROOT="$SCAFFOLD" sh src/tools/new_rule.sh OOM798 replace-me-call > "$T/out" 2> "$T/err"
+RC=$?
+expect_rc "new-rule-refuses-a-taken-name" 2
+ROOT="$SCAFFOLD" sh src/tools/new_rule.sh OOM7 Bad_Name > "$T/out" 2> "$T/err"
+RC=$?
+expect_rc "new-rule-refuses-bad-spellings" 2
+expect_contains "new-rule-says-what-is-wrong" "$(cat "$T/err")" "CODE must be OOM followed by three digits"
+
+# oomlint predicates lists the engine's own table
+run_oomlint predicates
+expect_contains "predicates-lists-the-table" "$OUT" "#oom-carries-graph? @x"
+
 exit 0

@@ -79,4 +79,12 @@ typedef struct {
 void oom_lint_jobs(const oom_compiled *c, const oom_job *jobs, size_t count, int threads,
                    oom_diag_list *out);
 
+/* The semantic predicates rules can use (#oom-...?), for `oomlint
+ * predicates`: the i-th one's name (without `#` and `?`), its argument
+ * counts, whether it asks a JSON file's model rather than Python's, and
+ * what it holds for. Listed from the table the engine runs, so the list
+ * cannot drift from the code. */
+size_t oom_semantic_predicate_count(void);
+const char *oom_semantic_predicate_at(size_t i, int *min_args, int *max_args, bool *json, const char **doc);
+
 #endif

@@ -359,6 +359,24 @@ static void apply_per_file_ignores(const effective_settings *e, oom_diag_list *d
     free(drop);
 }
 
+/* The semantic predicates a rule's query can ask, from the engine's table. */
+static int cmd_predicates(void)
+{
+    for (size_t i = 0; i < oom_semantic_predicate_count(); i++) {
+        int min_args, max_args;
+        bool json;
+        const char *doc;
+        const char *name = oom_semantic_predicate_at(i, &min_args, &max_args, &json, &doc);
+        char args[48] = "";
+        for (int k = 0; k < min_args && k < 3; k++)
+            strcat(args, " \"ARG\"");
+        if (max_args > min_args)
+            strcat(args, min_args == 0 ? " [\"ARG\"...]" : " ...");
+        printf("#%s? @x%s%s\n    %s\n", name, args, json ? " (JSON)" : "", doc);
+    }
+    return OOM_EXIT_CLEAN;
+}
+
 static int cmd_gpus(void)
 {
     oom_kb kb;
@@ -541,6 +559,8 @@ int oom_cli_main(int argc, char **argv)
         printf("oomlint %s\n", OOM_VERSION);
     } else if (s.command == OOM_CMD_GPUS) {
         rc = cmd_gpus();
+    } else if (s.command == OOM_CMD_PREDICATES) {
+        rc = cmd_predicates();
     } else if (s.command == OOM_CMD_ESTIMATE) {
         rc = cmd_estimate(&s);
     } else {

@@ -9,6 +9,7 @@ static const char usage_text[] =
     "  oomlint rule CODE                     show a rule's documentation\n"
     "  oomlint rules                         list every rule\n"
     "  oomlint gpus                          list the GPUs oomlint knows\n"
+    "  oomlint predicates                    list the semantic predicates rules can ask\n"
     "  oomlint estimate [SCRIPT|config.json] peak GPU memory of the training job, per GPU\n"
     "      --gpu NAME, --num-gpus N, --model HUB_ID|resnet50, --batch-size N, --seq-len N,\n"
     "      --image-size N (image models: the side of a square input),\n"

@@ -361,7 +361,8 @@ static const oom_sem_entry semantic_predicates[] = {
     {"oom-grad-enabled", sem_grad_enabled, 0, 0, OOM_SEM_PYTHON, false,
      "not under no_grad/inference_mode/set_grad_enabled(False)", false, false},
     {"oom-eval-code", sem_eval_code, 0, 0, OOM_SEM_PYTHON, false,
-     "in evaluation code (name, or after .eval())", false, false},
+     "in evaluation code: a function named for it, after .eval(), a loop over held-out data without backward, "
+     "a custom trainer's call of validation_step, a function the file calls with train=False", false, false},
     {"oom-model-call", sem_model_call, 0, 0, OOM_SEM_PYTHON, false,
      "a forward call of a model", false, false},
     {"oom-carries-graph", sem_carries_graph, 0, 0, OOM_SEM_PYTHON, false,
@@ -457,6 +458,21 @@ static const oom_sem_entry semantic_predicates[] = {
     {"oom-file-calls", sem_file_calls, 1, 64, OOM_SEM_PYTHON, false,
      "some call in the file is to one of these names", true, false},
 };
+
+size_t oom_semantic_predicate_count(void)
+{
+    return sizeof semantic_predicates / sizeof *semantic_predicates;
+}
+
+const char *oom_semantic_predicate_at(size_t i, int *min_args, int *max_args, bool *json, const char **doc)
+{
+    const oom_sem_entry *e = &semantic_predicates[i];
+    *min_args = e->min_args;
+    *max_args = e->max_args;
+    *json = (e->languages & OOM_SEM_JSON) != 0 && (e->languages & OOM_SEM_PYTHON) == 0;
+    *doc = e->doc;
+    return e->name;
+}
 
 const oom_sem_entry *oom_sem_find(const char *name, size_t len)
 {
