@@ -477,6 +477,13 @@ static const char *const eval_words[] = {
     "infer", "score", "scoring", "generate", "generation", "sample", "sampling", NULL};
 static const char *const train_words[] = {"train", "training", "fit", "finetune", NULL};
 
+const char *const *oom_model_eval_words(void)
+{
+    return eval_words;
+}
+
+const char *const *oom_model_eval_data_words(void);
+
 static bool scope_named_for_eval(const oom_pymodel *m, int scope)
 {
     for (int s = scope; s > 0; s = m->scopes[s].parent) {
@@ -495,6 +502,11 @@ static bool scope_named_for_eval(const oom_pymodel *m, int scope)
  * `eval_dataloader`, `test_loader`, `dataloaders["val"]`, `dev_set`. */
 static const char *const eval_data_words[] = {"val", "valid", "validation", "eval", "evaluation",
                                               "test", "dev", NULL};
+
+const char *const *oom_model_eval_data_words(void)
+{
+    return eval_data_words;
+}
 
 /* Whether the names and strings in a loop's iterable name held-out data
  * and none names training data (`zip(train_loader, val_loader)` is not). */
