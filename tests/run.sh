@@ -119,9 +119,22 @@ if [ "$QUICK" != 1 ] && [ -x build/asan/oomlint-tests ]; then
     fi
 fi
 
-passed=$(grep -c '^PASS ' "$results")
-failed=$(grep -c '^FAIL ' "$results")
-skipped=$(grep -c '^SKIP ' "$results")
+# Each test counted once: the unit tests, replays and CLI checks run again
+# under the sanitizer build (and the CLI suite under valgrind); a test passes
+# when it passes in every build it ran in, fails when it failed in any.
+unique="$LOG/unique"
+awk '{
+    status = $1; test = substr($0, length($1) + 2)
+    sub(/^(asan|valgrind) /, "", test)
+    if (!(test in state)) { order[++n] = test; state[test] = status }
+    else if (status == "FAIL" || (status == "PASS" && state[test] == "SKIP")) state[test] = status
+} END { for (i = 1; i <= n; i++) print state[order[i]] " " order[i] }' "$results" > "$unique"
+runs=$(grep -c '^\(PASS\|FAIL\) ' "$results")
+passed=$(grep -c '^PASS ' "$unique")
+failed=$(grep -c '^FAIL ' "$unique")
+skipped=$(grep -c '^SKIP ' "$unique")
+echo
+echo "$runs checks run across the builds, $((passed + failed + skipped)) distinct tests"
 if [ "$failed" -gt 0 ]; then
     echo
     echo "Failures:"
