@@ -159,6 +159,10 @@ bool oom_pymodel_is_model_expr(const oom_pymodel *m, TSNode expr);
 /* A name the function around it returns, alone or as an element of a
  * returned tuple. */
 bool oom_pymodel_is_returned(const oom_pymodel *m, TSNode name);
+/* A call (torch.load) whose result is copied into a model: passed to
+ * `.load_state_dict(...)`, or bound to a name that such a call later reads
+ * in the same function, directly or through one more name. */
+bool oom_pymodel_loads_into_model(const oom_pymodel *m, TSNode call);
 /* `module.validation_step(batch)` (test_step, predict_step) called by a
  * hand-written trainer: a LightningModule's evaluation hook, which runs the
  * forward. Lightning turns grad off around its own calls; this caller must. */

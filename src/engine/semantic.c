@@ -246,6 +246,7 @@ static bool sem_json_deepspeed_key(const oom_sem_env *env, TSNode n, TSNode site
 
 SEM_PY(sem_model_like, oom_pymodel_is_model_expr(m, n))
 SEM_PY(sem_returned, oom_pymodel_is_returned(m, n))
+SEM_PY(sem_loads_into_model, oom_pymodel_loads_into_model(m, n))
 SEM_PY(sem_view_of_one_tensor, oom_pymodel_is_view_of_one_tensor(m, n, site))
 
 /* `x.to(...)` / `x.type(...)` where x is not a model: a tensor cast (a scalar
@@ -429,6 +430,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "a top-level pair of a DeepSpeed config: a DeepSpeed JSON, or the \"deepspeed\" object of a TrainingArguments JSON", false, false},
     {"oom-view-of-one-tensor", sem_view_of_one_tensor, 0, 0, OOM_SEM_PYTHON, false,
      "a slice or row of one tensor bound before every loop around the site: a view, nothing piles up", false, false},
+    {"oom-loads-into-model", sem_loads_into_model, 0, 0, OOM_SEM_PYTHON, false,
+     "a call whose result is copied into a model with load_state_dict (directly or through names)", false, false},
     {"oom-returned", sem_returned, 0, 0, OOM_SEM_PYTHON, false,
      "a name the function around it returns (alone or in a returned tuple)", false, false},
     {"oom-model-like", sem_model_like, 0, 0, OOM_SEM_PYTHON, false,

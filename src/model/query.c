@@ -847,3 +847,59 @@ bool oom_pymodel_is_view_of_one_tensor(const oom_pymodel *m, TSNode value, TSNod
     }
     return false;
 }
+
+/* Whether `e` is, or is inside, the arguments of a `.load_state_dict(...)` call. */
+static bool inside_load_state_dict(const oom_pymodel *m, TSNode e)
+{
+    for (int depth = 0; depth < 6 && !ts_node_is_null(e); depth++, e = oom_model_parent(m, e)) {
+        if (ts_node_symbol(e) != m->sym.call)
+            continue;
+        uint32_t len;
+        const char *name = oom_node_last_name(m, oom_model_child(m, e, "function", 8), &len);
+        if (name && len == 15 && memcmp(name, "load_state_dict", 15) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A `.load_state_dict(...)` call of `scope` after `pos` whose arguments read
+ * `name`, directly or through one name bound from it (`csd =
+ * ckpt["model"].float().state_dict()`, then `model.load_state_dict(csd)`). */
+static bool name_loaded_into_model(const oom_pymodel *m, int scope, uint32_t pos, const char *name, uint32_t len,
+                                   int depth)
+{
+    for (size_t i = 0; i < m->call_count; i++) {
+        const oom_call_site *c = &m->calls[i];
+        if (c->pos < pos || c->name_len != 15 || memcmp(c->name, "load_state_dict", 15) != 0 ||
+            oom_model_scope_at(m, c->pos) != scope)
+            continue;
+        if (mentions(m, oom_model_child(m, c->node, "arguments", 9), name, len, 0))
+            return true;
+    }
+    if (depth > 0)
+        return false;
+    for (int b = m->scopes[scope].last_binding; b >= 0; b = m->bindings[b].prev) {
+        const oom_binding *x = &m->bindings[b];
+        if (x->pos > pos && x->kind == OOM_BIND_VALUE && mentions(m, x->value, name, len, 0) &&
+            !(x->name_len == len && memcmp(x->name, name, len) == 0) &&
+            name_loaded_into_model(m, scope, x->pos, x->name, x->name_len, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+bool oom_pymodel_loads_into_model(const oom_pymodel *m, TSNode call)
+{
+    if (inside_load_state_dict(m, oom_model_parent(m, call)))
+        return true;
+    TSNode parent = oom_model_parent(m, call);
+    if (ts_node_is_null(parent) || ts_node_symbol(parent) != m->sym.assignment)
+        return false;
+    TSNode left = oom_model_child(m, parent, "left", 4);
+    if (ts_node_is_null(left) || ts_node_symbol(left) != m->sym.identifier)
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, left, &len);
+    int scope = oom_model_scope_at(m, ts_node_start_byte(call));
+    return name_loaded_into_model(m, scope, ts_node_end_byte(call), name, len, 0);
+}
