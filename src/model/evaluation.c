@@ -1,0 +1,315 @@
+/* model/evaluation: what counts as evaluation code: functions named for
+ * it, code after .eval() (unless a backward follows), loops over held-out
+ * data without backward, a custom trainer's validation_step calls, shared
+ * epoch functions called with train=False. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oomlint/lang.h"
+#include "internal.h"
+
+static const char *const eval_words[] = {
+    "eval",  "evaluate",   "evaluation", "evaluating", "valid",   "validate",  "validation",
+    "validating", "test", "testing", "predict", "prediction", "predictions", "inference",
+    "infer", "score", "scoring", "generate", "generation", "sample", "sampling", NULL};
+static const char *const train_words[] = {"train", "training", "fit", "finetune", NULL};
+
+const char *const *oom_model_eval_words(void)
+{
+    return eval_words;
+}
+
+const char *const *oom_model_eval_data_words(void);
+
+static bool scope_named_for_eval(const oom_pymodel *m, int scope)
+{
+    for (int s = scope; s > 0; s = m->scopes[s].parent) {
+        const oom_scope *sc = &m->scopes[s];
+        if (!sc->name)
+            continue;
+        if (oom_name_has_word(sc->name, sc->name_len, train_words))
+            return false; /* train_and_evaluate: both; say nothing */
+        if (oom_name_has_word(sc->name, sc->name_len, eval_words))
+            return true;
+    }
+    return false;
+}
+
+/* Words that name held-out data: `val_loader`, `valid_data_loader`,
+ * `eval_dataloader`, `test_loader`, `dataloaders["val"]`, `dev_set`. */
+static const char *const eval_data_words[] = {"val", "valid", "validation", "eval", "evaluation",
+                                              "test", "dev", NULL};
+
+const char *const *oom_model_eval_data_words(void)
+{
+    return eval_data_words;
+}
+
+/* Whether the names and strings in a loop's iterable name held-out data
+ * and none names training data (`zip(train_loader, val_loader)` is not). */
+static void scan_iterable(const oom_pymodel *m, TSNode e, int depth, bool *eval, bool *train)
+{
+    if (ts_node_is_null(e) || depth > 6)
+        return;
+    TSSymbol s = ts_node_symbol(e);
+    if (s == m->sym.identifier || s == m->sym.string) {
+        uint32_t len;
+        const char *text = oom_node_text(m, e, &len);
+        if (s == m->sym.string && len >= 2) /* the quotes are not part of the word */
+            text++, len -= 2;
+        *eval = *eval || oom_name_has_word(text, len, eval_data_words);
+        *train = *train || oom_name_has_word(text, len, train_words);
+        return;
+    }
+    if (s == m->sym.lambda || s == m->sym.call) {
+        /* enumerate(val_loader), tqdm(val_loader, desc=...): the arguments */
+        if (s == m->sym.call)
+            scan_iterable(m, oom_model_child(m, e, "arguments", 9), depth + 1, eval, train);
+        return;
+    }
+    uint32_t count = ts_node_named_child_count(e);
+    for (uint32_t i = 0; i < count && i < 8; i++) {
+        TSNode c = oom_model_named_child(m, e, i);
+        if (ts_node_symbol(c) == m->sym.keyword_argument)
+            continue; /* desc="Validating" is a label, not the data */
+        scan_iterable(m, c, depth + 1, eval, train);
+    }
+}
+
+/* A loop of `scope` around `pos` over held-out data whose body runs no
+ * backward: an evaluation loop written inline, in a training function too
+ * (`for x, y in val_loader: out = model(x)`). */
+static bool loop_evaluates(const oom_pymodel *m, const oom_loop *l)
+{
+    if (ts_node_is_null(l->iterable))
+        return false;
+    bool eval = false, train = false;
+    scan_iterable(m, l->iterable, 0, &eval, &train);
+    if (!eval || train)
+        return false;
+    for (size_t k = 0; k < m->backward_call_count; k++)
+        if (m->backward_calls[k].scope == l->scope && m->backward_calls[k].start >= l->start &&
+            m->backward_calls[k].start < l->end)
+            return false;
+    return true;
+}
+
+static bool in_eval_data_loop(const oom_pymodel *m, int scope, uint32_t pos)
+{
+    for (size_t i = 0; i < m->loop_count; i++) {
+        oom_loop *l = &((oom_pymodel *)m)->loops[i]; /* the cache: the model belongs to one thread */
+        if (l->scope != scope || pos < l->start || pos >= l->end)
+            continue;
+        if (l->evaluates < 0)
+            l->evaluates = loop_evaluates(m, l);
+        if (l->evaluates)
+            return true;
+    }
+    return false;
+}
+
+/* `def smoke_test(): model(x).loss.backward()` trains, whatever its name says. */
+static bool scope_calls_backward(const oom_pymodel *m, int scope)
+{
+    for (size_t i = 0; i < m->backward_call_count; i++)
+        if (m->backward_calls[i].scope == scope)
+            return true;
+    return false;
+}
+
+/* A backward between `x.eval()` and the next `.train()` of the same scope:
+ * the model is put in eval mode to train with it (a linear probe freezing
+ * its backbone's batch-norm statistics), not to evaluate. An inline
+ * validation loop is the other way round: its .eval() comes after the
+ * step's backward, and its .train() before the next one. */
+static bool backward_in_eval_mode(const oom_pymodel *m, int scope, const oom_mode_marker *eval)
+{
+    uint32_t until = UINT32_MAX;
+    for (size_t i = 0; i < m->marker_count; i++) {
+        const oom_mode_marker *mk = &m->markers[i];
+        if (mk->scope == scope && !mk->is_eval && mk->pos > eval->pos && mk->pos < until)
+            until = mk->pos;
+    }
+    for (size_t i = 0; i < m->backward_call_count; i++) {
+        const oom_site *b = &m->backward_calls[i];
+        if (b->scope == scope && b->start > eval->pos && b->start < until)
+            return true;
+    }
+    return false;
+}
+
+/* For a call, the object whose mode matters: `model` in `model(x)` and in
+ * `model.forward(x)`. Null for other nodes. */
+static TSNode called_object(const oom_pymodel *m, TSNode node)
+{
+    TSNode none = {{0}, NULL, NULL};
+    if (ts_node_symbol(node) != m->sym.call)
+        return none;
+    TSNode fn = oom_model_child(m, node, "function", 8);
+    if (!ts_node_is_null(fn) && ts_node_symbol(fn) == m->sym.attribute) {
+        TSNode attr = oom_model_child(m, fn, "attribute", 9);
+        if (!ts_node_is_null(attr) && oom_node_text_is(m, attr, "forward"))
+            return oom_model_child(m, fn, "object", 6);
+    }
+    return fn;
+}
+
+/* `wrapper` was built around `inner` (named by its text): `eagle3 =
+ * Eagle3Model(draft_model=draft)`, then `eagle3 = FSDP(eagle3, ...)`. Putting
+ * `draft` in eval mode is evaluating through `eagle3`. */
+static bool wraps(const oom_pymodel *m, TSNode wrapper, const char *inner, uint32_t inner_len, int depth)
+{
+    if (depth > 6 || ts_node_is_null(wrapper) || ts_node_symbol(wrapper) != m->sym.identifier)
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, wrapper, &len);
+    uint32_t pos = ts_node_start_byte(wrapper);
+    const oom_binding *b = oom_model_visible_binding(m, oom_model_scope_at(m, pos), name, len, pos, true);
+    if (!b || b->kind != OOM_BIND_VALUE || ts_node_symbol(b->value) != m->sym.call)
+        return false;
+    TSNode args = oom_model_child(m, b->value, "arguments", 9);
+    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode a = oom_model_named_child(m, args, i);
+        if (ts_node_symbol(a) == m->sym.keyword_argument)
+            a = oom_model_child(m, a, "value", 5);
+        if (ts_node_is_null(a) || ts_node_symbol(a) != m->sym.identifier)
+            continue;
+        uint32_t alen;
+        const char *atext = oom_node_text(m, a, &alen);
+        if ((alen == inner_len && memcmp(atext, inner, alen) == 0) || wraps(m, a, inner, inner_len, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* Module.predict() is model code, whose caller picks the grad mode; a
+ * unittest method is a test. Neither is evaluation code, names or
+ * `model.eval()` notwithstanding. */
+static bool in_model_or_test_method(const oom_pymodel *m, int scope)
+{
+    for (int s = scope; s > 0; s = m->scopes[s].parent)
+        if (m->scopes[s].model_method || m->scopes[s].unit_test)
+            return true;
+    return false;
+}
+
+/* The mode switch among a function's parameters: `train`, `training`,
+ * `is_train`, `is_training` (by name; its position among the parameters
+ * in *index, self not counted). */
+static bool mode_parameter(const oom_pymodel *m, TSNode def, const char **name, uint32_t *len, int *index)
+{
+    static const char *const switches[] = {"train", "training", "is_train", "is_training", NULL};
+    TSNode params = oom_model_child(m, def, "parameters", 10);
+    uint32_t count = ts_node_is_null(params) ? 0 : ts_node_named_child_count(params);
+    int position = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode p = oom_model_named_child(m, params, i);
+        TSNode id = ts_node_symbol(p) == m->sym.identifier ? p : oom_model_child(m, p, "name", 4);
+        if (ts_node_is_null(id) || ts_node_symbol(id) != m->sym.identifier)
+            continue;
+        const char *text = oom_node_text(m, id, len);
+        if (*len == 4 && memcmp(text, "self", 4) == 0)
+            continue;
+        for (size_t k = 0; switches[k]; k++)
+            if (strlen(switches[k]) == *len && memcmp(switches[k], text, *len) == 0) {
+                *name = text;
+                *index = position;
+                return true;
+            }
+        position++;
+    }
+    return false;
+}
+
+/* The call passes False for the mode switch, by keyword or position. */
+static bool passes_false_for(const oom_pymodel *m, TSNode call, const char *name, uint32_t len, int index)
+{
+    TSNode args = oom_model_child(m, call, "arguments", 9);
+    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    int position = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode a = oom_model_named_child(m, args, i);
+        if (ts_node_symbol(a) == m->sym.keyword_argument) {
+            uint32_t klen;
+            const char *k = oom_node_text(m, oom_model_child(m, a, "name", 4), &klen);
+            if (klen == len && memcmp(k, name, len) == 0)
+                return strcmp(ts_node_type(oom_model_child(m, a, "value", 5)), "false") == 0;
+        } else if (position++ == index) {
+            return strcmp(ts_node_type(a), "false") == 0;
+        }
+    }
+    return false;
+}
+
+/* Inside `if <name>:` (or its else) below `def`: code that only one mode runs. */
+static bool under_mode_guard(const oom_pymodel *m, TSNode node, TSNode def, const char *name, uint32_t len)
+{
+    for (TSNode n = oom_model_parent(m, node); !ts_node_is_null(n) && !ts_node_eq(n, def);
+         n = oom_model_parent(m, n)) {
+        if (ts_node_symbol(n) != m->sym.if_statement)
+            continue;
+        uint32_t clen;
+        const char *cond = oom_node_text(m, oom_model_child(m, n, "condition", 9), &clen);
+        if (clen >= len && memmem(cond, clen, name, len) != NULL)
+            return true;
+    }
+    return false;
+}
+
+/* A shared `def iteration(model, loader, train=True)` that the file calls
+ * with `train=False` where autograd is on (from `evaluate()`): the forward
+ * both modes run is evaluation code in that call. */
+static bool scope_called_for_evaluation(const oom_pymodel *m, oom_scope *sc)
+{
+    int index;
+    if (ts_node_is_null(sc->def) || !sc->name || !mode_parameter(m, sc->def, &sc->mode_param, &sc->mode_param_len, &index))
+        return false;
+    for (size_t i = 0; i < m->call_count; i++) {
+        const oom_call_site *c = &m->calls[i];
+        if (c->name_len == sc->name_len && memcmp(c->name, sc->name, c->name_len) == 0 &&
+            oom_model_grad_state_at(m, c->pos) == OOM_GRAD_ENABLED &&
+            passes_false_for(m, c->node, sc->mode_param, sc->mode_param_len, index))
+            return true;
+    }
+    return false;
+}
+
+static bool called_for_evaluation(const oom_pymodel *m, int scope, TSNode node)
+{
+    oom_scope *sc = &((oom_pymodel *)m)->scopes[scope]; /* the cache: one thread owns the model */
+    if (sc->called_for_eval < 0)
+        sc->called_for_eval = scope_called_for_evaluation(m, sc);
+    return sc->called_for_eval && !under_mode_guard(m, node, sc->def, sc->mode_param, sc->mode_param_len);
+}
+
+bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node)
+{
+    uint32_t pos = ts_node_start_byte(node);
+    int scope = oom_model_scope_at(m, pos);
+    if (in_model_or_test_method(m, scope))
+        return false;
+    if (scope_named_for_eval(m, scope) && !scope_calls_backward(m, scope))
+        return true;
+    if (in_eval_data_loop(m, scope, pos) || oom_pymodel_is_eval_hook_call(m, node) ||
+        called_for_evaluation(m, scope, node))
+        return true;
+    /* `teacher.eval()` makes calls of teacher evaluation code, not calls of
+     * the student trained next to it. */
+    TSNode object = called_object(m, node);
+    uint32_t olen = 0;
+    const char *otext = ts_node_is_null(object) ? NULL : oom_node_text(m, object, &olen);
+    const oom_mode_marker *last = NULL;
+    for (size_t i = 0; i < m->marker_count; i++) {
+        const oom_mode_marker *mk = &m->markers[i];
+        if (mk->scope != scope || mk->pos > pos || (last && mk->pos < last->pos))
+            continue;
+        if (otext && (mk->receiver_len != olen || memcmp(mk->receiver, otext, olen) != 0) &&
+            !wraps(m, object, mk->receiver, mk->receiver_len, 0))
+            continue;
+        last = mk;
+    }
+    return last && last->is_eval && !backward_in_eval_mode(m, scope, last);
+}
+

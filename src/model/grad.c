@@ -1,0 +1,155 @@
+/* model/grad: where autograd is off: the grad state at a position (the
+ * innermost no_grad / inference_mode / set_grad_enabled region around it)
+ * and which expressions switch it (with items, decorators, a context chosen
+ * by the mode). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oomlint/lang.h"
+#include "internal.h"
+
+oom_grad_state oom_model_grad_state_at(const oom_pymodel *m, uint32_t pos)
+{
+    /* The innermost region wins: the one that starts last (and, on a tie,
+     * ends first). Regions are few; a scan is fine. */
+    const oom_grad_region *best = NULL;
+    for (size_t i = 0; i < m->region_count; i++) {
+        const oom_grad_region *r = &m->regions[i];
+        if (pos < r->start || pos >= r->end)
+            continue;
+        if (!best || r->start > best->start || (r->start == best->start && r->end < best->end))
+            best = r;
+    }
+    return best ? best->state : OOM_GRAD_ENABLED;
+}
+
+oom_grad_state oom_pymodel_grad_state(const oom_pymodel *m, TSNode node)
+{
+    return oom_model_grad_state_at(m, ts_node_start_byte(node));
+}
+
+/* ---- grad-mode switches --------------------------------------------------- */
+
+static bool qualname_in(const char *q, const char *const *names)
+{
+    for (size_t i = 0; names[i]; i++)
+        if (strcmp(q, names[i]) == 0)
+            return true;
+    return false;
+}
+
+static const char *const no_grad_names[] = {
+    "torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad", NULL};
+static const char *const inference_mode_names[] = {
+    "torch.inference_mode", "torch.autograd.inference_mode",
+    "torch.autograd.grad_mode.inference_mode", NULL};
+static const char *const enable_grad_names[] = {
+    "torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad",
+    NULL};
+static const char *const set_grad_enabled_names[] = {
+    "torch.set_grad_enabled", "torch.autograd.set_grad_enabled",
+    "torch.autograd.grad_mode.set_grad_enabled", NULL};
+
+/* The single argument of a call (positional or keyword), or a null node. */
+static TSNode only_argument(const oom_pymodel *m, TSNode call)
+{
+    TSNode none = {{0}, NULL, NULL};
+    TSNode args = oom_model_child(m, call, "arguments", 9);
+    if (ts_node_is_null(args) || ts_node_named_child_count(args) != 1)
+        return none;
+    TSNode arg = oom_model_named_child(m, args, 0);
+    if (ts_node_symbol(arg) == m->sym.keyword_argument)
+        arg = oom_model_child(m, arg, "value", 5);
+    return arg;
+}
+
+static int bool_argument_state(const oom_pymodel *m, TSNode arg, oom_grad_state if_true,
+                               oom_grad_state if_false, oom_grad_state if_unknown)
+{
+    if (ts_node_is_null(arg))
+        return (int)if_true;
+    if (oom_node_text_is(m, arg, "True"))
+        return (int)if_true;
+    if (oom_node_text_is(m, arg, "False"))
+        return (int)if_false;
+    return (int)if_unknown;
+}
+
+/* A project's own wrapper of the grad switches, named for what it does:
+ * yolov5's `@smart_inference_mode()`, `@torch_no_grad`, `with no_grad_ctx():`. */
+static bool names_own_no_grad_wrapper(const char *qualname)
+{
+    const char *last = strrchr(qualname, '.');
+    last = last ? last + 1 : qualname;
+    return (strstr(last, "inference_mode") || strstr(last, "no_grad")) && !strstr(last, "enable") &&
+           !strstr(last, "disable");
+}
+
+static int grad_switch(const oom_pymodel *m, TSNode expr, int depth);
+
+/* `ctx = torch.enable_grad() if train else torch.no_grad()`, then `with ctx:`;
+ * and the conditional written in the `with` itself. Either branch may run:
+ * one that turns grad off makes the block maybe-off, as set_grad_enabled(train). */
+static int conditional_grad_switch(const oom_pymodel *m, TSNode expr, int depth)
+{
+    if (depth > 3 || ts_node_is_null(expr))
+        return -1;
+    if (ts_node_symbol(expr) == m->sym.identifier) {
+        uint32_t len;
+        const char *name = oom_node_text(m, expr, &len);
+        uint32_t pos = ts_node_start_byte(expr);
+        const oom_binding *b = oom_model_visible_binding(m, oom_model_scope_at(m, pos), name, len, pos, true);
+        return b && b->kind == OOM_BIND_VALUE ? grad_switch(m, b->value, depth + 1) : -1;
+    }
+    if (ts_node_symbol(expr) != m->sym.conditional_expression)
+        return -1;
+    int off = 0, switches = 0;
+    uint32_t count = ts_node_named_child_count(expr); /* a if cond else b: children a, cond, b */
+    for (uint32_t i = 0; i < count; i += 2) {
+        int state = grad_switch(m, oom_model_named_child(m, expr, i), depth + 1);
+        switches += state >= 0;
+        off += state == OOM_GRAD_DISABLED || state == OOM_GRAD_MAYBE_DISABLED;
+    }
+    if (switches == 0)
+        return -1;
+    return off ? OOM_GRAD_MAYBE_DISABLED : OOM_GRAD_ENABLED;
+}
+
+int oom_model_grad_switch(const oom_pymodel *m, TSNode expr)
+{
+    return grad_switch(m, expr, 0);
+}
+
+static int grad_switch(const oom_pymodel *m, TSNode expr, int depth)
+{
+    if (ts_node_symbol(expr) == m->sym.identifier || ts_node_symbol(expr) == m->sym.conditional_expression) {
+        int state = conditional_grad_switch(m, expr, depth);
+        if (state >= 0)
+            return state;
+    }
+    bool called = ts_node_symbol(expr) == m->sym.call;
+    TSNode fn = called ? oom_model_child(m, expr, "function", 8) : expr;
+    oom_buf q;
+    oom_buf_init(&q);
+    int state = -1;
+    if (oom_pymodel_qualname(m, fn, &q)) {
+        TSNode none = {{0}, NULL, NULL};
+        TSNode arg = called ? only_argument(m, expr) : none;
+        if (qualname_in(q.data, no_grad_names))
+            state = OOM_GRAD_DISABLED;
+        else if (qualname_in(q.data, inference_mode_names))
+            state = bool_argument_state(m, arg, OOM_GRAD_DISABLED, OOM_GRAD_ENABLED,
+                                        OOM_GRAD_MAYBE_DISABLED);
+        else if (qualname_in(q.data, enable_grad_names))
+            state = OOM_GRAD_ENABLED;
+        else if (called && qualname_in(q.data, set_grad_enabled_names))
+            state = bool_argument_state(m, arg, OOM_GRAD_ENABLED, OOM_GRAD_DISABLED,
+                                        OOM_GRAD_MAYBE_DISABLED);
+        else if (names_own_no_grad_wrapper(q.data))
+            state = OOM_GRAD_DISABLED;
+    }
+    oom_buf_free(&q);
+    return state;
+}
+

@@ -1,0 +1,195 @@
+/* model/scopes: the generic semantic layer's look-ups: which scope a
+ * position is in, the binding a name resolves to there (Python's rules:
+ * the scope, then enclosing functions, then the module), qualified names
+ * through import aliases, literals and the words of a name. The analyses
+ * (grad.c, evaluation.c, storage.c, history.c) ask these. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oomlint/lang.h"
+#include "internal.h"
+
+int oom_model_scope_at(const oom_pymodel *m, uint32_t pos)
+{
+    /* Scopes are stored in pre-order, so sorted by start: find the last that
+     * starts at or before pos, then climb to one that contains it. */
+    size_t lo = 0, hi = m->scope_count;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (m->scopes[mid].start <= pos)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    int s = (int)lo;
+    while (s > 0 && !(pos >= m->scopes[s].start && pos < m->scopes[s].end))
+        s = m->scopes[s].parent;
+    return s < 0 ? 0 : s;
+}
+
+const oom_binding *oom_model_last_binding(const oom_pymodel *m, int scope, const char *name,
+                                          uint32_t name_len, uint32_t before,
+                                          bool skip_augmented)
+{
+    const oom_binding *best = NULL;
+    if (scope < 0 || (size_t)scope >= m->scope_count)
+        return NULL;
+    for (int i = m->scopes[scope].last_binding; i >= 0; i = m->bindings[i].prev) {
+        const oom_binding *b = &m->bindings[i];
+        if (b->pos > before || b->name_len != name_len || memcmp(b->name, name, name_len) != 0)
+            continue;
+        if (skip_augmented && b->kind == OOM_BIND_AUGMENTED)
+            continue;
+        if (!best || b->pos >= best->pos)
+            best = b;
+    }
+    return best;
+}
+
+const oom_binding *oom_model_visible_binding(const oom_pymodel *m, int scope, const char *name,
+                                            uint32_t name_len, uint32_t before, bool skip_augmented)
+{
+    for (int sc = scope, depth = 0; sc >= 0 && depth < 64; sc = m->scopes[sc].parent, depth++) {
+        const oom_binding *b =
+            oom_model_last_binding(m, sc, name, name_len, sc == scope ? before : UINT32_MAX, skip_augmented);
+        if (b)
+            return b;
+        if (sc == 0)
+            break;
+    }
+    return NULL;
+}
+
+/* ---- qualified names ------------------------------------------------------ */
+
+static const oom_alias *find_alias(const oom_pymodel *m, const char *name, uint32_t len)
+{
+    for (size_t i = m->alias_count; i-- > 0;) {
+        const oom_alias *a = &m->aliases[i];
+        if (strlen(a->local) == len && memcmp(a->local, name, len) == 0)
+            return a;
+    }
+    return NULL;
+}
+
+bool oom_pymodel_is_import_alias(const oom_pymodel *m, const char *name, size_t len)
+{
+    return find_alias(m, name, (uint32_t)len) != NULL;
+}
+
+bool oom_pymodel_qualname(const oom_pymodel *m, TSNode expr, oom_buf *out)
+{
+    oom_buf_clear(out);
+    /* Walk down the attribute chain to its base name, remembering the parts. */
+    TSNode parts[32];
+    size_t nparts = 0;
+    TSNode n = expr;
+    while (!ts_node_is_null(n) && ts_node_symbol(n) == m->sym.attribute) {
+        if (nparts == 32)
+            return false;
+        parts[nparts++] = oom_model_child(m, n, "attribute", 9);
+        n = oom_model_child(m, n, "object", 6);
+    }
+    if (ts_node_is_null(n) || ts_node_symbol(n) != m->sym.identifier)
+        return false;
+    uint32_t len;
+    const char *base = oom_node_text(m, n, &len);
+    const oom_alias *a = find_alias(m, base, len);
+    if (a)
+        oom_buf_puts(out, a->qualified);
+    else
+        oom_buf_append(out, base, len);
+    for (size_t i = nparts; i-- > 0;) {
+        if (ts_node_is_null(parts[i]))
+            return false;
+        const char *t = oom_node_text(m, parts[i], &len);
+        oom_buf_putc(out, '.');
+        oom_buf_append(out, t, len);
+    }
+    return true;
+}
+
+/* ---- literals ------------------------------------------------------------- */
+
+static bool string_has_interpolation(TSNode str)
+{
+    uint32_t count = ts_node_named_child_count(str);
+    for (uint32_t i = 0; i < count; i++)
+        if (strcmp(ts_node_type(ts_node_named_child(str, i)), "interpolation") == 0)
+            return true;
+    return false;
+}
+
+bool oom_pymodel_is_literal(const oom_pymodel *m, TSNode expr)
+{
+    const char *type = ts_node_type(expr);
+    if (strcmp(type, "string") == 0)
+        return !string_has_interpolation(expr);
+    if (strcmp(type, "integer") == 0 || strcmp(type, "float") == 0)
+        return true;
+    if (strcmp(type, "concatenated_string") == 0 || strcmp(type, "parenthesized_expression") == 0 ||
+        strcmp(type, "unary_operator") == 0) {
+        uint32_t count = ts_node_named_child_count(expr);
+        for (uint32_t i = 0; i < count; i++)
+            if (!oom_pymodel_is_literal(m, oom_model_named_child(m, expr, i)))
+                return false;
+        return count > 0;
+    }
+    return false;
+}
+
+bool oom_pymodel_string_value(const oom_pymodel *m, TSNode str, oom_buf *out)
+{
+    oom_buf_clear(out);
+    if (ts_node_is_null(str)) /* `add_argument()` has no first argument */
+        return false;
+    if (strcmp(ts_node_type(str), "string") != 0 || string_has_interpolation(str))
+        return false;
+    uint32_t count = ts_node_named_child_count(str);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode part = oom_model_named_child(m, str, i);
+        if (strcmp(ts_node_type(part), "string_content") == 0) {
+            uint32_t len;
+            const char *t = oom_node_text(m, part, &len);
+            oom_buf_append(out, t, len);
+        }
+    }
+    oom_buf_append(out, "", 0);
+    return true;
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+bool oom_name_has_word(const char *name, size_t len, const char *const *words)
+{
+    char part[64];
+    size_t i = 0;
+    while (i < len) {
+        while (i < len && (name[i] == '_' || isdigit((unsigned char)name[i])))
+            i++;
+        size_t n = 0;
+        /* one part: an optional capital followed by lower-case letters, or a
+         * run of capitals (an acronym) */
+        if (i < len && isupper((unsigned char)name[i])) {
+            while (i < len && isupper((unsigned char)name[i]) && n < sizeof part - 1)
+                part[n++] = (char)tolower((unsigned char)name[i++]);
+            if (n > 1 && i < len && islower((unsigned char)name[i])) {
+                i--; /* "HTTPServer": the last capital starts the next word */
+                n--;
+            }
+        }
+        while (i < len && islower((unsigned char)name[i]) && n < sizeof part - 1)
+            part[n++] = name[i++];
+        if (n == 0) {
+            i++;
+            continue;
+        }
+        part[n] = '\0';
+        for (size_t w = 0; words[w]; w++)
+            if (strcmp(part, words[w]) == 0)
+                return true;
+    }
+    return false;
+}
+

@@ -1,0 +1,277 @@
+/* model/storage: where values are kept and where they go: loops and the
+ * storage that outlives them, what flows into a backward, what a function
+ * returns, views of one tensor, checkpoints copied into a model. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oomlint/lang.h"
+#include "internal.h"
+
+/* ---- loops and storage ---------------------------------------------------- */
+
+static const oom_loop *innermost_loop(const oom_pymodel *m, uint32_t pos, int scope)
+{
+    const oom_loop *best = NULL;
+    for (size_t i = 0; i < m->loop_count; i++) {
+        const oom_loop *l = &m->loops[i];
+        if (l->scope != scope || pos < l->start || pos >= l->end)
+            continue;
+        if (!best || l->start > best->start)
+            best = l;
+    }
+    return best;
+}
+
+bool oom_pymodel_in_loop(const oom_pymodel *m, TSNode node)
+{
+    uint32_t pos = ts_node_start_byte(node);
+    return innermost_loop(m, pos, oom_model_scope_at(m, pos)) != NULL;
+}
+
+bool oom_pymodel_outlives_iteration(const oom_pymodel *m, TSNode target, TSNode site)
+{
+    if (ts_node_symbol(target) != m->sym.identifier)
+        return true; /* self.history, buffers[k]: owned by something longer-lived */
+    uint32_t pos = ts_node_start_byte(site);
+    int scope = oom_model_scope_at(m, pos);
+    const oom_loop *loop = innermost_loop(m, pos, scope);
+    if (!loop)
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, target, &len);
+    const oom_binding *b = oom_model_last_binding(m, scope, name, len, pos, true);
+    /* Created afresh in this iteration: dropped at the next one. */
+    return !(b && b->pos >= loop->start && b->pos < loop->end);
+}
+
+bool oom_pymodel_outlives_all_loops(const oom_pymodel *m, TSNode target, TSNode site)
+{
+    if (ts_node_symbol(target) != m->sym.identifier)
+        return true;
+    uint32_t pos = ts_node_start_byte(site);
+    int scope = oom_model_scope_at(m, pos);
+    if (!innermost_loop(m, pos, scope))
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, target, &len);
+    const oom_binding *b = oom_model_last_binding(m, scope, name, len, pos, true);
+    if (!b)
+        return true;
+    for (size_t i = 0; i < m->loop_count; i++) {
+        const oom_loop *l = &m->loops[i];
+        if (l->scope == scope && b->pos >= l->start && b->pos < l->end && pos >= l->start && pos < l->end)
+            return false; /* reset on each iteration of a loop around the site */
+    }
+    return true;
+}
+
+static bool is_backward_target(const oom_pymodel *m, int scope, const char *name, uint32_t len,
+                               bool direct_only)
+{
+    for (size_t i = 0; i < m->backward_count; i++) {
+        const oom_name_ref *r = &m->backward_targets[i];
+        if (r->scope == scope && r->name_len == len && memcmp(r->name, name, len) == 0 &&
+            (r->direct || !direct_only))
+            return true;
+    }
+    return false;
+}
+
+/* Whether the expression `e` reads the storage whose source text is `name`
+ * (`losses`, `self.rewards`). */
+static bool mentions(const oom_pymodel *m, TSNode e, const char *name, uint32_t len, int depth)
+{
+    if (ts_node_is_null(e) || depth > OOM_MODEL_MAX_DEPTH)
+        return false;
+    TSSymbol s = ts_node_symbol(e);
+    if ((s == m->sym.identifier || s == m->sym.attribute) && ts_node_end_byte(e) - ts_node_start_byte(e) == len &&
+        memcmp(m->src + ts_node_start_byte(e), name, len) == 0)
+        return true;
+    if (s == m->sym.lambda || s == m->sym.function_definition)
+        return false;
+    uint32_t count = ts_node_named_child_count(e);
+    for (uint32_t i = 0; i < count; i++)
+        if (mentions(m, oom_model_named_child(m, e, i), name, len, depth + 1))
+            return true;
+    return false;
+}
+
+/* The value of a binding: the right side (`x = ...`, `x += ...`). */
+static TSNode binding_value(const oom_pymodel *m, const oom_binding *b)
+{
+    if (b->kind == OOM_BIND_AUGMENTED)
+        return oom_model_child(m, b->value, "right", 5);
+    return b->kind == OOM_BIND_OPAQUE ? (TSNode){0} : b->value;
+}
+
+/* `name` flows into a value that is backpropagated in its function: it is
+ * a backward target itself, or is read by the value of a name that is
+ * (`total = ce + style_loss; total.backward()`,
+ * `loss = -torch.stack(log_probs).sum(); loss.backward()`), a few steps deep. */
+static bool flows_into_backward(const oom_pymodel *m, int scope, const char *name, uint32_t len, int depth)
+{
+    if (is_backward_target(m, scope, name, len, false))
+        return true;
+    if (depth >= 3)
+        return false;
+    for (size_t i = 0; i < m->binding_count; i++) {
+        const oom_binding *b = &m->bindings[i];
+        if (b->scope != scope || (b->name_len == len && memcmp(b->name, name, len) == 0))
+            continue;
+        TSNode v = binding_value(m, b);
+        if (!ts_node_is_null(v) && mentions(m, v, name, len, 0) &&
+            flows_into_backward(m, scope, b->name, b->name_len, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+bool oom_pymodel_is_backward_receiver(const oom_pymodel *m, TSNode target)
+{
+    if (ts_node_symbol(target) != m->sym.identifier)
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, target, &len);
+    return is_backward_target(m, oom_model_scope_at(m, ts_node_start_byte(target)), name, len, true);
+}
+
+bool oom_pymodel_is_backpropagated(const oom_pymodel *m, TSNode target)
+{
+    TSSymbol s = ts_node_symbol(target);
+    if (s != m->sym.identifier && s != m->sym.attribute)
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, target, &len);
+    return flows_into_backward(m, oom_model_scope_at(m, ts_node_start_byte(target)), name, len, 0);
+}
+
+/* A name the function around `name` returns: `return metrics`, or one
+ * element of a returned tuple (`return loss, sample_size, logging_output`). */
+bool oom_pymodel_is_returned(const oom_pymodel *m, TSNode name)
+{
+    if (ts_node_symbol(name) != m->sym.identifier)
+        return false;
+    int scope = oom_model_scope_at(m, ts_node_start_byte(name));
+    if (scope <= 0)
+        return false;
+    uint32_t len;
+    const char *text = oom_node_text(m, name, &len);
+    for (size_t i = 0; i < m->return_count; i++) {
+        TSNode v = m->returns[i].value;
+        if (m->returns[i].scope != scope || ts_node_is_null(v))
+            continue;
+        const char *type = ts_node_type(v);
+        bool list = strcmp(type, "expression_list") == 0 || strcmp(type, "tuple") == 0;
+        uint32_t count = list ? ts_node_named_child_count(v) : 1;
+        for (uint32_t k = 0; k < count; k++) {
+            TSNode e = list ? oom_model_named_child(m, v, k) : v;
+            uint32_t elen;
+            const char *etext = oom_node_text(m, e, &elen);
+            if (ts_node_symbol(e) == m->sym.identifier && elen == len && memcmp(etext, text, len) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The outermost loop of `scope` around `pos`. */
+static const oom_loop *outermost_loop(const oom_pymodel *m, uint32_t pos, int scope)
+{
+    const oom_loop *best = NULL;
+    for (size_t i = 0; i < m->loop_count; i++) {
+        const oom_loop *l = &m->loops[i];
+        if (l->scope == scope && pos >= l->start && pos < l->end && (!best || l->start < best->start))
+            best = l;
+    }
+    return best;
+}
+
+bool oom_pymodel_is_view_of_one_tensor(const oom_pymodel *m, TSNode value, TSNode site)
+{
+    uint32_t pos = ts_node_start_byte(site);
+    int scope = oom_model_scope_at(m, pos);
+    const oom_loop *outer = outermost_loop(m, pos, scope);
+    if (!outer)
+        return false;
+    TSNode e = value;
+    bool sliced = false;
+    for (int depth = 0; depth < 8 && !ts_node_is_null(e); depth++) {
+        if (strcmp(ts_node_type(e), "subscript") == 0) {
+            sliced = true;
+            e = oom_model_child(m, e, "value", 5);
+            continue;
+        }
+        if (ts_node_symbol(e) != m->sym.identifier)
+            return false;
+        uint32_t len;
+        const char *name = oom_node_text(m, e, &len);
+        const oom_binding *b = oom_model_last_binding(m, scope, name, len, ts_node_start_byte(e), false);
+        if (!b || b->kind == OOM_BIND_OPAQUE || b->kind == OOM_BIND_AUGMENTED)
+            return false;
+        if (b->kind == OOM_BIND_ITER) { /* a row of the iterable */
+            sliced = true;
+            e = b->value;
+            continue;
+        }
+        return sliced && b->pos < outer->start && !(b->pos >= outer->start && b->pos < outer->end);
+    }
+    return false;
+}
+
+/* Whether `e` is, or is inside, the arguments of a `.load_state_dict(...)` call. */
+static bool inside_load_state_dict(const oom_pymodel *m, TSNode e)
+{
+    for (int depth = 0; depth < 6 && !ts_node_is_null(e); depth++, e = oom_model_parent(m, e)) {
+        if (ts_node_symbol(e) != m->sym.call)
+            continue;
+        uint32_t len;
+        const char *name = oom_node_last_name(m, oom_model_child(m, e, "function", 8), &len);
+        if (name && len == 15 && memcmp(name, "load_state_dict", 15) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A `.load_state_dict(...)` call of `scope` after `pos` whose arguments read
+ * `name`, directly or through one name bound from it (`csd =
+ * ckpt["model"].float().state_dict()`, then `model.load_state_dict(csd)`). */
+static bool name_loaded_into_model(const oom_pymodel *m, int scope, uint32_t pos, const char *name, uint32_t len,
+                                   int depth)
+{
+    for (size_t i = 0; i < m->call_count; i++) {
+        const oom_call_site *c = &m->calls[i];
+        if (c->pos < pos || c->name_len != 15 || memcmp(c->name, "load_state_dict", 15) != 0 ||
+            oom_model_scope_at(m, c->pos) != scope)
+            continue;
+        if (mentions(m, oom_model_child(m, c->node, "arguments", 9), name, len, 0))
+            return true;
+    }
+    if (depth > 0)
+        return false;
+    for (int b = m->scopes[scope].last_binding; b >= 0; b = m->bindings[b].prev) {
+        const oom_binding *x = &m->bindings[b];
+        if (x->pos > pos && x->kind == OOM_BIND_VALUE && mentions(m, x->value, name, len, 0) &&
+            !(x->name_len == len && memcmp(x->name, name, len) == 0) &&
+            name_loaded_into_model(m, scope, x->pos, x->name, x->name_len, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+bool oom_pymodel_loads_into_model(const oom_pymodel *m, TSNode call)
+{
+    if (inside_load_state_dict(m, oom_model_parent(m, call)))
+        return true;
+    TSNode parent = oom_model_parent(m, call);
+    if (ts_node_is_null(parent) || ts_node_symbol(parent) != m->sym.assignment)
+        return false;
+    TSNode left = oom_model_child(m, parent, "left", 4);
+    if (ts_node_is_null(left) || ts_node_symbol(left) != m->sym.identifier)
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, left, &len);
+    int scope = oom_model_scope_at(m, ts_node_start_byte(call));
+    return name_loaded_into_model(m, scope, ts_node_end_byte(call), name, len, 0);
+}
+
