@@ -120,7 +120,7 @@ oom_task oom_task_of_class(const char *name);
 /* Where an input came from: "train.py:42 per_device_train_batch_size", a
  * flag, or an assumption. */
 typedef struct {
-    char text[160];
+    char text[256];
     bool assumed;
     unsigned line; /* 0: not a line of the script */
     unsigned col;

@@ -71,8 +71,8 @@ bool oom_est_setting_string(const oom_est_reader *r, const oom_est_setting *s, o
 /* The default as a switch: 1 on, 0 off, -1 not a boolean. */
 int oom_est_setting_switch(const oom_est_reader *r, const oom_est_setting *s);
 /* Whether a run without flags reaches `node`: false inside `if args.x:`
- * when x is off by default (or in its `else` when on), up to the function
- * around it. */
+ * (or `a if args.x else b`) when x is off by default, or in the `else` when
+ * it is on; up to the function around it. */
 bool oom_est_runs_without_flags(const oom_est_reader *r, TSNode node);
 /* "--batch_size default", "TrainingArguments.model_max_length default",
  * "batch_size (module level)". */

@@ -68,6 +68,21 @@ static TSNode id_argument(const oom_est_reader *r, TSNode call)
     return oom_pymodel_keyword_value(r->m, call, "pretrained_model_name_or_path");
 }
 
+/* A class that cannot load the checkpoint: a causal-LM class given a
+ * seq2seq checkpoint or the other way round (AutoModelForSeq2SeqLM raises
+ * "Unrecognized configuration class OPTConfig"). FastChat's T5 scripts
+ * default to facebook/opt-125m: a placeholder, not a job that runs. */
+static bool cannot_load(const oom_est_reader *r, const char *cls, const char *id)
+{
+    const oom_model *m = oom_kb_find_model(r->kb, id);
+    oom_task loads = oom_task_of_class(cls), is;
+    if (!m || !m->task[0] || !oom_task_from_id(m->task, &is))
+        return false;
+    bool lm_class = loads == OOM_TASK_CAUSAL_LM || loads == OOM_TASK_SEQ2SEQ;
+    bool lm_checkpoint = is == OOM_TASK_CAUSAL_LM || is == OOM_TASK_SEQ2SEQ;
+    return lm_class && lm_checkpoint && loads != is;
+}
+
 /* Sizes the model a from_pretrained call loads, when the knowledge base
  * knows its id. */
 static bool try_loader(model_scan *ms, TSNode call, const char *cls)
@@ -86,7 +101,19 @@ static bool try_loader(model_scan *ms, TSNode call, const char *cls)
         if (!via || !oom_est_setting_string(r, via, &id))
             via = NULL;
     }
-    bool found = id.len > 0 && oom_script_inputs_use_model(r->out, r->kb, id.data, NULL);
+    oom_buf q;
+    oom_buf_init(&q);
+    if (!oom_pymodel_qualname(r->m, child(call, "function"), &q))
+        oom_buf_puts(&q, cls);
+    bool unloadable = id.len > 0 && cannot_load(r, q.data, id.data);
+    bool found = id.len > 0 && !unloadable && oom_script_inputs_use_model(r->out, r->kb, id.data, NULL);
+    if (unloadable) {
+        char why[232];
+        snprintf(why, sizeof why, "%.80s cannot load \"%.80s\": a causal LM and a seq2seq model differ", cls,
+                 id.data);
+        oom_est_assume(r->out, OOM_IN_MODEL, why);
+    }
+    oom_buf_free(&q);
     if (found) {
         oom_buf what;
         oom_buf_init(&what);

@@ -392,6 +392,12 @@ bool oom_est_runs_without_flags(const oom_est_reader *r, TSNode node)
         } else if (type_is(up, "if_statement") && ts_node_eq(inner, child(up, "consequence")) &&
                    condition_value(r, child(up, "condition"), 0) == 0) {
             return false;
+        } else if (type_is(up, "conditional_expression")) {
+            /* `BitsAndBytesConfig(load_in_4bit=True) if lora_args.q_lora else None` */
+            int cond = condition_value(r, ts_node_named_child(up, 1), 0);
+            if ((cond == 0 && ts_node_eq(inner, ts_node_named_child(up, 0))) ||
+                (cond == 1 && ts_node_eq(inner, ts_node_named_child(up, 2))))
+                return false;
         }
     }
     return true;

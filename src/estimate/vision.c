@@ -24,6 +24,7 @@ typedef struct {
     TSNode freeze_at, guarded_at;
     /* the head: unfrozen again, or replaced by a new module */
     bool head_unfrozen, head_replaced;
+    bool head_taken; /* the parameters left trainable are only named: taken to be the head */
     long long new_head_params, old_head_params, new_classes; /* -1: unknown */
     TSNode head_at;
     char head_text[64];
@@ -475,9 +476,27 @@ static bool freezes_in_block(const scan *s, TSNode if_stmt, const char *var)
     return false;
 }
 
+/* `if name not in ["fc.weight", "fc.bias"]:` freezing in its block: every
+ * parameter but a short list, which a linear probe keeps for its head
+ * (MoCo's main_lincls.py). */
+static bool freezes_all_but_listed(const scan *s, TSNode if_stmt, TSNode name_var, const char *var)
+{
+    TSNode cond = child(if_stmt, "condition");
+    char text[256];
+    if (!type_is(cond, "comparison_operator") || ts_node_named_child_count(cond) != 2 ||
+        !oom_est_text_of(s->r, cond, text, sizeof text) || !strstr(text, " not in "))
+        return false;
+    TSNode name = ts_node_named_child(cond, 0), list = ts_node_named_child(cond, 1);
+    char a[48], b[48];
+    return oom_est_text_of(s->r, name, a, sizeof a) && oom_est_text_of(s->r, name_var, b, sizeof b) &&
+           strcmp(a, b) == 0 && (type_is(list, "list") || type_is(list, "tuple")) &&
+           ts_node_named_child_count(list) <= 4 && freezes_in_block(s, if_stmt, var);
+}
+
 /* for p in model.parameters(): p.requires_grad = False (any loop variable,
  * named_parameters too); only statements directly in the loop body count: one
- * under an `if name ...` freezes an unknown part. */
+ * under an `if name ...` freezes an unknown part, but for `if name not in
+ * [a short list]`. */
 static void visit_for(scan *s, TSNode n)
 {
     TSNode right = child(n, "right"), left = child(n, "left"), body = child(n, "body");
@@ -487,8 +506,11 @@ static void visit_for(scan *s, TSNode n)
     bool named = text_is(s, child(fn, "attribute"), "named_parameters");
     if (!named && !text_is(s, child(fn, "attribute"), "parameters"))
         return;
-    if (named && type_is(left, "pattern_list"))
+    TSNode name_var = null_node;
+    if (named && type_is(left, "pattern_list")) {
+        name_var = ts_node_named_child(left, 0);
         left = ts_node_named_child(left, ts_node_named_child_count(left) - 1);
+    }
     char var[48];
     if (!type_is(left, "identifier") || !oom_est_text_of(s->r, left, var, sizeof var))
         return;
@@ -496,9 +518,13 @@ static void visit_for(scan *s, TSNode n)
     for (uint32_t i = 0; i < ts_node_named_child_count(body); i++) {
         TSNode stmt = ts_node_named_child(body, i), object;
         int on = requires_grad_statement(s, stmt, var, &object);
-        if (on >= 0)
+        if (on >= 0) {
             record_grad_switch(s, n, part, on);
-        else if (type_is(stmt, "if_statement") && part != PART_OTHER && freezes_in_block(s, stmt, var)) {
+        } else if (type_is(stmt, "if_statement") && part == PART_MODEL &&
+                   freezes_all_but_listed(s, stmt, name_var, var)) {
+            record_grad_switch(s, n, part, 0);
+            s->head_unfrozen = s->head_taken = !s->freeze_guarded;
+        } else if (type_is(stmt, "if_statement") && part != PART_OTHER && freezes_in_block(s, stmt, var)) {
             s->freeze_guarded = true; /* `if "fc" not in name:` freezes a part we cannot name */
             s->guarded_at = stmt;
         }
@@ -682,7 +708,7 @@ static void describe_trainable(scan *s, long long trainable, const char *how)
     oom_est_note(s->r, OOM_IN_LORA, s->head_replaced ? s->head_at : s->freeze_at, what);
     /* no head found, or one whose size we cannot read (the original's is used) */
     out->from[OOM_IN_LORA].assumed = (!s->head_replaced && !s->head_unfrozen && s->frozen_all) ||
-                                     (s->head_replaced && s->new_head_params < 0);
+                                     (s->head_replaced && s->new_head_params < 0) || s->head_taken;
 }
 
 /* Trainable parameters and the frozen-backbone activations. */
@@ -705,6 +731,9 @@ static void apply_freezing(scan *s)
         /* everything outside `features`: the (possibly new) classifier */
         trainable = out->in.params - (s->model->params - (v->classifier_params > 0 ? v->classifier_params : 0));
         snprintf(how, sizeof how, "the rest trained");
+    } else if (s->head_taken) {
+        trainable = head;
+        snprintf(how, sizeof how, "all but a few named parameters: taken to be the head (`%s`)", v->head);
     } else if (head_after || s->head_unfrozen) {
         trainable = head;
         snprintf(how, sizeof how, "only `%s` trained", s->head_replaced ? s->head_text : v->head);
