@@ -368,10 +368,21 @@ static bool names_evaluation(const reader *r, TSNode n)
 /* A keyword of a call that serves evaluation, not training: in evaluation
  * code, bound to `val_loader`, or given `eval_dataset` to load. Its batch
  * size is the evaluation's, which the training step does not hold. */
+/* parser.set_defaults(batch_size=2): a setting's default (settings.c), not
+ * a value a call uses. */
+static bool sets_defaults(const reader *r, TSNode value)
+{
+    TSNode call = call_of_keyword_value(value);
+    TSNode fn = ts_node_is_null(call) ? call : oom_child(call, "function", 8);
+    char name[16];
+    return !ts_node_is_null(fn) && strcmp(ts_node_type(fn), "attribute") == 0 &&
+           oom_est_text_of(r, oom_child(fn, "attribute", 9), name, sizeof name) && strcmp(name, "set_defaults") == 0;
+}
+
 static bool in_evaluation_call(const reader *r, TSNode value)
 {
-    TSNode call = ts_node_parent(ts_node_parent(ts_node_parent(value)));
-    if (ts_node_is_null(call) || strcmp(ts_node_type(call), "call") != 0)
+    TSNode call = call_of_keyword_value(value);
+    if (ts_node_is_null(call))
         return false;
     if (oom_pymodel_is_eval_code(r->m, call))
         return true;
@@ -405,7 +416,7 @@ static void read_keywords(reader *r)
             key[len] = '\0';
             const oom_est_setting *via = oom_est_setting_read_by(r, value);
             if ((via != NULL) != through_settings || in_evaluation_call(r, value) != evaluation ||
-                !oom_est_runs_without_flags(r, value))
+                !oom_est_runs_without_flags(r, value) || sets_defaults(r, value))
                 continue;
             r->via = via;
             if (via && !ts_node_is_null(via->value))
