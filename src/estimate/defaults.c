@@ -123,7 +123,9 @@ static bool names_full_precision(const oom_est_reader *r, const oom_est_setting 
 }
 
 /* --bf16 / --fp16 / --amp switched on by default, or --mixed_precision
- * "bf16"; all of them off (or "no") is fp32, found rather than assumed. */
+ * "bf16"; all of them off (or "no") is fp32, found rather than assumed.
+ * Where the launcher decides precision (`Accelerator()`), a switch that is
+ * off leaves it to the launcher's config; only an explicit "no" says fp32. */
 static void read_precision(oom_est_reader *r)
 {
     static const char *const names[] = {"bf16", "fp16", "amp", "use_amp", "mixed_precision", "precision", NULL};
@@ -140,7 +142,7 @@ static void read_precision(oom_est_reader *r)
         else if (!key)
             oom_est_read_precision(r, names[i], s->value);
         r->via = NULL;
-        if (!off && ((key && on == 0) || (!key && names_full_precision(r, s))))
+        if (!off && ((key && on == 0 && !r->out->launcher_decides) || (!key && names_full_precision(r, s))))
             off = s;
     }
     if (r->out->from[OOM_IN_PRECISION].assumed && off) {

@@ -513,11 +513,11 @@ void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel
     oom_est_read_vision(&r);
     if (!oom_script_inputs_is_image(out))
         oom_est_read_task(&r);
+    out->launcher_decides = oom_pymodel_file_calls(m, "Accelerator") ||
+                            (oom_pymodel_file_calls(m, "initialize") && oom_pymodel_is_import_alias(m, "deepspeed", 9));
     oom_est_read_defaults(&r);
     /* a script that only loads or evaluates a model is not a training job */
     out->in.training = oom_pymodel_file_trains(m);
-    out->launcher_decides = oom_pymodel_file_calls(m, "Accelerator") ||
-                            (oom_pymodel_file_calls(m, "initialize") && oom_pymodel_is_import_alias(m, "deepspeed", 9));
     if (oom_pymodel_file_calls(m, "gradient_checkpointing_enable")) {
         out->in.gradient_checkpointing = true;
         snprintf(out->from[OOM_IN_CHECKPOINTING].text, sizeof out->from[0].text,

@@ -219,6 +219,14 @@ static void switches_and_branches(void)
                 TRAINS,
                 &s);
     CHECK(s.in.precision == OOM_PREC_AMP_FP16 && from_line(&s, OOM_IN_PRECISION, 4, "--mixed_precision default"));
+    /* under a launcher, a switch that is off leaves precision to its config */
+    read_script("import argparse\nfrom accelerate import Accelerator\np = argparse.ArgumentParser()\n"
+                "p.add_argument(\"--fp16\", action=\"store_true\")\nargs = p.parse_args()\n"
+                "acc = Accelerator(fp16=args.fp16)\n"
+                "from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained(\"gpt2\")\n"
+                TRAINS,
+                &s);
+    CHECK(s.launcher_decides && s.from[OOM_IN_PRECISION].assumed);
     read_script("from transformers import AutoModelForCausalLM, BitsAndBytesConfig, TrainingArguments\n"
                 "q = BitsAndBytesConfig(load_in_4bit=True)\n"
                 "model = AutoModelForCausalLM.from_pretrained(\"gpt2\", quantization_config=q)\n"
