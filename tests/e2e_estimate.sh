@@ -161,3 +161,83 @@ run_oomlint estimate "$T/not_torchvision.py" --gpu a100
 expect_rc "estimate-no-model-exit-2" 2
 run_oomlint --format concise --isolated --gpu t4 "$T/not_torchvision.py"
 expect_not_contains "no-oom601-without-a-known-model" "$OUT" "OOM60"
+
+# Inputs from where scripts keep them: the project's own causal-LM fixture
+# takes its model, batch and length from argparse defaults (--model_name
+# gpt2-medium, --batch_size 4, --block_size 1024) and is sized without flags.
+run_oomlint estimate fixtures/realistic/hf_trainer_causal_lm.py
+expect_rc "estimate-argparse-defaults-exit-0" 0
+expect_contains "estimate-argparse-model" "$OUT" "hf_trainer_causal_lm.py:33 AutoModelForCausalLM.from_pretrained(\"gpt2-medium\"), from --model_name default"
+expect_contains "estimate-argparse-batch" "$OUT" "hf_trainer_causal_lm.py:39 per_device_train_batch_size, from --batch_size default"
+expect_contains "estimate-argparse-sequence" "$OUT" "hf_trainer_causal_lm.py:36 max_length, from --block_size default"
+expect_contains "estimate-argparse-store-true-off" "$OUT" "hf_trainer_causal_lm.py:41 fp32, mixed precision off (--bf16 default)"
+expect_contains "estimate-causal-head-from-the-class" "$OUT" "hf_trainer_causal_lm.py:61 AutoModelForCausalLM.from_pretrained: a causal LM head"
+run_oomlint estimate fixtures/realistic/hf_trainer_causal_lm.py --format json
+v=$(printf '%s' "$OUT" | jq -r '[.model, .inputs.batch.value, .inputs.sequence.value, (.inputs.model.assumed|tostring)] | join(" ")' 2>/dev/null)
+if [ "$v" = "gpt2-medium 4 1024 false" ]; then pass "estimate-argparse-json"; else fail "estimate-argparse-json" "got $v"; fi
+
+# HfArgumentParser dataclasses (stanford_alpaca's shape)
+cat > "$T/alpaca.py" <<'PY'
+from dataclasses import dataclass, field
+import transformers
+@dataclass
+class ModelArguments:
+    model_name_or_path: str = field(default="facebook/opt-125m")
+@dataclass
+class TrainingArguments(transformers.TrainingArguments):
+    model_max_length: int = field(default=512)
+parser = transformers.HfArgumentParser((ModelArguments, TrainingArguments))
+model_args, training_args = parser.parse_args_into_dataclasses()
+model = transformers.AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path)
+transformers.Trainer(model=model, args=training_args).train()
+PY
+run_oomlint estimate "$T/alpaca.py" --format json
+v=$(printf '%s' "$OUT" | jq -r '[.model, .inputs.batch.value, .inputs.sequence.value, .inputs.sequence.source] | join("|")' 2>/dev/null)
+case "$v" in
+    "facebook/opt-125m|8|512|"*"alpaca.py:8 TrainingArguments.model_max_length default") pass "estimate-hf-dataclass-defaults" ;;
+    *) fail "estimate-hf-dataclass-defaults" "got $v" ;;
+esac
+
+# The logits of a language-model head: 8 x 1024 x 50257 values, 1.53 GiB per
+# fp32 copy; in fp32 training the logits, the loss's fp32 copy and its two
+# gradients (16 bytes per value, 6.13 GiB).
+run_oomlint estimate --model gpt2 --batch-size 8 --seq-len 1024
+expect_rc "estimate-logits-exit-0" 0
+expect_contains "estimate-logits-line" "$OUT" "L logits and loss        6.13 GiB   (8 x 1024 x 50257 values, 1.53 GiB per fp32 copy)"
+expect_contains "estimate-task-from-the-knowledge-base" "$OUT" "gpt2 is a causal-lm checkpoint (knowledge base)"
+run_oomlint estimate --model gpt2 --batch-size 8 --seq-len 1024 --format json
+v=$(printf '%s' "$OUT" | jq -r '[.logit_values, .bytes.logits == 16 * .logit_values] | map(tostring) | join(" ")' 2>/dev/null)
+if [ "$v" = "411705344 true" ]; then pass "estimate-logits-json"; else fail "estimate-logits-json" "got $v"; fi
+run_oomlint estimate --model gpt2 --batch-size 8 --seq-len 1024 --task embedding --format json
+v=$(printf '%s' "$OUT" | jq -r '[.bytes.logits, .inputs.task.value, .inputs.task.source] | map(tostring) | join(" ")' 2>/dev/null)
+if [ "$v" = "0 embedding --task" ]; then pass "estimate-task-flag-overrides"; else fail "estimate-task-flag-overrides" "got $v"; fi
+run_oomlint estimate --model gpt2 --task causal
+expect_rc "estimate-task-flag-unknown-exit-2" 2
+expect_contains "estimate-task-flag-unknown-message" "$ERR" "invalid --task 'causal'"
+run_oomlint estimate --model bert-base-uncased --format json
+v=$(printf '%s' "$OUT" | jq -r '[.bytes.logits, .inputs.task.value] | map(tostring) | join(" ")' 2>/dev/null)
+if [ "$v" = "0 embedding" ]; then pass "estimate-encoder-has-no-vocabulary-logits"; else fail "estimate-encoder-has-no-vocabulary-logits" "got $v"; fi
+
+# Bad input: a default of the wrong type leaves the gap assumed, never a crash.
+cat > "$T/bad_default.py" <<'PY'
+import argparse
+from transformers import AutoModelForCausalLM
+p = argparse.ArgumentParser()
+p.add_argument("--model", default="gpt2")
+p.add_argument("--batch_size", type=int, default="eight")
+p.add_argument("--max_length", type=int, default=None)
+args = p.parse_args()
+model = AutoModelForCausalLM.from_pretrained(args.model)
+loader = DataLoader(ds, batch_size=args.batch_size)
+for batch in loader:
+    model(**batch).loss.backward()
+PY
+run_oomlint estimate "$T/bad_default.py"
+expect_rc "estimate-bad-default-exit-0" 0
+expect_contains "estimate-bad-default-assumed" "$OUT" "assumed: batch 8 (the Trainer's default); --batch_size has no number to read"
+expect_contains "estimate-bad-default-sequence-assumed" "$OUT" "assumed: sequence 512; --max_length has no number to read"
+run_oomlint --format concise --isolated --gpu t4 "$T/bad_default.py"
+expect_rc "capacity-bad-default-no-crash" 0
+# OOM601 from the same defaults, at the line of the default to change
+run_oomlint --format concise --isolated --gpu rtx-2080-ti fixtures/realistic/hf_trainer_causal_lm.py
+expect_contains "capacity-from-argparse-defaults" "$OUT" "hf_trainer_causal_lm.py:33:5: OOM601 estimated peak 11.2 GiB"

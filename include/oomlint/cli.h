@@ -54,6 +54,7 @@ typedef struct {
     char *estimate_model;
     long long estimate_batch, estimate_seq, estimate_image;
     int estimate_precision, estimate_optimizer; /* -1: from the script */
+    int estimate_task;                          /* an oom_task; -1: from the script or the model */
     bool estimate_checkpointing;
     char *plot_file;
 } oom_settings;

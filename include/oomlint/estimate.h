@@ -25,6 +25,18 @@ typedef enum {
     OOM_PREC_NF4,        /* load_in_4bit (QLoRA) */
 } oom_precision;
 
+/* What the model's head computes, which decides the logits the loss needs:
+ * a language-model head scores every position against the vocabulary. */
+typedef enum {
+    OOM_TASK_UNKNOWN,        /* no head found: no vocabulary logits counted */
+    OOM_TASK_CAUSAL_LM,      /* *ForCausalLM, *LMHeadModel */
+    OOM_TASK_SEQ2SEQ,        /* *ForConditionalGeneration, *ForSeq2SeqLM */
+    OOM_TASK_MASKED_LM,      /* *ForMaskedLM */
+    OOM_TASK_CLASSIFICATION, /* *ForSequenceClassification ...: a few logits per example */
+    OOM_TASK_EMBEDDING,      /* AutoModel, an encoder without a head */
+    OOM_TASK_COUNT
+} oom_task;
+
 typedef enum {
     OOM_OPT_ADAMW,
     OOM_OPT_SGD,
@@ -46,7 +58,7 @@ typedef struct {
     int num_gpus;        /* data-parallel degree for ZeRO sharding */
     bool gradient_checkpointing;
     bool memory_efficient_attention; /* SDPA / FlashAttention: no s x s scores kept */
-    bool lm_head;        /* logits over the vocabulary for the loss */
+    bool lm_head;        /* logits over the vocabulary for the loss (causal, seq2seq, masked LM) */
     /* Image models (torchvision CNNs and ViTs): activations come from bytes
      * per image measured at image_ref x image_ref (the knowledge base), not
      * from the transformer formula; image_bytes > 0 selects this path. */
@@ -64,6 +76,7 @@ typedef struct {
 /* Bytes per GPU, by component. */
 typedef struct {
     double context, weights, gradients, optimizer, activations, logits, slack, total;
+    double logit_values; /* batch x sequence x vocabulary of a language-model head; 0 without one */
 } oom_estimate;
 
 void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out);
@@ -84,6 +97,18 @@ double oom_estimate_deepspeed_zero3_gpu(double params, double largest_layer, int
 
 const char *oom_precision_name(oom_precision p);
 const char *oom_optimizer_name(oom_optimizer o);
+/* "causal-lm", "seq2seq", "masked-lm", "classification", "embedding" (the
+ * --task values and the knowledge base's `task`); "unknown". */
+const char *oom_task_id(oom_task t);
+/* The task an id names; false for an unknown id. */
+bool oom_task_from_id(const char *id, oom_task *out);
+/* Whether the task's loss needs logits over the vocabulary. */
+bool oom_task_has_vocab_logits(oom_task t);
+/* The head a class carries, from its (qualified) name, `.from_pretrained`
+ * allowed: AutoModelForCausalLM, GPT2LMHeadModel, T5ForConditionalGeneration,
+ * BertForSequenceClassification, transformers.AutoModel; TRL's SFTTrainer
+ * loads a causal LM from an id. OOM_TASK_UNKNOWN for other names. */
+oom_task oom_task_of_class(const char *name);
 
 /* ---- from a script to the estimate's inputs ------------------------------------------ */
 
@@ -95,7 +120,7 @@ const char *oom_optimizer_name(oom_optimizer o);
 /* Where an input came from: "train.py:42 per_device_train_batch_size", a
  * flag, or an assumption. */
 typedef struct {
-    char text[160];
+    char text[256];
     bool assumed;
     unsigned line; /* 0: not a line of the script */
     unsigned col;
@@ -104,6 +129,7 @@ typedef struct {
 typedef enum {
     OOM_IN_MODEL, OOM_IN_BATCH, OOM_IN_SEQ, OOM_IN_PRECISION, OOM_IN_OPTIMIZER,
     OOM_IN_CHECKPOINTING, OOM_IN_ATTENTION, OOM_IN_ZERO, OOM_IN_GPUS, OOM_IN_LORA, OOM_IN_IMAGE,
+    OOM_IN_TASK,
     OOM_IN_COUNT
 } oom_input_kind;
 
@@ -111,6 +137,8 @@ typedef struct {
     oom_estimate_input in;
     char model_id[128];
     bool model_known;
+    oom_task task;              /* sets in.lm_head (oom_script_inputs_set_task) */
+    bool task_named;            /* by the script's class or --task: the knowledge base's does not replace it */
     oom_provenance from[OOM_IN_COUNT];
     int grad_accum;             /* gradient_accumulation_steps, for the fix plan */
     char batch_name[48];        /* the user's spelling: per_device_train_batch_size, batch_size */
@@ -132,9 +160,13 @@ void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel
 bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err);
 /* Whether the inputs describe an image model (activations per image). */
 bool oom_script_inputs_is_image(const oom_script_inputs *s);
-/* Fills the shape from a known model: from the knowledge base by id. */
+/* Fills the shape from a known model: from the knowledge base by id. Where
+ * the script has not named a head, the knowledge base's task for the model
+ * (a causal LM, seq2seq ...) decides the logits. */
 bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const char *id,
                                  const char *why);
+/* The task (and with it whether vocabulary logits are counted), from `why`. */
+void oom_script_inputs_set_task(oom_script_inputs *s, oom_task t, const char *why);
 
 /* The smallest set of changes from the toolbox that brings the estimate under
  * `target_bytes`, described in the user's own parameter names, with the new

@@ -62,6 +62,9 @@ typedef struct {
     oom_model_config config;
     oom_vision_profile vision;
     char *position_limit; /* "hard", "soft", "none" */
+    /* the head `params` counts: "causal-lm", "seq2seq", "embedding" (an
+     * encoder without a head); "" for image models and when not stated */
+    char task[16];
     long long params;     /* published exact count, or -1 */
 } oom_model;
 

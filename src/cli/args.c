@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "oomlint/cli.h"
+#include "oomlint/estimate.h"
 
 typedef struct {
     int argc;
@@ -177,6 +178,17 @@ static int parse_option(arg_cursor *c, oom_settings *s)
         oom_buf_printf(c->err, "invalid --optimizer '%s' (expected adamw, sgd, sgd-momentum, adafactor or adam8bit)", v);
         return -1;
     }
+    if ((r = take_value(c, "--task", &v)) != 0) {
+        if (r < 0)
+            return r;
+        oom_task task;
+        if (oom_task_from_id(v, &task)) {
+            s->estimate_task = (int)task;
+            return 1;
+        }
+        oom_buf_printf(c->err, "invalid --task '%s' (expected causal-lm, seq2seq, masked-lm, classification or embedding)", v);
+        return -1;
+    }
     if ((r = take_value(c, "--fail-on", &v)) != 0) {
         if (r > 0 && oom_severity_parse(v, &s->fail_on) != 0) {
             oom_buf_printf(c->err, "invalid --fail-on '%s' (expected error, warning or info)", v);
@@ -239,6 +251,7 @@ static void settings_init(oom_settings *s)
     s->fail_on = OOM_SEV_INFO;
     s->estimate_precision = -1;
     s->estimate_optimizer = -1;
+    s->estimate_task = -1;
 }
 
 int oom_cli_parse(int argc, char **argv, oom_settings *s, oom_buf *err)

@@ -36,7 +36,7 @@ static void parts_of(const oom_estimate *e, part out[7])
 
 static const char *const input_names[OOM_IN_COUNT] = {"model", "batch", "sequence", "precision",
                                                       "optimizer", "checkpointing", "attention",
-                                                      "sharding", "GPUs", "trainable", "image"};
+                                                      "sharding", "GPUs", "trainable", "image", "task"};
 
 /* The inputs that mean something for this kind of model: an image model has
  * no sequence and a fixed attention; a language model no image size. */
@@ -45,7 +45,7 @@ static bool input_applies(const oom_script_inputs *s, int k)
     bool image = oom_script_inputs_is_image(s);
     if (k == OOM_IN_IMAGE)
         return image;
-    return !image || (k != OOM_IN_SEQ && k != OOM_IN_ATTENTION && k != OOM_IN_CHECKPOINTING);
+    return !image || (k != OOM_IN_SEQ && k != OOM_IN_ATTENTION && k != OOM_IN_CHECKPOINTING && k != OOM_IN_TASK);
 }
 
 static void input_value(const oom_script_inputs *s, int k, char *buf, size_t n)
@@ -89,6 +89,12 @@ static void input_value(const oom_script_inputs *s, int k, char *buf, size_t n)
     case OOM_IN_GPUS:
         snprintf(buf, n, "%d", in->num_gpus);
         break;
+    case OOM_IN_TASK:
+        if (in->lm_head)
+            snprintf(buf, n, "%s, vocab %lld", oom_task_id(s->task), in->vocab);
+        else
+            snprintf(buf, n, "%s", oom_task_id(s->task));
+        break;
     default:
         if (in->trainable < 100000)
             snprintf(buf, n, "%lld", in->trainable);
@@ -104,8 +110,13 @@ static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom
     double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0;
     fprintf(f, "Peak GPU memory per GPU: %s%s%s\n\n", s->model_known ? s->model_id : "(unknown model)",
             gpu ? " on " : "", gpu ? gpu->name : "");
-    for (int i = 0; i < 7; i++)
-        fprintf(f, "  %c %-18s %8.2f GiB\n", p[i].glyph, p[i].label, p[i].bytes / OOM_GIB);
+    for (int i = 0; i < 7; i++) {
+        fprintf(f, "  %c %-18s %8.2f GiB", p[i].glyph, p[i].label, p[i].bytes / OOM_GIB);
+        if (p[i].glyph == 'L' && e->logit_values > 0) /* the size of one copy, for checking by hand */
+            fprintf(f, "   (%lld x %lld x %lld values, %.2f GiB per fp32 copy)", s->in.micro_batch,
+                    s->in.seq_len, s->in.vocab, 4.0 * e->logit_values / OOM_GIB);
+        fputc('\n', f);
+    }
     fprintf(f, "    %-18s %8.2f GiB", "total", e->total / OOM_GIB);
     if (cap > 0)
         fprintf(f, "  of %.0f GiB (%.0f%%)%s", gpu->memory_gib, 100 * e->total / cap,
@@ -149,6 +160,7 @@ static cJSON *to_json(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
     for (int i = 0; i < 7; i++)
         cJSON_AddNumberToObject(c, keys[i], p[i].bytes);
     cJSON_AddNumberToObject(root, "total_bytes", e->total);
+    cJSON_AddNumberToObject(root, "logit_values", e->logit_values);
     cJSON *inputs = cJSON_AddObjectToObject(root, "inputs");
     for (int k = 0; k < OOM_IN_COUNT; k++) {
         char value[160];
@@ -223,6 +235,14 @@ static bool inputs_from_config(const char *path, oom_script_inputs *in, oom_buf 
     cJSON *root = oom_json_read_file(path);
     oom_model_config c;
     bool ok = root && oom_model_config_from_json(root, &c) && oom_model_param_count(&c) > 0;
+    /* "architectures": ["GPT2LMHeadModel"]: the head the checkpoint has */
+    const char *arch = cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "architectures"), 0));
+    oom_task task = arch ? oom_task_of_class(arch) : OOM_TASK_UNKNOWN;
+    char why[176];
+    if (ok && task != OOM_TASK_UNKNOWN) {
+        snprintf(why, sizeof why, "%.60s (architectures in %.80s)", arch, path);
+        oom_script_inputs_set_task(in, task, why);
+    }
     cJSON_Delete(root);
     if (!ok) {
         oom_buf_printf(err, "%s: not a readable model config.json of a family oomlint can size", path);
@@ -270,8 +290,10 @@ static bool load_inputs(const oom_settings *s, const oom_kb *kb, oom_script_inpu
         in->from[OOM_IN_MODEL].assumed = false;
     }
     if (ok && !in->model_known) {
-        oom_buf_printf(err, "no model to size: %s loads none the knowledge base knows; pass --model HUB_ID",
-                       path ? path : "no script given;");
+        const char *why = in->from[OOM_IN_MODEL].text;
+        bool said = !oom_str_starts_with(why, "no model"); /* a reason the script's model was not taken */
+        oom_buf_printf(err, "no model to size: %s loads none the knowledge base knows%s%s%s; pass --model HUB_ID",
+                       path ? path : "no script given;", said ? " (" : "", said ? why : "", said ? ")" : "");
         ok = false;
     }
     return ok;
@@ -313,6 +335,10 @@ static void apply_flags(const oom_settings *s, int num_gpus, oom_script_inputs *
     if (num_gpus > 0) {
         in->in.num_gpus = num_gpus;
         override(in, OOM_IN_GPUS, "--num-gpus / num-gpus");
+    }
+    if (s->estimate_task >= 0) {
+        oom_script_inputs_set_task(in, (oom_task)s->estimate_task, "--task");
+        in->task_named = true;
     }
 }
 

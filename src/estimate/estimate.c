@@ -2,6 +2,7 @@
 #include "oomlint/estimate.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #define MIB (1024.0 * 1024.0)
 
@@ -17,6 +18,29 @@ const char *oom_precision_name(oom_precision p)
     static const char *const names[] = {"fp32", "fp16 mixed precision", "bf16 mixed precision",
                                         "16-bit weights", "8-bit weights", "4-bit (NF4) weights"};
     return names[p];
+}
+
+static const char *const task_ids[OOM_TASK_COUNT] = {"unknown", "causal-lm", "seq2seq", "masked-lm",
+                                                      "classification", "embedding"};
+
+const char *oom_task_id(oom_task t)
+{
+    return t < OOM_TASK_COUNT ? task_ids[t] : task_ids[0];
+}
+
+bool oom_task_from_id(const char *id, oom_task *out)
+{
+    for (int t = OOM_TASK_CAUSAL_LM; t < OOM_TASK_COUNT; t++)
+        if (strcmp(id, task_ids[t]) == 0) {
+            *out = (oom_task)t;
+            return true;
+        }
+    return false;
+}
+
+bool oom_task_has_vocab_logits(oom_task t)
+{
+    return t == OOM_TASK_CAUSAL_LM || t == OOM_TASK_SEQ2SEQ || t == OOM_TASK_MASKED_LM;
 }
 
 const char *oom_optimizer_name(oom_optimizer o)
@@ -213,15 +237,51 @@ static double image_activation_bytes(const oom_estimate_input *in)
     return per_image * (double)in->micro_batch * image_scale(in);
 }
 
+/* Bytes of one logit as the head computes it: fp32, or 16-bit under autocast
+ * and for 16-bit or quantized models (whose head computes in the 16-bit
+ * dtype the script loads them with). */
+static double logit_value_bytes(const oom_estimate_input *in)
+{
+    return in->precision == OOM_PREC_FP32 ? 4.0 : 2.0;
+}
+
+/* N: batch x sequence x vocabulary, for a language-model head. */
+static double vocab_logit_values(const oom_estimate_input *in)
+{
+    if (in->image_bytes > 0 || !in->lm_head || in->vocab <= 0)
+        return 0;
+    return (double)in->seq_len * (double)in->micro_batch * (double)in->vocab;
+}
+
+/* The language-model loss over N = batch x sequence x vocabulary values, as
+ * eager PyTorch and Hugging Face's loss run it (estimation.md 2 and 9:
+ * Korthikanti's 4sbv is the fp32 copy alone):
+ *   - the head's logits, in the compute dtype, alive until the step ends
+ *     (the model's output holds them);
+ *   - the loss's fp32 copy: the logits upcast for cross-entropy, whose
+ *     log_softmax output is kept for backward;
+ *   - in training, its backward: nll_loss's gradient (a dense fp32 tensor of
+ *     the same shape) and log_softmax's gradient, alive together with the
+ *     saved output before the gradient reaches the head.
+ * So 16 bytes per value in fp32 training and 14 under autocast. The 14 is
+ * what the Cut Cross-Entropy paper's baseline measured (Wijmans et al.,
+ * 2024, Table 1: 28,000 MB for the loss and its gradient over 8,192 tokens
+ * of Gemma 2's 256,000-word vocabulary in bf16, 14.0 bytes per value if MB
+ * is MiB), as read in a third-party summary of the table. */
+static double vocab_logit_bytes(const oom_estimate_input *in)
+{
+    double n = vocab_logit_values(in);
+    double logits = logit_value_bytes(in) * n, loss_copy = 4.0 * n;
+    if (!in->training)
+        return logits + loss_copy;
+    return logits + loss_copy + 2 * 4.0 * n;
+}
+
 static double logit_bytes(const oom_estimate_input *in)
 {
     if (in->image_bytes > 0) /* fp32 logits over the classes, and their gradient */
         return 4.0 * (double)in->micro_batch * (double)in->classes * (in->training ? 2 : 1);
-    if (!in->lm_head || in->vocab <= 0)
-        return 0;
-    /* fp32 logits for the loss (4·s·b·V), and their softmax/gradient in training */
-    double once = 4.0 * (double)in->seq_len * (double)in->micro_batch * (double)in->vocab;
-    return in->training ? 2 * once : once;
+    return vocab_logit_bytes(in);
 }
 
 void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out)
@@ -241,6 +301,7 @@ void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out)
         out->optimizer = 0;
     out->activations = in->image_bytes > 0 ? image_activation_bytes(in) : activation_bytes(in);
     out->logits = logit_bytes(in);
+    out->logit_values = vocab_logit_values(in);
     double live = out->weights + out->gradients + out->optimizer + out->activations + out->logits;
     out->slack = OOM_ALLOCATOR_SLACK * live;
     out->total = out->context + live + out->slack;

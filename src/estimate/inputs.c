@@ -16,10 +16,21 @@ typedef oom_est_reader reader;
 void oom_est_note(reader *r, oom_input_kind k, TSNode at, const char *what)
 {
     oom_provenance *p = &r->out->from[k];
+    char setting[128] = "";
+    if (r->via) {
+        /* the value is the setting's default: point at its declaration, where
+         * a user changes it, and say which call reads it */
+        oom_est_setting_describe(r->via, setting, sizeof setting);
+        at = r->via->at;
+    }
     uint32_t row = 0, col = 0;
     if (!ts_node_is_null(at))
         oom_source_position(r->src, ts_node_start_byte(at), &row, &col);
-    snprintf(p->text, sizeof p->text, "%s:%u %s", r->path, row, what);
+    oom_buf text;
+    oom_buf_init(&text);
+    oom_buf_printf(&text, "%s:%u %s%s%s", r->path, row, what, setting[0] ? ", from " : "", setting);
+    oom_est_copy(p->text, sizeof p->text, text.data);
+    oom_buf_free(&text);
     p->assumed = false;
     p->line = row;
     p->col = col;
@@ -49,6 +60,34 @@ bool oom_est_text_of(const reader *r, TSNode n, char *buf, size_t size)
     return true;
 }
 
+void oom_script_inputs_set_task(oom_script_inputs *s, oom_task t, const char *why)
+{
+    s->task = t;
+    s->in.lm_head = oom_task_has_vocab_logits(t);
+    if (why) {
+        snprintf(s->from[OOM_IN_TASK].text, sizeof s->from[OOM_IN_TASK].text, "%s", why);
+        s->from[OOM_IN_TASK].assumed = false;
+        s->from[OOM_IN_TASK].line = 0;
+    }
+}
+
+/* The knowledge base's word for the head the checkpoint comes with, where
+ * neither the script nor --task has named one. */
+static void use_model_task(oom_script_inputs *s, const oom_model *m)
+{
+    oom_task t;
+    if (s->task_named)
+        return;
+    if (!m->task[0] || !oom_task_from_id(m->task, &t)) {
+        oom_script_inputs_set_task(s, OOM_TASK_UNKNOWN, NULL);
+        oom_est_assume(s, OOM_IN_TASK, "no language-model head found: no vocabulary logits");
+        return;
+    }
+    char why[160];
+    snprintf(why, sizeof why, "%s is a %s checkpoint (knowledge base)", m->id, m->task);
+    oom_script_inputs_set_task(s, t, why);
+}
+
 bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const char *id, const char *why)
 {
     const oom_model *m = oom_kb_find_model(kb, id);
@@ -73,6 +112,7 @@ bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const c
     s->in.vocab = m->config.vocab_size;
     snprintf(s->model_id, sizeof s->model_id, "%s", m->id);
     s->model_known = true;
+    use_model_task(s, m);
     if (why)
         snprintf(s->from[OOM_IN_MODEL].text, sizeof s->from[OOM_IN_MODEL].text, "%s", why);
     return true;
@@ -101,64 +141,122 @@ bool oom_est_in_autocast_call(const reader *r, TSNode value)
     return yes;
 }
 
+/* How much a precision says about the weights: a quantized load decides
+ * them whatever the Trainer's autocast switch says (QLoRA sets both
+ * load_in_4bit=True and bf16=True), and a 16-bit model stays 16-bit under
+ * autocast; among equals, the later reading wins. */
+static int precision_rank(oom_precision p)
+{
+    switch (p) {
+    case OOM_PREC_FP32:
+        return 0;
+    case OOM_PREC_AMP_FP16:
+    case OOM_PREC_AMP_BF16:
+        return 1;
+    case OOM_PREC_PURE_BF16:
+        return 2;
+    default:
+        return 3;
+    }
+}
+
+static void set_precision(reader *r, oom_precision p, TSNode at, const char *what)
+{
+    if (precision_rank(p) < precision_rank(r->out->in.precision))
+        return;
+    r->out->in.precision = p;
+    oom_est_note(r, OOM_IN_PRECISION, at, what);
+}
+
 /* Lightning's Trainer(precision=...): "16-mixed" / 16 and "bf16-mixed" are
  * autocast, "bf16-true" / "16-true" a 16-bit model. Other values (fp32, the
  * digits of torch.set_printoptions) say nothing. */
 static void read_lightning_precision(reader *r, const char *v, TSNode value)
 {
-    oom_script_inputs *s = r->out;
     bool bf16 = strstr(v, "bf16") != NULL;
     bool sixteen = bf16 || strcmp(v, "16") == 0 || strstr(v, "\"16") != NULL;
     if (!sixteen)
         return;
-    if (strstr(v, "-true"))
-        s->in.precision = OOM_PREC_PURE_BF16;
-    else
-        s->in.precision = bf16 ? OOM_PREC_AMP_BF16 : OOM_PREC_AMP_FP16;
     char what[96];
     snprintf(what, sizeof what, "precision=%s", v);
-    oom_est_note(r, OOM_IN_PRECISION, value, what);
+    if (strstr(v, "-true"))
+        set_precision(r, OOM_PREC_PURE_BF16, value, what);
+    else
+        set_precision(r, bf16 ? OOM_PREC_AMP_BF16 : OOM_PREC_AMP_FP16, value, what);
 }
 
-static void read_precision(reader *r, const char *key, TSNode value)
+/* A switch's value: True / False written in the call, or the default of
+ * the setting the call reads (`bf16=args.bf16` with `--bf16` store_true);
+ * 1 on, 0 off, -1 neither. */
+static int value_switch(const reader *r, TSNode value)
 {
-    oom_script_inputs *s = r->out;
+    if (r->via)
+        return oom_est_setting_switch(r, r->via);
+    if (ts_node_is_null(value))
+        return -1;
+    return strcmp(ts_node_type(value), "true") == 0 ? 1 : strcmp(ts_node_type(value), "false") == 0 ? 0 : -1;
+}
+
+/* An integer: written in the call, through names, or the default of the
+ * setting the call reads. */
+static bool value_int(const reader *r, TSNode value, long long *n)
+{
+    return r->via ? oom_est_setting_int(r, r->via, n) : oom_pymodel_int_value(r->m, value, n);
+}
+
+/* The dtype a run without flags loads the model in: the value, names
+ * followed, and of `torch.bfloat16 if args.bf16 else None` the branch the
+ * switch's default takes; a null node when that cannot be told. */
+static TSNode dtype_value(const reader *r, TSNode value)
+{
+    TSNode v = r->via ? value : oom_pymodel_value_of(r->m, value, 0);
+    if (ts_node_is_null(v) || strcmp(ts_node_type(v), "conditional_expression") != 0)
+        return ts_node_is_null(v) ? value : v;
+    int on = oom_est_setting_switch(r, oom_est_setting_read_by(r, ts_node_named_child(v, 1)));
+    if (on < 0)
+        return (TSNode){{0}, NULL, NULL};
+    return ts_node_named_child(v, on ? 0 : 2);
+}
+
+/* torch_dtype=torch.bfloat16 (not autocast's dtype=): a 16-bit model. */
+static void read_model_dtype(reader *r, TSNode value)
+{
     char v[64];
-    if (!oom_est_text_of(r, value, v, sizeof v))
+    if (oom_est_in_autocast_call(r, value) || !oom_est_text_of(r, dtype_value(r, value), v, sizeof v))
         return;
-    bool is_true = strcmp(v, "True") == 0;
+    if (strstr(v, "bfloat16") || strstr(v, "float16"))
+        set_precision(r, OOM_PREC_PURE_BF16, value, "16-bit weights (torch_dtype)");
+}
+
+void oom_est_read_precision(reader *r, const char *key, TSNode value)
+{
+    char v[64] = "";
+    if (strcmp(key, "torch_dtype") == 0 || strcmp(key, "dtype") == 0) {
+        read_model_dtype(r, value);
+        return;
+    }
+    bool is_true = value_switch(r, value) == 1;
+    if (!oom_est_text_of(r, value, v, sizeof v) && !is_true)
+        return;
     if (strcmp(key, "bf16") == 0 && is_true) {
-        s->in.precision = OOM_PREC_AMP_BF16;
-        oom_est_note(r, OOM_IN_PRECISION, value, "bf16=True");
+        set_precision(r, OOM_PREC_AMP_BF16, value, "bf16=True");
     } else if (strcmp(key, "fp16") == 0 && is_true) {
-        s->in.precision = OOM_PREC_AMP_FP16;
-        oom_est_note(r, OOM_IN_PRECISION, value, "fp16=True");
-    } else if ((strcmp(key, "torch_dtype") == 0 || strcmp(key, "dtype") == 0) &&
-               (strstr(v, "bfloat16") || strstr(v, "float16")) && !oom_est_in_autocast_call(r, value)) {
-        if (s->in.precision == OOM_PREC_FP32) {
-            s->in.precision = OOM_PREC_PURE_BF16;
-            oom_est_note(r, OOM_IN_PRECISION, value, "16-bit weights (torch_dtype)");
-        }
+        set_precision(r, OOM_PREC_AMP_FP16, value, "fp16=True");
     } else if (strcmp(key, "load_in_4bit") == 0 && is_true) {
-        s->in.precision = OOM_PREC_NF4;
-        oom_est_note(r, OOM_IN_PRECISION, value, "load_in_4bit=True");
+        set_precision(r, OOM_PREC_NF4, value, "load_in_4bit=True");
     } else if (strcmp(key, "load_in_8bit") == 0 && is_true) {
-        s->in.precision = OOM_PREC_INT8;
-        oom_est_note(r, OOM_IN_PRECISION, value, "load_in_8bit=True");
+        set_precision(r, OOM_PREC_INT8, value, "load_in_8bit=True");
     } else if (strcmp(key, "precision") == 0) {
         read_lightning_precision(r, v, value);
     } else if (strcmp(key, "mixed_precision") == 0) {
-        if (strstr(v, "bf16")) {
-            s->in.precision = OOM_PREC_AMP_BF16;
-            oom_est_note(r, OOM_IN_PRECISION, value, "mixed_precision=\"bf16\"");
-        } else if (strstr(v, "fp16")) {
-            s->in.precision = OOM_PREC_AMP_FP16;
-            oom_est_note(r, OOM_IN_PRECISION, value, "mixed_precision=\"fp16\"");
-        }
+        if (strstr(v, "bf16"))
+            set_precision(r, OOM_PREC_AMP_BF16, value, "mixed_precision=\"bf16\"");
+        else if (strstr(v, "fp16"))
+            set_precision(r, OOM_PREC_AMP_FP16, value, "mixed_precision=\"fp16\"");
     }
 }
 
-static void read_optimizer(reader *r, TSNode value)
+void oom_est_read_optimizer(reader *r, TSNode value)
 {
     char v[64];
     if (!oom_est_text_of(r, value, v, sizeof v))
@@ -193,54 +291,139 @@ static void read_lora(reader *r, TSNode rank_value, TSNode targets)
     oom_est_note(r, OOM_IN_LORA, rank_value, what);
 }
 
+static bool key_in(const char *key, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(key, names[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The name a fix plan tells the user to change: the keyword, or the
+ * setting it reads (`--batch_size` for `per_device_train_batch_size=args.batch_size`). */
+static void name_for_plan(const reader *r, const char *key, char *out, size_t size)
+{
+    oom_est_copy(out, size, !r->via ? key : r->via->kind == OOM_SETTING_ARGPARSE ? r->via->spelling : r->via->name);
+}
+
+/* One keyword argument of a call the estimate reads. */
+static void read_keyword(reader *r, const char *key, TSNode value, TSNode *lora_rank, TSNode *lora_targets)
+{
+    static const char *const batch_keys[] = {"per_device_train_batch_size", "batch_size", "train_batch_size",
+                                             "micro_batch_size", NULL};
+    static const char *const seq_keys[] = {"max_length",       "max_seq_length", "block_size", "max_seq_len",
+                                           "model_max_length", "seq_length",     NULL};
+    oom_script_inputs *s = r->out;
+    long long n;
+    if (key_in(key, batch_keys)) {
+        if (s->from[OOM_IN_BATCH].assumed && value_int(r, value, &n) && n > 0) {
+            s->in.micro_batch = n;
+            name_for_plan(r, key, s->batch_name, sizeof s->batch_name);
+            oom_est_note(r, OOM_IN_BATCH, value, key);
+        }
+    } else if (key_in(key, seq_keys)) {
+        if (s->from[OOM_IN_SEQ].assumed && value_int(r, value, &n) && n > 0) {
+            s->in.seq_len = n;
+            name_for_plan(r, key, s->seq_name, sizeof s->seq_name);
+            oom_est_note(r, OOM_IN_SEQ, value, key);
+        }
+    } else if (strcmp(key, "gradient_accumulation_steps") == 0) {
+        if (value_int(r, value, &n) && n > 0)
+            s->grad_accum = (int)n;
+    } else if (strcmp(key, "gradient_checkpointing") == 0) {
+        int on = value_switch(r, value);
+        if (on == 1 || (on == 0 && r->via && s->from[OOM_IN_CHECKPOINTING].assumed)) {
+            s->in.gradient_checkpointing = on == 1;
+            oom_est_note(r, OOM_IN_CHECKPOINTING, value,
+                         on ? "gradient_checkpointing=True" : "gradient_checkpointing off");
+        }
+    } else if (strcmp(key, "optim") == 0) {
+        if (!r->via || s->from[OOM_IN_OPTIMIZER].assumed)
+            oom_est_read_optimizer(r, value);
+    } else if (strcmp(key, "attn_implementation") == 0) {
+        char v[48];
+        if (oom_est_text_of(r, value, v, sizeof v)) {
+            s->in.memory_efficient_attention = strstr(v, "eager") == NULL;
+            oom_est_note(r, OOM_IN_ATTENTION, value, v);
+        }
+    } else if (strcmp(key, "r") == 0) {
+        *lora_rank = value;
+    } else if (strcmp(key, "target_modules") == 0) {
+        *lora_targets = value;
+    } else if (!r->via || s->from[OOM_IN_PRECISION].assumed) {
+        oom_est_read_precision(r, key, value);
+    }
+}
+
+static bool names_evaluation(const reader *r, TSNode n)
+{
+    static const char *const words[] = {"val", "valid", "validation", "eval", "evaluation", "test", "dev", NULL};
+    if (!ts_node_is_null(n) && strcmp(ts_node_type(n), "attribute") == 0)
+        n = oom_child(n, "attribute", 9);
+    char name[64];
+    return !ts_node_is_null(n) && strcmp(ts_node_type(n), "identifier") == 0 &&
+           oom_est_text_of(r, n, name, sizeof name) && oom_name_has_word(name, strlen(name), words);
+}
+
+/* A keyword of a call that serves evaluation, not training: in evaluation
+ * code, bound to `val_loader`, or given `eval_dataset` to load. Its batch
+ * size is the evaluation's, which the training step does not hold. */
+/* parser.set_defaults(batch_size=2): a setting's default (settings.c), not
+ * a value a call uses. */
+static bool sets_defaults(const reader *r, TSNode value)
+{
+    TSNode call = call_of_keyword_value(value);
+    TSNode fn = ts_node_is_null(call) ? call : oom_child(call, "function", 8);
+    char name[16];
+    return !ts_node_is_null(fn) && strcmp(ts_node_type(fn), "attribute") == 0 &&
+           oom_est_text_of(r, oom_child(fn, "attribute", 9), name, sizeof name) && strcmp(name, "set_defaults") == 0;
+}
+
+static bool in_evaluation_call(const reader *r, TSNode value)
+{
+    TSNode call = call_of_keyword_value(value);
+    if (ts_node_is_null(call))
+        return false;
+    if (oom_pymodel_is_eval_code(r->m, call))
+        return true;
+    TSNode up = ts_node_parent(call);
+    if (!ts_node_is_null(up) && strcmp(ts_node_type(up), "assignment") == 0 && names_evaluation(r, oom_child(up, "left", 4)))
+        return true;
+    TSNode args = oom_child(call, "arguments", 9);
+    TSNode first = ts_node_is_null(args) ? args : ts_node_named_child(args, 0);
+    return names_evaluation(r, first) || names_evaluation(r, oom_pymodel_keyword_value(r->m, call, "dataset"));
+}
+
+/* Keyword arguments, in passes: values written in the calls first, then
+ * values the calls read from a setting (`per_device_train_batch_size=
+ * args.batch_size`), each for an input still assumed; calls that serve
+ * evaluation after those of training. A value written in a call wins over
+ * any default. */
 static void read_keywords(reader *r)
 {
-    oom_script_inputs *s = r->out;
     TSNode lora_rank = {{0}, NULL, NULL}, lora_targets = {{0}, NULL, NULL};
-    for (size_t i = 0; i < oom_pymodel_keyword_count(r->m); i++) {
-        const char *name;
-        size_t len;
-        TSNode value;
-        oom_pymodel_keyword(r->m, i, &name, &len, &value);
-        char key[48];
-        if (len >= sizeof key)
-            continue;
-        memcpy(key, name, len);
-        key[len] = '\0';
-        long long n;
-        if ((strcmp(key, "per_device_train_batch_size") == 0 || strcmp(key, "batch_size") == 0 ||
-             strcmp(key, "train_batch_size") == 0) &&
-            s->from[OOM_IN_BATCH].assumed && oom_pymodel_int_value(r->m, value, &n) && n > 0) {
-            s->in.micro_batch = n;
-            snprintf(s->batch_name, sizeof s->batch_name, "%s", key);
-            oom_est_note(r, OOM_IN_BATCH, value, key);
-        } else if ((strcmp(key, "max_length") == 0 || strcmp(key, "max_seq_length") == 0 ||
-                    strcmp(key, "block_size") == 0 || strcmp(key, "max_seq_len") == 0) &&
-                   s->from[OOM_IN_SEQ].assumed && oom_pymodel_int_value(r->m, value, &n) && n > 0) {
-            s->in.seq_len = n;
-            snprintf(s->seq_name, sizeof s->seq_name, "%s", key);
-            oom_est_note(r, OOM_IN_SEQ, value, key);
-        } else if (strcmp(key, "gradient_accumulation_steps") == 0 && oom_pymodel_int_value(r->m, value, &n)) {
-            s->grad_accum = (int)n;
-        } else if (strcmp(key, "gradient_checkpointing") == 0 && strcmp(ts_node_type(value), "true") == 0) {
-            s->in.gradient_checkpointing = true;
-            oom_est_note(r, OOM_IN_CHECKPOINTING, value, "gradient_checkpointing=True");
-        } else if (strcmp(key, "optim") == 0) {
-            read_optimizer(r, value);
-        } else if (strcmp(key, "attn_implementation") == 0) {
-            char v[48];
-            if (oom_est_text_of(r, value, v, sizeof v)) {
-                s->in.memory_efficient_attention = strstr(v, "eager") == NULL;
-                oom_est_note(r, OOM_IN_ATTENTION, value, v);
-            }
-        } else if (strcmp(key, "r") == 0) {
-            lora_rank = value;
-        } else if (strcmp(key, "target_modules") == 0) {
-            lora_targets = value;
-        } else {
-            read_precision(r, key, value);
+    for (int pass = 0; pass < 4; pass++)
+        for (size_t i = 0; i < oom_pymodel_keyword_count(r->m); i++) {
+            bool through_settings = pass % 2 == 1, evaluation = pass >= 2;
+            const char *name;
+            size_t len;
+            TSNode value;
+            oom_pymodel_keyword(r->m, i, &name, &len, &value);
+            char key[48];
+            if (len >= sizeof key)
+                continue;
+            memcpy(key, name, len);
+            key[len] = '\0';
+            const oom_est_setting *via = oom_est_setting_read_by(r, value);
+            if ((via != NULL) != through_settings || in_evaluation_call(r, value) != evaluation ||
+                !oom_est_runs_without_flags(r, value) || sets_defaults(r, value))
+                continue;
+            r->via = via;
+            if (via && !ts_node_is_null(via->value))
+                value = via->value; /* the readers read the default's text */
+            read_keyword(r, key, value, &lora_rank, &lora_targets);
+            r->via = NULL;
         }
-    }
     if (!ts_node_is_null(lora_rank))
         read_lora(r, lora_rank, lora_targets);
 }
@@ -309,6 +492,7 @@ void oom_script_inputs_init(oom_script_inputs *s)
     oom_est_assume(s, OOM_IN_GPUS, "1 GPU");
     oom_est_assume(s, OOM_IN_LORA, "all parameters trained");
     oom_est_assume(s, OOM_IN_IMAGE, "not an image model");
+    oom_est_assume(s, OOM_IN_TASK, "no language-model head found: no vocabulary logits");
 }
 
 bool oom_script_inputs_is_image(const oom_script_inputs *s)
@@ -320,30 +504,20 @@ void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel
                                   const oom_kb *kb, oom_script_inputs *out)
 {
     oom_script_inputs_init(out);
-    reader r = {path, src, m, out, kb, root};
-    const oom_strlist *ids = oom_pymodel_pretrained_ids(m);
-    for (size_t i = 0; i < ids->len && !out->model_known; i++) {
-        char what[200];
-        snprintf(what, sizeof what, "%s from_pretrained(\"%s\")", path, ids->items[i]);
-        if (oom_script_inputs_use_model(out, kb, ids->items[i], what)) {
-            out->from[OOM_IN_MODEL].assumed = false;
-            /* point at the string that names the model */
-            const char *at = strstr(src->text, ids->items[i]);
-            if (at) {
-                uint32_t row, col;
-                oom_source_position(src, (size_t)(at - src->text) - (at > src->text ? 1 : 0), &row, &col);
-                out->from[OOM_IN_MODEL].line = row;
-                out->from[OOM_IN_MODEL].col = col;
-            }
-            out->in.lm_head = oom_pymodel_loads_lm_head(m);
-        }
-    }
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.path = path, r.src = src, r.m = m, r.out = out, r.kb = kb, r.root = root;
+    oom_est_settings_collect(&r);
+    oom_est_read_model(&r);
     read_keywords(&r);
     oom_est_read_vision(&r);
-    /* a script that only loads or evaluates a model is not a training job */
-    out->in.training = oom_pymodel_file_trains(m);
+    if (!oom_script_inputs_is_image(out))
+        oom_est_read_task(&r);
     out->launcher_decides = oom_pymodel_file_calls(m, "Accelerator") ||
                             (oom_pymodel_file_calls(m, "initialize") && oom_pymodel_is_import_alias(m, "deepspeed", 9));
+    oom_est_read_defaults(&r);
+    /* a script that only loads or evaluates a model is not a training job */
+    out->in.training = oom_pymodel_file_trains(m);
     if (oom_pymodel_file_calls(m, "gradient_checkpointing_enable")) {
         out->in.gradient_checkpointing = true;
         snprintf(out->from[OOM_IN_CHECKPOINTING].text, sizeof out->from[0].text,
@@ -351,6 +525,7 @@ void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel
         out->from[OOM_IN_CHECKPOINTING].assumed = false;
     }
     read_deepspeed(&r);
+    oom_est_settings_free(&r.settings);
 }
 
 bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err)

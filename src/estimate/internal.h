@@ -3,11 +3,39 @@
 #ifndef OOMLINT_ESTIMATE_INTERNAL_H
 #define OOMLINT_ESTIMATE_INTERNAL_H
 
+#include <string.h>
 #include <tree_sitter/api.h>
 
 #include "oomlint/estimate.h"
 #include "oomlint/model.h"
 #include "oomlint/source.h"
+
+/* ---- the run's settings (settings.c) ------------------------------------
+ * What a script lets its user set when it runs, with the default a run
+ * without flags gets: argparse options, fields of the dataclasses an
+ * HfArgumentParser fills, and plain module-level names (nanoGPT's
+ * `batch_size = 12`). */
+
+typedef enum {
+    OOM_SETTING_ARGPARSE,  /* parser.add_argument("--batch-size", default=8) */
+    OOM_SETTING_DATACLASS, /* max_seq_length: int = field(default=512) */
+    OOM_SETTING_MODULE,    /* batch_size = 12 at module level */
+} oom_setting_kind;
+
+typedef struct {
+    char name[64];     /* as the script reads it: args.<name>, model_args.<name>, <name> */
+    char spelling[96]; /* as its user writes it: "--batch-size", "ModelArguments.model_name_or_path" */
+    oom_setting_kind kind;
+    TSNode value;      /* the default, names followed; null when none is written */
+    TSNode at;         /* the declaration: add_argument(...), the field, the assignment */
+    bool int_type;     /* argparse type=int: a string default is converted */
+    signed char flag;  /* action="store_true": 0, "store_false": 1 (the default without default=); -1 */
+} oom_est_setting;
+
+typedef struct {
+    oom_est_setting *items;
+    size_t len, cap;
+} oom_est_settings;
 
 typedef struct {
     const char *path;
@@ -16,7 +44,52 @@ typedef struct {
     oom_script_inputs *out;
     const oom_kb *kb;
     TSNode root;
+    oom_est_settings settings;
+    /* while a value read through a setting is recorded: the setting, whose
+     * declaration becomes the input's line (oom_est_note) */
+    const oom_est_setting *via;
+    TSNode model_call; /* the from_pretrained call that loaded the model, if one did */
 } oom_est_reader;
+
+/* Visits every node under `root` in order, without recursion (a deeply
+ * nested expression must not exhaust the stack). */
+void oom_est_walk(TSNode root, void (*visit)(void *ctx, TSNode n), void *ctx);
+
+void oom_est_settings_collect(oom_est_reader *r);
+void oom_est_settings_free(oom_est_settings *s);
+/* The setting the script declares under `name` (options and fields before
+ * module-level names); NULL when none. */
+const oom_est_setting *oom_est_setting_named(const oom_est_reader *r, const char *name);
+/* The setting an expression reads: `args.batch_size`, `self.args.x`,
+ * `model_args.model_name_or_path`, or a name bound to one; NULL otherwise. */
+const oom_est_setting *oom_est_setting_read_by(const oom_est_reader *r, TSNode expr);
+/* The default as an integer (argparse's type=int converts a string); false
+ * when there is none or it is not a whole number. */
+bool oom_est_setting_int(const oom_est_reader *r, const oom_est_setting *s, long long *out);
+/* The default as a string literal's value. */
+bool oom_est_setting_string(const oom_est_reader *r, const oom_est_setting *s, oom_buf *out);
+/* The default as a switch: 1 on, 0 off, -1 not a boolean. */
+int oom_est_setting_switch(const oom_est_reader *r, const oom_est_setting *s);
+/* Whether a run without flags reaches `node`: false inside `if args.x:`
+ * (or `a if args.x else b`) when x is off by default, or in the `else` when
+ * it is on; up to the function around it. */
+bool oom_est_runs_without_flags(const oom_est_reader *r, TSNode node);
+/* "--batch_size default", "TrainingArguments.model_max_length default",
+ * "batch_size (module level)". */
+void oom_est_setting_describe(const oom_est_setting *s, char *buf, size_t size);
+
+/* Copies `src` into `dst` of `size` bytes, cut short when it does not fit
+ * (texts in inputs are for people; a long name is cut, not refused). */
+static inline void oom_est_copy(char *dst, size_t size, const char *src)
+{
+    size_t n = strlen(src);
+    if (size == 0)
+        return;
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
 
 /* Records that input `k` came from the script at `at`, described by `what`. */
 void oom_est_note(oom_est_reader *r, oom_input_kind k, TSNode at, const char *what);
@@ -24,8 +97,24 @@ void oom_est_note(oom_est_reader *r, oom_input_kind k, TSNode at, const char *wh
 void oom_est_assume(oom_script_inputs *s, oom_input_kind k, const char *what);
 /* The source text of `n` into buf; false when it does not fit. */
 bool oom_est_text_of(const oom_est_reader *r, TSNode n, char *buf, size_t size);
+/* Precision from a keyword (bf16=, fp16=, torch_dtype=, load_in_4bit=,
+ * mixed_precision=, Lightning's precision=) and the optimizer from optim=;
+ * with r->via set, the value is that setting's default. */
+void oom_est_read_precision(oom_est_reader *r, const char *key, TSNode value);
+void oom_est_read_optimizer(oom_est_reader *r, TSNode value);
 /* Whether a keyword argument's value belongs to a torch.autocast call. */
 bool oom_est_in_autocast_call(const oom_est_reader *r, TSNode keyword_value);
+
+/* The model a from_pretrained call loads (directly, through names or a
+ * setting's default) and the head the script puts on it (loads.c). */
+void oom_est_read_model(oom_est_reader *r);
+void oom_est_read_task(oom_est_reader *r);
+
+/* What a run without flags gets where no call the estimate reads says:
+ * settings by their usual names (`--batch_size`, `max_seq_length`,
+ * `--bf16`), and TrainingArguments' own defaults when an HfArgumentParser
+ * fills them (defaults.c). */
+void oom_est_read_defaults(oom_est_reader *r);
 
 /* torchvision / timm image models, their input size, autocast, optimizer
  * classes and frozen layers (vision.c). */

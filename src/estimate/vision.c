@@ -24,6 +24,7 @@ typedef struct {
     TSNode freeze_at, guarded_at;
     /* the head: unfrozen again, or replaced by a new module */
     bool head_unfrozen, head_replaced;
+    bool head_taken; /* the parameters left trainable are only named: taken to be the head */
     long long new_head_params, old_head_params, new_classes; /* -1: unknown */
     TSNode head_at;
     char head_text[64];
@@ -90,52 +91,81 @@ static bool text_is(const scan *s, TSNode n, const char *want)
     return !ts_node_is_null(n) && oom_est_text_of(s->r, n, buf, sizeof buf) && strcmp(buf, want) == 0;
 }
 
-/* Visits every node of the tree, in order, without recursion (a deeply
- * nested expression must not exhaust the stack). */
-static void walk(scan *s, void (*visit)(scan *, TSNode))
+/* ---- the model --------------------------------------------------------- */
+
+/* The model name an argument gives: a string (through names), or the
+ * default of the setting it reads (`create_model(args.model)`), which
+ * `*via` then names. */
+static bool model_name_of(const scan *s, TSNode arg, oom_buf *out, const oom_est_setting **via)
 {
-    TSTreeCursor c = ts_tree_cursor_new(s->r->root);
-    for (;;) {
-        visit(s, ts_tree_cursor_current_node(&c));
-        if (ts_tree_cursor_goto_first_child(&c))
-            continue;
-        while (!ts_tree_cursor_goto_next_sibling(&c))
-            if (!ts_tree_cursor_goto_parent(&c)) {
-                ts_tree_cursor_delete(&c);
-                return;
-            }
-    }
+    *via = NULL;
+    if (ts_node_is_null(arg))
+        return false;
+    TSNode v = oom_pymodel_value_of(s->r->m, arg, 0);
+    if (!ts_node_is_null(v) && oom_pymodel_string_value(s->r->m, v, out))
+        return true;
+    *via = oom_est_setting_read_by(s->r, arg);
+    return *via && oom_est_setting_string(s->r, *via, out);
 }
 
-/* ---- the model --------------------------------------------------------- */
+static const oom_model *image_model_named(const scan *s, const char *prefix, const char *name)
+{
+    char id[128];
+    snprintf(id, sizeof id, "%s%s", prefix, name);
+    const oom_model *m = oom_kb_find_model(s->r->kb, id);
+    return m && m->vision.resolution > 0 ? m : NULL;
+}
 
 /* The knowledge-base image model a call builds: torchvision.models.NAME(...),
  * torchvision.models.get_model("NAME"), torch.hub.load("pytorch/vision",
- * "NAME"), timm.create_model("NAME"). */
-static const oom_model *image_model_of_call(const scan *s, TSNode call, const char *q)
+ * "NAME"), timm.create_model("NAME"); the name may be a setting's default. */
+static const oom_model *image_model_of_call(const scan *s, TSNode call, const char *q,
+                                            const oom_est_setting **via)
 {
-    char name[96] = "";
+    const oom_model *m = NULL;
     oom_buf str;
     oom_buf_init(&str);
     const char *last = strrchr(q, '.');
+    *via = NULL;
     if (oom_str_starts_with(q, "torchvision.models.") && last) {
-        if (strcmp(last + 1, "get_model") == 0) {
-            if (oom_pymodel_string_value(s->r->m, positional(call, 0), &str))
-                snprintf(name, sizeof name, "%s", str.data);
-        } else {
-            snprintf(name, sizeof name, "%s", last + 1);
-        }
+        if (strcmp(last + 1, "get_model") != 0)
+            m = image_model_named(s, "", last + 1);
+        else if (model_name_of(s, positional(call, 0), &str, via))
+            m = image_model_named(s, "", str.data);
     } else if (strcmp(q, "torch.hub.load") == 0 && oom_pymodel_string_value(s->r->m, positional(call, 0), &str) &&
-               strstr(str.data, "pytorch/vision") && oom_pymodel_string_value(s->r->m, positional(call, 1), &str)) {
-        snprintf(name, sizeof name, "%s", str.data);
-    } else if (strcmp(q, "timm.create_model") == 0 && oom_pymodel_string_value(s->r->m, positional(call, 0), &str)) {
+               strstr(str.data, "pytorch/vision") && model_name_of(s, positional(call, 1), &str, via)) {
+        m = image_model_named(s, "", str.data);
+    } else if ((strcmp(q, "timm.create_model") == 0 || strcmp(q, "timm.models.create_model") == 0) &&
+               model_name_of(s, positional(call, 0), &str, via)) {
         /* timm's models are only the same as torchvision's where the
          * knowledge base says so (an alias "timm/NAME") */
-        snprintf(name, sizeof name, "timm/%s", str.data);
+        m = image_model_named(s, "timm/", str.data);
     }
     oom_buf_free(&str);
-    const oom_model *m = name[0] ? oom_kb_find_model(s->r->kb, name) : NULL;
-    return m && m->vision.resolution > 0 ? m : NULL;
+    return m;
+}
+
+/* A model picked by name from torchvision's namespace and called:
+ * `models.__dict__[args.arch]()` (PyTorch's ImageNet example) or
+ * `getattr(models, args.arch)()`. */
+static const oom_model *image_model_by_lookup(const scan *s, TSNode call, const oom_est_setting **via)
+{
+    TSNode fn = child(call, "function"), space = null_node, key = null_node;
+    oom_buf q;
+    oom_buf_init(&q);
+    if (type_is(fn, "subscript") && qualname(s, child(fn, "value"), &q) &&
+        strcmp(q.data, "torchvision.models.__dict__") == 0) {
+        key = child(fn, "subscript");
+    } else if (type_is(fn, "call") && text_is(s, child(fn, "function"), "getattr")) {
+        space = positional(fn, 0);
+        if (qualname(s, space, &q) && strcmp(q.data, "torchvision.models") == 0)
+            key = positional(fn, 1);
+    }
+    const oom_model *m = NULL;
+    if (model_name_of(s, key, &q, via))
+        m = image_model_named(s, "", q.data);
+    oom_buf_free(&q);
+    return m;
 }
 
 /* `model = resnet50(...)`, also through `.to(device)` / `.cuda()`: the name
@@ -155,7 +185,7 @@ static void bind_model_var(scan *s, TSNode call)
     }
 }
 
-static void found_model(scan *s, TSNode call, const oom_model *m, const char *q)
+static void found_model(scan *s, TSNode call, const oom_model *m, const char *q, const oom_est_setting *via)
 {
     oom_script_inputs *out = s->r->out;
     char what[160];
@@ -163,7 +193,9 @@ static void found_model(scan *s, TSNode call, const oom_model *m, const char *q)
     if (!oom_script_inputs_use_model(out, s->r->kb, m->id, NULL))
         return;
     s->model = m;
+    s->r->via = via;
     oom_est_note(s->r, OOM_IN_MODEL, call, what);
+    s->r->via = NULL;
     bind_model_var(s, call);
     long long n;
     if (int_of(s, keyword(s, call, "num_classes"), &n))
@@ -233,32 +265,20 @@ static void read_transform(scan *s, TSNode call, const char *q)
     set_image_size(s, call, rank, h, w, what);
 }
 
-/* argparse defaults: add_argument("--batch-size", default=256),
- * add_argument("--image-size", default=384). */
-static void read_argparse(scan *s, TSNode call)
+/* The size settings declare (`--image-size 384`, `img_size = 32`), below
+ * any transform the script writes out. */
+static void read_size_settings(scan *s)
 {
-    static const char *const batch_flags[] = {"--batch-size", "--batch_size", "-b", "--bs", "--train-batch-size",
-                                              "--train_batch_size", NULL};
-    static const char *const size_flags[] = {"--image-size", "--image_size", "--img-size", "--img_size",
-                                             "--input-size", "--input_size", "--resolution", "--crop-size",
-                                             "--crop_size", NULL};
-    oom_buf flag;
-    oom_buf_init(&flag);
-    long long n;
-    oom_script_inputs *out = s->r->out;
-    if (oom_pymodel_string_value(s->r->m, positional(call, 0), &flag) &&
-        int_of(s, keyword(s, call, "default"), &n)) {
-        for (int i = 0; batch_flags[i]; i++)
-            if (strcmp(flag.data, batch_flags[i]) == 0 && out->from[OOM_IN_BATCH].assumed) {
-                out->in.micro_batch = n;
-                snprintf(out->batch_name, sizeof out->batch_name, "%s", flag.data);
-                oom_est_note(s->r, OOM_IN_BATCH, call, flag.data);
-            }
-        for (int i = 0; size_flags[i]; i++)
-            if (strcmp(flag.data, size_flags[i]) == 0)
-                set_image_size(s, call, 2, n, n, flag.data);
+    static const char *const names[] = {"image_size", "img_size", "input_size", "resolution", "crop_size", NULL};
+    for (int i = 0; names[i]; i++) {
+        const oom_est_setting *setting = oom_est_setting_named(s->r, names[i]);
+        long long n;
+        if (!setting || !oom_est_setting_int(s->r, setting, &n) || n <= 0)
+            continue;
+        char what[128];
+        oom_est_setting_describe(setting, what, sizeof what);
+        set_image_size(s, setting->at, 2, n, n, what);
     }
-    oom_buf_free(&flag);
 }
 
 /* ---- autocast and the optimizer ---------------------------------------- */
@@ -268,8 +288,11 @@ static void read_autocast(scan *s, TSNode call, const char *q)
     oom_script_inputs *out = s->r->out;
     bool autocast = strcmp(q, "torch.autocast") == 0 || strcmp(q, "torch.cuda.amp.autocast") == 0 ||
                     strcmp(q, "torch.amp.autocast") == 0;
-    if (!autocast || text_is(s, keyword(s, call, "enabled"), "False") || !out->from[OOM_IN_PRECISION].assumed)
-        return;
+    TSNode enabled = keyword(s, call, "enabled");
+    if (!autocast || text_is(s, enabled, "False") || !out->from[OOM_IN_PRECISION].assumed ||
+        oom_est_setting_switch(s->r, oom_est_setting_read_by(s->r, enabled)) == 0 ||
+        !oom_est_runs_without_flags(s->r, call))
+        return; /* autocast(enabled=args.amp) with --amp off by default */
     TSNode device = keyword(s, call, "device_type");
     if (ts_node_is_null(device))
         device = positional(call, 0);
@@ -319,22 +342,27 @@ static void read_optimizer_class(scan *s, TSNode call, const char *q)
     oom_est_note(s->r, OOM_IN_OPTIMIZER, call, what);
 }
 
-static void visit_call(scan *s, TSNode n)
+static void visit_call(void *ctx, TSNode n)
 {
+    scan *s = ctx;
     if (!type_is(n, "call"))
         return;
     TSNode fn = child(n, "function");
+    const oom_est_setting *via = NULL;
+    const oom_model *m;
     oom_buf q;
     oom_buf_init(&q);
     if (qualname(s, fn, &q)) {
-        const oom_model *m = s->r->out->model_known ? NULL : image_model_of_call(s, n, q.data);
+        m = s->r->out->model_known ? NULL : image_model_of_call(s, n, q.data, &via);
         if (m)
-            found_model(s, n, m, q.data);
+            found_model(s, n, m, q.data, via);
         read_transform(s, n, q.data);
         read_autocast(s, n, q.data);
         read_optimizer_class(s, n, q.data);
-        if (oom_str_ends_with(q.data, ".add_argument"))
-            read_argparse(s, n);
+    } else if (!s->r->out->model_known && (m = image_model_by_lookup(s, n, &via)) != NULL) {
+        char what[64];
+        snprintf(what, sizeof what, "torchvision.models.%s", m->id);
+        found_model(s, n, m, what, via);
     }
     oom_buf_free(&q);
 }
@@ -448,9 +476,27 @@ static bool freezes_in_block(const scan *s, TSNode if_stmt, const char *var)
     return false;
 }
 
+/* `if name not in ["fc.weight", "fc.bias"]:` freezing in its block: every
+ * parameter but a short list, which a linear probe keeps for its head
+ * (MoCo's main_lincls.py). */
+static bool freezes_all_but_listed(const scan *s, TSNode if_stmt, TSNode name_var, const char *var)
+{
+    TSNode cond = child(if_stmt, "condition");
+    char text[256];
+    if (!type_is(cond, "comparison_operator") || ts_node_named_child_count(cond) != 2 ||
+        !oom_est_text_of(s->r, cond, text, sizeof text) || !strstr(text, " not in "))
+        return false;
+    TSNode name = ts_node_named_child(cond, 0), list = ts_node_named_child(cond, 1);
+    char a[48], b[48];
+    return oom_est_text_of(s->r, name, a, sizeof a) && oom_est_text_of(s->r, name_var, b, sizeof b) &&
+           strcmp(a, b) == 0 && (type_is(list, "list") || type_is(list, "tuple")) &&
+           ts_node_named_child_count(list) <= 4 && freezes_in_block(s, if_stmt, var);
+}
+
 /* for p in model.parameters(): p.requires_grad = False (any loop variable,
  * named_parameters too); only statements directly in the loop body count: one
- * under an `if name ...` freezes an unknown part. */
+ * under an `if name ...` freezes an unknown part, but for `if name not in
+ * [a short list]`. */
 static void visit_for(scan *s, TSNode n)
 {
     TSNode right = child(n, "right"), left = child(n, "left"), body = child(n, "body");
@@ -460,8 +506,11 @@ static void visit_for(scan *s, TSNode n)
     bool named = text_is(s, child(fn, "attribute"), "named_parameters");
     if (!named && !text_is(s, child(fn, "attribute"), "parameters"))
         return;
-    if (named && type_is(left, "pattern_list"))
+    TSNode name_var = null_node;
+    if (named && type_is(left, "pattern_list")) {
+        name_var = ts_node_named_child(left, 0);
         left = ts_node_named_child(left, ts_node_named_child_count(left) - 1);
+    }
     char var[48];
     if (!type_is(left, "identifier") || !oom_est_text_of(s->r, left, var, sizeof var))
         return;
@@ -469,9 +518,13 @@ static void visit_for(scan *s, TSNode n)
     for (uint32_t i = 0; i < ts_node_named_child_count(body); i++) {
         TSNode stmt = ts_node_named_child(body, i), object;
         int on = requires_grad_statement(s, stmt, var, &object);
-        if (on >= 0)
+        if (on >= 0) {
             record_grad_switch(s, n, part, on);
-        else if (type_is(stmt, "if_statement") && part != PART_OTHER && freezes_in_block(s, stmt, var)) {
+        } else if (type_is(stmt, "if_statement") && part == PART_MODEL &&
+                   freezes_all_but_listed(s, stmt, name_var, var)) {
+            record_grad_switch(s, n, part, 0);
+            s->head_unfrozen = s->head_taken = !s->freeze_guarded;
+        } else if (type_is(stmt, "if_statement") && part != PART_OTHER && freezes_in_block(s, stmt, var)) {
             s->freeze_guarded = true; /* `if "fc" not in name:` freezes a part we cannot name */
             s->guarded_at = stmt;
         }
@@ -609,8 +662,9 @@ static void visit_assignment(scan *s, TSNode n)
     s->new_head_params = head_params_of(s, child(n, "right"), &s->new_classes);
 }
 
-static void visit_freezing(scan *s, TSNode n)
+static void visit_freezing(void *ctx, TSNode n)
 {
+    scan *s = ctx;
     if (type_is(n, "for_statement")) {
         visit_for(s, n);
     } else if (type_is(n, "call") && type_is(ts_node_parent(n), "expression_statement")) {
@@ -654,7 +708,7 @@ static void describe_trainable(scan *s, long long trainable, const char *how)
     oom_est_note(s->r, OOM_IN_LORA, s->head_replaced ? s->head_at : s->freeze_at, what);
     /* no head found, or one whose size we cannot read (the original's is used) */
     out->from[OOM_IN_LORA].assumed = (!s->head_replaced && !s->head_unfrozen && s->frozen_all) ||
-                                     (s->head_replaced && s->new_head_params < 0);
+                                     (s->head_replaced && s->new_head_params < 0) || s->head_taken;
 }
 
 /* Trainable parameters and the frozen-backbone activations. */
@@ -677,6 +731,9 @@ static void apply_freezing(scan *s)
         /* everything outside `features`: the (possibly new) classifier */
         trainable = out->in.params - (s->model->params - (v->classifier_params > 0 ? v->classifier_params : 0));
         snprintf(how, sizeof how, "the rest trained");
+    } else if (s->head_taken) {
+        trainable = head;
+        snprintf(how, sizeof how, "all but a few named parameters: taken to be the head (`%s`)", v->head);
     } else if (head_after || s->head_unfrozen) {
         trainable = head;
         snprintf(how, sizeof how, "only `%s` trained", s->head_replaced ? s->head_text : v->head);
@@ -761,10 +818,11 @@ void oom_est_read_vision(oom_est_reader *r)
     scan s;
     memset(&s, 0, sizeof s);
     s.r = r;
-    walk(&s, visit_call);
+    oom_est_walk(r->root, visit_call, &s);
     if (!s.model)
         return;
-    walk(&s, visit_freezing);
+    read_size_settings(&s);
+    oom_est_walk(r->root, visit_freezing, &s);
     apply_classes(&s);
     apply_freezing(&s);
     apply_stem(&s);

@@ -187,6 +187,7 @@ static int load_models(oom_kb *kb, oom_buf *err)
         read_aliases(m, &model.aliases);
         oom_model_config_from_json(m, &model.config);
         model.position_limit = str_dup_or(m, "position_limit", "hard");
+        copy_string(m, "task", model.task, sizeof model.task);
         cJSON *p = cJSON_GetObjectItemCaseSensitive(m, "params");
         model.params = cJSON_IsNumber(p) ? (long long)p->valuedouble : -1;
         read_vision(m, &model.vision);

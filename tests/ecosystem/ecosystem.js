@@ -9,6 +9,10 @@
 //   node tests/ecosystem/ecosystem.js list DIR      every finding with its verdict
 //   node tests/ecosystem/ecosystem.js pending DIR   findings without a verdict,
 //                                                    as verdict stubs (JSON)
+//   node tests/ecosystem/ecosystem.js estimate DIR  how many training scripts
+//                                                    `oomlint estimate` sizes
+//                                                    without flags (the list:
+//                                                    estimate_scripts.json)
 //
 // Layout of DIR: repos/<owner>+<name>/<path> (only the listed paths, at the
 // pinned commit) and bugs/<id>/<path> (the file at the commit before the fix).
@@ -282,10 +286,64 @@ function pending(dir) {
     console.log(JSON.stringify(out, null, 2));
 }
 
+// -------------------------------------------------------------- estimate --
+
+// `oomlint estimate SCRIPT --format json`, no flags, run where the script
+// lives: the model it sized, or null when it sized none.
+function estimateModel(cwd, script) {
+    const r = spawnSync(OOMLINT, ['estimate', '--isolated', '--format', 'json', script],
+                        { cwd, encoding: 'utf8', maxBuffer: 1 << 26 });
+    if (r.status !== 0) return null;
+    try {
+        return JSON.parse(r.stdout).model || null;
+    } catch (e) {
+        return null;
+    }
+}
+
+// Of the scripts that train and load a model the knowledge base knows (the
+// list in estimate_scripts.json), how many `oomlint estimate` sizes with no
+// flags, and with the model a run without flags loads. OOMLINT=<an older
+// binary> measures the same for it.
+function estimateCoverage(dir) {
+    const list = readJson('estimate_scripts.json');
+    const rows = [];
+    for (const f of list.fixtures) rows.push({ group: 'fixtures/realistic', cwd: ROOT, path: f.path, model: f.model });
+    for (const s of list.scripts) {
+        if (!s.model) continue;
+        rows.push({ group: 'ecosystem corpus', cwd: path.join(dir, 'repos', repoDirName(s.repo)), path: s.path,
+                    model: s.model, label: `${repoDirName(s.repo)}/${s.path}` });
+    }
+    const groups = new Map();
+    console.log(`oomlint estimate without flags (${OOMLINT})\n`);
+    for (const r of rows) {
+        const exists = fs.existsSync(path.join(r.cwd, r.path));
+        const got = exists ? estimateModel(r.cwd, r.path) : null;
+        const g = groups.get(r.group) || { scripts: 0, sized: 0, right: 0 };
+        g.scripts++;
+        if (got) g.sized++;
+        if (got === r.model) g.right++;
+        groups.set(r.group, g);
+        const mark = !exists ? 'MISSING' : got === r.model ? 'sized  ' : got ? 'WRONG  ' : 'not    ';
+        console.log(`  ${mark} ${(r.label || r.path).padEnd(92)} ${got || '-'}${got && got !== r.model ? ` (want ${r.model})` : ''}`);
+    }
+    console.log(`\n${'scripts that load a known model'.padEnd(34)} ${'scripts'.padStart(8)} ${'sized'.padStart(6)} ${'right model'.padStart(12)}`);
+    let all = { scripts: 0, sized: 0, right: 0 };
+    for (const [name, g] of groups) {
+        console.log(`${name.padEnd(34)} ${String(g.scripts).padStart(8)} ${String(g.sized).padStart(6)} ${String(g.right).padStart(12)}`);
+        all = { scripts: all.scripts + g.scripts, sized: all.sized + g.sized, right: all.right + g.right };
+    }
+    console.log(`${'all'.padEnd(34)} ${String(all.scripts).padStart(8)} ${String(all.sized).padStart(6)} ${String(all.right).padStart(12)}`);
+    const wrong = list.scripts.filter((s) => !s.model)
+        .map((s) => ({ s, got: estimateModel(path.join(dir, 'repos', repoDirName(s.repo)), s.path) }))
+        .filter((x) => x.got);
+    for (const { s, got } of wrong) console.log(`  sized ${got} where a run without flags loads none: ${repoDirName(s.repo)}/${s.path}`);
+}
+
 function main() {
     const [cmd, dir] = process.argv.slice(2);
     if (!cmd || !dir) {
-        console.error('usage: ecosystem.js gather|check|pending DIR');
+        console.error('usage: ecosystem.js gather|check|list|pending|estimate DIR');
         process.exit(2);
     }
     const abs = path.resolve(dir);
@@ -293,6 +351,7 @@ function main() {
     else if (cmd === 'check') check(abs);
     else if (cmd === 'pending') pending(abs);
     else if (cmd === 'list') current(abs);
+    else if (cmd === 'estimate') estimateCoverage(abs);
     else { console.error(`unknown command ${cmd}`); process.exit(2); }
 }
 

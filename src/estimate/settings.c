@@ -1,0 +1,404 @@
+/* estimate/settings: what a script lets its user set when it runs, with the
+ * default a run without flags gets. Real training scripts rarely write their
+ * model and batch size into the calls that use them: they take them from
+ * argparse (`from_pretrained(args.model_name_or_path)`), from the dataclasses
+ * an HfArgumentParser fills (`model_args.model_name_or_path`), or from plain
+ * names at module level (nanoGPT). The estimate of a run without flags is
+ * an estimate on these defaults. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+#include "oomlint/lang.h"
+
+static const TSNode null_node = {{0}, NULL, NULL};
+
+static TSNode child(TSNode n, const char *field)
+{
+    return ts_node_is_null(n) ? null_node : oom_child(n, field, (uint32_t)strlen(field));
+}
+
+static bool type_is(TSNode n, const char *type)
+{
+    return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
+}
+
+void oom_est_walk(TSNode root, void (*visit)(void *ctx, TSNode n), void *ctx)
+{
+    if (ts_node_is_null(root))
+        return;
+    TSTreeCursor c = ts_tree_cursor_new(root);
+    for (;;) {
+        visit(ctx, ts_tree_cursor_current_node(&c));
+        if (ts_tree_cursor_goto_first_child(&c))
+            continue;
+        while (!ts_tree_cursor_goto_next_sibling(&c))
+            if (!ts_tree_cursor_goto_parent(&c) || ts_node_eq(ts_tree_cursor_current_node(&c), root)) {
+                ts_tree_cursor_delete(&c);
+                return;
+            }
+    }
+}
+
+/* ---- collecting ----------------------------------------------------------- */
+
+static oom_est_setting *find(oom_est_settings *all, const char *name, oom_setting_kind kind)
+{
+    for (size_t i = 0; i < all->len; i++)
+        if (all->items[i].kind == kind && strcmp(all->items[i].name, name) == 0)
+            return &all->items[i];
+    return NULL;
+}
+
+static oom_est_setting *add(oom_est_settings *all, const char *name, oom_setting_kind kind, TSNode at)
+{
+    oom_est_setting s;
+    memset(&s, 0, sizeof s);
+    snprintf(s.name, sizeof s.name, "%s", name);
+    s.kind = kind;
+    s.at = at;
+    s.flag = -1;
+    OOM_PUSH(all->items, all->len, all->cap, s);
+    return &all->items[all->len - 1];
+}
+
+/* The default as the run sees it: names followed to their bindings
+ * (`default=DEFAULT_MODEL`), `field(default=...)` unwrapped; the expression
+ * itself when it cannot be followed. */
+static TSNode default_value(const oom_est_reader *r, TSNode v)
+{
+    if (ts_node_is_null(v))
+        return null_node;
+    TSNode followed = oom_pymodel_value_of(r->m, v, 0);
+    return ts_node_is_null(followed) ? v : followed;
+}
+
+/* The string value of a keyword argument `name` of `call` into `out`. */
+static bool keyword_string(const oom_est_reader *r, TSNode call, const char *name, oom_buf *out)
+{
+    TSNode v = oom_pymodel_keyword_value(r->m, call, name);
+    return !ts_node_is_null(v) && oom_pymodel_string_value(r->m, v, out);
+}
+
+/* argparse's dest: `dest=`, else the first long option ("--batch-size" ->
+ * "batch_size"), else the first option or the positional's name. The
+ * spelling is the long option as the user types it. */
+static bool argparse_names(const oom_est_reader *r, TSNode call, char *dest, size_t dest_size, char *spelling,
+                           size_t spelling_size)
+{
+    TSNode args = child(call, "arguments");
+    oom_buf s;
+    oom_buf_init(&s);
+    dest[0] = spelling[0] = '\0';
+    for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (!type_is(a, "string") || !oom_pymodel_string_value(r->m, a, &s) || s.len == 0)
+            continue;
+        bool long_option = oom_str_starts_with(s.data, "--");
+        if (!spelling[0] || (long_option && !oom_str_starts_with(spelling, "--")))
+            snprintf(spelling, spelling_size, "%s", s.data);
+    }
+    const char *from = spelling;
+    while (*from == '-')
+        from++;
+    size_t n = 0;
+    for (; *from && n + 1 < dest_size; from++)
+        dest[n++] = *from == '-' ? '_' : *from;
+    dest[n] = '\0';
+    if (keyword_string(r, call, "dest", &s) && s.len > 0)
+        snprintf(dest, dest_size, "%s", s.data);
+    oom_buf_free(&s);
+    return dest[0] != '\0';
+}
+
+/* parser.add_argument("--bf16", action="store_true"); type=int. */
+static void collect_add_argument(oom_est_reader *r, TSNode call)
+{
+    char dest[64], spelling[64];
+    if (!argparse_names(r, call, dest, sizeof dest, spelling, sizeof spelling) ||
+        find(&r->settings, dest, OOM_SETTING_ARGPARSE))
+        return; /* the first declaration of a name wins, as argparse's does */
+    oom_est_setting *s = add(&r->settings, dest, OOM_SETTING_ARGPARSE, call);
+    snprintf(s->spelling, sizeof s->spelling, "%s", spelling);
+    s->value = default_value(r, oom_pymodel_keyword_value(r->m, call, "default"));
+    oom_buf action;
+    oom_buf_init(&action);
+    if (keyword_string(r, call, "action", &action))
+        s->flag = strcmp(action.data, "store_true") == 0 ? 0 : strcmp(action.data, "store_false") == 0 ? 1 : -1;
+    oom_buf_free(&action);
+    char type[16];
+    s->int_type = oom_est_text_of(r, oom_pymodel_keyword_value(r->m, call, "type"), type, sizeof type) &&
+                  strcmp(type, "int") == 0;
+}
+
+/* parser.set_defaults(batch_size=16): the options' defaults become these. */
+static void collect_set_defaults(oom_est_reader *r, TSNode call)
+{
+    TSNode args = child(call, "arguments");
+    for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
+        TSNode a = ts_node_named_child(args, i);
+        char name[64];
+        if (!type_is(a, "keyword_argument") || !oom_est_text_of(r, child(a, "name"), name, sizeof name))
+            continue;
+        oom_est_setting *s = find(&r->settings, name, OOM_SETTING_ARGPARSE);
+        if (!s) {
+            s = add(&r->settings, name, OOM_SETTING_ARGPARSE, call);
+            snprintf(s->spelling, sizeof s->spelling, "%s", name);
+        }
+        s->value = default_value(r, child(a, "value"));
+        s->at = a;
+        s->flag = -1;
+    }
+}
+
+/* @dataclass classes, and classes that extend TrainingArguments, SFTConfig
+ * and the like (HfArgumentParser fills both kinds). */
+static bool is_settings_class(const oom_est_reader *r, TSNode cls)
+{
+    TSNode up = ts_node_parent(cls);
+    for (uint32_t i = 0; type_is(up, "decorated_definition") && i < ts_node_named_child_count(up); i++) {
+        TSNode d = ts_node_named_child(up, i);
+        char text[64];
+        if (type_is(d, "decorator") && oom_est_text_of(r, d, text, sizeof text) && strstr(text, "dataclass"))
+            return true;
+    }
+    TSNode bases = child(cls, "superclasses");
+    for (uint32_t i = 0; !ts_node_is_null(bases) && i < ts_node_named_child_count(bases); i++) {
+        char base[96];
+        if (oom_est_text_of(r, ts_node_named_child(bases, i), base, sizeof base) &&
+            (oom_str_ends_with(base, "Arguments") || oom_str_ends_with(base, "Config")))
+            return true;
+    }
+    return false;
+}
+
+/* `name: type = default` statements of a settings class's body. */
+static void collect_fields(oom_est_reader *r, TSNode cls)
+{
+    char owner[32];
+    if (!is_settings_class(r, cls) || !oom_est_text_of(r, child(cls, "name"), owner, sizeof owner))
+        return;
+    TSNode body = child(cls, "body");
+    for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); i++) {
+        TSNode stmt = ts_node_named_child(body, i);
+        TSNode a = type_is(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : null_node;
+        char name[64];
+        if (!type_is(a, "assignment") || ts_node_is_null(child(a, "type")) ||
+            !type_is(child(a, "left"), "identifier") || !oom_est_text_of(r, child(a, "left"), name, sizeof name) ||
+            find(&r->settings, name, OOM_SETTING_DATACLASS))
+            continue;
+        oom_est_setting *s = add(&r->settings, name, OOM_SETTING_DATACLASS, a);
+        snprintf(s->spelling, sizeof s->spelling, "%s.%s", owner, name);
+        s->value = default_value(r, child(a, "right"));
+    }
+}
+
+/* Plain `name = value` statements at module level; the last one counts, as
+ * it does when the module runs. */
+static void collect_module_names(oom_est_reader *r)
+{
+    for (uint32_t i = 0; i < ts_node_named_child_count(r->root); i++) {
+        TSNode stmt = ts_node_named_child(r->root, i);
+        TSNode a = type_is(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : null_node;
+        char name[64];
+        if (!type_is(a, "assignment") || ts_node_is_null(child(a, "right")) ||
+            !type_is(child(a, "left"), "identifier") || !oom_est_text_of(r, child(a, "left"), name, sizeof name))
+            continue;
+        oom_est_setting *s = find(&r->settings, name, OOM_SETTING_MODULE);
+        if (!s)
+            s = add(&r->settings, name, OOM_SETTING_MODULE, a);
+        snprintf(s->spelling, sizeof s->spelling, "%s", name);
+        s->at = a;
+        s->value = default_value(r, child(a, "right"));
+    }
+}
+
+static void visit(void *ctx, TSNode n)
+{
+    oom_est_reader *r = ctx;
+    if (type_is(n, "class_definition")) {
+        collect_fields(r, n);
+        return;
+    }
+    if (!type_is(n, "call") || !type_is(child(n, "function"), "attribute"))
+        return;
+    char method[16];
+    if (!oom_est_text_of(r, child(child(n, "function"), "attribute"), method, sizeof method))
+        return;
+    if (strcmp(method, "add_argument") == 0)
+        collect_add_argument(r, n);
+    else if (strcmp(method, "set_defaults") == 0)
+        collect_set_defaults(r, n);
+}
+
+void oom_est_settings_collect(oom_est_reader *r)
+{
+    oom_est_walk(r->root, visit, r);
+    collect_module_names(r);
+}
+
+void oom_est_settings_free(oom_est_settings *s)
+{
+    free(s->items);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+const oom_est_setting *oom_est_setting_named(const oom_est_reader *r, const char *name)
+{
+    static const oom_setting_kind order[] = {OOM_SETTING_ARGPARSE, OOM_SETTING_DATACLASS, OOM_SETTING_MODULE};
+    for (size_t k = 0; k < sizeof order / sizeof *order; k++) {
+        const oom_est_setting *s = find((oom_est_settings *)&r->settings, name, order[k]);
+        if (s)
+            return s;
+    }
+    return NULL;
+}
+
+/* Whether `object` holds parsed arguments: its name says so (`args`,
+ * `model_args`, `self.args`, `opt`, `cfg`, `hparams` ...) or it is bound to a
+ * call that parses them (`a = parser.parse_args()`, `get_args()`). */
+static bool holds_arguments(const oom_est_reader *r, TSNode object)
+{
+    static const char *const words[] = {"args", "arguments", "opt", "opts", "options", "cfg", "config",
+                                        "conf", "hparams", "hps", "flags", "settings", NULL};
+    TSNode last = type_is(object, "attribute") ? child(object, "attribute") : object;
+    char name[64];
+    if (!type_is(last, "identifier") || !oom_est_text_of(r, last, name, sizeof name))
+        return false;
+    if (oom_name_has_word(name, strlen(name), words))
+        return true;
+    TSNode bound = type_is(object, "identifier") ? oom_pymodel_value_of(r->m, object, 0) : null_node;
+    char callee[96];
+    return type_is(bound, "call") && oom_est_text_of(r, child(bound, "function"), callee, sizeof callee) &&
+           (strstr(callee, "parse") || strstr(callee, "args"));
+}
+
+const oom_est_setting *oom_est_setting_read_by(const oom_est_reader *r, TSNode expr)
+{
+    TSNode e = expr;
+    for (int depth = 0; depth < 8 && !ts_node_is_null(e); depth++) {
+        if (type_is(e, "identifier")) {
+            TSNode v = oom_pymodel_value_of(r->m, e, 0);
+            if (ts_node_is_null(v) || ts_node_eq(v, e))
+                return NULL;
+            e = v; /* `name = args.model_name` ... from_pretrained(name) */
+            continue;
+        }
+        char name[64];
+        TSNode object = child(e, "object");
+        if (!type_is(e, "attribute") || !(type_is(object, "identifier") || type_is(object, "attribute")) ||
+            !holds_arguments(r, object) || !oom_est_text_of(r, child(e, "attribute"), name, sizeof name))
+            return NULL;
+        const oom_est_setting *s = oom_est_setting_named(r, name);
+        return s && s->kind != OOM_SETTING_MODULE ? s : NULL;
+    }
+    return NULL;
+}
+
+/* A whole number in a string, nothing else ("8", not "eight" or "8k"). */
+static bool parse_int(const char *text, long long *out)
+{
+    char *end = NULL;
+    long long n = strtoll(text, &end, 10);
+    if (!*text || !end || *end)
+        return false;
+    *out = n;
+    return true;
+}
+
+bool oom_est_setting_int(const oom_est_reader *r, const oom_est_setting *s, long long *out)
+{
+    if (!s || ts_node_is_null(s->value))
+        return false;
+    if (oom_pymodel_int_value(r->m, s->value, out))
+        return true;
+    if (!s->int_type || !type_is(s->value, "string"))
+        return false;
+    oom_buf v;
+    oom_buf_init(&v);
+    bool ok = oom_pymodel_string_value(r->m, s->value, &v) && parse_int(v.data, out);
+    oom_buf_free(&v);
+    return ok;
+}
+
+bool oom_est_setting_string(const oom_est_reader *r, const oom_est_setting *s, oom_buf *out)
+{
+    return s && !ts_node_is_null(s->value) && oom_pymodel_string_value(r->m, s->value, out);
+}
+
+int oom_est_setting_switch(const oom_est_reader *r, const oom_est_setting *s)
+{
+    if (!s)
+        return -1;
+    if (type_is(s->value, "true"))
+        return 1;
+    if (type_is(s->value, "false"))
+        return 0;
+    oom_buf v;
+    oom_buf_init(&v);
+    int on = -1;
+    if (oom_est_setting_string(r, s, &v)) /* type=str2bool, default="true" */
+        on = strcasecmp(v.data, "true") == 0 || strcmp(v.data, "1") == 0   ? 1
+             : strcasecmp(v.data, "false") == 0 || strcmp(v.data, "0") == 0 ? 0
+                                                                            : -1;
+    oom_buf_free(&v);
+    if (on < 0 && ts_node_is_null(s->value))
+        on = s->flag; /* store_true without default=: off */
+    return on;
+}
+
+void oom_est_setting_describe(const oom_est_setting *s, char *buf, size_t size)
+{
+    if (s->kind == OOM_SETTING_MODULE)
+        snprintf(buf, size, "%s (module level)", s->spelling);
+    else
+        snprintf(buf, size, "%s default", s->spelling);
+}
+
+/* A condition's value in a run without flags: a switch setting's default
+ * (`args.lora_enable`), a name bound to True or False, `not` of either;
+ * -1 when it cannot be told. */
+static int condition_value(const oom_est_reader *r, TSNode cond, int depth)
+{
+    if (ts_node_is_null(cond) || depth > 4)
+        return -1;
+    if (type_is(cond, "parenthesized_expression"))
+        return condition_value(r, ts_node_named_child(cond, 0), depth + 1);
+    if (type_is(cond, "not_operator")) {
+        int v = condition_value(r, child(cond, "argument"), depth + 1);
+        return v < 0 ? -1 : !v;
+    }
+    int on = oom_est_setting_switch(r, oom_est_setting_read_by(r, cond));
+    if (on >= 0)
+        return on;
+    TSNode v = oom_pymodel_value_of(r->m, cond, 0);
+    return type_is(v, "true") ? 1 : type_is(v, "false") ? 0 : -1;
+}
+
+bool oom_est_runs_without_flags(const oom_est_reader *r, TSNode node)
+{
+    TSNode inner = node;
+    for (TSNode up = ts_node_parent(node); !ts_node_is_null(up); inner = up, up = ts_node_parent(up)) {
+        if (type_is(up, "function_definition") || type_is(up, "class_definition"))
+            return true;
+        if (type_is(up, "else_clause")) {
+            TSNode owner = ts_node_parent(up);
+            if (type_is(owner, "if_statement") && condition_value(r, child(owner, "condition"), 0) == 1)
+                return false;
+        } else if (type_is(up, "if_statement") && ts_node_eq(inner, child(up, "consequence")) &&
+                   condition_value(r, child(up, "condition"), 0) == 0) {
+            return false;
+        } else if (type_is(up, "conditional_expression")) {
+            /* `BitsAndBytesConfig(load_in_4bit=True) if lora_args.q_lora else None` */
+            int cond = condition_value(r, ts_node_named_child(up, 1), 0);
+            if ((cond == 0 && ts_node_eq(inner, ts_node_named_child(up, 0))) ||
+                (cond == 1 && ts_node_eq(inner, ts_node_named_child(up, 2))))
+                return false;
+        }
+    }
+    return true;
+}
