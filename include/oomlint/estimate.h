@@ -1,6 +1,6 @@
 /* estimate: peak GPU memory of a training (or inference) step, per GPU, from
  * the model's size and shape and the run's settings. The formulas and their
- * sources are in the research notes (estimation.md sections 0 and 9): ZeRO
+ * sources are in docs/estimation.md (§0 and §9): ZeRO
  * for model states, Korthikanti et al. for activations, Hugging Face's
  * measurements for the CUDA context and allocator slack. */
 #ifndef OOMLINT_ESTIMATE_H

@@ -10,7 +10,7 @@
  * on a V100 (context and kernels), before any model memory. */
 #define OOM_CUDA_CONTEXT_BYTES (1343.0 * MIB)
 /* The caching allocator keeps more than the live tensors: the HF bert-large
- * table's residual after the formulas is 5-15% of the rest (estimation.md 3.2). */
+ * table's residual after the formulas is 5-15% of the rest (docs/estimation.md §3.2). */
 #define OOM_ALLOCATOR_SLACK 0.10
 
 const char *oom_precision_name(oom_precision p)
@@ -163,7 +163,7 @@ static double layer_activation_bytes(const oom_estimate_input *in)
     double per_token = 34.0 + (in->memory_efficient_attention || h <= 0 ? 0 : 5.0 * a * s / h);
     double bytes16 = s * b * h * per_token;
     /* fp32 tensors: twice; autocast keeps softmax/LayerNorm/GELU outputs in
-     * fp32: 0.81x the fp32 figure measured by HF (estimation.md 3.2) */
+     * fp32: 0.81x the fp32 figure measured by HF (docs/estimation.md §3.2) */
     switch (in->precision) {
     case OOM_PREC_FP32:
         return 2.0 * bytes16;
@@ -254,7 +254,7 @@ static double vocab_logit_values(const oom_estimate_input *in)
 }
 
 /* The language-model loss over N = batch x sequence x vocabulary values, as
- * eager PyTorch and Hugging Face's loss run it (estimation.md 2 and 9:
+ * eager PyTorch and Hugging Face's loss run it (docs/estimation.md §2 and §9:
  * Korthikanti's 4sbv is the fp32 copy alone):
  *   - the head's logits, in the compute dtype, alive until the step ends
  *     (the model's output holds them);

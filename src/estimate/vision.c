@@ -760,7 +760,7 @@ void oom_est_use_image_model(oom_script_inputs *s, const oom_model *m)
      * BatchNorm and ReLU following their input, as CUDA autocast does). ViT:
      * CUDA autocast keeps softmax and LayerNorm outputs in fp32, which 1.13's
      * CPU autocast does not, so its CPU figure is too low; use the
-     * transformer factor HF measured on a GPU (0.81, estimation.md 9). */
+     * transformer factor HF measured on a GPU (0.81, docs/estimation.md §9). */
     in->image_bytes_amp = v->patch_size > 0 ? 0.81 * v->saved_fp32 : v->saved_autocast;
     /* frozen: the head's saved input, or the forward pass's working set */
     in->image_bytes_frozen = v->forward_peak > v->saved_frozen ? v->forward_peak : v->saved_frozen;

@@ -1,6 +1,6 @@
 /* kb/params: parameter counts from config fields, one function per family,
- * written from each architecture's modules (the counts in the research notes,
- * section 6, are the unit tests). */
+ * written from each architecture's modules (the counts in docs/estimation.md §6
+ * are the unit tests). */
 #include <string.h>
 
 #include "oomlint/kb.h"

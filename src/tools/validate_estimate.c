@@ -113,7 +113,7 @@ static void image_models(const oom_kb *kb, const char *profile)
         row("resnet50 weights+grads+Adam fp32", (e.weights + e.gradients + e.optimizer) / MIB, 390.78,
             "accelerate estimate-memory (timm resnet50)");
         row("resnet50 b64 224px activations fp32", e.activations / MIB, 5.50e9 / MIB,
-            "estimation.md 7 (CPU, saved tensors)");
+            "docs/estimation.md §7 (CPU, saved tensors)");
     }
     cJSON *root = oom_json_read_file(profile);
     cJSON *r;

@@ -17,7 +17,7 @@ SOURCE = ("measured with tests/gpu/cnn_profile.py on torch {torch} / torchvision
 
 # timm builds the same network (same parameters and buffers) only where we have
 # evidence: timm/resnet50.a1_in1k is 97.7 MiB in accelerate's estimate-memory,
-# exactly torchvision resnet50's parameters plus buffers (estimation.md section 7).
+# exactly torchvision resnet50's parameters plus buffers (docs/estimation.md §7).
 TIMM = {"resnet50": ["timm/resnet50", "timm/resnet50.a1_in1k"]}
 
 

@@ -110,7 +110,7 @@ static void deepspeed_documented_estimates(void)
  * Reference numbers measured with tests/gpu/cnn_profile.py on Debian 12's
  * python3-torch 1.13.1 and python3-torchvision 0.14.1, on the CPU, weights=None
  * (the raw record: tests/gpu/cnn_profile.json), and the ResNet-50 figures of
- * the research notes (estimation.md section 7, measured the same way). */
+ * docs/estimation.md (§7, measured the same way). */
 
 static oom_kb vision_kb;
 
@@ -141,7 +141,7 @@ static double activations(const char *id, long long batch, long long side)
     return e.activations;
 }
 
-/* estimation.md 7: 25,557,032 parameters; fp32 weights with the BatchNorm
+/* docs/estimation.md §7: 25,557,032 parameters; fp32 weights with the BatchNorm
  * buffers 102,441,032 B (accelerate's "97.7 MB" for timm/resnet50); Adam state
  * exactly 2x the fp32 parameters; 5.50 GB saved for backward at batch 64. */
 static void resnet50_reference(void)
@@ -339,7 +339,7 @@ void test_estimate_suite(void)
     oom_buf_init(&err);
     CHECK(oom_kb_load_embedded(&vision_kb, &err) == 0);
     oom_buf_free(&err);
-    oom_test_run("estimate: ResNet-50 reference numbers (research section 7)", resnet50_reference);
+    oom_test_run("estimate: ResNet-50 reference numbers (docs/estimation.md §7)", resnet50_reference);
     oom_test_run("estimate: image models at other batches and sizes (cnn_profile.py)", image_scaling);
     oom_test_run("estimate: torchvision and timm models found through import aliases", torchvision_spellings);
     oom_test_run("estimate: image size, batch, optimizer and autocast of a vision script", image_size_and_settings);

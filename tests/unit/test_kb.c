@@ -1,5 +1,5 @@
-/* Parameter counts against the exact published values (research notes,
- * section 6), and the knowledge base's own consistency. */
+/* Parameter counts against the exact published values (docs/estimation.md
+ * §6), and the knowledge base's own consistency. */
 #include <stdlib.h>
 
 #include "harness.h"
@@ -120,6 +120,6 @@ static void knowledge_base_is_consistent(void)
 
 void test_kb_suite(void)
 {
-    oom_test_run("kb: exact parameter counts (research section 6)", exact_parameter_counts);
+    oom_test_run("kb: exact parameter counts (docs/estimation.md §6)", exact_parameter_counts);
     oom_test_run("kb: knowledge base loads and agrees with the counts", knowledge_base_is_consistent);
 }
