@@ -240,4 +240,22 @@ run_oomlint --format concise --isolated --gpu t4 "$T/bad_default.py"
 expect_rc "capacity-bad-default-no-crash" 0
 # OOM601 from the same defaults, at the line of the default to change
 run_oomlint --format concise --isolated --gpu rtx-2080-ti fixtures/realistic/hf_trainer_causal_lm.py
-expect_contains "capacity-from-argparse-defaults" "$OUT" "hf_trainer_causal_lm.py:33:5: OOM601 estimated peak 11.2 GiB"
+expect_contains "capacity-from-argparse-defaults" "$OUT" "hf_trainer_causal_lm.py:33:5: OOM602 estimated peak 10.2 GiB"
+# the CUDA context of the run's PyTorch: before 1.13 every kernel is loaded at start-up
+run_oomlint --format concise --isolated --gpu rtx-2080-ti --torch-version 1.12 fixtures/realistic/hf_trainer_causal_lm.py
+expect_contains "capacity-with-an-eager-cuda-context" "$OUT" "hf_trainer_causal_lm.py:33:5: OOM601 estimated peak 11.2 GiB"
+mkdir -p "$T/torch112"
+cp fixtures/realistic/hf_trainer_causal_lm.py "$T/torch112/"
+printf '[tool.oomlint]\ngpu = "rtx-2080-ti"\ntorch = "1.12.1"\n' > "$T/torch112/pyproject.toml"
+run_oomlint --format concise "$T/torch112/hf_trainer_causal_lm.py"
+expect_contains "capacity-torch-version-from-pyproject" "$OUT" "OOM601 estimated peak 11.2 GiB"
+run_oomlint estimate --model gpt2 --torch-version 1.12
+expect_contains "estimate-eager-context" "$OUT" "C CUDA context           1.31 GiB"
+run_oomlint estimate --model gpt2
+expect_contains "estimate-lazy-context-by-default" "$OUT" "C CUDA context           0.27 GiB"
+run_oomlint estimate --model gpt2 --torch-version banana
+expect_rc "estimate-bad-torch-version" 2
+expect_contains "estimate-bad-torch-version-says-why" "$ERR" "invalid --torch-version 'banana'"
+printf '[tool.oomlint]\ntorch = 2.4\n' > "$T/torch112/pyproject.toml"
+run_oomlint --format concise "$T/torch112/hf_trainer_causal_lm.py"
+expect_rc "pyproject-torch-not-a-string" 2

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "oomlint/diag.h"
+#include "oomlint/engine.h"
 #include "oomlint/kb.h"
 #include "oomlint/report.h"
 #include "oomlint/rules.h"
@@ -48,6 +49,7 @@ typedef struct {
     oom_severity fail_on; /* the exit code counts findings at or above this */
     char *gpu;            /* --gpu NAME, or NULL */
     int num_gpus;         /* --num-gpus N, or 0 */
+    char *torch_version;  /* --torch-version X.Y, or NULL */
     char *config_file;    /* --config FILE, or NULL: search upwards */
     bool isolated;        /* --isolated: ignore pyproject.toml */
     /* oomlint estimate */
@@ -66,7 +68,7 @@ void oom_settings_free(oom_settings *s);
 int oom_cli_main(int argc, char **argv);
 const char *oom_cli_usage(void);
 /* `oomlint estimate`: see cli/estimate.c. */
-int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_gpu *gpu, int num_gpus);
+int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_run_context *run);
 /* The manual page, made from the --help text and every rule's documentation. */
 int oom_cli_manpage(const oom_rule_list *rules, FILE *out);
 

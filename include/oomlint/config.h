@@ -19,6 +19,7 @@ typedef struct {
     char *gpu;       /* NULL when not set */
     uint32_t gpu_line, gpu_col;
     int num_gpus;    /* 0 when not set */
+    char *torch;     /* the PyTorch version the jobs run, "2.4"; NULL when not set */
     bool has_select, has_ignore;
     oom_strlist select, ignore, exclude; /* exclude holds exclude and extend-exclude */
     oom_per_file_ignore *per_file_ignores;

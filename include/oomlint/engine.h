@@ -19,6 +19,7 @@ typedef struct {
     const oom_kb *kb;      /* may be NULL */
     const oom_gpu *gpu;    /* the target GPU, or NULL */
     int num_gpus;          /* 0: not said */
+    bool eager_module_loading; /* the run's PyTorch predates lazy CUDA loading */
 } oom_run_context;
 
 /* Compiled, read-only after creation: may be shared by threads. */

@@ -56,6 +56,10 @@ typedef struct {
     int zero_stage;      /* 0: plain data parallel */
     bool offload_optimizer;
     int num_gpus;        /* data-parallel degree for ZeRO sharding */
+    /* PyTorch before 1.13 (or CUDA before 11.7) loads every CUDA kernel at
+     * start-up: a context of about 1.3 GiB, where lazy loading, the default
+     * since, costs a few hundred MiB (docs/estimation.md §10) */
+    bool eager_module_loading;
     bool gradient_checkpointing;
     bool memory_efficient_attention; /* SDPA / FlashAttention: no s x s scores kept */
     bool lm_head;        /* logits over the vocabulary for the loss (causal, seq2seq, masked LM) */
@@ -173,5 +177,10 @@ void oom_script_inputs_set_task(oom_script_inputs *s, oom_task t, const char *wh
  * estimate. Returns false when nothing in the toolbox is enough. */
 bool oom_estimate_fix_plan(const oom_script_inputs *s, const oom_gpu *gpu, double target_bytes,
                            oom_buf *plan, oom_estimate *after);
+
+/* Whether a PyTorch version ("1.12", "2.4.1") loads CUDA modules eagerly
+ * (before 1.13). *ok is false, and the answer false, for a string that is not
+ * a version. */
+bool oom_torch_loads_eagerly(const char *version, bool *ok);
 
 #endif

@@ -37,6 +37,7 @@ typedef struct {
     const oom_selection *selection; /* with the rules' defaults, which codes run */
     const oom_gpu *gpu;             /* may be NULL */
     int num_gpus;
+    bool eager_module_loading;      /* PyTorch before 1.13: the eager CUDA context */
 } oom_project_context;
 
 /* The facts the worker threads must take of each Python file for the
@@ -89,8 +90,7 @@ void oom_project_keep_cross_file_accumulations(oom_file_facts *facts, size_t nfi
  * inputs are those the worker threads took while they held each file
  * (facts[i] for paths[i]; files whose inputs were not taken are skipped):
  * no file is read or parsed again. */
-void oom_project_check_capacity(const oom_rule_list *rules, bool oom601, bool oom602, const oom_gpu *gpu,
-                                int num_gpus, const char *const *paths, const oom_file_facts *facts,
-                                size_t count, oom_diag_list *out);
+void oom_project_check_capacity(const oom_project_context *c, bool oom601, bool oom602, const char *const *paths,
+                                const oom_file_facts *facts, size_t count, oom_diag_list *out);
 
 #endif

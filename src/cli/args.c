@@ -111,6 +111,7 @@ static int parse_option(arg_cursor *c, oom_settings *s)
     if ((r = take_value(c, "--gpu", &v)) != 0) {
         if (r > 0) {
             free(s->gpu);
+    free(s->torch_version);
             s->gpu = oom_xstrdup(v);
         }
         return r;
@@ -121,6 +122,19 @@ static int parse_option(arg_cursor *c, oom_settings *s)
             s->config_file = oom_xstrdup(v);
         }
         return r;
+    }
+    if ((r = take_value(c, "--torch-version", &v)) != 0) {
+        if (r < 0)
+            return r;
+        bool ok;
+        oom_torch_loads_eagerly(v, &ok);
+        if (!ok) {
+            oom_buf_printf(c->err, "invalid --torch-version '%s' (expected a version such as 2.4 or 1.12.1)", v);
+            return -1;
+        }
+        free(s->torch_version);
+        s->torch_version = oom_xstrdup(v);
+        return 1;
     }
     if ((r = take_value(c, "--num-gpus", &v)) != 0) {
         if (r < 0)

@@ -306,8 +306,10 @@ static void override(oom_script_inputs *in, oom_input_kind k, const char *flag)
 }
 
 /* Flags win over anything the script says. */
-static void apply_flags(const oom_settings *s, int num_gpus, oom_script_inputs *in)
+static void apply_flags(const oom_settings *s, const oom_run_context *run, oom_script_inputs *in)
 {
+    int num_gpus = run->num_gpus;
+    in->in.eager_module_loading = run->eager_module_loading;
     if (s->estimate_batch > 0) {
         in->in.micro_batch = s->estimate_batch;
         override(in, OOM_IN_BATCH, "--batch-size");
@@ -370,8 +372,9 @@ static int write_plot(const char *file, const oom_script_inputs *in, const oom_g
     return rc;
 }
 
-int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_gpu *gpu, int num_gpus)
+int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_run_context *run)
 {
+    const oom_gpu *gpu = run->gpu;
     oom_script_inputs in;
     oom_buf err;
     oom_buf_init(&err);
@@ -381,7 +384,7 @@ int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_gpu *gpu
         return OOM_EXIT_FAILURE;
     }
     oom_buf_free(&err);
-    apply_flags(s, num_gpus, &in);
+    apply_flags(s, run, &in);
     oom_estimate e;
     oom_estimate_compute(&in.in, &e);
     if (s->format == OOM_FORMAT_JSON) {

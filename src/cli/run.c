@@ -326,6 +326,9 @@ static int load_settings(const oom_settings *s, effective_settings *e)
     copy_list(&e->exclude, &s->exclude);
     copy_list(&e->exclude, &e->config.exclude);
     e->run.num_gpus = s->num_gpus ? s->num_gpus : e->config.num_gpus;
+    bool version_ok; /* both were checked when read */
+    const char *torch = s->torch_version ? s->torch_version : e->config.torch;
+    e->run.eager_module_loading = torch && oom_torch_loads_eagerly(torch, &version_ok);
     if (rc == 0 && s->gpu) {
         rc = resolve_gpu(e, s->gpu, "--gpu: ");
     } else if (rc == 0 && e->config.gpu) {
@@ -441,7 +444,7 @@ static int cmd_estimate(const oom_settings *s)
         free_settings(&eff);
         return OOM_EXIT_FAILURE;
     }
-    int rc = oom_cli_estimate(s, &eff.kb, eff.run.gpu, eff.run.num_gpus);
+    int rc = oom_cli_estimate(s, &eff.kb, &eff.run);
     free_settings(&eff);
     return rc;
 }
@@ -503,7 +506,8 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
      * needs of it (project/callers.c, project/deepspeed.c, the estimate) */
     oom_file_facts *facts = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof *facts);
     facts_ctx *fctx = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof *fctx);
-    oom_project_context project = {rules, &eff.selection, eff.run.gpu, eff.run.num_gpus};
+    oom_project_context project = {rules, &eff.selection, eff.run.gpu, eff.run.num_gpus,
+                                   eff.run.eager_module_loading};
     unsigned needs = oom_project_facts_needed(&project);
     for (size_t i = 0; i < d.target_count; i++) {
         /* stdin has no folder, so no config beside it and no estimate */

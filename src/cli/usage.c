@@ -22,6 +22,8 @@ static const char usage_text[] =
     "Options:\n"
     "  --gpu NAME              the GPU the job will run on (see oomlint gpus): a100-80gb, v100\n"
     "  --num-gpus N            how many of them the job uses\n"
+    "  --torch-version X.Y     the job's PyTorch (default: current); before 1.13 every CUDA\n"
+    "                          kernel loads at start-up, a 1.3 GiB context, not 0.27 GiB\n"
     "  --config FILE           read [tool.oomlint] from FILE instead of the nearest pyproject.toml\n"
     "  --isolated              ignore pyproject.toml settings\n"
     "  --select CODES          only these codes or prefixes (comma-separated: OOM2,OOM101)\n"

@@ -1,4 +1,5 @@
 /* config/pyproject: [tool.oomlint] from pyproject.toml. */
+#include "oomlint/estimate.h"
 #include "oomlint/config.h"
 
 #include <ctype.h>
@@ -162,8 +163,22 @@ static int main_pair(toml_doc *d, oom_project_config *c, TSNode key_node, TSNode
             rc = -1;
         } else {
             free(c->gpu);
+    free(c->torch);
             c->gpu = s;
             oom_source_position(d->src, ts_node_start_byte(value), &c->gpu_line, &c->gpu_col);
+        }
+    } else if (strcmp(key, "torch") == 0) {
+        char *s = NULL;
+        bool ok = false;
+        if (string_value(d, value, &s))
+            oom_torch_loads_eagerly(s, &ok);
+        if (!ok) {
+            free(s);
+            fail(d, value, "%s must be a PyTorch version string such as \"2.4\"", "torch");
+            rc = -1;
+        } else {
+            free(c->torch);
+            c->torch = s;
         }
     } else if (strcmp(key, "num-gpus") == 0) {
         char *t = node_text(d, value);

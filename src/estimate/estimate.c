@@ -2,6 +2,7 @@
 #include "oomlint/estimate.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #define MIB (1024.0 * 1024.0)
@@ -9,6 +10,12 @@
 /* HF "model training anatomy": 1343 MB occupied after the first CUDA tensor
  * on a V100 (context and kernels), before any model memory. */
 #define OOM_CUDA_CONTEXT_BYTES (1343.0 * MIB)
+/* With lazy module loading (CUDA >= 11.7 and PyTorch >= 1.13, which turns it
+ * on; the default from CUDA 12.2), only the kernels a run uses are loaded:
+ * PyTorch's PR #86509 measured 287,047,680 B after a first small tensor with
+ * lazy loading, against 666,632,192 B without (docs/estimation.md §10).
+ * Current PyTorch is the default; older stacks ask for the eager figure. */
+#define OOM_CUDA_CONTEXT_LAZY_BYTES 287047680.0
 /* The caching allocator keeps more than the live tensors: the HF bert-large
  * table's residual after the formulas is 5-15% of the rest (docs/estimation.md §3.2). */
 #define OOM_ALLOCATOR_SLACK 0.10
@@ -287,7 +294,7 @@ static double logit_bytes(const oom_estimate_input *in)
 void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out)
 {
     int nd = in->num_gpus > 0 ? in->num_gpus : 1;
-    out->context = OOM_CUDA_CONTEXT_BYTES;
+    out->context = in->eager_module_loading ? OOM_CUDA_CONTEXT_BYTES : OOM_CUDA_CONTEXT_LAZY_BYTES;
     out->weights = weight_bytes(in);
     out->gradients = gradient_bytes(in);
     out->optimizer = optimizer_bytes(in);
@@ -305,4 +312,16 @@ void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out)
     double live = out->weights + out->gradients + out->optimizer + out->activations + out->logits;
     out->slack = OOM_ALLOCATOR_SLACK * live;
     out->total = out->context + live + out->slack;
+}
+
+bool oom_torch_loads_eagerly(const char *version, bool *ok)
+{
+    int major = -1, minor = -1;
+    char rest = 0;
+    int n = version ? sscanf(version, "%d.%d%c", &major, &minor, &rest) : 0;
+    *ok = n >= 2 && major >= 0 && minor >= 0 && (n == 2 || rest == '.' || rest == '+' || rest == 'a' ||
+                                                   rest == 'b' || rest == 'r' || rest == 'd');
+    if (!*ok)
+        return false;
+    return major < 1 || (major == 1 && minor < 13);
 }

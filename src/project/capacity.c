@@ -50,6 +50,7 @@ typedef struct {
     bool oom601, oom602;
     const oom_gpu *gpu;
     int num_gpus;
+    bool eager_module_loading;
 } capacity_check;
 
 /* The estimate of one training script against the target GPU. */
@@ -65,6 +66,7 @@ static void check_script(const capacity_check *c, const char *path, oom_script_i
     double cap = c->gpu->memory_gib * OOM_GIB;
     if (c->num_gpus > 0)
         s.in.num_gpus = c->num_gpus;
+    s.in.eager_module_loading = c->eager_module_loading;
     oom_estimate e;
     oom_estimate_compute(&s.in, &e);
     bool over = e.total > cap, near = !over && e.total > OOM_NEAR_CAPACITY * cap;
@@ -95,21 +97,19 @@ static void check_script(const capacity_check *c, const char *path, oom_script_i
     oom_buf_free(&help);
 }
 
-static bool capacity_setup(const oom_rule_list *rules, bool oom601, bool oom602, const oom_gpu *gpu,
-                           int num_gpus, capacity_check *c)
+static bool capacity_setup(const oom_project_context *p, bool oom601, bool oom602, capacity_check *c)
 {
-    *c = (capacity_check){oom_rules_find(rules, "OOM601"), oom_rules_find(rules, "OOM602"), oom601, oom602,
-                          gpu, num_gpus};
-    return gpu && gpu->memory_gib > 0 && c->r601 && c->r602 && (oom601 || oom602);
+    *c = (capacity_check){oom_rules_find(p->rules, "OOM601"), oom_rules_find(p->rules, "OOM602"), oom601, oom602,
+                          p->gpu, p->num_gpus, p->eager_module_loading};
+    return p->gpu && p->gpu->memory_gib > 0 && c->r601 && c->r602 && (oom601 || oom602);
 }
 
-void oom_project_check_capacity(const oom_rule_list *rules, bool oom601, bool oom602, const oom_gpu *gpu,
-                                int num_gpus, const char *const *paths, const oom_file_facts *facts,
-                                size_t count, oom_diag_list *out)
+void oom_project_check_capacity(const oom_project_context *p, bool oom601, bool oom602, const char *const *paths,
+                                const oom_file_facts *facts, size_t count, oom_diag_list *out)
 {
     capacity_check c;
     /* the knowledge base was asked when the inputs were taken */
-    if (!capacity_setup(rules, oom601, oom602, gpu, num_gpus, &c))
+    if (!capacity_setup(p, oom601, oom602, &c))
         return;
     for (size_t i = 0; i < count; i++)
         if (facts[i].inputs)

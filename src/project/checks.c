@@ -30,8 +30,7 @@ static void run_deepspeed(const oom_project_context *c, const char *const *paths
 static void run_capacity(const oom_project_context *c, const char *const *paths, const oom_file_facts *facts,
                          size_t count, oom_diag_list *out)
 {
-    oom_project_check_capacity(c->rules, enabled(c, "OOM601"), enabled(c, "OOM602"), c->gpu, c->num_gpus, paths,
-                               facts, count, out);
+    oom_project_check_capacity(c, enabled(c, "OOM601"), enabled(c, "OOM602"), paths, facts, count, out);
 }
 
 static const project_check checks[] = {

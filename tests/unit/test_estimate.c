@@ -76,7 +76,8 @@ static void hf_bert_large_table(void)
                                  .heads = 16, .vocab = 30522, .seq_len = 512, .micro_batch = rows[i].batch,
                                  .training = true, .precision = rows[i].precision,
                                  .optimizer = rows[i].optimizer, .num_gpus = 1,
-                                 .gradient_checkpointing = rows[i].checkpointing};
+                                 .gradient_checkpointing = rows[i].checkpointing,
+                                 .eager_module_loading = true}; /* measured with CUDA 11.2 */
         oom_estimate e;
         oom_estimate_compute(&in, &e);
         double mib = e.total / (1024.0 * 1024);
@@ -85,6 +86,32 @@ static void hf_bert_large_table(void)
                rows[i].measured_mib, 100 * err);
         CHECK(fabs(err) <= 0.15);
     }
+}
+
+/* PyTorch before 1.13 loads every CUDA kernel at start-up; lazy loading
+ * since costs a fraction of that (docs/estimation.md §10). */
+static void context_follows_the_torch_version(void)
+{
+    bool ok;
+    CHECK(oom_torch_loads_eagerly("1.12", &ok) && ok);
+    CHECK(oom_torch_loads_eagerly("1.12.1+cu113", &ok) && ok);
+    CHECK(oom_torch_loads_eagerly("0.4", &ok) && ok);
+    CHECK(!oom_torch_loads_eagerly("1.13", &ok) && ok);
+    CHECK(!oom_torch_loads_eagerly("2.4.1", &ok) && ok);
+    CHECK(!oom_torch_loads_eagerly("2.6.0a0", &ok) && ok);
+    CHECK(!oom_torch_loads_eagerly("banana", &ok) && !ok);
+    CHECK(!oom_torch_loads_eagerly("2", &ok) && !ok);
+    CHECK(!oom_torch_loads_eagerly("", &ok) && !ok);
+    oom_estimate_input in = {.params = 124439808, .trainable = 124439808, .hidden = 768, .layers = 12,
+                             .heads = 12, .vocab = 50257, .seq_len = 1024, .micro_batch = 1, .training = true,
+                             .precision = OOM_PREC_FP32, .optimizer = OOM_OPT_ADAMW, .num_gpus = 1};
+    oom_estimate lazy, eager;
+    oom_estimate_compute(&in, &lazy);
+    in.eager_module_loading = true;
+    oom_estimate_compute(&in, &eager);
+    CHECK(fabs(lazy.context - 287047680.0) < 1);
+    CHECK(fabs(eager.context - 1343.0 * 1024 * 1024) < 1);
+    CHECK(fabs((eager.total - lazy.total) - (eager.context - lazy.context)) < 1);
 }
 
 /* DeepSpeed docs (memory.rst), t5-3b "cold" (2851e6 params, 32e6 largest
@@ -350,4 +377,5 @@ void test_estimate_suite(void)
     oom_test_run("estimate: ZeRO paper Table I (18 cells)", zero_table_one);
     oom_test_run("estimate: accelerate estimate-memory, bert-base-cased", accelerate_bert_base_cased);
     oom_test_run("estimate: HF bert-large table on a V100, within 15%", hf_bert_large_table);
+    oom_test_run("estimate: the CUDA context follows the PyTorch version", context_follows_the_torch_version);
 }
