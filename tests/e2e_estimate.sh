@@ -259,3 +259,20 @@ expect_contains "estimate-bad-torch-version-says-why" "$ERR" "invalid --torch-ve
 printf '[tool.oomlint]\ntorch = 2.4\n' > "$T/torch112/pyproject.toml"
 run_oomlint --format concise "$T/torch112/hf_trainer_causal_lm.py"
 expect_rc "pyproject-torch-not-a-string" 2
+
+# --max-batch: the largest micro-batch within 90% of the GPU, and the script's
+# global batch kept exactly with gradient accumulation
+run_oomlint estimate fixtures/realistic/hf_trainer_causal_lm.py --gpu t4 --max-batch
+expect_contains "max-batch-largest" "$OUT" "Largest micro-batch within 90% of the NVIDIA Tesla T4 16 GB: --batch_size=8"
+expect_contains "max-batch-keeps-the-global-batch" "$OUT" "the script's global batch of 32: --batch_size=8 with gradient_accumulation_steps=4"
+run_oomlint estimate fixtures/realistic/hf_trainer_causal_lm.py --gpu t4 --max-batch --format json
+expect_contains "max-batch-json" "$OUT" '"gradient_accumulation_steps":	4'
+run_oomlint estimate --model gpt2 --gpu t4 --batch-size 8 --max-batch
+expect_contains "max-batch-with-a-batch-gives-the-longest-sequence" "$OUT" "max_length=1024 (14.3 GiB), the model's position limit"
+run_oomlint estimate --model gpt2 --gpu t4 --batch-size 64 --max-batch
+expect_contains "max-batch-longest-sequence-below-the-limit" "$OUT" "Longest sequence at batch 64 within 90% of the NVIDIA Tesla T4 16 GB: max_length="
+run_oomlint estimate --model meta-llama/Llama-2-7b-hf --gpu t4 --max-batch
+expect_contains "max-batch-none-fits" "$OUT" "none fits, even 1"
+run_oomlint estimate --model gpt2 --max-batch
+expect_rc "max-batch-needs-a-gpu" 2
+expect_contains "max-batch-needs-a-gpu-says-so" "$ERR" "--max-batch needs the target GPU"

@@ -50,6 +50,7 @@ typedef struct {
     char *gpu;            /* --gpu NAME, or NULL */
     int num_gpus;         /* --num-gpus N, or 0 */
     char *torch_version;  /* --torch-version X.Y, or NULL */
+    bool estimate_max_batch; /* estimate --max-batch */
     char *config_file;    /* --config FILE, or NULL: search upwards */
     bool isolated;        /* --isolated: ignore pyproject.toml */
     /* oomlint estimate */

@@ -175,6 +175,23 @@ void oom_script_inputs_set_task(oom_script_inputs *s, oom_task t, const char *wh
 /* The smallest set of changes from the toolbox that brings the estimate under
  * `target_bytes`, described in the user's own parameter names, with the new
  * estimate. Returns false when nothing in the toolbox is enough. */
+/* The largest micro-batch whose estimate stays within `target_bytes` with the
+ * script's other settings, and how to keep the script's global batch (micro-
+ * batch x gradient accumulation) exactly: the fewest accumulation steps that
+ * divide it with a micro-batch no larger than that. */
+typedef struct {
+    long long micro_batch;      /* the largest that fits; 0: none does */
+    long long global_batch;     /* the script's micro-batch x accumulation */
+    int grad_accum;             /* steps that keep the global batch */
+    long long kept_micro_batch; /* the micro-batch with those steps */
+    oom_estimate at_max, at_kept;
+} oom_max_batch;
+bool oom_estimate_max_batch(const oom_script_inputs *s, double target_bytes, oom_max_batch *out);
+/* The longest sequence (at most `limit`, the model's positions; <= 0: no
+ * limit) whose estimate stays within `target_bytes` at the script's batch. */
+bool oom_estimate_max_seq(const oom_script_inputs *s, double target_bytes, long long limit, long long *seq,
+                          oom_estimate *at);
+
 bool oom_estimate_fix_plan(const oom_script_inputs *s, const oom_gpu *gpu, double target_bytes,
                            oom_buf *plan, oom_estimate *after);
 

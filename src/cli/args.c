@@ -225,6 +225,10 @@ static int parse_option(arg_cursor *c, oom_settings *s)
     if ((r = take_value(c, "--color", &v)) != 0)
         return r < 0 ? r : parse_color(v, &s->color, c->err) == 0 ? 1 : -1;
     const char *arg = c->argv[c->i];
+    if (strcmp(arg, "--max-batch") == 0) {
+        s->estimate_max_batch = true;
+        return 1;
+    }
     if (strcmp(arg, "--gradient-checkpointing") == 0) {
         s->estimate_checkpointing = true;
         return 1;

@@ -357,6 +357,71 @@ static void print_plan(const oom_script_inputs *in, const oom_gpu *gpu, const oo
     oom_buf_free(&plan);
 }
 
+/* The model's hard position limit, the longest sequence --max-batch may
+ * answer; 0 when it has none or is unknown. */
+static long long hard_position_limit(const oom_kb *kb, const oom_script_inputs *in)
+{
+    const oom_model *m = kb ? oom_kb_find_model(kb, in->model_id) : NULL;
+    return m && m->position_limit && strcmp(m->position_limit, "hard") == 0 ? m->config.max_position_embeddings
+                                                                            : 0;
+}
+
+/* --max-batch in --format json: "max_batch" (or "max_seq_len" with --batch-size). */
+static void add_max_batch_json(cJSON *root, const oom_settings *s, const oom_kb *kb, const oom_script_inputs *in,
+                               const oom_gpu *gpu)
+{
+    double target = OOM_NEAR_CAPACITY * gpu->memory_gib * OOM_GIB;
+    if (s->estimate_batch > 0 && !oom_script_inputs_is_image(in)) {
+        long long seq;
+        oom_estimate at;
+        bool fits = oom_estimate_max_seq(in, target, hard_position_limit(kb, in), &seq, &at);
+        cJSON_AddNumberToObject(root, "max_seq_len", fits ? (double)seq : 0);
+        return;
+    }
+    oom_max_batch mb;
+    cJSON *o = cJSON_AddObjectToObject(root, "max_batch");
+    bool fits = oom_estimate_max_batch(in, target, &mb);
+    cJSON_AddNumberToObject(o, "micro_batch", fits ? (double)mb.micro_batch : 0);
+    cJSON_AddNumberToObject(o, "total_bytes", fits ? mb.at_max.total : 0);
+    cJSON_AddNumberToObject(o, "global_batch", (double)mb.global_batch);
+    cJSON_AddNumberToObject(o, "kept_micro_batch", fits ? (double)mb.kept_micro_batch : 0);
+    cJSON_AddNumberToObject(o, "gradient_accumulation_steps", fits ? mb.grad_accum : 0);
+}
+
+/* --max-batch: the largest micro-batch within 90% of the GPU (or, with
+ * --batch-size, the longest sequence at that batch). */
+static int print_max_batch(const oom_settings *s, const oom_kb *kb, const oom_script_inputs *in,
+                           const oom_gpu *gpu)
+{
+    double target = OOM_NEAR_CAPACITY * gpu->memory_gib * OOM_GIB;
+    if (s->estimate_batch > 0 && !oom_script_inputs_is_image(in)) {
+        long long limit = hard_position_limit(kb, in);
+        long long seq;
+        oom_estimate at;
+        if (!oom_estimate_max_seq(in, target, limit, &seq, &at))
+            printf("\nLongest sequence at batch %lld within 90%% of the %s: none fits\n", in->in.micro_batch,
+                   gpu->name);
+        else
+            printf("\nLongest sequence at batch %lld within 90%% of the %s: %s=%lld (%.1f GiB)%s\n",
+                   in->in.micro_batch, gpu->name, in->seq_name[0] ? in->seq_name : "max_length", seq,
+                   at.total / OOM_GIB, limit > 0 && seq == limit ? ", the model's position limit" : "");
+        return OOM_EXIT_CLEAN;
+    }
+    oom_max_batch mb;
+    if (!oom_estimate_max_batch(in, target, &mb)) {
+        printf("\nLargest micro-batch within 90%% of the %s: none fits, even 1 (see the plan above)\n",
+               gpu->name);
+        return OOM_EXIT_CLEAN;
+    }
+    const char *batch = in->batch_name[0] ? in->batch_name : "per_device_train_batch_size";
+    printf("\nLargest micro-batch within 90%% of the %s: %s=%lld (%.1f GiB)\n", gpu->name, batch, mb.micro_batch,
+           mb.at_max.total / OOM_GIB);
+    if (mb.global_batch > 1)
+        printf("  the script's global batch of %lld: %s=%lld with gradient_accumulation_steps=%d (%.1f GiB)\n",
+               mb.global_batch, batch, mb.kept_micro_batch, mb.grad_accum, mb.at_kept.total / OOM_GIB);
+    return OOM_EXIT_CLEAN;
+}
+
 static int write_plot(const char *file, const oom_script_inputs *in, const oom_gpu *gpu,
                       const oom_estimate *e)
 {
@@ -375,6 +440,10 @@ static int write_plot(const char *file, const oom_script_inputs *in, const oom_g
 int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_run_context *run)
 {
     const oom_gpu *gpu = run->gpu;
+    if (s->estimate_max_batch && (!gpu || gpu->memory_gib <= 0)) {
+        fprintf(stderr, "oomlint: error: --max-batch needs the target GPU (--gpu NAME, see oomlint gpus)\n");
+        return OOM_EXIT_FAILURE;
+    }
     oom_script_inputs in;
     oom_buf err;
     oom_buf_init(&err);
@@ -389,6 +458,8 @@ int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_run_cont
     oom_estimate_compute(&in.in, &e);
     if (s->format == OOM_FORMAT_JSON) {
         cJSON *j = to_json(&in, gpu, &e);
+        if (s->estimate_max_batch)
+            add_max_batch_json(j, s, kb, &in, gpu);
         char *text = cJSON_Print(j);
         printf("%s\n", text);
         free(text);
@@ -396,6 +467,8 @@ int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_run_cont
     } else {
         print_text(&in, gpu, &e, stdout);
         print_plan(&in, gpu, &e);
+        if (s->estimate_max_batch && print_max_batch(s, kb, &in, gpu) != OOM_EXIT_CLEAN)
+            return OOM_EXIT_FAILURE;
     }
     if (s->plot_file && write_plot(s->plot_file, &in, gpu, &e) != 0)
         return OOM_EXIT_FAILURE;

@@ -185,3 +185,54 @@ bool oom_estimate_fix_plan(const oom_script_inputs *s, const oom_gpu *gpu, doubl
         oom_buf_printf(plan, " -> about %.1f GiB", after->total / OOM_GIB);
     return fits;
 }
+
+/* The largest value in [1, limit] for which `fits` holds, fits being
+ * monotone (true up to some point, false after); 0 when even 1 does not. */
+static long long largest_fitting(oom_estimate_input *in, long long *field, long long limit, double target)
+{
+    long long lo = 0, hi = limit; /* fits(lo) (or lo = 0), !fits(hi + 1) */
+    while (lo < hi) {
+        long long mid = lo + (hi - lo + 1) / 2;
+        *field = mid;
+        if (total(in) <= target)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+bool oom_estimate_max_batch(const oom_script_inputs *s, double target, oom_max_batch *out)
+{
+    oom_estimate_input in = s->in;
+    memset(out, 0, sizeof *out);
+    out->global_batch = s->in.micro_batch * (s->grad_accum > 0 ? s->grad_accum : 1);
+    out->micro_batch = largest_fitting(&in, &in.micro_batch, 1 << 20, target);
+    if (out->micro_batch == 0)
+        return false;
+    in.micro_batch = out->micro_batch;
+    /* the same global batch: the fewest accumulation steps that divide it
+     * with a micro-batch no larger than the largest that fits */
+    long long accum = (out->global_batch + out->micro_batch - 1) / out->micro_batch;
+    while (out->global_batch % accum != 0)
+        accum++;
+    out->grad_accum = (int)accum;
+    out->kept_micro_batch = out->global_batch / accum;
+    in.micro_batch = out->kept_micro_batch;
+    oom_estimate_compute(&in, &out->at_kept);
+    in.micro_batch = out->micro_batch;
+    oom_estimate_compute(&in, &out->at_max);
+    return true;
+}
+
+bool oom_estimate_max_seq(const oom_script_inputs *s, double target, long long limit, long long *seq,
+                          oom_estimate *at)
+{
+    oom_estimate_input in = s->in;
+    *seq = largest_fitting(&in, &in.seq_len, limit > 0 ? limit : 1 << 20, target);
+    if (*seq == 0)
+        return false;
+    in.seq_len = *seq;
+    oom_estimate_compute(&in, at);
+    return true;
+}

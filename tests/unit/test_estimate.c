@@ -114,6 +114,35 @@ static void context_follows_the_torch_version(void)
     CHECK(fabs((eager.total - lazy.total) - (eager.context - lazy.context)) < 1);
 }
 
+/* --max-batch: the answer fits and one more does not; the global batch is
+ * kept exactly with a micro-batch no larger than the answer. */
+static void max_batch_is_the_largest_that_fits(void)
+{
+    oom_script_inputs s;
+    oom_script_inputs_init(&s);
+    s.in = (oom_estimate_input){.params = 354823168, .trainable = 354823168, .hidden = 1024, .layers = 24,
+                                .heads = 16, .vocab = 50257, .seq_len = 1024, .micro_batch = 6, .training = true,
+                                .precision = OOM_PREC_FP32, .optimizer = OOM_OPT_ADAMW, .num_gpus = 1,
+                                .memory_efficient_attention = true, .lm_head = true};
+    s.grad_accum = 10; /* global batch 60 */
+    double target = 14.0 * 1024 * 1024 * 1024;
+    oom_max_batch mb;
+    CHECK(oom_estimate_max_batch(&s, target, &mb));
+    oom_estimate_input in = s.in;
+    oom_estimate e;
+    in.micro_batch = mb.micro_batch;
+    oom_estimate_compute(&in, &e);
+    CHECK(e.total <= target);
+    in.micro_batch = mb.micro_batch + 1;
+    oom_estimate_compute(&in, &e);
+    CHECK(e.total > target);
+    CHECK(mb.global_batch == 60);
+    CHECK(mb.kept_micro_batch <= mb.micro_batch && mb.kept_micro_batch * mb.grad_accum == 60);
+    long long seq;
+    CHECK(oom_estimate_max_seq(&s, target, 1024, &seq, &e) && seq <= 1024 && e.total <= target);
+    CHECK(!oom_estimate_max_batch(&s, 1.0, &mb) && mb.micro_batch == 0);
+}
+
 /* DeepSpeed docs (memory.rst), t5-3b "cold" (2851e6 params, 32e6 largest
  * layer, one node of 8 GPUs), in GiB as DeepSpeed prints them; t5-large on 4
  * GPUs in MiB (737.67M params, 32.90M largest layer). */
@@ -378,4 +407,5 @@ void test_estimate_suite(void)
     oom_test_run("estimate: accelerate estimate-memory, bert-base-cased", accelerate_bert_base_cased);
     oom_test_run("estimate: HF bert-large table on a V100, within 15%", hf_bert_large_table);
     oom_test_run("estimate: the CUDA context follows the PyTorch version", context_follows_the_torch_version);
+    oom_test_run("estimate: --max-batch is the largest micro-batch that fits", max_batch_is_the_largest_that_fits);
 }
