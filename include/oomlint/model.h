@@ -159,6 +159,11 @@ bool oom_pymodel_is_model_expr(const oom_pymodel *m, TSNode expr);
 /* A name the function around it returns, alone or as an element of a
  * returned tuple. */
 bool oom_pymodel_is_returned(const oom_pymodel *m, TSNode name);
+/* The laid-out tree the model was built from, while the linter holds it
+ * (the project pass's facts are taken then); NULL otherwise. Later stages
+ * walk this array instead of the tree (tree-sitter's public cursor costs
+ * several times more per node, src/lang/layout.c). */
+const oom_nodes *oom_pymodel_layout(const oom_pymodel *m);
 /* A call (torch.load) whose result is copied into a model: passed to
  * `.load_state_dict(...)`, or bound to a name that such a call later reads
  * in the same function, directly or through one more name. */

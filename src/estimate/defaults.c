@@ -216,7 +216,7 @@ static bool fills_training_arguments(trainer_scan *ts, TSNode cls)
     if (!yes && type_is(cls, "identifier")) {
         ts->name = q.data;
         ts->extends = false;
-        oom_est_walk(ts->r->root, visit_class, ts);
+        oom_est_walk(ts->r, visit_class, ts);
         yes = ts->extends;
     }
     oom_buf_free(&q);
@@ -256,7 +256,7 @@ static void assume_trainer_default(oom_est_reader *r, oom_input_kind k, TSNode p
 static void read_trainer_defaults(oom_est_reader *r)
 {
     trainer_scan ts = {r, NULL, false, null_node};
-    oom_est_walk(r->root, visit_parser, &ts);
+    oom_est_walk(r, visit_parser, &ts);
     if (ts_node_is_null(ts.parser))
         return;
     if (r->out->from[OOM_IN_BATCH].assumed) {

@@ -53,7 +53,7 @@ typedef struct {
 
 /* Visits every node under `root` in order, without recursion (a deeply
  * nested expression must not exhaust the stack). */
-void oom_est_walk(TSNode root, void (*visit)(void *ctx, TSNode n), void *ctx);
+void oom_est_walk(const oom_est_reader *r, void (*visit)(void *ctx, TSNode n), void *ctx);
 
 void oom_est_settings_collect(oom_est_reader *r);
 void oom_est_settings_free(oom_est_settings *s);

@@ -164,7 +164,7 @@ static void read_any_pretrained_id(oom_est_reader *r)
 void oom_est_read_model(oom_est_reader *r)
 {
     model_scan ms = {r, false};
-    oom_est_walk(r->root, visit_loader, &ms);
+    oom_est_walk(r, visit_loader, &ms);
     if (!r->out->model_known && !ms.model_class_loads)
         read_any_pretrained_id(r);
 }
@@ -258,7 +258,7 @@ void oom_est_read_task(oom_est_reader *r)
     if (!ts_node_is_null(r->model_call))
         visit_head(&hs, r->model_call);
     if (hs.task == OOM_TASK_UNKNOWN)
-        oom_est_walk(r->root, visit_head, &hs);
+        oom_est_walk(r, visit_head, &hs);
     if (hs.task == OOM_TASK_UNKNOWN)
         return; /* the knowledge base's task for the model, if any, stands */
     char what[160];

@@ -25,10 +25,19 @@ static bool type_is(TSNode n, const char *type)
     return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
 }
 
-void oom_est_walk(TSNode root, void (*visit)(void *ctx, TSNode n), void *ctx)
+void oom_est_walk(const oom_est_reader *r, void (*visit)(void *ctx, TSNode n), void *ctx)
 {
+    TSNode root = r->root;
     if (ts_node_is_null(root))
         return;
+    /* the linter's layout when the file is being linted: the same nodes in
+     * the same order, without the cursor's cost */
+    const oom_nodes *layout = oom_pymodel_layout(r->m);
+    if (layout && layout->len > 0 && ts_node_eq(layout->items[0].node, root)) {
+        for (uint32_t i = 0; i < layout->len; i++)
+            visit(ctx, layout->items[i].node);
+        return;
+    }
     TSTreeCursor c = ts_tree_cursor_new(root);
     for (;;) {
         visit(ctx, ts_tree_cursor_current_node(&c));
@@ -235,7 +244,7 @@ static void visit(void *ctx, TSNode n)
 
 void oom_est_settings_collect(oom_est_reader *r)
 {
-    oom_est_walk(r->root, visit, r);
+    oom_est_walk(r, visit, r);
     collect_module_names(r);
 }
 

@@ -818,11 +818,11 @@ void oom_est_read_vision(oom_est_reader *r)
     scan s;
     memset(&s, 0, sizeof s);
     s.r = r;
-    oom_est_walk(r->root, visit_call, &s);
+    oom_est_walk(r, visit_call, &s);
     if (!s.model)
         return;
     read_size_settings(&s);
-    oom_est_walk(r->root, visit_freezing, &s);
+    oom_est_walk(r, visit_freezing, &s);
     apply_classes(&s);
     apply_freezing(&s);
     apply_stem(&s);

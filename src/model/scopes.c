@@ -193,3 +193,8 @@ bool oom_name_has_word(const char *name, size_t len, const char *const *words)
     return false;
 }
 
+
+const oom_nodes *oom_pymodel_layout(const oom_pymodel *m)
+{
+    return m->nodes;
+}
