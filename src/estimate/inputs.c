@@ -19,7 +19,9 @@ void oom_est_note(reader *r, oom_input_kind k, TSNode at, const char *what)
     uint32_t row = 0, col = 0;
     if (!ts_node_is_null(at))
         oom_source_position(r->src, ts_node_start_byte(at), &row, &col);
-    snprintf(p->text, sizeof p->text, "%s:%u %s", r->path, row, what);
+    oom_source_describe_line(r->src, r->path, row, p->text, sizeof p->text);
+    size_t used = strlen(p->text);
+    snprintf(p->text + used, sizeof p->text - used, " %s", what);
     p->assumed = false;
     p->line = row;
     p->col = col;

@@ -33,6 +33,7 @@ void oom_file_facts_free(oom_file_facts *f)
     oom_project_deepspeed_links_free(f->deepspeed);
     oom_buf_free(&f->names);
     free(f->calls);
+    oom_notebook_free(f->notebook);
     memset(f, 0, sizeof *f);
 }
 
