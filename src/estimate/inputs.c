@@ -355,13 +355,34 @@ void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel
     read_deepspeed(&r);
 }
 
+/* A script, or a notebook as the module of its code cells. */
+static bool read_script(const char *path, oom_source *src, oom_buf *err)
+{
+    if (!oom_notebook_is_path(path)) {
+        char why[256];
+        if (oom_source_read(path, path, src, why, sizeof why) == OOM_SOURCE_OK)
+            return true;
+        oom_buf_printf(err, "%s: %s", path, why);
+        return false;
+    }
+    oom_notebook_error nb_err;
+    oom_source_status st = oom_source_read_notebook(path, path, src, &nb_err);
+    if (st == OOM_SOURCE_OK)
+        return true;
+    if (st == OOM_SOURCE_NOTEBOOK_NOT_PYTHON)
+        oom_buf_printf(err, "%s: the notebook's kernel is not Python", path);
+    else if (nb_err.row)
+        oom_buf_printf(err, "%s:%u:%u: %s", path, nb_err.row, nb_err.col, nb_err.message);
+    else
+        oom_buf_printf(err, "%s: %s", path, nb_err.message);
+    return false;
+}
+
 bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err)
 {
     oom_script_inputs_init(out);
     oom_source src;
-    char why[256];
-    if (oom_source_read(path, path, &src, why, sizeof why) != OOM_SOURCE_OK) {
-        oom_buf_printf(err, "%s: %s", path, why);
+    if (!read_script(path, &src, err)) {
         oom_source_free(&src);
         return false;
     }
