@@ -78,7 +78,7 @@ if [ -x build/oomlint-tests ]; then
     section "end-to-end"
     collect "e2e" env OOMLINT=build/oomlint sh tests/e2e.sh
     make test-tools > "$LOG/tools" 2>&1 || echo "SKIP tools: the SARIF validator could not be fetched" >> "$results"
-    for suite in hostile project config estimate formats precommit; do
+    for suite in hostile project config estimate formats precommit notebook; do
         [ -f "tests/e2e_$suite.sh" ] && collect "e2e $suite" env OOMLINT=build/oomlint sh "tests/e2e_$suite.sh"
     done
 fi
@@ -113,6 +113,7 @@ if [ "$QUICK" != 1 ] && [ -x build/asan/oomlint-tests ]; then
             env LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/asan/tools/replay-$t "$t" fixtures/fuzz/$t/*
     done
     collect "asan e2e" env OOMLINT=build/asan/oomlint sh tests/e2e.sh
+    collect "asan e2e notebook" env OOMLINT=build/asan/oomlint sh tests/e2e_notebook.sh
     collect "asan e2e hostile" env OOMLINT=build/asan/oomlint sh tests/e2e_hostile.sh
     if grep -q "ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer" "$LOG/out" 2>/dev/null; then
         echo "FAIL asan: sanitizer reports in the e2e run" >> "$results"
