@@ -241,7 +241,8 @@ static bool append_source_string(reader *r, TSNode s, uint32_t cell_no)
     if (ok)
         append_text(r, v->valuestring, strlen(v->valuestring));
     else
-        fail_at(r, s, "cell %u: `source` holds a string with an escape JSON does not allow", cell_no);
+        fail_at(r, s, "cell %u: `source` holds an escape that is not text (a lone UTF-16 surrogate or a malformed `\\u`)",
+                cell_no);
     cJSON_Delete(v);
     return ok;
 }
