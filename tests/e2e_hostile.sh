@@ -189,3 +189,9 @@ nbcase notebook-over-the-notebook-limit "$T/huge.ipynb" "OOM002 Cannot lint this
 # a broken notebook does not stop the others
 run_oomlint --format concise "$T/nocells.ipynb" "$T/bom.py"
 expect_contains notebook-broken-others-linted "$OUT" "bom.py:2:1: OOM101"
+# wide rather than deep: 100000 cells and a 100000-string source, read in linear time
+awk 'BEGIN { printf "{\"cells\": ["; for (i = 0; i < 100000; i++) printf "{\"cell_type\": \"markdown\", \"source\": \"m\"}, ";
+  printf "{\"cell_type\": \"code\", \"source\": ["; for (i = 0; i < 100000; i++) printf "\"# %d\\n\", ", i;
+  print "\"import os\\n\", \"os.environ[\\\"CUDA_VISIBLE_DEVICES\\\"] = \\\"0\\\"\"]}]}" }' >"$T/wide.ipynb"
+run_limited 60 --format concise "$T/wide.ipynb"
+expect_contains notebook-100000-cells-and-source-strings "$OUT" "wide.ipynb:cell 100001:100002:1: OOM101"

@@ -97,27 +97,31 @@ static bool is_a(TSNode n, const char *type)
 
 /* ---- JSON that does not parse --------------------------------------------------- */
 
-/* The first ERROR or MISSING node in document order. Iterative: a deeply
- * nested file must not exhaust the C stack. */
+/* The first ERROR or MISSING node in document order. Iterative, and with a
+ * cursor (a node's i-th child costs i steps): a deeply nested or very wide
+ * file must neither exhaust the C stack nor take quadratic time. */
 static TSNode first_error(TSNode root)
 {
-    TSNode n = root;
-    for (;;) {
-        uint32_t count = ts_node_child_count(n);
-        TSNode next = {{0}, NULL, NULL};
-        for (uint32_t i = 0; i < count; i++) {
-            TSNode child = ts_node_child(n, i);
-            if (ts_node_is_error(child) || ts_node_is_missing(child))
-                return child;
-            if (ts_node_has_error(child)) {
-                next = child;
+    TSTreeCursor c = ts_tree_cursor_new(root);
+    TSNode found = root;
+    bool descend = true;
+    while (descend && ts_tree_cursor_goto_first_child(&c)) {
+        descend = false;
+        do {
+            TSNode child = ts_tree_cursor_current_node(&c);
+            if (ts_node_is_error(child) || ts_node_is_missing(child)) {
+                found = child;
                 break;
             }
-        }
-        if (ts_node_is_null(next))
-            return n;
-        n = next;
+            if (ts_node_has_error(child)) {
+                found = child;
+                descend = true;
+                break;
+            }
+        } while (ts_tree_cursor_goto_next_sibling(&c));
     }
+    ts_tree_cursor_delete(&c);
+    return found;
 }
 
 static void fail_not_json(reader *r, TSNode root)
@@ -141,26 +145,37 @@ static void fail_not_json(reader *r, TSNode root)
 
 /* ---- reading values ------------------------------------------------------------ */
 
-/* The values of an object or array, comments (which the grammar allows) left out. */
-static uint32_t value_count(TSNode n)
+/* The values of an array (or the pairs of an object, or the document's
+ * values) in order, comments (which the grammar allows) left out. A cursor
+ * walks them: ts_node_named_child(n, i) costs i steps, and a cell's source
+ * may be a list of a hundred thousand lines. */
+typedef struct {
+    TSTreeCursor cursor;
+    bool more;
+} value_walk;
+
+static void walk_begin(value_walk *w, TSNode parent)
 {
-    uint32_t count = 0, all = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < all; i++)
-        count += !is_a(ts_node_named_child(n, i), "comment");
-    return count;
+    w->cursor = ts_tree_cursor_new(parent);
+    w->more = ts_tree_cursor_goto_first_child(&w->cursor);
 }
 
-static TSNode value_at(TSNode n, uint32_t index)
+static bool walk_next(value_walk *w, TSNode *out)
 {
-    uint32_t all = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < all; i++) {
-        TSNode child = ts_node_named_child(n, i);
-        if (is_a(child, "comment"))
-            continue;
-        if (index-- == 0)
-            return child;
+    while (w->more) {
+        TSNode n = ts_tree_cursor_current_node(&w->cursor);
+        w->more = ts_tree_cursor_goto_next_sibling(&w->cursor);
+        if (ts_node_is_named(n) && !is_a(n, "comment")) {
+            *out = n;
+            return true;
+        }
     }
-    return (TSNode){{0}, NULL, NULL};
+    return false;
+}
+
+static void walk_end(value_walk *w)
+{
+    ts_tree_cursor_delete(&w->cursor);
 }
 
 /* The value of `key` in an object (the last one, as Python's json keeps),
@@ -171,9 +186,9 @@ static TSNode member(const reader *r, TSNode object, const char *key)
     if (!is_a(object, "object"))
         return found;
     size_t n = strlen(key);
-    uint32_t count = ts_node_named_child_count(object);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode pair = ts_node_named_child(object, i);
+    value_walk w;
+    TSNode pair;
+    for (walk_begin(&w, object); walk_next(&w, &pair);) {
         if (!is_a(pair, "pair"))
             continue;
         TSNode k = oom_child(pair, "key", 3);
@@ -181,6 +196,7 @@ static TSNode member(const reader *r, TSNode object, const char *key)
         if (b - a == n + 2 && memcmp(r->json + a + 1, key, n) == 0)
             found = oom_child(pair, "value", 5);
     }
+    walk_end(&w);
     return found;
 }
 
@@ -266,17 +282,19 @@ static bool read_source(reader *r, TSNode cell, uint32_t cell_no)
         fail_at(r, source, "cell %u: `source` is %s, not a string or a list of strings", cell_no, kind_of(source));
         return false;
     }
-    uint32_t n = value_count(source);
-    for (uint32_t i = 0; i < n; i++) {
-        TSNode s = value_at(source, i);
+    value_walk w;
+    TSNode s;
+    bool ok = true;
+    for (walk_begin(&w, source); ok && walk_next(&w, &s);) {
         if (!is_a(s, "string")) {
             fail_at(r, s, "cell %u: `source` holds %s, not only strings", cell_no, kind_of(s));
-            return false;
+            ok = false;
+        } else {
+            ok = append_source_string(r, s, cell_no);
         }
-        if (!append_source_string(r, s, cell_no))
-            return false;
     }
-    return true;
+    walk_end(&w);
+    return ok;
 }
 
 /* ---- the module and its map -------------------------------------------------------- */
@@ -322,11 +340,15 @@ static bool check_nbformat(reader *r, TSNode top)
     return false;
 }
 
-static bool string_starts_with_python(const reader *r, TSNode s)
+/* "python", "Python", "python3", "ipython": a Python kernel's language. */
+static bool names_python(const reader *r, TSNode s)
 {
     size_t len;
     const char *raw = raw_string(r, s, &len);
-    return len >= 6 && strncasecmp(raw, "python", 6) == 0;
+    for (size_t i = 0; i + 6 <= len; i++)
+        if (strncasecmp(raw + i, "python", 6) == 0)
+            return true;
+    return false;
 }
 
 /* A notebook whose kernel runs another language (R, Julia, ...) has no
@@ -335,31 +357,37 @@ static bool kernel_is_python(const reader *r, TSNode top)
 {
     TSNode meta = member(r, top, "metadata");
     TSNode lang = member(r, member(r, meta, "kernelspec"), "language");
-    if (is_a(lang, "string") && !string_starts_with_python(r, lang))
+    if (is_a(lang, "string") && !names_python(r, lang))
         return false;
     TSNode info = member(r, member(r, meta, "language_info"), "name");
-    return !is_a(info, "string") || string_starts_with_python(r, info);
+    return !is_a(info, "string") || names_python(r, info);
 }
 
 static oom_notebook_status read_cells(reader *r, TSNode cells, oom_notebook *nb)
 {
-    uint32_t n = value_count(cells);
-    for (uint32_t i = 0; i < n; i++) {
-        TSNode cell = value_at(cells, i);
+    value_walk w;
+    TSNode cell;
+    oom_notebook_status st = OOM_NOTEBOOK_OK;
+    uint32_t cell_no = 0;
+    for (walk_begin(&w, cells); st == OOM_NOTEBOOK_OK && walk_next(&w, &cell);) {
+        cell_no++;
         if (!is_a(cell, "object")) {
-            fail_at(r, cell, "cell %u is %s, not an object", i + 1, kind_of(cell));
-            return OOM_NOTEBOOK_INVALID;
+            fail_at(r, cell, "cell %u is %s, not an object", cell_no, kind_of(cell));
+            st = OOM_NOTEBOOK_INVALID;
+            continue;
         }
         TSNode type = member(r, cell, "cell_type");
         size_t len;
         const char *raw = is_a(type, "string") ? raw_string(r, type, &len) : NULL;
         if (!raw || len != 4 || memcmp(raw, "code", 4) != 0)
             continue; /* markdown and raw cells are prose */
-        if (!read_source(r, cell, i + 1))
-            return OOM_NOTEBOOK_INVALID;
-        add_cell(nb, r, i + 1);
+        if (read_source(r, cell, cell_no))
+            add_cell(nb, r, cell_no);
+        else
+            st = OOM_NOTEBOOK_INVALID;
     }
-    return OOM_NOTEBOOK_OK;
+    walk_end(&w);
+    return st;
 }
 
 static oom_notebook_status read_document(reader *r, TSNode root, oom_notebook *nb)
@@ -368,13 +396,16 @@ static oom_notebook_status read_document(reader *r, TSNode root, oom_notebook *n
         fail_not_json(r, root);
         return OOM_NOTEBOOK_NOT_JSON;
     }
-    uint32_t values = value_count(root);
-    if (values != 1) {
-        fail_at(r, values ? value_at(root, 1) : root, "the notebook is not valid JSON: %s",
-                values ? "more than one value at the top level" : "the file holds no value");
+    value_walk w;
+    TSNode top, second;
+    walk_begin(&w, root);
+    bool has_top = walk_next(&w, &top), has_second = has_top && walk_next(&w, &second);
+    walk_end(&w);
+    if (!has_top || has_second) {
+        fail_at(r, has_second ? second : root, "the notebook is not valid JSON: %s",
+                has_second ? "more than one value at the top level" : "the file holds no value");
         return OOM_NOTEBOOK_NOT_JSON;
     }
-    TSNode top = value_at(root, 0);
     if (!is_a(top, "object")) {
         fail_at(r, top, "not a Jupyter notebook: the file holds %s, not an object with `cells`", kind_of(top));
         return OOM_NOTEBOOK_INVALID;
