@@ -220,6 +220,32 @@ lint --format concise --select OOM101 env-noqa.ipynb
 expect_contains env-magic-suppressed-on-its-line "$OUT" "env-noqa.ipynb:cell 3:2:1: OOM101 \`CUDA_VISIBLE_DEVICES\` is hardcoded to \"2\""
 expect_not_contains env-magic-suppression-kept "$OUT" "cell 3:1:"
 
+# ---- the project pass and the estimate: findings and inputs named by cell --------------
+cat >"$N/llm.ipynb" <<'EOF2'
+{
+ "cells": [
+  {"cell_type": "markdown", "metadata": {}, "source": ["# SFT"]},
+  {"cell_type": "code", "metadata": {}, "outputs": [], "source": [
+    "!pip install -q transformers\n",
+    "from transformers import AutoModelForCausalLM, Trainer, TrainingArguments"
+  ]},
+  {"cell_type": "code", "metadata": {}, "outputs": [], "source": [
+    "model = AutoModelForCausalLM.from_pretrained(\"meta-llama/Llama-2-7b-hf\")\n",
+    "args = TrainingArguments(output_dir=\"out\", per_device_train_batch_size=8)\n",
+    "Trainer(model=model, args=args).train()"
+  ]}
+ ],
+ "metadata": {},
+ "nbformat": 4,
+ "nbformat_minor": 5
+}
+EOF2
+lint --format json --gpu t4 llm.ipynb
+jqf capacity-finding-in-its-cell "$T/out" 'length == 1 and .[0].code == "OOM601" and .[0].cell == 3 and .[0].location == {"row": 1, "column": 46} and .[0].end_location.row == 1'
+lint estimate --gpu t4 llm.ipynb
+expect_contains estimate-reads-the-notebook "$OUT" "meta-llama/Llama-2-7b-hf"
+expect_contains estimate-inputs-by-cell "$OUT" "llm.ipynb:cell 3:2 per_device_train_batch_size"
+
 # ---- other kernels, empty notebooks ----------------------------------------------------
 printf '{"cells": [{"cell_type": "code", "source": "library(torch)\\nx <- !!y"}], "metadata": {"kernelspec": {"language": "R"}}, "nbformat": 4, "nbformat_minor": 5}\n' >"$N/r.ipynb"
 lint --format concise r.ipynb
