@@ -246,6 +246,12 @@ lint estimate --gpu t4 llm.ipynb
 expect_contains estimate-reads-the-notebook "$OUT" "meta-llama/Llama-2-7b-hf"
 expect_contains estimate-inputs-by-cell "$OUT" "llm.ipynb:cell 3:2 per_device_train_batch_size"
 
+mkdir -p "$N/ds"
+printf '{"fp16": {"enabled": false}, "train_micro_batch_size_per_gpu": 4}\n' >"$N/ds/ds.json"
+printf '{"cells": [{"cell_type": "markdown", "source": "x"}, {"cell_type": "code", "source": ["from transformers import TrainingArguments\\n", "args = TrainingArguments(output_dir=\\"o\\", deepspeed=\\"ds.json\\", fp16=True)\\n"]}], "nbformat": 4, "nbformat_minor": 5, "metadata": {}}\n' >"$N/ds/sft.ipynb"
+lint --format concise ds
+expect_contains deepspeed-mismatch-names-the-cell "$OUT" "OOM405 \`fp16.enabled\` is false here, but ds/sft.ipynb:cell 2:2 sets \`fp16=True\`"
+
 # ---- other kernels, empty notebooks ----------------------------------------------------
 printf '{"cells": [{"cell_type": "code", "source": "library(torch)\\nx <- !!y"}], "metadata": {"kernelspec": {"language": "R"}}, "nbformat": 4, "nbformat_minor": 5}\n' >"$N/r.ipynb"
 lint --format concise r.ipynb
