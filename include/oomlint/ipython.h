@@ -15,8 +15,9 @@
  *   except %%time, %%timeit, %%capture, %%prun, %%debug and %%python(3),
  *   whose body is Python: only the magic's own line is emptied;
  * - a line magic (%pip ...), a shell line (!nvidia-smi), a help line (?x,
- *   x?, x.y??) and the autocall escapes (/f x, ,f x, ;f x) become `pass` at
- *   the same column, their backslash-continued lines empty lines;
+ *   x?, x.y??), the autocall escapes (/f x, ,f x, ;f x) and a magic run by
+ *   automagic that cannot be Python (pip install torch) become `pass` at the
+ *   same column, their backslash-continued lines empty lines;
  * - the right side of `x = !ls` or `x = %who_ls` becomes `get_ipython()`;
  * - `%env NAME=VALUE`, `%env NAME VALUE` and `%set_env` of a constant value
  *   become `os.environ["NAME"] = "VALUE"`, what the magic does, so rules about

@@ -183,6 +183,63 @@ static bool is_target_char(char c)
            c == ')' || c == '*';
 }
 
+/* IPython's line magics and shell aliases, which automagic (on in Jupyter)
+ * runs without their `%`: `pip install torch` is `%pip install torch`. */
+static const char *const automagic_names[] = {
+    "aimport", "alias", "alias_magic", "autoawait", "autocall", "automagic", "autoreload", "autosave",
+    "bookmark", "cat", "cd", "clear", "colors", "conda", "config", "connect_info", "cp", "debug", "dhist",
+    "dirs", "doctest_mode", "ed", "edit", "env", "gui", "hist", "history", "killbgscripts", "ldir", "less",
+    "lf", "lk", "ll", "load", "load_ext", "loadpy", "logoff", "logon", "logstart", "logstate", "logstop", "ls",
+    "lsmagic", "lx", "macro", "magic", "mamba", "man", "matplotlib", "micromamba", "mkdir", "more", "mv",
+    "notebook", "page", "pastebin", "pdb", "pdef", "pdoc", "pfile", "pinfo", "pinfo2", "pip", "popd",
+    "pprint", "precision", "prun", "psearch", "psource", "pushd", "pwd", "pycat", "pylab", "qtconsole",
+    "quickref", "recall", "rehashx", "reload_ext", "rep", "rerun", "reset", "reset_selective", "rm", "rmdir",
+    "run", "save", "sc", "set_env", "store", "sx", "system", "tb", "time", "timeit", "unalias", "unload_ext",
+    "uv", "who", "who_ls", "whos", "xdel", "xmode"};
+
+/* Words that may follow a name in a Python expression statement. */
+static const char *const python_infix_words[] = {"and", "or", "not", "in", "is", "if", "else"};
+
+static bool word_in(const char *w, size_t len, const char *const *list, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strlen(list[i]) == len && memcmp(list[i], w, len) == 0)
+            return true;
+    return false;
+}
+
+/* `pip install torch`, `cd ../data`, `matplotlib inline`: a magic's name, a
+ * blank, then what cannot follow a name in Python (a word that is not an
+ * operator, a string, `~`, `$`, `{`, `..`). A line that could be Python
+ * (`time - start`, `cd (x)`) is left to Python: IPython also runs it as
+ * Python when the name is one of the notebook's variables, which only the
+ * kernel knows. */
+static bool is_automagic(const char *s, size_t len, size_t ind)
+{
+    size_t end = ind;
+    while (end < len && is_word_char(s[end]))
+        end++;
+    if (end == ind || end >= len || !is_blank(s[end]) ||
+        !word_in(s + ind, end - ind, automagic_names, sizeof automagic_names / sizeof *automagic_names))
+        return false;
+    size_t rest = end;
+    while (rest < len && is_blank(s[rest]))
+        rest++;
+    if (rest >= len)
+        return false;
+    char c = s[rest];
+    if (c == '\'' || c == '"' || c == '~' || c == '$' || c == '{' ||
+        (c == '.' && rest + 1 < len && s[rest + 1] == '.'))
+        return true;
+    if (!is_word_char(c))
+        return false;
+    size_t word_end = rest;
+    while (word_end < len && is_word_char(s[word_end]))
+        word_end++;
+    return !word_in(s + rest, word_end - rest, python_infix_words,
+                    sizeof python_infix_words / sizeof *python_infix_words);
+}
+
 /* `files = !ls`, `names = %who_ls`: where the IPython right side starts. */
 static bool magic_assignment(const char *s, size_t len, size_t ind, size_t *rhs)
 {
@@ -296,7 +353,7 @@ static bool mask_ipython_line(const char *s, size_t len, oom_buf *out)
         return false;
     if (s[ind] == '%' && rewrite_env_magic(s, len, ind, out))
         return true;
-    if (is_escape_char(s[ind]) || is_help_request(s, len, ind)) {
+    if (is_escape_char(s[ind]) || is_help_request(s, len, ind) || is_automagic(s, len, ind)) {
         put_placeholder(out, s, len, ind, "pass");
         return true;
     }

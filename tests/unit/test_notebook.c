@@ -44,6 +44,22 @@ static void help_lines_become_pass(void)
     CHECK_MASK("# why?\n", "# why?\n");
 }
 
+static void automagic_lines_that_cannot_be_python(void)
+{
+    CHECK_MASK("pip install torch\n", "pass             \n");
+    CHECK_MASK("  conda install -y x\n", "  pass              \n");
+    CHECK_MASK("cd ../data\ncd ~/x\ncd \"a b\"\n", "pass      \npass  \npass    \n");
+    CHECK_MASK("matplotlib inline\n", "pass             \n");
+    /* what Python reads as Python stays Python */
+    CHECK_MASK("time - start\n", "time - start\n");
+    CHECK_MASK("pip = 3\n", "pip = 3\n");
+    CHECK_MASK("run(x)\n", "run(x)\n");
+    CHECK_MASK("history .append\n", "history .append\n");
+    CHECK_MASK("pip in installers\n", "pip in installers\n");
+    CHECK_MASK("cd /tmp\n", "cd /tmp\n");
+    CHECK_MASK("install torch\n", "install torch\n"); /* not a magic: Python's error */
+}
+
 static void assignments_from_ipython_keep_their_target(void)
 {
     CHECK_MASK("files = !ls -la\n", "files = get_ipython()\n");
@@ -307,6 +323,7 @@ void test_notebook_suite(void)
 {
     oom_test_run("ipython: line magics and shell lines become pass", line_magics_and_shell_become_pass);
     oom_test_run("ipython: help lines become pass", help_lines_become_pass);
+    oom_test_run("ipython: automagic lines that cannot be Python become pass", automagic_lines_that_cannot_be_python);
     oom_test_run("ipython: x = !cmd keeps its target", assignments_from_ipython_keep_their_target);
     oom_test_run("ipython: %env NAME=VALUE is the os.environ assignment", env_magic_becomes_the_assignment);
     oom_test_run("ipython: cell magics", cell_magics);
