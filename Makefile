@@ -144,7 +144,7 @@ $(DEPS)/.test-tools: src/deps/test-tools.lock src/deps/fetch.sh
 	@chmod +x $(DEPS)/_microsoft-sarif-multitool-linux/Sarif.Multitool
 	@touch $@
 
-REPLAYS := $(patsubst %,$(BUILD)/tools/replay-%,python json toml suppress rule match)
+REPLAYS := $(patsubst %,$(BUILD)/tools/replay-%,python json toml suppress rule match notebook)
 
 unit: check-system $(BUILD)/oomlint $(BUILD)/oomlint-tests $(BUILD)/tools/match-diff $(REPLAYS)
 
@@ -153,12 +153,13 @@ $(BUILD)/tools/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz
 	@mkdir -p $(dir $@)
 	$(CC) $(OUR_CFLAGS) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c $(BUILD)/liboomlint.a $(LDFLAGS_ALL)
 
-# libFuzzer targets (clang): Python, JSON and TOML through the whole pipeline,
-# suppression comments, a user rule, and oomlint's query matcher against
-# tree-sitter's cursor (differential). `make fuzz FUZZ_SECONDS=N` runs each
+# libFuzzer targets (clang): Python, JSON, TOML and notebooks (and single
+# cells' IPython masking) through the whole pipeline, suppression comments,
+# a user rule, and oomlint's query matcher against tree-sitter's cursor
+# (differential). `make fuzz FUZZ_SECONDS=N` runs each
 # for N seconds on a corpus seeded from the fixtures and the rules.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := python json toml suppress rule match
+FUZZ_TARGETS := python json toml suppress rule match notebook
 FUZZ_SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 fuzz-build:

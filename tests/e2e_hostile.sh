@@ -140,3 +140,58 @@ printf '((identifier) @f (#match? @f "^(a+)+$"))' > "$T/rules/bad/query.scm"
 awk 'BEGIN { for (i = 0; i < 40; i++) printf "a"; print "b = 1" }' > "$T/regex.py"
 run_limited 20 --rules "$T/rules" --format concise "$T/regex.py"
 expect_contains "catastrophic-regex-stopped-and-reported" "$OUT" "OOM003 Rule X100 gave up on this code"
+
+# ---- broken notebooks: one clear finding each, never a crash or a hang -------------
+# nbcase NAME FILE WANT : FILE (written by the caller) gets exactly one
+# finding, which contains WANT, and the run exits 1 within 30 seconds.
+nbcase() {
+    run_limited 30 --format concise "$2"
+    n=$(printf '%s\n' "$OUT" | grep -c 'OOM00')
+    case "$OUT" in
+        *"$3"*) if [ "$RC" -eq 1 ] && [ "$n" -eq 1 ]; then pass "$1"; else fail "$1" "exit $RC, $n findings: $OUT"; fi ;;
+        *) fail "$1" "exit $RC; output lacks '$3'; got: $(printf '%s' "$OUT$ERR" | head -c 400)" ;;
+    esac
+}
+printf '{"cells": [\n  {"cell_type": "code", "source": ["x = 1"]},\n  oops\n]}\n' >"$T/notjson.ipynb"
+nbcase notebook-not-json "$T/notjson.ipynb" "notjson.ipynb:2:45: OOM001 Syntax error: the notebook is not valid JSON: unexpected \`, oops\`"
+printf '{"cells": [{"cell_type": "code", "source": "x = 1' >"$T/truncated.ipynb"
+nbcase notebook-truncated "$T/truncated.ipynb" "OOM001 Syntax error: the notebook is not valid JSON"
+: >"$T/empty.ipynb"
+nbcase notebook-empty-file "$T/empty.ipynb" "empty.ipynb:1:1: OOM001 Syntax error: the notebook is not valid JSON: the file holds no value"
+printf '{"nbformat": 4, "metadata": {}}\n' >"$T/nocells.ipynb"
+nbcase notebook-no-cells "$T/nocells.ipynb" "nocells.ipynb:1:1: OOM002 Cannot lint this file: not a Jupyter notebook: it has no \`cells\` array"
+printf '{"cells": "x = 1", "nbformat": 4}\n' >"$T/cellsstring.ipynb"
+nbcase notebook-cells-not-array "$T/cellsstring.ipynb" "cellsstring.ipynb:1:11: OOM002 Cannot lint this file: not a Jupyter notebook: \`cells\` is a string, not an array"
+printf '["cells"]\n' >"$T/array.ipynb"
+nbcase notebook-top-level-array "$T/array.ipynb" "OOM002 Cannot lint this file: not a Jupyter notebook: the file holds an array"
+printf '{"cells": [\n {"cell_type": "markdown", "source": 1},\n {"cell_type": "code", "source": 42}\n]}\n' >"$T/srcnumber.ipynb"
+nbcase notebook-source-number "$T/srcnumber.ipynb" "srcnumber.ipynb:3:34: OOM002 Cannot lint this file: cell 2: \`source\` is a number, not a string or a list of strings"
+printf '{"cells": [{"cell_type": "code", "source": ["x = 1\\n", {"a": 1}]}]}\n' >"$T/srclist.ipynb"
+nbcase notebook-source-list-of-non-strings "$T/srclist.ipynb" "OOM002 Cannot lint this file: cell 1: \`source\` holds an object, not only strings"
+printf '{"cells": [{"cell_type": "code"}]}\n' >"$T/nosrc.ipynb"
+nbcase notebook-code-cell-without-source "$T/nosrc.ipynb" "OOM002 Cannot lint this file: cell 1 is a code cell without \`source\`"
+printf '{"cells": [7]}\n' >"$T/cellnum.ipynb"
+nbcase notebook-cell-not-an-object "$T/cellnum.ipynb" "OOM002 Cannot lint this file: cell 1 is a number, not an object"
+printf '{\n "nbformat": 3,\n "worksheets": [{"cells": []}]\n}\n' >"$T/v3.ipynb"
+nbcase notebook-nbformat-3 "$T/v3.ipynb" "v3.ipynb:2:14: OOM002 Cannot lint this file: nbformat 3 notebook; oomlint reads nbformat 4"
+printf '{"cells": [{"cell_type": "code", "source": "x = \\u0000"}]}\n' >"$T/nulescape.ipynb"
+nbcase notebook-nul-escape "$T/nulescape.ipynb" "OOM002 Cannot lint this file: cell 1: \`source\` holds a NUL character"
+printf '{"cells": [{"cell_type": "code", "source": "x = \\udc00"}]}\n' >"$T/surrogate.ipynb"
+nbcase notebook-lone-surrogate "$T/surrogate.ipynb" "OOM002 Cannot lint this file: cell 1: \`source\` holds an escape that is not text"
+printf '{"cells": [{"cell_type": "code", "source": "x = \351"}]}\n' >"$T/latin1.ipynb"
+nbcase notebook-not-utf8 "$T/latin1.ipynb" "OOM002 Cannot lint this file: not valid UTF-8"
+printf 'PK\003\004\000\000binary' >"$T/zip.ipynb"
+nbcase notebook-binary "$T/zip.ipynb" "OOM002 Cannot lint this file: binary file"
+awk 'BEGIN { printf "{\"cells\": "; for (i = 0; i < 100000; i++) printf "["; for (i = 0; i < 100000; i++) printf "]"; print "}" }' >"$T/deep.ipynb"
+nbcase notebook-100000-deep-json "$T/deep.ipynb" "OOM002 Cannot lint this file: cell 1 is an array, not an object"
+truncate -s 300M "$T/huge.ipynb"
+nbcase notebook-over-the-notebook-limit "$T/huge.ipynb" "OOM002 Cannot lint this file: file is 300 MiB, over the 256 MiB limit"
+# a broken notebook does not stop the others
+run_oomlint --format concise "$T/nocells.ipynb" "$T/bom.py"
+expect_contains notebook-broken-others-linted "$OUT" "bom.py:2:1: OOM101"
+# wide rather than deep: 100000 cells and a 100000-string source, read in linear time
+awk 'BEGIN { printf "{\"cells\": ["; for (i = 0; i < 100000; i++) printf "{\"cell_type\": \"markdown\", \"source\": \"m\"}, ";
+  printf "{\"cell_type\": \"code\", \"source\": ["; for (i = 0; i < 100000; i++) printf "\"# %d\\n\", ", i;
+  print "\"import os\\n\", \"os.environ[\\\"CUDA_VISIBLE_DEVICES\\\"] = \\\"0\\\"\"]}]}" }' >"$T/wide.ipynb"
+run_limited 60 --format concise "$T/wide.ipynb"
+expect_contains notebook-100000-cells-and-source-strings "$OUT" "wide.ipynb:cell 100001:100002:1: OOM101"

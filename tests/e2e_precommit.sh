@@ -17,7 +17,7 @@ T="$TEST_TMP"
 
 ALL_CHECKS="hooks-file script-executable hook-repo-commit install bad-commit-fails bad-commit-shows-code \
 bad-commit-shows-path bad-commit-not-made clean-commit-passes no-python-commit-passes no-python-commit-skipped \
-json-file-passed all-files-reports all-files-names-every-file spaced-path-reported \
+json-file-passed notebook-passed-and-linted-by-cell all-files-reports all-files-names-every-file spaced-path-reported \
 local-system-bad-commit-fails local-system-shows-finding local-system-clean-commit-passes local-system-all-files \
 oomlint-system-hook-from-repo script-uses-build-dir script-builds-with-make"
 
@@ -152,6 +152,18 @@ case "$OUT" in
 esac
 git -C "$P" rm -q --cached cfg.json
 rm -f "$P/cfg.json"
+
+# Notebooks (pre-commit's `jupyter` type) are handed to the hook and linted
+# as notebooks: the finding names its cell.
+printf '{"cells": [{"cell_type": "markdown", "source": "# x"}, {"cell_type": "code", "source": ["!nvidia-smi\\n", "%%env CUDA_VISIBLE_DEVICES=0\\n"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n' >"$P/lab.ipynb"
+git -C "$P" add lab.ipynb
+commit "$P" "a notebook"
+case "$OUT" in
+    *"lab.ipynb:cell 2:2:1: OOM101"*) pass notebook-passed-and-linted-by-cell ;;
+    *) fail notebook-passed-and-linted-by-cell "exit $RC; want lab.ipynb:cell 2:2:1: OOM101; got: $OUT" ;;
+esac
+git -C "$P" rm -q --cached lab.ipynb
+rm -f "$P/lab.ipynb"
 
 # --all-files: findings in committed files (committed with --no-verify).
 printf '%s\n' "$LOOP" >"$P/train/loop.py"

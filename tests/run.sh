@@ -72,13 +72,13 @@ if [ -x build/oomlint-tests ]; then
     tail -n 1 "$LOG/match-diff"
     record "match-diff: oomlint's matcher and layout agree with tree-sitter's cursor" $rc "$LOG/match-diff"
     section "fuzz regression inputs, replayed (fixtures/fuzz/<target>/)"
-    for t in python json toml suppress rule match; do
+    for t in python json toml suppress rule match notebook; do
         [ -d "fixtures/fuzz/$t" ] && collect "replay $t" build/tools/replay-$t "$t" fixtures/fuzz/$t/*
     done
     section "end-to-end"
     collect "e2e" env OOMLINT=build/oomlint sh tests/e2e.sh
     make test-tools > "$LOG/tools" 2>&1 || echo "SKIP tools: the SARIF validator could not be fetched" >> "$results"
-    for suite in hostile project config estimate formats precommit; do
+    for suite in hostile project config estimate formats precommit notebook; do
         [ -f "tests/e2e_$suite.sh" ] && collect "e2e $suite" env OOMLINT=build/oomlint sh "tests/e2e_$suite.sh"
     done
 fi
@@ -108,11 +108,12 @@ if [ "$QUICK" != 1 ] && [ -x build/asan/oomlint-tests ]; then
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
     collect "asan unit" build/asan/oomlint-tests fixtures
-    for t in python json toml suppress rule match; do
+    for t in python json toml suppress rule match notebook; do
         [ -d "fixtures/fuzz/$t" ] && collect "asan replay $t" \
             env LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/asan/tools/replay-$t "$t" fixtures/fuzz/$t/*
     done
     collect "asan e2e" env OOMLINT=build/asan/oomlint sh tests/e2e.sh
+    collect "asan e2e notebook" env OOMLINT=build/asan/oomlint sh tests/e2e_notebook.sh
     collect "asan e2e hostile" env OOMLINT=build/asan/oomlint sh tests/e2e_hostile.sh
     if grep -q "ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer" "$LOG/out" 2>/dev/null; then
         echo "FAIL asan: sanitizer reports in the e2e run" >> "$results"

@@ -22,6 +22,12 @@ typedef struct {
     char *path;
     uint32_t start_row, start_col; /* 1-based; columns in characters */
     uint32_t end_row, end_col;     /* exclusive end, 1-based */
+    /* In a notebook, the cell that holds the finding (1-based, counting
+     * every cell, markdown too), the rows above being the cell's; and the
+     * lines of the .ipynb file that hold its first and last row, which CI
+     * annotations and --diff-base point at. cell 0: not in a notebook. */
+    uint32_t cell;
+    uint32_t file_start_row, file_end_row;
     size_t start_byte;             /* for suppression lookups and sorting */
     char *message;
     char *help;      /* may be NULL */
@@ -57,7 +63,8 @@ oom_diag *oom_diag_list_add(oom_diag_list *l, const char *code, const char *name
 /* Moves every diagnostic of `from` to the end of `to`; `from` is left empty. */
 void oom_diag_list_move(oom_diag_list *to, oom_diag_list *from);
 void oom_diag_list_remove_if_marked(oom_diag_list *l, const unsigned char *drop);
-/* Sort by path, then position, then code: the same order whatever the input order. */
+/* Sort by path, then position (a notebook's cell first), then code: the same order
+ * whatever the input order. */
 void oom_diag_list_sort(oom_diag_list *l);
 void oom_diag_list_free(oom_diag_list *l);
 

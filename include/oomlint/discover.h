@@ -6,12 +6,14 @@
 #include <stddef.h>
 
 #include "oomlint/lang.h"
+#include "oomlint/notebook.h"
 #include "oomlint/util.h"
 
 typedef struct {
     char *path;
     oom_lang lang;
-    bool named; /* given on the command line (always linted) */
+    bool named;    /* given on the command line (always linted) */
+    bool notebook; /* a Jupyter notebook (.ipynb): its code cells are Python */
 } oom_target;
 
 /* A path that could not be walked: a missing argument, an unreadable folder. */
@@ -28,7 +30,8 @@ typedef struct {
     size_t error_count, error_cap;
 } oom_discovery;
 
-/* Folders never entered: VCS data, caches, virtual environments, installed packages. */
+/* Folders never entered: VCS data, caches, virtual environments, installed
+ * packages, Jupyter's .ipynb_checkpoints. */
 bool oom_discover_is_skipped_dir(const char *name);
 
 /* JSON files whose names say they configure training (config.json,
@@ -38,7 +41,7 @@ bool oom_discover_is_skipped_dir(const char *name);
 bool oom_discover_is_config_json(const char *path);
 
 /* Walks `paths` (files or folders; "-" is stdin) in order. Files in folders
- * are taken when they end in .py or .json and match no `exclude` glob
+ * are taken when they end in .py, .ipynb or .json and match no `exclude` glob
  * (matched against the base name, the path as given, and the path relative
  * to `anchor`, the project folder; NULL: none). Folder entries are sorted, so
  * the order does not depend on the file system. */

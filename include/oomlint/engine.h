@@ -61,9 +61,17 @@ void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag
 void oom_report_unreadable(const oom_compiled *c, const char *path, const char *reason,
                            oom_diag_list *out);
 
+/* Appends the finding for a notebook that could not be read as one (a
+ * status of oom_source_read_notebook): OOM001 where its JSON breaks, OOM002
+ * (at the place in the file, when known) for JSON that is not a notebook or
+ * a file that could not be read; nothing for another language's notebook. */
+void oom_report_unreadable_notebook(const oom_compiled *c, const char *path, oom_source_status st,
+                                    const oom_notebook_error *err, oom_diag_list *out);
+
 /* One file to lint: a path ("-" for stdin), the name to report, its language,
- * whether syntax errors in it are ours to report, and what to hand the
- * project pass once it is linted (on_model may be NULL). */
+ * whether syntax errors in it are ours to report, what to hand the project
+ * pass once it is linted (on_model may be NULL), and whether it is a Jupyter
+ * notebook (read with oom_source_read_notebook; lang is then Python). */
 typedef struct {
     const char *path;
     const char *display;
@@ -71,6 +79,7 @@ typedef struct {
     bool report_syntax;
     oom_on_model_fn on_model; /* may be NULL */
     void *on_model_ctx;
+    bool notebook;
 } oom_job;
 
 /* Lints every job on `threads` threads (each with its own parser and

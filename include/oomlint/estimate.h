@@ -159,7 +159,7 @@ void oom_script_inputs_init(oom_script_inputs *s);
  * thread does this while it holds the file: nothing is read twice). */
 void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel *m, TSNode root,
                                   const oom_kb *kb, oom_script_inputs *out);
-/* Reads a Python script (and the DeepSpeed config it names) for the inputs.
+/* Reads a Python script or a notebook's code cells (and the DeepSpeed config it names) for the inputs.
  * Returns false, with a reason in err, when the file cannot be read. */
 bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err);
 /* Whether the inputs describe an image model (activations per image). */

@@ -10,6 +10,7 @@
 #include "oomlint/diag.h"
 #include "oomlint/estimate.h"
 #include "oomlint/model.h"
+#include "oomlint/notebook.h"
 #include "oomlint/util.h"
 
 typedef struct {
@@ -45,6 +46,10 @@ typedef struct {
     /* the DeepSpeed configs the script hands to TrainingArguments, with the
      * values the Trainer compares (project/deepspeed.c); NULL when none */
     struct oom_ds_links *deepspeed;
+    /* a notebook's map from its module's lines to its cells, for the
+     * project findings made in it (the project pass places them); NULL for
+     * a file */
+    oom_notebook *notebook;
 } oom_file_facts;
 
 void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, bool grad_off);

@@ -57,6 +57,15 @@ void oom_report_xml_escape(oom_buf *out, const char *s);
  * path, the text of the finding's first line (whitespace trimmed) and how
  * many identical ones came before it in the file. 16 hex digits. */
 void oom_report_fingerprints(const oom_diag_list *diags, char (*out)[17]);
+/* A finding in a notebook's cell (oom_diag.cell) is shown as Ruff shows it:
+ * "cell 3:9:5" where a format has a place for it (full, concise, json);
+ * the formats whose positions are lines of the file (SARIF, GitHub, GitLab,
+ * JUnit, pylint, rdjson) point at the .ipynb lines that hold the code and
+ * name the cell in the message. */
+/* The message, after "cell 3:9:5: " when the finding is in a notebook's cell. */
+void oom_report_cell_message(oom_buf *out, const oom_diag *d);
+/* The lines of the file the finding spans: for a notebook, the .ipynb's. */
+void oom_report_file_rows(const oom_diag *d, uint32_t *start, uint32_t *end);
 /* A relative path as a URI reference (percent-encoded). */
 void oom_report_uri_path(oom_buf *out, const char *path);
 /* Markdown summary for GITHUB_STEP_SUMMARY: counts per rule, top files. */

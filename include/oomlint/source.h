@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "oomlint/notebook.h"
+
 /* Files larger than this are reported, not read: generated code and data
  * files of this size are not training scripts, and parsing them would cost
  * seconds and hundreds of megabytes. */
@@ -19,6 +21,9 @@ typedef enum {
     OOM_SOURCE_TOO_LARGE,
     OOM_SOURCE_BINARY,      /* contains NUL bytes */
     OOM_SOURCE_NOT_UTF8,
+    OOM_SOURCE_NOTEBOOK_NOT_JSON,   /* a notebook that does not parse as JSON */
+    OOM_SOURCE_NOTEBOOK_INVALID,    /* JSON, but not a notebook oomlint reads */
+    OOM_SOURCE_NOTEBOOK_NOT_PYTHON, /* a notebook of another language: nothing to lint */
 } oom_source_status;
 
 typedef struct {
@@ -27,6 +32,10 @@ typedef struct {
     size_t len;
     uint32_t *line_starts; /* byte offset of each line, built on demand */
     size_t line_count;
+    /* Set when the text is a notebook's code cells (oomlint/notebook.h):
+     * positions in the text are the module's, and this maps them back to
+     * the cells. Owned. */
+    oom_notebook *notebook;
 } oom_source;
 
 /* Read `path` (or stdin when path is "-"), reporting under `display_name`.
@@ -40,7 +49,26 @@ oom_source_status oom_source_from_memory(const char *display_name, const char *b
                                          size_t len, oom_source *out, char *error,
                                          size_t error_size);
 
+/* Reads the Jupyter notebook `path` (or stdin for "-"): the file, which
+ * may be up to OOM_MAX_NOTEBOOK_BYTES (outputs make notebooks large), then
+ * its code cells, which become the source's text (held to
+ * OOM_MAX_FILE_BYTES, as a file's is) and src->notebook. On failure *out is
+ * still initialised (with no text) and `err` says why and, for a broken
+ * notebook, where in the file. */
+oom_source_status oom_source_read_notebook(const char *path, const char *display_name, oom_source *out,
+                                           oom_notebook_error *err);
+/* The same from memory (tests, fuzzers). */
+oom_source_status oom_source_notebook_from_memory(const char *display_name, const char *bytes, size_t len,
+                                                  oom_source *out, oom_notebook_error *err);
+/* Hands the notebook map over to the caller (the project pass keeps it to
+ * place its own findings); the source no longer has it. */
+oom_notebook *oom_source_take_notebook(oom_source *src);
+
 void oom_source_free(oom_source *src);
+
+/* "PATH:ROW" naming a line of the source in messages, or "PATH:cell C:ROW"
+ * when the source is a notebook's code. */
+void oom_source_describe_line(const oom_source *src, const char *path, uint32_t row, char *buf, size_t size);
 
 /* 1-based line and 1-based column in characters (code points) of a byte offset. */
 void oom_source_position(oom_source *src, size_t byte, uint32_t *row, uint32_t *col);

@@ -109,12 +109,13 @@ typedef struct {
 
 static oom_job job_for(const oom_settings *s, const oom_target *t)
 {
-    oom_job job = {t->path, t->path, t->lang, true, NULL, NULL};
+    oom_job job = {t->path, t->path, t->lang, true, NULL, NULL, t->notebook};
     if (strcmp(t->path, "-") == 0) {
         job.display = s->stdin_filename ? s->stdin_filename : "<stdin>";
         if (s->stdin_filename) {
             oom_lang by_name = oom_lang_for_path(s->stdin_filename);
             job.lang = by_name == OOM_LANG_NONE ? OOM_LANG_PYTHON : by_name;
+            job.notebook = oom_notebook_is_path(s->stdin_filename);
         }
     }
     /* JSON found in a folder walk that is not a training config (package.json,
@@ -213,7 +214,10 @@ static int filter_to_changed_lines(const oom_settings *s, oom_diag_list *diags)
     for (size_t i = 0; i < diags->len; i++) {
         const oom_diag *d = &diags->items[i];
         bool changed = false;
-        for (uint32_t row = d->start_row; row <= d->end_row && !changed; row++)
+        /* git knows a notebook's lines as the .ipynb file's */
+        uint32_t first = d->cell ? d->file_start_row : d->start_row;
+        uint32_t last = d->cell ? d->file_end_row : d->end_row;
+        for (uint32_t row = first; row <= last && !changed; row++)
             changed = oom_changes_covers(&changes, d->path, row);
         drop[i] = !changed;
     }
@@ -469,6 +473,8 @@ static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, TSNode ro
         f->facts->inputs = oom_xcalloc(1, sizeof *f->facts->inputs);
         oom_script_inputs_from_model(f->path, src, model, root, f->kb, f->facts->inputs);
     }
+    /* a notebook's project findings are placed in its cells, after the pass */
+    f->facts->notebook = oom_source_take_notebook(src);
 }
 
 static int cmd_check(const oom_settings *s, const oom_rule_list *rules)

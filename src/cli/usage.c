@@ -6,6 +6,7 @@ static const char usage_text[] =
     "\n"
     "Usage:\n"
     "  oomlint [check] [OPTIONS] [PATH...]   lint files and folders (default: .); - reads stdin\n"
+    "                                        (.py scripts, .ipynb notebooks, training JSON configs)\n"
     "  oomlint rule CODE                     show a rule's documentation\n"
     "  oomlint rules                         list every rule\n"
     "  oomlint gpus                          list the GPUs oomlint knows\n"
@@ -47,7 +48,8 @@ static const char usage_text[] =
     "  -h, --help              print this help\n"
     "\n"
     "Suppress a finding with `# noqa: OOM201` or `# oomlint: disable=OOM201` on its line,\n"
-    "or a whole file with `# oomlint: disable-file` on a line of its own.\n"
+    "or a whole file with `# oomlint: disable-file` on a line of its own (in a notebook,\n"
+    "in any code cell). A notebook's findings are placed as cell 3:9:5 (cell, row, column).\n"
     "Exit status: 0 nothing found, 1 problems found, 2 the run failed.\n";
 
 const char *oom_cli_usage(void)

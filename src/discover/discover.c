@@ -16,7 +16,9 @@ bool oom_discover_is_skipped_dir(const char *name)
 {
     static const char *const skipped[] = {".git", ".hg", ".svn", "__pycache__", "node_modules",
                                           ".venv", "venv", "site-packages", ".tox", ".nox",
-                                          ".mypy_cache", ".ruff_cache", ".pytest_cache", NULL};
+                                          ".mypy_cache", ".ruff_cache", ".pytest_cache",
+                                          /* Jupyter's autosaved copies of the notebooks beside it */
+                                          ".ipynb_checkpoints", NULL};
     for (size_t i = 0; skipped[i]; i++)
         if (strcmp(name, skipped[i]) == 0)
             return true;
@@ -49,7 +51,7 @@ typedef struct {
 
 static void add_target(oom_discovery *d, const char *path, oom_lang lang, bool named)
 {
-    oom_target t = {oom_xstrdup(path), lang, named};
+    oom_target t = {oom_xstrdup(path), lang, named, oom_notebook_is_path(path)};
     OOM_PUSH(d->targets, d->target_count, d->target_cap, t);
 }
 
@@ -164,7 +166,7 @@ static void walk_entry(walker *w, const char *dir, const char *name, int depth)
     }
     if (escapes_root(w, path.data)) {
         /* A pull request can add `data.py -> /etc/passwd`; findings quote source. */
-        if (S_ISDIR(st.st_mode) || oom_lang_for_path(name) != OOM_LANG_NONE)
+        if (S_ISDIR(st.st_mode) || oom_lang_for_path(name) != OOM_LANG_NONE || oom_notebook_is_path(name))
             add_error(w->out, path.data, "symbolic link to outside the linted folder; not followed", false);
         oom_buf_free(&path);
         return;
@@ -178,6 +180,8 @@ static void walk_entry(walker *w, const char *dir, const char *name, int depth)
             add_target(w->out, path.data, lang, false);
         else if (lang == OOM_LANG_JSON)
             add_target(w->out, path.data, lang, false);
+        else if (oom_notebook_is_path(name))
+            add_target(w->out, path.data, OOM_LANG_PYTHON, false);
     }
     oom_buf_free(&path);
 }
@@ -210,6 +214,8 @@ static void walk_dir(walker *w, const char *dir, int depth)
     free(names);
 }
 
+/* A named file is linted whatever its name: as a notebook when it is one,
+ * else by its extension, else as Python. */
 static oom_lang lang_for_named(const char *path)
 {
     oom_lang lang = oom_lang_for_path(path);

@@ -31,13 +31,29 @@ static void drop_syntax_errors(oom_diag_list *l)
     free(drop);
 }
 
+/* Reads a job's file (a notebook as its code cells); a file that cannot be
+ * linted gets its finding here. */
+static bool read_job(const oom_compiled *c, const oom_job *job, oom_source *src, oom_diag_list *out)
+{
+    if (job->notebook) {
+        oom_notebook_error err;
+        oom_source_status st = oom_source_read_notebook(job->path, job->display, src, &err);
+        if (st != OOM_SOURCE_OK)
+            oom_report_unreadable_notebook(c, job->display, st, &err, out);
+        return st == OOM_SOURCE_OK;
+    }
+    char why[512];
+    if (oom_source_read(job->path, job->display, src, why, sizeof why) == OOM_SOURCE_OK)
+        return true;
+    oom_report_unreadable(c, job->display, why, out);
+    return false;
+}
+
 static void lint_one(oom_linter *linter, const oom_compiled *c, const oom_job *job,
                      oom_diag_list *out)
 {
     oom_source src;
-    char why[512];
-    if (oom_source_read(job->path, job->display, &src, why, sizeof why) != OOM_SOURCE_OK) {
-        oom_report_unreadable(c, job->display, why, out);
+    if (!read_job(c, job, &src, out)) {
         oom_source_free(&src);
         return;
     }

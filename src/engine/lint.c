@@ -453,6 +453,10 @@ void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag
     if (ts_node_has_error(root))
         report_syntax_error(l, src, root, &found);
     filter_findings(&found, &supp);
+    /* suppressions and repeats are decided on the module's lines; the
+     * report speaks of the notebook's cells */
+    for (size_t i = 0; src->notebook && i < found.len; i++)
+        oom_notebook_place(src->notebook, &found.items[i]);
     oom_diag_list pending = take_pending(&found);
     oom_diag_list_move(out, &found);
     if (on_model && model)
@@ -478,6 +482,27 @@ void oom_report_unreadable(const oom_compiled *c, const char *path, const char *
     char *message = render(rule->message, &env);
     char *help = render(rule->help, &env);
     oom_diag_list_add(out, rule->code, rule->name, rule->severity, path, message, help, rule->url);
+    free(message);
+    free(help);
+}
+
+void oom_report_unreadable_notebook(const oom_compiled *c, const char *path, oom_source_status st,
+                                    const oom_notebook_error *err, oom_diag_list *out)
+{
+    if (st == OOM_SOURCE_NOTEBOOK_NOT_PYTHON)
+        return;
+    const char *code = st == OOM_SOURCE_NOTEBOOK_NOT_JSON ? "OOM001" : "OOM002";
+    const oom_rule *rule = oom_rules_find(c->rules, code);
+    if (!rule || !oom_compiled_rule_enabled(c, code))
+        return;
+    placeholder_env env = {NULL, NULL, "", err->message, NULL};
+    char *message = render(rule->message, &env);
+    char *help = render(rule->help, &env);
+    oom_diag *d = oom_diag_list_add(out, rule->code, rule->name, rule->severity, path, message, help, rule->url);
+    if (err->row) {
+        d->start_row = d->end_row = err->row;
+        d->start_col = d->end_col = err->col;
+    }
     free(message);
     free(help);
 }

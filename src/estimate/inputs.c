@@ -26,11 +26,9 @@ void oom_est_note(reader *r, oom_input_kind k, TSNode at, const char *what)
     uint32_t row = 0, col = 0;
     if (!ts_node_is_null(at))
         oom_source_position(r->src, ts_node_start_byte(at), &row, &col);
-    oom_buf text;
-    oom_buf_init(&text);
-    oom_buf_printf(&text, "%s:%u %s%s%s", r->path, row, what, setting[0] ? ", from " : "", setting);
-    oom_est_copy(p->text, sizeof p->text, text.data);
-    oom_buf_free(&text);
+    oom_source_describe_line(r->src, r->path, row, p->text, sizeof p->text);
+    size_t used = strlen(p->text);
+    snprintf(p->text + used, sizeof p->text - used, " %s%s%s", what, setting[0] ? ", from " : "", setting);
     p->assumed = false;
     p->line = row;
     p->col = col;
@@ -528,13 +526,34 @@ void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel
     oom_est_settings_free(&r.settings);
 }
 
+/* A script, or a notebook as the module of its code cells. */
+static bool read_script(const char *path, oom_source *src, oom_buf *err)
+{
+    if (!oom_notebook_is_path(path)) {
+        char why[256];
+        if (oom_source_read(path, path, src, why, sizeof why) == OOM_SOURCE_OK)
+            return true;
+        oom_buf_printf(err, "%s: %s", path, why);
+        return false;
+    }
+    oom_notebook_error nb_err;
+    oom_source_status st = oom_source_read_notebook(path, path, src, &nb_err);
+    if (st == OOM_SOURCE_OK)
+        return true;
+    if (st == OOM_SOURCE_NOTEBOOK_NOT_PYTHON)
+        oom_buf_printf(err, "%s: the notebook's kernel is not Python", path);
+    else if (nb_err.row)
+        oom_buf_printf(err, "%s:%u:%u: %s", path, nb_err.row, nb_err.col, nb_err.message);
+    else
+        oom_buf_printf(err, "%s: %s", path, nb_err.message);
+    return false;
+}
+
 bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err)
 {
     oom_script_inputs_init(out);
     oom_source src;
-    char why[256];
-    if (oom_source_read(path, path, &src, why, sizeof why) != OOM_SOURCE_OK) {
-        oom_buf_printf(err, "%s: %s", path, why);
+    if (!read_script(path, &src, err)) {
         oom_source_free(&src);
         return false;
     }

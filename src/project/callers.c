@@ -52,6 +52,7 @@ void oom_file_facts_free(oom_file_facts *f)
     free(f->calls);
     free(f->accumulators);
     oom_diag_list_free(&f->pending);
+    oom_notebook_free(f->notebook);
     memset(f, 0, sizeof *f);
 }
 

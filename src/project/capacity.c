@@ -32,6 +32,12 @@ static void add(const oom_rule *rule, const char *path, const oom_provenance *at
     d->start_row = d->end_row = at->line ? at->line : 1;
     d->start_col = at->line ? at->col : 1;
     d->end_col = d->start_col;
+    if (oom_notebook_is_path(path)) {
+        /* the notebook's cell lines are known where the finding is placed
+         * (project/checks.c), which holds this to the line's end */
+        d->end_col = UINT32_MAX;
+        return;
+    }
     oom_source src;
     char why[64];
     if (oom_source_read(path, path, &src, why, sizeof why) == OOM_SOURCE_OK) {

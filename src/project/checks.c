@@ -57,6 +57,19 @@ unsigned oom_project_facts_needed(const oom_project_context *c)
     return needs;
 }
 
+/* A check reports on a notebook in the lines of its module, as its facts
+ * were taken; the notebook's map puts each finding in its cell. */
+static void place_in_notebooks(const char *const *paths, const oom_file_facts *facts, size_t count,
+                               oom_diag_list *out, size_t from)
+{
+    for (size_t i = from; i < out->len; i++)
+        for (size_t f = 0; f < count; f++)
+            if (facts[f].notebook && strcmp(paths[f], out->items[i].path) == 0) {
+                oom_notebook_place(facts[f].notebook, &out->items[i]);
+                break;
+            }
+}
+
 void oom_project_run_checks(const oom_project_context *c, const char *const *paths, oom_file_facts *facts,
                             size_t count, oom_diag_list *out)
 {
@@ -64,7 +77,9 @@ void oom_project_run_checks(const oom_project_context *c, const char *const *pat
      * callers' join judges them with the rest */
     oom_project_keep_cross_file_accumulations(facts, count, out);
     oom_project_drop_findings_of_no_grad_callees(facts, count, out);
+    size_t before = out->len;
     for (size_t i = 0; i < sizeof checks / sizeof *checks; i++)
         if (check_runs(c, &checks[i]))
             checks[i].run(c, paths, facts, count, out);
+    place_in_notebooks(paths, facts, count, out, before);
 }

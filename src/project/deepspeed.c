@@ -117,7 +117,7 @@ static void links_from_call(oom_pymodel *m, oom_source *src, const char *script,
     uint32_t row, col;
     oom_source_position(src, ts_node_start_byte(args), &row, &col);
     char origin[200];
-    snprintf(origin, sizeof origin, "%s:%u", script, row);
+    oom_source_describe_line(src, script, row, origin, sizeof origin);
     set_default(&l.micro_batch, 8, origin, "per_device_train_batch_size");
     set_default(&l.grad_accum, 1, origin, "gradient_accumulation_steps");
     set_default(&l.fp16, 0, origin, "fp16");

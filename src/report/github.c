@@ -46,9 +46,12 @@ void oom_render_github(const oom_diag_list *diags, oom_buf *out)
         oom_buf_clear(&tmp);
         oom_text_append_utf8_lossy(&tmp, d->path, strlen(d->path));
         oom_report_github_escape(out, tmp.data, true);
-        oom_buf_printf(out, ",line=%u,endLine=%u", d->start_row, d->end_row);
-        /* GitHub rejects a column pair on an annotation that spans lines */
-        if (d->start_row == d->end_row)
+        uint32_t line, end_line;
+        oom_report_file_rows(d, &line, &end_line);
+        oom_buf_printf(out, ",line=%u,endLine=%u", line, end_line);
+        /* GitHub rejects a column pair on an annotation that spans lines; a
+         * notebook's lines are the .ipynb's, where the code's columns are not */
+        if (d->start_row == d->end_row && !d->cell)
             oom_buf_printf(out, ",col=%u,endColumn=%u", d->start_col, d->end_col);
         oom_buf_puts(out, ",title=");
         oom_buf_clear(&tmp);
@@ -56,7 +59,8 @@ void oom_render_github(const oom_diag_list *diags, oom_buf *out)
         oom_report_github_escape(out, tmp.data, true);
         oom_buf_puts(out, "::");
         oom_buf_clear(&tmp);
-        oom_buf_printf(&tmp, "%s %s", d->code, d->message);
+        oom_buf_printf(&tmp, "%s ", d->code);
+        oom_report_cell_message(&tmp, d);
         if (d->help)
             oom_buf_printf(&tmp, "\nhelp: %s", d->help);
         oom_report_github_escape(out, tmp.data, false);

@@ -53,6 +53,11 @@ static void diag_object(oom_buf *out, const oom_diag *d, const char *open, const
     field(out, "message", d->message, sep);
     field(out, "help", d->help, sep);
     field(out, "filename", d->path, sep);
+    /* Ruff's field: the notebook cell (1-based) the rows are in; null for a file */
+    if (d->cell)
+        oom_buf_printf(out, "\"cell\": %u%s", d->cell, sep);
+    else
+        oom_buf_printf(out, "\"cell\": null%s", sep);
     oom_buf_printf(out, "\"location\": {\"row\": %u, \"column\": %u}%s", d->start_row, d->start_col, sep);
     oom_buf_printf(out, "\"end_location\": {\"row\": %u, \"column\": %u}%s", d->end_row, d->end_col, sep);
     oom_buf_printf(out, "\"noqa_row\": %u%s", d->start_row, sep);
@@ -92,7 +97,8 @@ void oom_render_gitlab(const oom_diag_list *diags, oom_buf *out)
         oom_buf_puts(out, "\"description\": ");
         oom_buf b;
         oom_buf_init(&b);
-        oom_buf_printf(&b, "%s: %s", d->code, d->message);
+        oom_buf_printf(&b, "%s: ", d->code);
+        oom_report_cell_message(&b, d);
         oom_report_json_escape(out, b.data);
         oom_buf_free(&b);
         oom_buf_puts(out, ", ");
@@ -101,7 +107,9 @@ void oom_render_gitlab(const oom_diag_list *diags, oom_buf *out)
         field(out, "severity", gitlab_severity(d->severity), ", ");
         oom_buf_puts(out, "\"location\": {\"path\": ");
         oom_report_json_escape(out, d->path);
-        oom_buf_printf(out, ", \"lines\": {\"begin\": %u, \"end\": %u}}}", d->start_row, d->end_row);
+        uint32_t begin, end;
+        oom_report_file_rows(d, &begin, &end);
+        oom_buf_printf(out, ", \"lines\": {\"begin\": %u, \"end\": %u}}}", begin, end);
     }
     oom_buf_puts(out, diags->len ? "\n]\n" : "]\n");
     free(prints);
@@ -119,13 +127,21 @@ void oom_render_rdjson(const oom_diag_list *diags, oom_buf *out)
     for (size_t i = 0; i < diags->len; i++) {
         const oom_diag *d = &diags->items[i];
         oom_buf_puts(out, i ? ",\n    {" : "\n    {");
-        field(out, "message", d->message, ", ");
+        oom_buf message;
+        oom_buf_init(&message);
+        oom_report_cell_message(&message, d);
+        field(out, "message", message.data, ", ");
+        oom_buf_free(&message);
         oom_buf_puts(out, "\"location\": {\"path\": ");
         oom_report_json_escape(out, d->path);
-        oom_buf_printf(out,
-                       ", \"range\": {\"start\": {\"line\": %u, \"column\": %u}, "
-                       "\"end\": {\"line\": %u, \"column\": %u}}}, ",
-                       d->start_row, d->start_col, d->end_row, d->end_col);
+        if (d->cell) /* lines of the .ipynb; a column there would not be the code's */
+            oom_buf_printf(out, ", \"range\": {\"start\": {\"line\": %u}, \"end\": {\"line\": %u}}}, ",
+                           d->file_start_row, d->file_end_row);
+        else
+            oom_buf_printf(out,
+                           ", \"range\": {\"start\": {\"line\": %u, \"column\": %u}, "
+                           "\"end\": {\"line\": %u, \"column\": %u}}}, ",
+                           d->start_row, d->start_col, d->end_row, d->end_col);
         field(out, "severity", rdjson_severity(d->severity), ", ");
         oom_buf_puts(out, "\"code\": {");
         field(out, "value", d->code, d->url ? ", " : "");

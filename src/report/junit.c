@@ -1,4 +1,5 @@
 /* report/junit: JUnit XML, one test case per finding, grouped by file. */
+#include <stdio.h>
 #include <string.h>
 
 #include "oomlint/report.h"
@@ -47,6 +48,32 @@ void oom_report_xml_escape(oom_buf *out, const char *s)
     }
 }
 
+/* One finding; in a notebook, the line is the .ipynb's and the name and
+ * message say the cell. */
+static void put_testcase(oom_buf *out, const oom_diag *d)
+{
+    char place[48];
+    if (d->cell)
+        snprintf(place, sizeof place, "cell %u:%u:%u", d->cell, d->start_row, d->start_col);
+    else
+        snprintf(place, sizeof place, "%u:%u", d->start_row, d->start_col);
+    uint32_t line, end_line;
+    oom_report_file_rows(d, &line, &end_line);
+    oom_buf message;
+    oom_buf_init(&message);
+    oom_report_cell_message(&message, d);
+    oom_buf_printf(out, "    <testcase name=\"%s at %s\" classname=\"", d->code, place);
+    oom_report_xml_escape(out, d->path);
+    oom_buf_printf(out, "\" line=\"%u\">\n      <failure type=\"%s\" message=\"", line, d->code);
+    oom_report_xml_escape(out, message.data);
+    oom_buf_puts(out, "\">");
+    oom_report_xml_escape(out, d->path);
+    oom_buf_printf(out, ":%s: %s ", place, d->code);
+    oom_report_xml_escape(out, d->message);
+    oom_buf_puts(out, "</failure>\n    </testcase>\n");
+    oom_buf_free(&message);
+}
+
 static size_t findings_in_file(const oom_diag_list *diags, size_t from)
 {
     size_t k = from;
@@ -65,20 +92,8 @@ void oom_render_junit(const oom_diag_list *diags, oom_buf *out)
         oom_buf_puts(out, "  <testsuite name=\"");
         oom_report_xml_escape(out, diags->items[i].path);
         oom_buf_printf(out, "\" tests=\"%zu\" failures=\"%zu\">\n", n, n);
-        for (size_t k = i; k < i + n; k++) {
-            const oom_diag *d = &diags->items[k];
-            oom_buf_printf(out, "    <testcase name=\"%s at %u:%u\" classname=\"", d->code, d->start_row,
-                           d->start_col);
-            oom_report_xml_escape(out, d->path);
-            oom_buf_printf(out, "\" line=\"%u\">\n      <failure type=\"%s\" message=\"", d->start_row,
-                           d->code);
-            oom_report_xml_escape(out, d->message);
-            oom_buf_puts(out, "\">");
-            oom_report_xml_escape(out, d->path);
-            oom_buf_printf(out, ":%u:%u: %s ", d->start_row, d->start_col, d->code);
-            oom_report_xml_escape(out, d->message);
-            oom_buf_puts(out, "</failure>\n    </testcase>\n");
-        }
+        for (size_t k = i; k < i + n; k++)
+            put_testcase(out, &diags->items[k]);
         oom_buf_puts(out, "  </testsuite>\n");
         i += n;
     }

@@ -128,8 +128,12 @@ static void put_location(oom_buf *out, const oom_diag *d, const oom_report_optio
     str_field(out, "uri", uri.data);
     if (relative)
         oom_buf_puts(out, ", \"uriBaseId\": \"%SRCROOT%\"");
-    oom_buf_printf(out, "}, \"region\": {\"startLine\": %u, \"startColumn\": %u", d->start_row, d->start_col);
-    if (d->end_row > d->start_row || d->end_col > d->start_col)
+    if (d->cell) /* the .ipynb lines that hold the code; their columns are not the code's */
+        oom_buf_printf(out, "}, \"region\": {\"startLine\": %u, \"endLine\": %u", d->file_start_row,
+                       d->file_end_row);
+    else
+        oom_buf_printf(out, "}, \"region\": {\"startLine\": %u, \"startColumn\": %u", d->start_row, d->start_col);
+    if (!d->cell && (d->end_row > d->start_row || d->end_col > d->start_col))
         oom_buf_printf(out, ", \"endLine\": %u, \"endColumn\": %u", d->end_row, d->end_col);
     oom_buf_puts(out, "}}}]");
     oom_buf_free(&uri);
@@ -138,7 +142,11 @@ static void put_location(oom_buf *out, const oom_diag *d, const oom_report_optio
 static void put_result(oom_buf *out, const oom_diag *d, const char *print,
                        const oom_report_options *opts)
 {
-    char *message = sentence(d->message);
+    oom_buf located;
+    oom_buf_init(&located);
+    oom_report_cell_message(&located, d);
+    char *message = sentence(located.data);
+    oom_buf_free(&located);
     oom_buf_puts(out, "{");
     str_field(out, "ruleId", d->code);
     long index = rule_index(opts, d->code);

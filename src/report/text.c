@@ -39,7 +39,10 @@ static void put_header(oom_buf *out, const oom_diag *d, const palette *p)
 {
     oom_buf_puts(out, p->bold);
     put_display(out, d->path);
-    oom_buf_printf(out, "%s:%u:%u: %s%s%s ", p->reset, d->start_row, d->start_col,
+    oom_buf_puts(out, p->reset);
+    if (d->cell)
+        oom_buf_printf(out, ":cell %u", d->cell);
+    oom_buf_printf(out, ":%u:%u: %s%s%s ", d->start_row, d->start_col,
                    severity_color(p, d->severity), d->code, p->reset);
     put_display(out, d->message);
     oom_buf_putc(out, '\n');
@@ -185,13 +188,20 @@ void oom_report_statistics(const oom_diag_list *diags, oom_buf *out)
 
 void oom_render_pylint(const oom_diag_list *diags, oom_buf *out)
 {
+    oom_buf message;
+    oom_buf_init(&message);
     for (size_t i = 0; i < diags->len; i++) {
         const oom_diag *d = &diags->items[i];
+        uint32_t row, end_row;
+        oom_report_file_rows(d, &row, &end_row);
         put_display(out, d->path);
-        oom_buf_printf(out, ":%u: [%s] ", d->start_row, d->code);
-        put_display(out, d->message);
+        oom_buf_printf(out, ":%u: [%s] ", row, d->code);
+        oom_buf_clear(&message);
+        oom_report_cell_message(&message, d);
+        put_display(out, message.data);
         oom_buf_putc(out, '\n');
     }
+    oom_buf_free(&message);
 }
 
 void oom_render_text(const oom_diag_list *diags, const oom_report_options *opts, oom_buf *out)

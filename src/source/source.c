@@ -19,9 +19,9 @@ static void init_empty(oom_source *out, const char *display_name)
     out->path = oom_xstrdup(display_name);
 }
 
-/* Read at most OOM_MAX_FILE_BYTES + 1 bytes so an oversized stream (stdin, a
- * device) is detected without reading it all. */
-static oom_source_status read_fd(int fd, oom_buf *data, char *error, size_t error_size)
+/* Read at most `limit` + 1 bytes so an oversized stream (stdin, a device) is
+ * detected without reading it all. */
+static oom_source_status read_fd(int fd, size_t limit, oom_buf *data, char *error, size_t error_size)
 {
     char chunk[65536];
     for (;;) {
@@ -35,9 +35,9 @@ static oom_source_status read_fd(int fd, oom_buf *data, char *error, size_t erro
         if (n == 0)
             return OOM_SOURCE_OK;
         oom_buf_append(data, chunk, (size_t)n);
-        if (data->len > OOM_MAX_FILE_BYTES) {
+        if (data->len > limit) {
             snprintf(error, error_size, "file is larger than the %zu MiB limit; not linted",
-                     OOM_MAX_FILE_BYTES / (1024 * 1024));
+                     limit / (1024 * 1024));
             return OOM_SOURCE_TOO_LARGE;
         }
     }
@@ -85,7 +85,7 @@ static oom_source_status adopt_bytes(oom_source *out, oom_buf *data, char *error
     return OOM_SOURCE_OK;
 }
 
-static oom_source_status open_regular(const char *path, int *fd_out, char *error,
+static oom_source_status open_regular(const char *path, size_t limit, int *fd_out, char *error,
                                       size_t error_size)
 {
     /* O_NONBLOCK: opening a FIFO must not wait for a writer. */
@@ -110,9 +110,9 @@ static oom_source_status open_regular(const char *path, int *fd_out, char *error
         close(fd);
         return OOM_SOURCE_NOT_REGULAR;
     }
-    if ((size_t)st.st_size > OOM_MAX_FILE_BYTES) {
+    if ((size_t)st.st_size > limit) {
         snprintf(error, error_size, "file is %lld MiB, over the %zu MiB limit; not linted",
-                 (long long)(st.st_size / (1024 * 1024)), OOM_MAX_FILE_BYTES / (1024 * 1024));
+                 (long long)(st.st_size / (1024 * 1024)), limit / (1024 * 1024));
         close(fd);
         return OOM_SOURCE_TOO_LARGE;
     }
@@ -122,21 +122,22 @@ static oom_source_status open_regular(const char *path, int *fd_out, char *error
     return OOM_SOURCE_OK;
 }
 
-oom_source_status oom_source_read(const char *path, const char *display_name,
-                                  oom_source *out, char *error, size_t error_size)
+/* A file (or stdin) of at most `limit` bytes of UTF-8 text. */
+static oom_source_status read_text(const char *path, const char *display_name, size_t limit,
+                                   oom_source *out, char *error, size_t error_size)
 {
     init_empty(out, display_name);
     error[0] = '\0';
     int fd = STDIN_FILENO;
     bool from_stdin = strcmp(path, "-") == 0;
     if (!from_stdin) {
-        oom_source_status st = open_regular(path, &fd, error, error_size);
+        oom_source_status st = open_regular(path, limit, &fd, error, error_size);
         if (st != OOM_SOURCE_OK)
             return st;
     }
     oom_buf data;
     oom_buf_init(&data);
-    oom_source_status st = read_fd(fd, &data, error, error_size);
+    oom_source_status st = read_fd(fd, limit, &data, error, error_size);
     if (!from_stdin)
         close(fd);
     if (st != OOM_SOURCE_OK) {
@@ -144,6 +145,12 @@ oom_source_status oom_source_read(const char *path, const char *display_name,
         return st;
     }
     return adopt_bytes(out, &data, error, error_size);
+}
+
+oom_source_status oom_source_read(const char *path, const char *display_name,
+                                  oom_source *out, char *error, size_t error_size)
+{
+    return read_text(path, display_name, OOM_MAX_FILE_BYTES, out, error, error_size);
 }
 
 oom_source_status oom_source_from_memory(const char *display_name, const char *bytes,
@@ -163,12 +170,110 @@ oom_source_status oom_source_from_memory(const char *display_name, const char *b
     return adopt_bytes(out, &data, error, error_size);
 }
 
+/* ---- notebooks ------------------------------------------------------------------ */
+
+static oom_source_status notebook_failure(oom_notebook_status st)
+{
+    switch (st) {
+    case OOM_NOTEBOOK_NOT_JSON:
+        return OOM_SOURCE_NOTEBOOK_NOT_JSON;
+    case OOM_NOTEBOOK_NOT_PYTHON:
+        return OOM_SOURCE_NOTEBOOK_NOT_PYTHON;
+    default:
+        return OOM_SOURCE_NOTEBOOK_INVALID;
+    }
+}
+
+/* The source made of the notebook in `file` (which is freed). */
+static oom_source_status adopt_notebook(oom_source *file, const char *display_name, oom_source *out,
+                                        oom_notebook_error *err)
+{
+    oom_notebook *nb;
+    oom_notebook_status nst = oom_notebook_parse(file->text, file->len, &nb, err);
+    oom_source_free(file);
+    if (nst != OOM_NOTEBOOK_OK) {
+        init_empty(out, display_name);
+        return notebook_failure(nst);
+    }
+    size_t len;
+    const char *code = oom_notebook_code(nb, &len);
+    if (len > OOM_MAX_FILE_BYTES) {
+        init_empty(out, display_name);
+        snprintf(err->message, sizeof err->message,
+                 "the notebook's code cells are larger than the %zu MiB limit; not linted",
+                 OOM_MAX_FILE_BYTES / (1024 * 1024));
+        oom_notebook_free(nb);
+        return OOM_SOURCE_TOO_LARGE;
+    }
+    oom_source_status st = oom_source_from_memory(display_name, code, len, out, err->message, sizeof err->message);
+    if (st != OOM_SOURCE_OK) {
+        oom_notebook_free(nb);
+        return st;
+    }
+    out->notebook = nb;
+    return OOM_SOURCE_OK;
+}
+
+oom_source_status oom_source_read_notebook(const char *path, const char *display_name, oom_source *out,
+                                           oom_notebook_error *err)
+{
+    memset(err, 0, sizeof *err);
+    oom_source file;
+    oom_source_status st =
+        read_text(path, display_name, OOM_MAX_NOTEBOOK_BYTES, &file, err->message, sizeof err->message);
+    if (st != OOM_SOURCE_OK) {
+        *out = file;
+        return st;
+    }
+    return adopt_notebook(&file, display_name, out, err);
+}
+
+oom_source_status oom_source_notebook_from_memory(const char *display_name, const char *bytes, size_t len,
+                                                  oom_source *out, oom_notebook_error *err)
+{
+    memset(err, 0, sizeof *err);
+    oom_source file;
+    init_empty(&file, display_name);
+    oom_source_status st = OOM_SOURCE_TOO_LARGE;
+    if (len > OOM_MAX_NOTEBOOK_BYTES) {
+        snprintf(err->message, sizeof err->message, "file is larger than the %zu MiB limit; not linted",
+                 OOM_MAX_NOTEBOOK_BYTES / (1024 * 1024));
+    } else {
+        oom_buf data;
+        oom_buf_init(&data);
+        oom_buf_append(&data, bytes, len);
+        st = adopt_bytes(&file, &data, err->message, sizeof err->message);
+    }
+    if (st != OOM_SOURCE_OK) {
+        *out = file;
+        return st;
+    }
+    return adopt_notebook(&file, display_name, out, err);
+}
+
+oom_notebook *oom_source_take_notebook(oom_source *src)
+{
+    oom_notebook *nb = src->notebook;
+    src->notebook = NULL;
+    return nb;
+}
+
 void oom_source_free(oom_source *src)
 {
     free(src->path);
     free(src->text);
     free(src->line_starts);
+    oom_notebook_free(src->notebook);
     memset(src, 0, sizeof(*src));
+}
+
+void oom_source_describe_line(const oom_source *src, const char *path, uint32_t row, char *buf, size_t size)
+{
+    uint32_t cell, cell_row, file_row;
+    if (src->notebook && oom_notebook_locate(src->notebook, row, &cell, &cell_row, &file_row))
+        snprintf(buf, size, "%s:cell %u:%u", path, cell, cell_row);
+    else
+        snprintf(buf, size, "%s:%u", path, row);
 }
 
 /* Lines end at \n, \r\n or a lone \r, as Python's tokenizer sees them. */

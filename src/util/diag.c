@@ -101,6 +101,8 @@ static int diag_cmp(const void *pa, const void *pb)
     int c = strcmp(a->path, b->path);
     if (c)
         return c;
+    if ((c = cmp_u32(a->cell, b->cell)))
+        return c;
     if ((c = cmp_u32(a->start_row, b->start_row)))
         return c;
     if ((c = cmp_u32(a->start_col, b->start_col)))

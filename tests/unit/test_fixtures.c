@@ -2,9 +2,12 @@
  * ending in `# expect: OOM201` (or `# expect: OOM201,OOM202`) must produce
  * exactly those codes, and every other line must produce nothing. JSON has
  * no comments, so `x.json` keeps them in `x.json.expect`, one `LINE: CODES`
- * a line. A missing finding and an unexpected one both fail the fixture.
- * A fixture linted for a target GPU says so: `# fixture: gpu=v100` in a
- * Python file, `gpu: v100` in a JSON fixture's .expect file. */
+ * a line; a notebook, whose magic lines cannot carry a comment either, keeps
+ * them in `x.ipynb.expect`, one `CELL:ROW: CODES` a line (the cell counted
+ * as Jupyter shows it, markdown included; the row in the cell). A missing
+ * finding and an unexpected one both fail the fixture. A fixture linted for
+ * a target GPU says so: `# fixture: gpu=v100` in a Python file, `gpu: v100`
+ * in a sidecar .expect file. */
 #include <dirent.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -17,7 +20,8 @@
 #include "engine/internal.h" /* to take the word filter out of a second rule set */
 
 typedef struct {
-    uint32_t line;
+    uint32_t cell; /* a notebook's cell; 0 in a file */
+    uint32_t line; /* in the cell, for a notebook */
     char code[16];
     bool seen;
 } expectation;
@@ -39,14 +43,14 @@ static bool is_code(const char *s)
     return s[i] == '\0';
 }
 
-static void add_codes(expectation_list *l, uint32_t line, const char *codes)
+static void add_codes(expectation_list *l, uint32_t cell, uint32_t line, const char *codes)
 {
     const char *p = codes;
     while (*p) {
         while (*p == ' ' || *p == ',')
             p++;
         size_t n = 0;
-        expectation e = {line, "", false};
+        expectation e = {cell, line, "", false};
         while (p[n] && p[n] != ',' && p[n] != ' ' && p[n] != '\n' && p[n] != '\r' && n < 15) {
             e.code[n] = p[n];
             n++;
@@ -75,7 +79,7 @@ static void parse_inline(const char *text, expectation_list *l)
         char *copy = oom_xstrndup(p, len);
         const char *mark = strstr(copy, "# expect:");
         if (mark)
-            add_codes(l, line, mark + strlen("# expect:"));
+            add_codes(l, 0, line, mark + strlen("# expect:"));
         free(copy);
         if (!eol)
             break;
@@ -91,10 +95,12 @@ static void parse_sidecar(const char *path, expectation_list *l)
         return;
     char buf[512];
     while (fgets(buf, sizeof buf, f)) {
-        unsigned line;
+        unsigned cell, line;
         int used = 0;
-        if (sscanf(buf, "%u:%n", &line, &used) == 1 && used > 0)
-            add_codes(l, line, buf + used);
+        if (sscanf(buf, "%u:%u:%n", &cell, &line, &used) == 2 && used > 0)
+            add_codes(l, cell, line, buf + used);
+        else if (sscanf(buf, "%u:%n", &line, &used) == 1 && used > 0)
+            add_codes(l, 0, line, buf + used);
     }
     fclose(f);
 }
@@ -102,10 +108,11 @@ static void parse_sidecar(const char *path, expectation_list *l)
 static oom_kb fixture_kb;
 static oom_compiled *fixture_compiled;
 
-static bool claim(expectation_list *l, uint32_t line, const char *code)
+static bool claim(expectation_list *l, uint32_t cell, uint32_t line, const char *code)
 {
     for (size_t i = 0; i < l->len; i++)
-        if (!l->items[i].seen && l->items[i].line == line && strcmp(l->items[i].code, code) == 0) {
+        if (!l->items[i].seen && l->items[i].cell == cell && l->items[i].line == line &&
+            strcmp(l->items[i].code, code) == 0) {
             l->items[i].seen = true;
             return true;
         }
@@ -161,6 +168,28 @@ static void check_word_filter(oom_source *src, oom_lang lang, const oom_run_cont
     oom_diag_list_free(&all);
 }
 
+/* A fixture's text; a notebook's, as the module of its code cells. */
+static bool read_fixture(const char *path, oom_source *src)
+{
+    char why[256] = "";
+    oom_notebook_error nb_err;
+    memset(&nb_err, 0, sizeof nb_err);
+    bool ok = oom_notebook_is_path(path)
+                  ? oom_source_read_notebook(path, path, src, &nb_err) == OOM_SOURCE_OK
+                  : oom_source_read(path, path, src, why, sizeof why) == OOM_SOURCE_OK;
+    if (!ok)
+        printf("FAIL fixture %s: cannot read: %s\n", path, oom_notebook_is_path(path) ? nb_err.message : why);
+    return ok;
+}
+
+static void describe_line(oom_buf *out, uint32_t cell, uint32_t line)
+{
+    if (cell)
+        oom_buf_printf(out, "  cell %u line %u", cell, line);
+    else
+        oom_buf_printf(out, "  line %u", line);
+}
+
 static void run_fixture(oom_linter *unused, const char *path)
 {
     (void)unused;
@@ -169,13 +198,15 @@ static void run_fixture(oom_linter *unused, const char *path)
     oom_diag_list found = {NULL, 0, 0};
     expectation_list want = {NULL, 0, 0};
     oom_lang lang = oom_lang_for_path(path);
-    if (oom_source_read(path, path, &src, why, sizeof why) != OOM_SOURCE_OK) {
-        printf("FAIL fixture %s: cannot read: %s\n", path, why);
+    bool notebook = oom_notebook_is_path(path);
+    if (notebook)
+        lang = OOM_LANG_PYTHON;
+    if (!read_fixture(path, &src)) {
         oom_source_free(&src);
         return;
     }
     char gpu_name[64] = "";
-    if (lang == OOM_LANG_JSON) {
+    if (lang == OOM_LANG_JSON || notebook) {
         oom_buf side;
         oom_buf_init(&side);
         oom_buf_printf(&side, "%s.expect", path);
@@ -204,13 +235,17 @@ static void run_fixture(oom_linter *unused, const char *path)
     check_word_filter(&src, lang, &run, &found, &report);
     for (size_t i = 0; i < found.len; i++) {
         const oom_diag *d = &found.items[i];
-        if (!claim(&want, d->start_row, d->code))
-            oom_buf_printf(&report, "  line %u: unexpected %s %s\n", d->start_row, d->code, d->message);
+        if (claim(&want, d->cell, d->start_row, d->code))
+            continue;
+        describe_line(&report, d->cell, d->start_row);
+        oom_buf_printf(&report, ": unexpected %s %s\n", d->code, d->message);
     }
-    for (size_t i = 0; i < want.len; i++)
-        if (!want.items[i].seen)
-            oom_buf_printf(&report, "  line %u: expected %s, not reported\n", want.items[i].line,
-                           want.items[i].code);
+    for (size_t i = 0; i < want.len; i++) {
+        if (want.items[i].seen)
+            continue;
+        describe_line(&report, want.items[i].cell, want.items[i].line);
+        oom_buf_printf(&report, ": expected %s, not reported\n", want.items[i].code);
+    }
     if (report.len == 0)
         printf("PASS fixture %s (%zu finding%s)\n", path, found.len, found.len == 1 ? "" : "s");
     else
@@ -247,7 +282,8 @@ static void walk(oom_linter *linter, const char *dir, size_t *count)
         struct stat st;
         if (stat(path.data, &st) == 0 && S_ISDIR(st.st_mode)) {
             walk(linter, path.data, count);
-        } else if (oom_str_ends_with(names[i], ".py") || oom_str_ends_with(names[i], ".json")) {
+        } else if (oom_str_ends_with(names[i], ".py") || oom_str_ends_with(names[i], ".json") ||
+                   oom_notebook_is_path(names[i])) {
             run_fixture(linter, path.data);
             (*count)++;
         }

@@ -1,0 +1,61 @@
+/* notebook: a Jupyter notebook (nbformat 4) as the one Python module its code
+ * cells make, in order (a later cell sees the names of an earlier one, as
+ * the kernel does), with IPython syntax masked (oomlint/ipython.h), and the
+ * way back from a position in that module to the cell, the row and column in
+ * it, and the line of the .ipynb file. Outputs, markdown and raw cells are
+ * never looked at. */
+#ifndef OOMLINT_NOTEBOOK_H
+#define OOMLINT_NOTEBOOK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "oomlint/diag.h"
+
+/* A notebook file may be this large: outputs (images, training logs) can
+ * make it far larger than its code, and the code is what the source size
+ * limit (OOM_MAX_FILE_BYTES) bounds. This bounds the JSON parse. */
+#define OOM_MAX_NOTEBOOK_BYTES ((size_t)256 * 1024 * 1024)
+
+typedef enum {
+    OOM_NOTEBOOK_OK = 0,
+    OOM_NOTEBOOK_NOT_JSON,   /* the file does not parse as JSON */
+    OOM_NOTEBOOK_INVALID,    /* JSON, but not a notebook oomlint can read */
+    OOM_NOTEBOOK_NOT_PYTHON, /* the notebook of another language's kernel */
+} oom_notebook_status;
+
+/* Why a notebook cannot be linted, and where in the file (1-based line and
+ * column in characters; 0 when the problem is the file as a whole). */
+typedef struct {
+    char message[256];
+    uint32_t row, col;
+} oom_notebook_error;
+
+typedef struct oom_notebook oom_notebook;
+
+/* Whether a path names a notebook (.ipynb). */
+bool oom_notebook_is_path(const char *path);
+
+/* Reads the notebook in json[0..len) (UTF-8). On OOM_NOTEBOOK_OK, *out is
+ * the notebook (free with oom_notebook_free); otherwise *out is NULL and
+ * `err` says what is wrong. */
+oom_notebook_status oom_notebook_parse(const char *json, size_t len, oom_notebook **out, oom_notebook_error *err);
+void oom_notebook_free(oom_notebook *nb);
+
+/* The module: the code cells' text, masked, each cell ending in a newline.
+ * Its lines are the cells' lines, one for one. */
+const char *oom_notebook_code(const oom_notebook *nb, size_t *len);
+
+/* Where the module's 1-based line `row` is: its cell, its row in the cell
+ * and the .ipynb line that holds it. False when there is no such line. */
+bool oom_notebook_locate(const oom_notebook *nb, uint32_t row, uint32_t *cell, uint32_t *cell_row,
+                         uint32_t *file_row);
+
+/* Moves a finding made on the module into the notebook: its cell, rows in
+ * that cell, columns on the lines as written (a masked line's finding is
+ * held to the line's length), the .ipynb lines, and the code context as
+ * written rather than as masked. A finding already placed is left alone. */
+void oom_notebook_place(const oom_notebook *nb, oom_diag *d);
+
+#endif
