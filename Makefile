@@ -21,6 +21,7 @@ TS_LIB   := $(DEPS)/tree-sitter/vendor/tree-sitter/lib
 PY_SRC   := $(DEPS)/tree-sitter-python/src
 JSON_SRC := $(DEPS)/tree-sitter-json/src
 TOML_SRC := $(DEPS)/_tree-sitter-grammars-tree-sitter-toml/src
+YAML_SRC := $(DEPS)/_tree-sitter-grammars-tree-sitter-yaml/src
 DEPS_OK  := $(DEPS)/.fetched
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
@@ -33,7 +34,8 @@ LDFLAGS_ALL   := $(SAN_FLAGS) $(PKG_LIBS) -lpthread -lm
 LIB_SRCS  := $(sort $(filter-out src/cli/main.c src/tools/%,$(wildcard src/*/*.c)))
 LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/gen/rules_embedded.o
 DEP_OBJS  := $(BUILD)/obj/deps/ts_lib.o $(BUILD)/obj/deps/py_parser.o $(BUILD)/obj/deps/py_scanner.o \
-             $(BUILD)/obj/deps/json_parser.o $(BUILD)/obj/deps/toml_parser.o $(BUILD)/obj/deps/toml_scanner.o
+             $(BUILD)/obj/deps/json_parser.o $(BUILD)/obj/deps/toml_parser.o $(BUILD)/obj/deps/toml_scanner.o \
+             $(BUILD)/obj/deps/yaml_parser.o $(BUILD)/obj/deps/yaml_scanner.o
 TEST_SRCS := $(sort $(wildcard tests/unit/*.c))
 TEST_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(TEST_SRCS))
 RULE_FILES := $(shell find rules -type f 2>/dev/null)
@@ -112,6 +114,14 @@ $(BUILD)/obj/deps/toml_parser.o: $(DEPS_OK)
 $(BUILD)/obj/deps/toml_scanner.o: $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(DEP_CFLAGS) -I$(TOML_SRC) -c $(TOML_SRC)/scanner.c -o $@
+$(BUILD)/obj/deps/yaml_parser.o: $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(DEP_CFLAGS) -I$(YAML_SRC) -c $(YAML_SRC)/parser.c -o $@
+# The scanner includes its scalar schema; the default (core, YAML 1.2) is kept:
+# oomlint resolves scalars itself as PyYAML (YAML 1.1) does (model/yaml.c).
+$(BUILD)/obj/deps/yaml_scanner.o: $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(DEP_CFLAGS) -I$(YAML_SRC) -c $(YAML_SRC)/scanner.c -o $@
 
 $(BUILD)/tools/parse-only: $(BUILD)/obj/tools/parse_only.o $(BUILD)/liboomlint.a
 	$(CC) -o $@ $^ $(LDFLAGS_ALL)

@@ -95,6 +95,6 @@ void oom_lint_jobs(const oom_compiled *c, const oom_job *jobs, size_t count, int
  * what it holds for. Listed from the table the engine runs, so the list
  * cannot drift from the code. */
 size_t oom_semantic_predicate_count(void);
-const char *oom_semantic_predicate_at(size_t i, int *min_args, int *max_args, bool *json, const char **doc);
+const char *oom_semantic_predicate_at(size_t i, int *min_args, int *max_args, const char **only, const char **doc);
 
 #endif

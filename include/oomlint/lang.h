@@ -9,6 +9,7 @@ typedef enum {
     OOM_LANG_PYTHON = 0,
     OOM_LANG_JSON,
     OOM_LANG_TOML,
+    OOM_LANG_YAML,
     OOM_LANG_COUNT,
     OOM_LANG_NONE = -1,
 } oom_lang;
@@ -17,7 +18,7 @@ const TSLanguage *oom_lang_grammar(oom_lang lang);
 const char *oom_lang_name(oom_lang lang);
 /* "python" -> OOM_LANG_PYTHON; OOM_LANG_NONE when unknown. */
 oom_lang oom_lang_from_name(const char *name);
-/* By file extension (.py, .pyi, .json, .toml); OOM_LANG_NONE otherwise. */
+/* By file extension (.py, .pyi, .json, .toml, .yaml, .yml); OOM_LANG_NONE otherwise. */
 oom_lang oom_lang_for_path(const char *path);
 
 /* The id of a field name in a grammar (0 when the grammar has no such field),

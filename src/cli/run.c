@@ -122,6 +122,11 @@ static oom_job job_for(const oom_settings *s, const oom_target *t)
      * data sets, editor settings with comments): its syntax is not our business. */
     if (job.lang == OOM_LANG_JSON && !t->named && !oom_discover_is_config_json(t->path))
         job.report_syntax = false;
+    /* YAML found in a folder walk is mostly not ours (CI workflows,
+     * docker-compose, Kubernetes, Helm templates that are not YAML until
+     * rendered): it is read for training configs, its syntax left alone. */
+    if (job.lang == OOM_LANG_YAML && !t->named)
+        job.report_syntax = false;
     return job;
 }
 
@@ -371,15 +376,14 @@ static int cmd_predicates(void)
 {
     for (size_t i = 0; i < oom_semantic_predicate_count(); i++) {
         int min_args, max_args;
-        bool json;
-        const char *doc;
-        const char *name = oom_semantic_predicate_at(i, &min_args, &max_args, &json, &doc);
+        const char *only, *doc;
+        const char *name = oom_semantic_predicate_at(i, &min_args, &max_args, &only, &doc);
         char args[48] = "";
         for (int k = 0; k < min_args && k < 3; k++)
             strcat(args, " \"ARG\"");
         if (max_args > min_args)
             strcat(args, min_args == 0 ? " [\"ARG\"...]" : " ...");
-        printf("#%s? @x%s%s\n    %s\n", name, args, json ? " (JSON)" : "", doc);
+        printf("#%s? @x%s%s%s%s\n    %s\n", name, args, only ? " (" : "", only ? only : "", only ? ")" : "", doc);
     }
     return OOM_EXIT_CLEAN;
 }

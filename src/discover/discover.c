@@ -178,7 +178,7 @@ static void walk_entry(walker *w, const char *dir, const char *name, int depth)
         oom_lang lang = oom_lang_for_path(name);
         if (lang == OOM_LANG_PYTHON && !oom_str_ends_with(name, ".pyi"))
             add_target(w->out, path.data, lang, false);
-        else if (lang == OOM_LANG_JSON)
+        else if (lang == OOM_LANG_JSON || lang == OOM_LANG_YAML)
             add_target(w->out, path.data, lang, false);
         else if (oom_notebook_is_path(name))
             add_target(w->out, path.data, OOM_LANG_PYTHON, false);

@@ -190,7 +190,7 @@ static int build_slots(oom_compiled *c, oom_lang lang, oom_buf *src, oom_buf *er
         slot.rule = r;
         slot.query = query;
         slot.query_file = r->lang == lang ? "query.scm" : lang == OOM_LANG_JSON ? "query.json.scm"
-                          : lang == OOM_LANG_TOML                          ? "query.toml.scm"
+                          : lang == OOM_LANG_TOML ? "query.toml.scm" : lang == OOM_LANG_YAML ? "query.yaml.scm"
                                                                            : "query.python.scm";
         slot.source_start = (uint32_t)src->len;
         oom_buf_puts(src, query);

@@ -8,6 +8,7 @@
 
 #include "oomlint/engine.h"
 #include "oomlint/jsonmodel.h"
+#include "oomlint/yamlmodel.h"
 #include "oomlint/model.h"
 #include "oomlint/query.h"
 
@@ -24,6 +25,7 @@ typedef struct oom_pred oom_pred;
 typedef struct {
     const oom_pymodel *py;     /* NULL outside Python */
     const oom_jsonmodel *json; /* NULL outside JSON */
+    const oom_yamlmodel *yaml; /* NULL outside YAML */
     const oom_run_context *run;
     const char *path; /* the file being linted */
     const char *src;  /* its text */
@@ -131,7 +133,7 @@ struct oom_compiled {
 
 /* A semantic predicate's entry: name (without '?'), answer, argument count,
  * languages it applies to, and whether its one argument is a regex. */
-enum { OOM_SEM_PYTHON = 1, OOM_SEM_JSON = 2 };
+enum { OOM_SEM_PYTHON = 1, OOM_SEM_JSON = 2, OOM_SEM_YAML = 4 };
 
 typedef struct {
     const char *name;

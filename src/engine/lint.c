@@ -437,13 +437,14 @@ void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag
     oom_pymodel *model =
         lang == OOM_LANG_PYTHON ? oom_pymodel_build_from(&l->nodes, src->text, src->len) : NULL;
     oom_jsonmodel *json = lang == OOM_LANG_JSON ? oom_jsonmodel_build(tree, src->text, src->len) : NULL;
+    oom_yamlmodel *yaml = lang == OOM_LANG_YAML ? oom_yamlmodel_build(tree, src->text, src->len) : NULL;
     oom_buf detail, waits_on;
     oom_buf_init(&detail);
     oom_buf_append(&detail, "", 0);
     oom_buf_init(&waits_on);
     signed char *file_answers = oom_xmalloc(l->c->file_slots ? l->c->file_slots : 1);
     memset(file_answers, -1, l->c->file_slots ? l->c->file_slots : 1);
-    oom_sem_env env = {model, json, &l->c->run, src->path, src->text, &detail, &waits_on, file_answers,
+    oom_sem_env env = {model, json, yaml, &l->c->run, src->path, src->text, &detail, &waits_on, file_answers,
                        l->md, l->mctx};
     oom_diag_list found = {NULL, 0, 0};
     oom_suppression_set supp;
@@ -465,6 +466,7 @@ void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag
     oom_suppression_set_free(&supp);
     oom_pymodel_free(model);
     oom_jsonmodel_free(json);
+    oom_yamlmodel_free(yaml);
     oom_buf_free(&detail);
     oom_buf_free(&waits_on);
     free(file_answers);

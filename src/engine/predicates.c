@@ -106,12 +106,17 @@ static int build_pred(const oom_query *q, const TSQueryPredicateStep *steps, uin
         p->whole_file = sem->whole_file;
         p->dotted_names = sem->dotted_names;
         p->asks_grad_on = !p->negate && strcmp(sem->name, "oom-grad-enabled") == 0;
-        unsigned here = lang == OOM_LANG_PYTHON ? OOM_SEM_PYTHON : lang == OOM_LANG_JSON ? OOM_SEM_JSON : 0;
+        unsigned here = lang == OOM_LANG_PYTHON ? OOM_SEM_PYTHON
+                        : lang == OOM_LANG_JSON ? OOM_SEM_JSON
+                        : lang == OOM_LANG_YAML ? OOM_SEM_YAML
+                                                : 0;
         if (sem->regex_arg && p->arg_count == 1 && compile_regex(p, err) != 0) {
             rc = -1;
         } else if (!(sem->languages & here)) {
             oom_buf_printf(err, "#%s is a %s predicate", full,
-                           sem->languages & OOM_SEM_PYTHON ? "Python" : "JSON");
+                           sem->languages & OOM_SEM_PYTHON ? "Python"
+                           : sem->languages & OOM_SEM_JSON ? "JSON"
+                                                           : "YAML");
             rc = -1;
         } else if ((int)p->arg_count < sem->min_args || (int)p->arg_count > sem->max_args ||
                    p->other_capture != UINT32_MAX) {

@@ -306,6 +306,85 @@ static bool sem_json_exceeds_model_limit(const oom_sem_env *env, TSNode n, TSNod
     return true;
 }
 
+/* ---- YAML configs ------------------------------------------------------------------ */
+
+/* The pair a capture stands for: the pair itself, or its key. */
+static TSNode yaml_pair_of(TSNode n)
+{
+    const char *type = ts_node_type(n);
+    if (strcmp(type, "block_mapping_pair") == 0 || strcmp(type, "flow_pair") == 0)
+        return n;
+    TSNode parent = ts_node_parent(n);
+    return ts_node_is_null(parent) ? n : parent;
+}
+
+static bool sem_yaml_kind(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p, oom_buf *scratch)
+{
+    (void)n, (void)site, (void)scratch;
+    if (!env->yaml)
+        return false;
+    for (size_t i = 0; i < p->arg_count; i++) {
+        int kind = oom_yaml_kind_from_name(p->args[i]);
+        if (kind > 0 && (oom_yamlmodel_kinds(env->yaml) & (unsigned)kind))
+            return true;
+    }
+    return false;
+}
+
+static bool sem_yaml_key(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p, oom_buf *scratch)
+{
+    (void)site, (void)scratch;
+    if (!env->yaml)
+        return false;
+    TSNode pair = yaml_pair_of(n);
+    for (size_t i = 0; i < p->arg_count; i++)
+        if (oom_yamlmodel_pair_at(env->yaml, pair, p->args[i]))
+            return true;
+    return false;
+}
+
+static bool sem_yaml_value(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p, oom_buf *scratch)
+{
+    (void)site;
+    if (!env->yaml || oom_yamlmodel_pair_value(env->yaml, yaml_pair_of(n), scratch) == OOM_YAML_VALUE_NONE)
+        return false;
+    for (size_t i = 0; i < p->arg_count; i++)
+        if (strcmp(scratch->data, p->args[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Another key of the same document is true: `fp16: true` beside `bf16: true`. */
+static bool sem_yaml_true(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p, oom_buf *scratch)
+{
+    (void)site, (void)scratch;
+    if (!env->yaml)
+        return false;
+    for (size_t i = 0; i < p->arg_count; i++)
+        if (oom_yamlmodel_lookup_bool(env->yaml, n, p->args[i]) == 1)
+            return true;
+    return false;
+}
+
+static bool sem_yaml_exceeds_model_limit(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                                         oom_buf *scratch)
+{
+    (void)site, (void)p;
+    const char *id = env->yaml ? oom_yamlmodel_model_id(env->yaml) : NULL;
+    if (!id || oom_yamlmodel_pair_value(env->yaml, yaml_pair_of(n), scratch) != OOM_YAML_VALUE_INT)
+        return false;
+    char *end;
+    long long value = strtoll(scratch->data, &end, 10), limit;
+    if (*end)
+        return false;
+    oom_buf_clear(scratch);
+    if (!oom_project_id_limit(id, env->path, env->run ? env->run->kb : NULL, &limit, scratch) || value <= limit)
+        return false;
+    oom_buf_clear(env->detail);
+    oom_buf_printf(env->detail, "%lld is more than %s", value, scratch->data);
+    return true;
+}
+
 /* Never false: when the eval batch, the sequence length and the model's
  * vocabulary are known, explains how big the gathered logits are. */
 static bool sem_logits_size(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
@@ -408,7 +487,7 @@ static const oom_sem_entry semantic_predicates[] = {
      "a constant, directly or through names bound to one", false, false},
     {"oom-argument-at-most", sem_argument_at_most, 2, 2, OOM_SEM_PYTHON, false,
      "the call passes NAME=<integer> of at most N (names bound to integers followed)", false, false},
-    {"oom-file-name-matches", sem_file_name_matches, 1, 1, OOM_SEM_PYTHON | OOM_SEM_JSON, true,
+    {"oom-file-name-matches", sem_file_name_matches, 1, 1, OOM_SEM_PYTHON | OOM_SEM_JSON | OOM_SEM_YAML, true,
      "the file's name matches the regex", true, false},
     {"oom-value-follows-switch", sem_value_follows_switch, 1, 1, OOM_SEM_PYTHON, true,
      "a binding the value comes through runs only as a condition matching the regex decides", false, false},
@@ -420,7 +499,7 @@ static const oom_sem_entry semantic_predicates[] = {
      "runs only when a condition matching the regex holds (if/elif/while/x if c else y, enabled=var)", false, false},
     {"oom-retry-call", sem_retry_call, 0, 0, OOM_SEM_PYTHON, false,
      "a call in an OOM handler repeating a call of the try body", false, false},
-    {"oom-target-gpu-lacks", sem_target_gpu_lacks, 1, 4, OOM_SEM_PYTHON | OOM_SEM_JSON, false,
+    {"oom-target-gpu-lacks", sem_target_gpu_lacks, 1, 4, OOM_SEM_PYTHON | OOM_SEM_JSON | OOM_SEM_YAML, false,
      "a target GPU is known and lacks one of: bf16, tf32, fp8, flash_attention_2", true, false},
     {"oom-json-kind", sem_json_kind, 1, 5, OOM_SEM_JSON, false,
      "the JSON file is one of: model-config, tokenizer-config, generation-config, training-args, deepspeed", true, false},
@@ -428,6 +507,16 @@ static const oom_sem_entry semantic_predicates[] = {
      "a pair of the JSON file's top-level object", false, false},
     {"oom-json-deepspeed-key", sem_json_deepspeed_key, 0, 0, OOM_SEM_JSON, false,
      "a top-level pair of a DeepSpeed config: a DeepSpeed JSON, or the \"deepspeed\" object of a TrainingArguments JSON", false, false},
+    {"oom-yaml-kind", sem_yaml_kind, 1, 5, OOM_SEM_YAML, false,
+     "the YAML config is one of: accelerate, axolotl, llama-factory, training-args, lightning", true, false},
+    {"oom-yaml-key", sem_yaml_key, 1, 16, OOM_SEM_YAML, false,
+     "the pair (or its key) is at one of these dotted paths from its document's root (merge keys followed)", false, false},
+    {"oom-yaml-value", sem_yaml_value, 1, 16, OOM_SEM_YAML, false,
+     "the pair's value, aliases followed and read as PyYAML does (true/false/null normalised), is one of these", false, false},
+    {"oom-yaml-true", sem_yaml_true, 1, 8, OOM_SEM_YAML, false,
+     "a key at one of these dotted paths of the same document is true", false, false},
+    {"oom-yaml-exceeds-model-limit", sem_yaml_exceeds_model_limit, 0, 0, OOM_SEM_YAML, false,
+     "the pair's integer is above the position limit of the config's model (base_model, model_name_or_path)", false, false},
     {"oom-view-of-one-tensor", sem_view_of_one_tensor, 0, 0, OOM_SEM_PYTHON, false,
      "a slice or row of one tensor bound before every loop around the site: a view, nothing piles up", false, false},
     {"oom-loads-into-model", sem_loads_into_model, 0, 0, OOM_SEM_PYTHON, false,
@@ -467,12 +556,12 @@ size_t oom_semantic_predicate_count(void)
     return sizeof semantic_predicates / sizeof *semantic_predicates;
 }
 
-const char *oom_semantic_predicate_at(size_t i, int *min_args, int *max_args, bool *json, const char **doc)
+const char *oom_semantic_predicate_at(size_t i, int *min_args, int *max_args, const char **only, const char **doc)
 {
     const oom_sem_entry *e = &semantic_predicates[i];
     *min_args = e->min_args;
     *max_args = e->max_args;
-    *json = (e->languages & OOM_SEM_JSON) != 0 && (e->languages & OOM_SEM_PYTHON) == 0;
+    *only = e->languages == OOM_SEM_JSON ? "JSON" : e->languages == OOM_SEM_YAML ? "YAML" : NULL;
     *doc = e->doc;
     return e->name;
 }

@@ -9,8 +9,9 @@
 const TSLanguage *tree_sitter_python(void);
 const TSLanguage *tree_sitter_json(void);
 const TSLanguage *tree_sitter_toml(void);
+const TSLanguage *tree_sitter_yaml(void);
 
-static const char *const names[OOM_LANG_COUNT] = {"python", "json", "toml"};
+static const char *const names[OOM_LANG_COUNT] = {"python", "json", "toml", "yaml"};
 
 const TSLanguage *oom_lang_grammar(oom_lang lang)
 {
@@ -21,6 +22,8 @@ const TSLanguage *oom_lang_grammar(oom_lang lang)
         return tree_sitter_json();
     case OOM_LANG_TOML:
         return tree_sitter_toml();
+    case OOM_LANG_YAML:
+        return tree_sitter_yaml();
     default:
         return NULL;
     }
@@ -47,6 +50,8 @@ oom_lang oom_lang_for_path(const char *path)
         return OOM_LANG_JSON;
     if (oom_str_ends_with(path, ".toml"))
         return OOM_LANG_TOML;
+    if (oom_str_ends_with(path, ".yaml") || oom_str_ends_with(path, ".yml"))
+        return OOM_LANG_YAML;
     return OOM_LANG_NONE;
 }
 

@@ -2,7 +2,8 @@
  * ending in `# expect: OOM201` (or `# expect: OOM201,OOM202`) must produce
  * exactly those codes, and every other line must produce nothing. JSON has
  * no comments, so `x.json` keeps them in `x.json.expect`, one `LINE: CODES`
- * a line; a notebook, whose magic lines cannot carry a comment either, keeps
+ * a line; YAML configs (`x.yaml`, `x.yml`) do the same, so that a fixture is
+ * the config exactly as a user writes it, hostile bytes included; a notebook, whose magic lines cannot carry a comment either, keeps
  * them in `x.ipynb.expect`, one `CELL:ROW: CODES` a line (the cell counted
  * as Jupyter shows it, markdown included; the row in the cell). A missing
  * finding and an unexpected one both fail the fixture. A fixture linted for
@@ -206,7 +207,7 @@ static void run_fixture(oom_linter *unused, const char *path)
         return;
     }
     char gpu_name[64] = "";
-    if (lang == OOM_LANG_JSON || notebook) {
+    if (lang == OOM_LANG_JSON || lang == OOM_LANG_YAML || notebook) {
         oom_buf side;
         oom_buf_init(&side);
         oom_buf_printf(&side, "%s.expect", path);
@@ -283,7 +284,7 @@ static void walk(oom_linter *linter, const char *dir, size_t *count)
         if (stat(path.data, &st) == 0 && S_ISDIR(st.st_mode)) {
             walk(linter, path.data, count);
         } else if (oom_str_ends_with(names[i], ".py") || oom_str_ends_with(names[i], ".json") ||
-                   oom_notebook_is_path(names[i])) {
+                   oom_lang_for_path(names[i]) == OOM_LANG_YAML || oom_notebook_is_path(names[i])) {
             run_fixture(linter, path.data);
             (*count)++;
         }
