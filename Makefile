@@ -31,7 +31,7 @@ OUR_CFLAGS    := $(CFLAGS_COMMON) $(WARN) $(EXTRA_WARN) -Iinclude -I$(TS_LIB)/in
 DEP_CFLAGS    := $(CFLAGS_COMMON) -w -I$(TS_LIB)/include -I$(TS_LIB)/src
 LDFLAGS_ALL   := $(SAN_FLAGS) $(PKG_LIBS) -lpthread -lm
 
-LIB_SRCS  := $(sort $(filter-out src/cli/main.c src/tools/%,$(wildcard src/*/*.c)))
+LIB_SRCS  := $(sort $(filter-out src/cli/main.c src/tools/% src/deps/%,$(wildcard src/*/*.c)))
 LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/gen/rules_embedded.o
 DEP_OBJS  := $(BUILD)/obj/deps/ts_lib.o $(BUILD)/obj/deps/py_parser.o $(BUILD)/obj/deps/py_scanner.o \
              $(BUILD)/obj/deps/json_parser.o $(BUILD)/obj/deps/toml_parser.o $(BUILD)/obj/deps/toml_scanner.o \
@@ -119,9 +119,11 @@ $(BUILD)/obj/deps/yaml_parser.o: $(DEPS_OK)
 	$(CC) $(DEP_CFLAGS) -I$(YAML_SRC) -c $(YAML_SRC)/parser.c -o $@
 # The scanner includes its scalar schema; the default (core, YAML 1.2) is kept:
 # oomlint resolves scalars itself as PyYAML (YAML 1.1) does (model/yaml.c).
-$(BUILD)/obj/deps/yaml_scanner.o: $(DEPS_OK)
+# It is compiled through src/deps/yaml_scanner.c, which bounds its state's
+# serialization (see that file).
+$(BUILD)/obj/deps/yaml_scanner.o: src/deps/yaml_scanner.c $(DEPS_OK)
 	@mkdir -p $(dir $@)
-	$(CC) $(DEP_CFLAGS) -I$(YAML_SRC) -c $(YAML_SRC)/scanner.c -o $@
+	$(CC) $(DEP_CFLAGS) -I$(YAML_SRC) -c src/deps/yaml_scanner.c -o $@
 
 $(BUILD)/tools/parse-only: $(BUILD)/obj/tools/parse_only.o $(BUILD)/liboomlint.a
 	$(CC) -o $@ $^ $(LDFLAGS_ALL)
@@ -154,7 +156,7 @@ $(DEPS)/.test-tools: src/deps/test-tools.lock src/deps/fetch.sh
 	@chmod +x $(DEPS)/_microsoft-sarif-multitool-linux/Sarif.Multitool
 	@touch $@
 
-REPLAYS := $(patsubst %,$(BUILD)/tools/replay-%,python json toml suppress rule match notebook)
+REPLAYS := $(patsubst %,$(BUILD)/tools/replay-%,python json toml yaml suppress rule match notebook)
 
 unit: check-system $(BUILD)/oomlint $(BUILD)/oomlint-tests $(BUILD)/tools/match-diff $(REPLAYS)
 
@@ -163,13 +165,13 @@ $(BUILD)/tools/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz
 	@mkdir -p $(dir $@)
 	$(CC) $(OUR_CFLAGS) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c $(BUILD)/liboomlint.a $(LDFLAGS_ALL)
 
-# libFuzzer targets (clang): Python, JSON, TOML and notebooks (and single
+# libFuzzer targets (clang): Python, JSON, TOML, YAML and notebooks (and single
 # cells' IPython masking) through the whole pipeline, suppression comments,
 # a user rule, and oomlint's query matcher against tree-sitter's cursor
 # (differential). `make fuzz FUZZ_SECONDS=N` runs each
 # for N seconds on a corpus seeded from the fixtures and the rules.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := python json toml suppress rule match notebook
+FUZZ_TARGETS := python json toml yaml suppress rule match notebook
 FUZZ_SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 fuzz-build:

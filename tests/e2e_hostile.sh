@@ -195,3 +195,65 @@ awk 'BEGIN { printf "{\"cells\": ["; for (i = 0; i < 100000; i++) printf "{\"cel
   print "\"import os\\n\", \"os.environ[\\\"CUDA_VISIBLE_DEVICES\\\"] = \\\"0\\\"\"]}]}" }' >"$T/wide.ipynb"
 run_limited 60 --format concise "$T/wide.ipynb"
 expect_contains notebook-100000-cells-and-source-strings "$OUT" "wide.ipynb:cell 100001:100002:1: OOM101"
+
+# ---- hostile YAML: one clear finding or nothing, in linear time -------------------
+# yamlcase NAME FILE WANT: linted for a T4 within 20 s and 512 MiB, exit 0 or 1, WANT
+# in the output ("" for no finding at all)
+yamlcase() {
+    ( ulimit -v 524288; timeout 20 "$OOMLINT" --gpu t4 --format concise "$2" >"$T/out" 2>"$T/err" </dev/null )
+    RC=$?
+    OUT="$(cat "$T/out")"
+    if [ "$RC" -gt 1 ]; then
+        fail "$1" "exit $RC: $(head -c 300 "$T/err")"
+    elif [ -z "$3" ]; then
+        expect_not_contains "$1" "$OUT" "OOM"
+    else
+        expect_contains "$1" "$OUT" "$3"
+    fi
+}
+# a billion laughs, and far more: 30 levels of 10 aliases each (10^30 copies if expanded)
+awk 'BEGIN { print "base_model: gpt2"; print "micro_batch_size: 1"
+  printf "a0: &a0 [\"lol\""; for (j = 1; j < 10; j++) printf ", \"lol\""; print "]"
+  for (i = 1; i < 30; i++) { printf "a%d: &a%d [*a%d", i, i, i - 1; for (j = 1; j < 10; j++) printf ", *a%d", i - 1; print "]" }
+  print "bf16: *a29"; print "tf32: true" }' >"$T/laughs.yaml"
+yamlcase yaml-billion-laughs "$T/laughs.yaml" "laughs.yaml:34:1: OOM403"
+# 100000 merges of one anchor (which alone makes this an axolotl config), and
+# 30000 aliases: each a bounded lookup
+awk 'BEGIN { print "a: &a {micro_batch_size: 1}"; printf "<<: [*a"
+  for (i = 0; i < 100000; i++) printf ", *a"; print "]"; for (i = 0; i < 30000; i++) printf "k%d: *a\n", i; print "bf16: true" }' >"$T/merges.yaml"
+yamlcase yaml-100000-merges-and-aliases "$T/merges.yaml" "merges.yaml:30003:1: OOM401"
+# merge keys that name themselves, each other, or nothing
+printf 'a: &a {x: 1}\nb: &b\n  <<: *a\n  <<: *b\nc: &c\n  <<: [*b, *a, *c]\n<<: *c\n<<: *nowhere\nbase_model: gpt2\nbf16: true\n' >"$T/cycles.yaml"
+yamlcase yaml-merge-cycles "$T/cycles.yaml" "cycles.yaml:10:1: OOM401"
+printf 'base_model: gpt2\nsequence_len: 512\nbf16: *undefined\n' >"$T/undefined.yaml"
+yamlcase yaml-undefined-alias "$T/undefined.yaml" ""
+# deep nesting: 100000 flow brackets; 300 block levels (past the YAML scanner's saved state)
+awk 'BEGIN { printf "base_model: gpt2\nx: "; for (i = 0; i < 100000; i++) printf "["; for (i = 0; i < 100000; i++) printf "]"; print ""; print "bf16: true" }' >"$T/deepflow.yaml"
+yamlcase yaml-100000-deep-flow "$T/deepflow.yaml" "deepflow.yaml:3:1: OOM401"
+awk 'BEGIN { print "base_model: gpt2"; for (i = 0; i < 300; i++) { for (j = 0; j < i; j++) printf "  "; printf "n%d:\n", i }; print "bf16: true" }' >"$T/deepblock.yaml"
+yamlcase yaml-300-deep-blocks "$T/deepblock.yaml" "deepblock.yaml:1:1: OOM001"
+# a tab in indentation is not YAML: one syntax error
+printf 'base_model: gpt2\nmicro_batch_size: 1\n\tbf16: true\n' >"$T/tabs.yaml"
+yamlcase yaml-tab-indentation "$T/tabs.yaml" "tabs.yaml:1:1: OOM001"
+# several documents: each read on its own, lines counted in the file
+printf -- '---\nname: ci\non: push\n---\nbase_model: gpt2\nmicro_batch_size: 1\nbf16: true\n...\n---\n- a\n- b\n' >"$T/docs.yaml"
+yamlcase yaml-several-documents "$T/docs.yaml" "docs.yaml:7:1: OOM401"
+# YAML 1.1 scalars and Python tags parse, and read as PyYAML reads them
+printf 'base_model: gpt2\nmicro_batch_size: 500_000\ndtype: !!python/name:torch.bfloat16\nrun: !!python/object/apply:os.system ["echo"]\nempty:\nbf16: on\n' >"$T/tags.yaml"
+yamlcase yaml-python-tags-and-yaml11 "$T/tags.yaml" "tags.yaml:6:1: OOM401"
+printf 'base_model: gpt2\nnote: \351t\351\nbf16: true\n' >"$T/latin1.yaml"
+yamlcase yaml-not-utf8 "$T/latin1.yaml" "OOM002 Cannot lint this file: not valid UTF-8"
+printf 'base_model: gpt2\n\000\001bf16: true\n' >"$T/nul.yaml"
+yamlcase yaml-binary "$T/nul.yaml" "OOM002 Cannot lint this file: binary file"
+awk 'BEGIN { print "base_model: gpt2"; for (i = 0; i < 40000; i++) printf "k%d: %d\n", i, i; print "bf16: true" }' >"$T/long.yaml"
+yamlcase yaml-over-the-parser-line-limit "$T/long.yaml" "OOM002 Cannot lint this file: YAML file of more than 32768 lines"
+# in a folder walk, YAML that is not a training config is left alone, broken or not
+mkdir -p "$T/yamlwalk/.github/workflows" "$T/yamlwalk/charts"
+printf 'on: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    env: {bf16: true}\n' >"$T/yamlwalk/.github/workflows/ci.yml"
+printf 'spec:\n  replicas: {{ .Values.replicas }}\n\t- broken: [\n' >"$T/yamlwalk/charts/deployment.yaml"
+cp "$T/long.yaml" "$T/yamlwalk/data.yaml"
+printf 'base_model: gpt2\nmicro_batch_size: 1\nbf16: true\n' >"$T/yamlwalk/axolotl.yml"
+run_oomlint --gpu t4 --format concise "$T/yamlwalk"
+expect_contains yaml-walk-config-linted "$OUT" "axolotl.yml:3:1: OOM401"
+n=$(printf '%s\n' "$OUT" | grep -c ': OOM')
+if [ "$n" = 1 ]; then pass yaml-walk-others-left-alone; else fail yaml-walk-others-left-alone "$n findings: $OUT"; fi

@@ -49,11 +49,35 @@ static bool read_job(const oom_compiled *c, const oom_job *job, oom_source *src,
     return false;
 }
 
+/* tree-sitter-yaml's scanner keeps the row in 16 bits: past 32768 lines its
+ * positions wrap and a valid file parses as a syntax error. Such a file is
+ * data, not a training config; a named one is told why it is not linted. */
+#define OOM_YAML_MAX_LINES 32768
+
+static bool yaml_within_line_limit(const oom_compiled *c, const oom_job *job, const oom_source *src,
+                                   oom_diag_list *out)
+{
+    size_t lines = 0;
+    for (const char *p = src->text, *end = src->text + src->len; p < end && lines <= OOM_YAML_MAX_LINES; p++) {
+        p = memchr(p, '\n', (size_t)(end - p));
+        if (!p)
+            break;
+        lines++;
+    }
+    if (lines <= OOM_YAML_MAX_LINES)
+        return true;
+    if (job->report_syntax)
+        oom_report_unreadable(c, job->display, "YAML file of more than 32768 lines, more than the YAML parser can "
+                                               "place; not linted", out);
+    return false;
+}
+
 static void lint_one(oom_linter *linter, const oom_compiled *c, const oom_job *job,
                      oom_diag_list *out)
 {
     oom_source src;
-    if (!read_job(c, job, &src, out)) {
+    if (!read_job(c, job, &src, out) ||
+        (job->lang == OOM_LANG_YAML && !yaml_within_line_limit(c, job, &src, out))) {
         oom_source_free(&src);
         return;
     }

@@ -63,9 +63,10 @@ static inline void fuzz_check_layout(const oom_source *src, oom_lang lang)
 /* The project pass's call facts, taken as the CLI's worker takes them (the
  * DeepSpeed links and the estimate inputs read files beside the script, which
  * a fuzz input must not reach). */
-static void fuzz_take_calls(void *ctx, oom_source *src, oom_pymodel *model, TSNode root)
+static void fuzz_take_calls(void *ctx, oom_source *src, oom_pymodel *model, TSNode root,
+                            oom_diag_list *pending)
 {
-    (void)src, (void)root;
+    (void)src, (void)root, (void)pending;
     oom_file_facts_take_calls(ctx, model);
 }
 

@@ -12,6 +12,8 @@ seed() { # seed TARGET DIR
     python) find fixtures -name '*.py' -exec cp {} "$2"/ \; ;;
     json) find fixtures -name '*.json' -exec cp {} "$2"/ \; 2>/dev/null
           printf '{"zero_optimization": {"stage": 3}, "train_micro_batch_size_per_gpu": "auto"}' > "$2/ds.json" ;;
+    yaml) find fixtures -name '*.yml' -exec cp {} "$2"/ \; 2>/dev/null; find fixtures -name '*.yaml' -exec cp {} "$2"/ \; 2>/dev/null
+          printf 'a: &a [x, x]\nb: &b [*a, *a]\n<<: *c\nbase_model: gpt2\nbf16: *b\n---\ntrainer: {precision: bf16-mixed}\n' > "$2/anchors.yaml" ;;
     toml) printf '[tool.oomlint]\ngpu = "a100-80gb"\nselect = ["OOM2"]\n[tool.oomlint.per-file-ignores]\n"tests/*" = ["OOM301"]\n' > "$2/pyproject.toml" ;;
     suppress) printf '# noqa: OOM201,OOM202' > "$2/a"; printf '# oomlint: disable-file=OOM2' > "$2/b"
               printf '# type: ignore  # noqa' > "$2/c"; printf '# oomlint: disable=OOM101' > "$2/d" ;;
