@@ -6,7 +6,7 @@ static const char usage_text[] =
     "\n"
     "Usage:\n"
     "  oomlint [check] [OPTIONS] [PATH...]   lint files and folders (default: .); - reads stdin\n"
-    "                                        (.py scripts, .ipynb notebooks, training JSON configs)\n"
+    "                                        (.py scripts, .ipynb notebooks, training JSON and YAML configs)\n"
     "  oomlint rule CODE                     show a rule's documentation\n"
     "  oomlint rules                         list every rule\n"
     "  oomlint gpus                          list the GPUs oomlint knows\n"

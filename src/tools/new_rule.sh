@@ -3,8 +3,8 @@
 # query.scm, doc.md in the five-part shape every rule's documentation has)
 # and two fixtures under fixtures/rules/<CODE>/, one that must fire and one
 # that must stay quiet. Run by `make new-rule CODE=OOM7xx NAME=kebab-name`.
-# A rule that also reads JSON configs adds a query.json.scm beside its
-# query.scm (see rules/python/OOM401-*).
+# A rule that also reads JSON or YAML configs adds a query.json.scm or
+# query.yaml.scm beside its query.scm (see rules/python/OOM401-*).
 #
 # The query it writes matches a placeholder call, so the new rule builds,
 # loads and passes its fixtures at once; CONTRIBUTING.md says what to change
