@@ -276,3 +276,47 @@ expect_contains "max-batch-none-fits" "$OUT" "none fits, even 1"
 run_oomlint estimate --model gpt2 --max-batch
 expect_rc "max-batch-needs-a-gpu" 2
 expect_contains "max-batch-needs-a-gpu-says-so" "$ERR" "--max-batch needs the target GPU"
+
+# ---- from a YAML training config alone ----------------------------------------------
+cat > "$T/qlora.yml" <<'YAML'
+base_model: meta-llama/Llama-2-7b-hf
+load_in_4bit: true
+adapter: qlora
+lora_r: 32
+lora_target_linear: true
+sequence_len: 4096
+micro_batch_size: 2
+gradient_accumulation_steps: 4
+optimizer: paged_adamw_32bit
+bf16: auto
+gradient_checkpointing: true
+flash_attention: true
+YAML
+run_oomlint estimate "$T/qlora.yml" --gpu rtx4090 --format json
+v=$(printf '%s' "$OUT" | jq -r '[.model, .inputs.batch.value, .inputs.sequence.value, .inputs.precision.value, .inputs.trainable.value, .inputs.checkpointing.value, .inputs.batch.source] | join("|")' 2>/dev/null)
+case "$v" in
+    "meta-llama/Llama-2-7b-hf|2|4096|4-bit (NF4) weights|58.7M|on|"*"qlora.yml:7 micro_batch_size: 2") pass "estimate-axolotl-yaml-inputs" ;;
+    *) fail "estimate-axolotl-yaml-inputs" "got $v" ;;
+esac
+fits=$(printf '%s' "$OUT" | jq '.total_bytes < .capacity_bytes' 2>/dev/null)
+if [ "$fits" = "true" ]; then pass "estimate-axolotl-qlora-fits-a-4090"; else fail "estimate-axolotl-qlora-fits-a-4090" "$(printf '%s' "$OUT" | head -c 300)"; fi
+# the same model, fully trained in fp32-weight mixed precision, does not
+sed 's/load_in_4bit: true/load_in_4bit: false/; s/adapter: qlora/adapter:/' "$T/qlora.yml" > "$T/full.yml"
+run_oomlint estimate "$T/full.yml" --gpu rtx4090
+expect_contains "estimate-axolotl-full-finetune-oom" "$OUT" "-> out of memory"
+cat > "$T/lf.yaml" <<'YAML'
+model_name_or_path: gpt2
+stage: sft
+finetuning_type: full
+template: default
+cutoff_len: 1_024
+per_device_train_batch_size: 4
+fp16: yes
+YAML
+run_oomlint estimate "$T/lf.yaml" --format json
+v=$(printf '%s' "$OUT" | jq -r '[.model, .inputs.batch.value, .inputs.sequence.value, .inputs.precision.value] | join("|")' 2>/dev/null)
+if [ "$v" = "gpt2|4|1024|fp16 mixed precision" ]; then pass "estimate-llama-factory-yaml"; else fail "estimate-llama-factory-yaml" "got $v"; fi
+printf 'services:\n  web:\n    image: nginx\n' > "$T/compose.yaml"
+run_oomlint estimate "$T/compose.yaml"
+expect_rc "estimate-yaml-not-a-config" 2
+expect_contains "estimate-yaml-not-a-config-says-so" "$ERR" "not a training config oomlint recognises"

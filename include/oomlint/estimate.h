@@ -162,6 +162,11 @@ void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel
 /* Reads a Python script or a notebook's code cells (and the DeepSpeed config it names) for the inputs.
  * Returns false, with a reason in err, when the file cannot be read. */
 bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err);
+/* Reads a YAML training config (axolotl, LLaMA-Factory, a TRL recipe, a
+ * Lightning CLI config) for the inputs: the model, micro-batch, sequence,
+ * precision, quantisation, adapter, checkpointing and optimizer it names.
+ * Returns false, with a reason in err, when the file cannot be read. */
+bool oom_script_inputs_read_yaml(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err);
 /* Whether the inputs describe an image model (activations per image). */
 bool oom_script_inputs_is_image(const oom_script_inputs *s);
 /* Fills the shape from a known model: from the knowledge base by id. Where

@@ -58,6 +58,8 @@ oom_yaml_value_type oom_yamlmodel_pair_value(const oom_yamlmodel *m, TSNode pair
  * document when `near` is null), merge keys followed; OOM_YAML_VALUE_NONE
  * when absent. */
 oom_yaml_value_type oom_yamlmodel_lookup(const oom_yamlmodel *m, TSNode near, const char *path, oom_buf *out);
+/* The pair at a dotted key path (as lookup finds it), or a null node. */
+TSNode oom_yamlmodel_find(const oom_yamlmodel *m, TSNode near, const char *path);
 /* lookup, reading true/false only: -1 when absent or not a boolean. */
 int oom_yamlmodel_lookup_bool(const oom_yamlmodel *m, TSNode near, const char *path);
 /* lookup, reading an integer only. */

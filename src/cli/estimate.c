@@ -259,7 +259,7 @@ static bool inputs_from_config(const char *path, oom_script_inputs *in, oom_buf 
 }
 
 /* The inputs from what the command line names: a script, a folder, a
- * config.json, and/or --model. */
+ * config.json, a YAML training config, and/or --model. */
 static bool load_inputs(const oom_settings *s, const oom_kb *kb, oom_script_inputs *in, oom_buf *err)
 {
     const char *path = s->paths.len ? s->paths.items[0] : NULL;
@@ -277,6 +277,8 @@ static bool load_inputs(const oom_settings *s, const oom_kb *kb, oom_script_inpu
     oom_script_inputs_init(in);
     if (path && oom_str_ends_with(path, ".json"))
         ok = inputs_from_config(path, in, err);
+    else if (path && oom_lang_for_path(path) == OOM_LANG_YAML)
+        ok = oom_script_inputs_read_yaml(path, kb, in, err);
     else if (path)
         ok = oom_script_inputs_read(path, kb, in, err);
     free(chosen);

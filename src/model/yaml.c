@@ -524,6 +524,12 @@ oom_yaml_value_type oom_yamlmodel_pair_value(const oom_yamlmodel *m, TSNode pair
     return node_value(m, field_of(pair, "value", 5), out);
 }
 
+TSNode oom_yamlmodel_find(const oom_yamlmodel *m, TSNode near, const char *path)
+{
+    const yaml_document *d = document_of(m, near);
+    return d ? value_at(m, d, path) : null_node();
+}
+
 oom_yaml_value_type oom_yamlmodel_lookup(const oom_yamlmodel *m, TSNode near, const char *path, oom_buf *out)
 {
     oom_buf_clear(out);

@@ -11,6 +11,7 @@
 #include "oomlint/lang.h"
 #include "oomlint/project.h"
 #include "oomlint/source.h"
+#include "oomlint/yamlmodel.h"
 
 /* A TrainingArguments value and where it was set (or that it is the default). */
 typedef struct {
@@ -176,6 +177,56 @@ static void links_from_args_json(const char *args_path, link_list *out)
     cJSON_Delete(root);
 }
 
+/* ---- a TrainingArguments YAML (HfArgumentParser.parse_yaml_file) ------------------ */
+
+/* The same keys, read as PyYAML reads them (TRL and alignment-handbook
+ * recipes are such files). */
+static void links_from_args_yaml(const char *args_path, link_list *out)
+{
+    oom_source src;
+    char why[128];
+    if (oom_source_read(args_path, args_path, &src, why, sizeof why) != OOM_SOURCE_OK) {
+        oom_source_free(&src);
+        return;
+    }
+    TSParser *parser = ts_parser_new();
+    ts_parser_set_language(parser, oom_lang_grammar(OOM_LANG_YAML));
+    TSTree *tree = ts_parser_parse_string(parser, NULL, src.text, (uint32_t)src.len);
+    oom_yamlmodel *m = tree ? oom_yamlmodel_build(tree, src.text, src.len) : NULL;
+    TSNode first = {{0}, NULL, NULL};
+    oom_buf v;
+    oom_buf_init(&v);
+    if (m && oom_yamlmodel_lookup(m, first, "deepspeed", &v) == OOM_YAML_VALUE_STRING && v.len) {
+        ds_link l;
+        memset(&l, 0, sizeof l);
+        l.ds_path = resolve_beside(args_path, v.data);
+        set_default(&l.micro_batch, 8, args_path, "per_device_train_batch_size");
+        set_default(&l.grad_accum, 1, args_path, "gradient_accumulation_steps");
+        set_default(&l.fp16, 0, args_path, "fp16");
+        set_default(&l.bf16, 0, args_path, "bf16");
+        static const char *const keys[] = {"per_device_train_batch_size", "gradient_accumulation_steps"};
+        hf_value *counts[] = {&l.micro_batch, &l.grad_accum};
+        long long n;
+        for (size_t k = 0; k < 2; k++)
+            if (oom_yamlmodel_lookup_int(m, first, keys[k], &n))
+                set_value(counts[k], n, args_path, keys[k]);
+        static const char *const flags[] = {"fp16", "bf16"};
+        hf_value *switches[] = {&l.fp16, &l.bf16};
+        for (size_t k = 0; k < 2; k++) {
+            int on = oom_yamlmodel_lookup_bool(m, first, flags[k]);
+            if (on >= 0)
+                set_value(switches[k], on, args_path, flags[k]);
+        }
+        OOM_PUSH(out->items, out->len, out->cap, l);
+    }
+    oom_buf_free(&v);
+    oom_yamlmodel_free(m);
+    if (tree)
+        ts_tree_delete(tree);
+    ts_parser_delete(parser);
+    oom_source_free(&src);
+}
+
 static bool is_word_char(char c)
 {
     return c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
@@ -200,7 +251,8 @@ static bool keyword_follows(const char *text, size_t len, size_t at)
 
 bool oom_project_may_link_deepspeed(const char *text, size_t len)
 {
-    if (memmem(text, len, "parse_json_file", strlen("parse_json_file")))
+    if (memmem(text, len, "parse_json_file", strlen("parse_json_file")) ||
+        memmem(text, len, "parse_yaml_file", strlen("parse_yaml_file")))
         return true;
     const char *p = text, *end = text + len;
     while ((p = memmem(p, (size_t)(end - p), "deepspeed", strlen("deepspeed")))) {
@@ -223,12 +275,16 @@ static void collect_links(const char *script, oom_source *src, oom_pymodel *m, T
             TSNode args = oom_child(n, "arguments", 9);
             char *callee = ts_node_is_null(fn) ? oom_xstrdup("") : node_string(src->text, fn);
             if (!ts_node_is_null(args) && strcmp(ts_node_type(args), "argument_list") == 0) {
-                if (oom_str_ends_with(callee, "parse_json_file") && ts_node_named_child_count(args) > 0) {
+                bool json = oom_str_ends_with(callee, "parse_json_file");
+                if ((json || oom_str_ends_with(callee, "parse_yaml_file")) && ts_node_named_child_count(args) > 0) {
                     oom_buf s;
                     oom_buf_init(&s);
                     if (oom_pymodel_string_value(m, ts_node_named_child(args, 0), &s) && s.len) {
                         char *p = resolve_beside(script, s.data);
-                        links_from_args_json(p, out);
+                        if (json)
+                            links_from_args_json(p, out);
+                        else
+                            links_from_args_yaml(p, out);
                         free(p);
                     }
                     oom_buf_free(&s);
