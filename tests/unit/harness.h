@@ -46,6 +46,7 @@ void test_diffbase_suite(void);
 void test_project_suite(void);
 void test_words_suite(void);
 void test_notebook_suite(void);
+void test_yamlmodel_suite(void);
 void test_fixtures_suite(const char *root);
 
 #endif

@@ -31,6 +31,7 @@ int main(int argc, char **argv)
     test_project_suite();
     test_words_suite();
     test_notebook_suite();
+    test_yamlmodel_suite();
     test_fixtures_suite(fixtures);
     return 0;
 }
