@@ -67,7 +67,7 @@ if [ -x build/oomlint-tests ]; then
     section "unit tests and fixtures"
     collect "unit" build/oomlint-tests "$FIXTURES"
     section "query matcher against tree-sitter's cursor (every built-in pattern, every fixture)"
-    find fixtures -name '*.py' -o -name '*.json' | sort | build/tools/match-diff > "$LOG/match-diff" 2>&1
+    find fixtures -name '*.py' -o -name '*.json' -o -name '*.yaml' -o -name '*.yml' | sort | build/tools/match-diff > "$LOG/match-diff" 2>&1
     rc=$?
     tail -n 1 "$LOG/match-diff"
     record "match-diff: oomlint's matcher and layout agree with tree-sitter's cursor" $rc "$LOG/match-diff"
