@@ -12,6 +12,7 @@
 #include "oomlint/rules.h"
 #include "oomlint/select.h"
 #include "oomlint/source.h"
+#include "oomlint/yamlmodel.h"
 
 /* What a run knows beyond the file: the target hardware and the knowledge
  * base. Rules about hardware stay silent while no GPU is known. */
@@ -43,17 +44,18 @@ void oom_linter_free(oom_linter *l);
 /* Lints one source of the given language and appends findings (after
  * suppression comments are applied) to `out`. */
 void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list *out);
-/* Called once a Python file is linted, on the thread that linted it, with
- * its model and tree: how the project pass takes what it needs of the file
+/* Called once a Python file (or a YAML config) is linted, on the thread that
+ * linted it, with its model (`model` for Python, `yaml` for YAML; the other
+ * is NULL) and tree: how the project pass takes what it needs of the file
  * (oomlint/facts.h) without reading or parsing it again. `pending` holds the
  * findings that wait on the project (oom_diag.needs_accumulator), which the
  * callback may move out; what it leaves is freed. Without a callback (no
  * project pass) they are dropped: a finding that cannot be confirmed is not
  * reported. */
-typedef void (*oom_on_model_fn)(void *ctx, oom_source *src, oom_pymodel *model, TSNode root,
-                                oom_diag_list *pending);
+typedef void (*oom_on_model_fn)(void *ctx, oom_source *src, oom_pymodel *model, const oom_yamlmodel *yaml,
+                                TSNode root, oom_diag_list *pending);
 
-/* oom_linter_run, then `on_model` (may be NULL) for a Python file. */
+/* oom_linter_run, then `on_model` (may be NULL) for a Python or YAML file. */
 void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list *out,
                          oom_on_model_fn on_model, void *ctx);
 

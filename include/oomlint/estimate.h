@@ -120,6 +120,7 @@ oom_task oom_task_of_class(const char *name);
 #include "oomlint/model.h"
 #include "oomlint/source.h"
 #include "oomlint/util.h"
+#include "oomlint/yamlmodel.h"
 
 /* Where an input came from: "train.py:42 per_device_train_batch_size", a
  * flag, or an assumption. */
@@ -167,6 +168,9 @@ bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_input
  * precision, quantisation, adapter, checkpointing and optimizer it names.
  * Returns false, with a reason in err, when the file cannot be read. */
 bool oom_script_inputs_read_yaml(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err);
+/* The same from a YAML config already read and modelled (by the linter). */
+void oom_script_inputs_from_yaml(const char *path, oom_source *src, const oom_yamlmodel *m, const oom_kb *kb,
+                                 oom_script_inputs *out);
 /* Whether the inputs describe an image model (activations per image). */
 bool oom_script_inputs_is_image(const oom_script_inputs *s);
 /* Fills the shape from a known model: from the knowledge base by id. Where

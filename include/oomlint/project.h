@@ -11,6 +11,7 @@
 #include "oomlint/model.h"
 #include "oomlint/source.h"
 #include "oomlint/util.h"
+#include "oomlint/yamlmodel.h"
 
 /* "hard" (learned absolute positions: longer input breaks), "soft" (rotary,
  * relative, ALiBi: longer input runs, worse), "none"; for a model_type. */
@@ -61,6 +62,10 @@ bool oom_project_may_link_deepspeed(const char *text, size_t len);
 typedef struct oom_ds_links oom_ds_links;
 oom_ds_links *oom_project_deepspeed_links_take(const char *script, oom_source *src, oom_pymodel *m,
                                                 TSNode root);
+/* The DeepSpeed config a YAML training config names (`deepspeed: ds.json` in
+ * an axolotl, LLaMA-Factory or TrainingArguments recipe), with the values it
+ * sets for the Trainer; NULL when it names none. */
+oom_ds_links *oom_project_deepspeed_links_take_yaml(const char *path, const oom_yamlmodel *m);
 void oom_project_deepspeed_links_free(oom_ds_links *l);
 
 /* The project pass: for each Python file that hands a DeepSpeed config to

@@ -465,10 +465,27 @@ typedef struct {
     const char *path;
 } facts_ctx;
 
-static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, TSNode root, oom_diag_list *pending)
+/* A YAML training config's facts: the DeepSpeed config it names, and the
+ * estimate's inputs it states. */
+static void take_yaml_facts(facts_ctx *f, oom_source *src, const oom_yamlmodel *yaml)
+{
+    if (f->needs & OOM_FACTS_DEEPSPEED_LINKS)
+        f->facts->deepspeed = oom_project_deepspeed_links_take_yaml(f->path, yaml);
+    if ((f->needs & OOM_FACTS_ESTIMATE_INPUTS) && oom_yamlmodel_model_id(yaml)) {
+        f->facts->inputs = oom_xcalloc(1, sizeof *f->facts->inputs);
+        oom_script_inputs_from_yaml(f->path, src, yaml, f->kb, f->facts->inputs);
+    }
+}
+
+static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, const oom_yamlmodel *yaml, TSNode root,
+                       oom_diag_list *pending)
 {
     facts_ctx *f = ctx;
     oom_diag_list_move(&f->facts->pending, pending);
+    if (yaml) {
+        take_yaml_facts(f, src, yaml);
+        return;
+    }
     if (f->needs & OOM_FACTS_CALLS)
         oom_file_facts_take_calls(f->facts, model);
     if (f->needs & OOM_FACTS_DEEPSPEED_LINKS)

@@ -460,8 +460,8 @@ void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag
         oom_notebook_place(src->notebook, &found.items[i]);
     oom_diag_list pending = take_pending(&found);
     oom_diag_list_move(out, &found);
-    if (on_model && model)
-        on_model(ctx, src, model, root, &pending);
+    if (on_model && (model || yaml))
+        on_model(ctx, src, model, yaml, root, &pending);
     oom_diag_list_free(&pending);
     oom_suppression_set_free(&supp);
     oom_pymodel_free(model);

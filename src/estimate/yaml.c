@@ -66,8 +66,12 @@ static void read_model(yaml_reader *y, const oom_kb *kb)
     oom_buf why;
     oom_buf_init(&why);
     oom_buf_printf(&why, "%s (named in %s)", id, y->r.path);
-    if (oom_script_inputs_use_model(y->r.out, kb, id, why.data))
-        y->r.out->from[OOM_IN_MODEL].assumed = false;
+    static const char *const keys[] = {"base_model", "model_name_or_path", "model.init_args.model_name_or_path",
+                                       "model.init_args.pretrained_model_name_or_path", NULL};
+    const char *key;
+    /* the line that names the model, where a finding about its size points */
+    if (oom_script_inputs_use_model(y->r.out, kb, id, why.data) && read_first(y, keys, &key) != OOM_YAML_VALUE_NONE)
+        note(y, OOM_IN_MODEL, "%s: %s", key, id);
     oom_buf_free(&why);
 }
 
@@ -215,6 +219,23 @@ static void read_adapter(yaml_reader *y)
     oom_est_note(&y->r, OOM_IN_LORA, rank_at, what);
 }
 
+void oom_script_inputs_from_yaml(const char *path, oom_source *src, const oom_yamlmodel *m, const oom_kb *kb,
+                                 oom_script_inputs *out)
+{
+    oom_script_inputs_init(out);
+    yaml_reader y;
+    memset(&y, 0, sizeof y);
+    y.r.path = path, y.r.src = src, y.r.out = out, y.r.kb = kb;
+    y.m = m;
+    oom_buf_init(&y.value);
+    read_model(&y, kb);
+    read_shape(&y);
+    read_precision(&y);
+    read_training(&y);
+    read_adapter(&y);
+    oom_buf_free(&y.value);
+}
+
 bool oom_script_inputs_read_yaml(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err)
 {
     oom_script_inputs_init(out);
@@ -233,19 +254,8 @@ bool oom_script_inputs_read_yaml(const char *path, const oom_kb *kb, oom_script_
     if (!ok)
         oom_buf_printf(err, "%s: not a training config oomlint recognises (axolotl, LLaMA-Factory, a TRL "
                             "recipe, a Lightning CLI config)", path);
-    if (ok) {
-        yaml_reader y;
-        memset(&y, 0, sizeof y);
-        y.r.path = path, y.r.src = &src, y.r.out = out, y.r.kb = kb;
-        y.m = m;
-        oom_buf_init(&y.value);
-        read_model(&y, kb);
-        read_shape(&y);
-        read_precision(&y);
-        read_training(&y);
-        read_adapter(&y);
-        oom_buf_free(&y.value);
-    }
+    if (ok)
+        oom_script_inputs_from_yaml(path, &src, m, kb, out);
     oom_yamlmodel_free(m);
     if (tree)
         ts_tree_delete(tree);

@@ -179,8 +179,51 @@ static void links_from_args_json(const char *args_path, link_list *out)
 
 /* ---- a TrainingArguments YAML (HfArgumentParser.parse_yaml_file) ------------------ */
 
-/* The same keys, read as PyYAML reads them (TRL and alignment-handbook
- * recipes are such files). */
+/* The Trainer's values a YAML config sets, read as PyYAML reads them. A
+ * TrainingArguments recipe (TRL, alignment-handbook, LLaMA-Factory) leaves
+ * the rest at TrainingArguments' defaults; axolotl spells the micro-batch
+ * micro_batch_size and has defaults of its own, so what it does not set is
+ * not compared, nor is its `bf16: auto`. */
+static void link_from_yaml(const char *path, const oom_yamlmodel *m, bool axolotl, link_list *out)
+{
+    TSNode first = {{0}, NULL, NULL};
+    oom_buf v;
+    oom_buf_init(&v);
+    if (oom_yamlmodel_lookup(m, first, "deepspeed", &v) != OOM_YAML_VALUE_STRING || !v.len) {
+        oom_buf_free(&v);
+        return;
+    }
+    ds_link l;
+    memset(&l, 0, sizeof l);
+    l.ds_path = resolve_beside(path, v.data);
+    oom_buf_free(&v);
+    const char *batch_key = axolotl ? "micro_batch_size" : "per_device_train_batch_size";
+    if (axolotl) {
+        l.micro_batch.value = l.grad_accum.value = l.fp16.value = l.bf16.value = -1;
+    } else {
+        set_default(&l.micro_batch, 8, path, batch_key);
+        set_default(&l.grad_accum, 1, path, "gradient_accumulation_steps");
+        set_default(&l.fp16, 0, path, "fp16");
+        set_default(&l.bf16, 0, path, "bf16");
+    }
+    const char *const counts[] = {batch_key, "gradient_accumulation_steps"};
+    hf_value *count_slots[] = {&l.micro_batch, &l.grad_accum};
+    long long n;
+    for (size_t k = 0; k < 2; k++)
+        if (oom_yamlmodel_lookup_int(m, first, counts[k], &n))
+            set_value(count_slots[k], n, path, counts[k]);
+    static const char *const flags[] = {"fp16", "bf16"};
+    hf_value *flag_slots[] = {&l.fp16, &l.bf16};
+    for (size_t k = 0; k < 2; k++) {
+        int on = oom_yamlmodel_lookup_bool(m, first, flags[k]);
+        if (on >= 0)
+            set_value(flag_slots[k], on, path, flags[k]);
+    }
+    OOM_PUSH(out->items, out->len, out->cap, l);
+}
+
+/* parse_yaml_file("args.yaml"): TrainingArguments in YAML, whatever else
+ * the file holds. */
 static void links_from_args_yaml(const char *args_path, link_list *out)
 {
     oom_source src;
@@ -193,33 +236,8 @@ static void links_from_args_yaml(const char *args_path, link_list *out)
     ts_parser_set_language(parser, oom_lang_grammar(OOM_LANG_YAML));
     TSTree *tree = ts_parser_parse_string(parser, NULL, src.text, (uint32_t)src.len);
     oom_yamlmodel *m = tree ? oom_yamlmodel_build(tree, src.text, src.len) : NULL;
-    TSNode first = {{0}, NULL, NULL};
-    oom_buf v;
-    oom_buf_init(&v);
-    if (m && oom_yamlmodel_lookup(m, first, "deepspeed", &v) == OOM_YAML_VALUE_STRING && v.len) {
-        ds_link l;
-        memset(&l, 0, sizeof l);
-        l.ds_path = resolve_beside(args_path, v.data);
-        set_default(&l.micro_batch, 8, args_path, "per_device_train_batch_size");
-        set_default(&l.grad_accum, 1, args_path, "gradient_accumulation_steps");
-        set_default(&l.fp16, 0, args_path, "fp16");
-        set_default(&l.bf16, 0, args_path, "bf16");
-        static const char *const keys[] = {"per_device_train_batch_size", "gradient_accumulation_steps"};
-        hf_value *counts[] = {&l.micro_batch, &l.grad_accum};
-        long long n;
-        for (size_t k = 0; k < 2; k++)
-            if (oom_yamlmodel_lookup_int(m, first, keys[k], &n))
-                set_value(counts[k], n, args_path, keys[k]);
-        static const char *const flags[] = {"fp16", "bf16"};
-        hf_value *switches[] = {&l.fp16, &l.bf16};
-        for (size_t k = 0; k < 2; k++) {
-            int on = oom_yamlmodel_lookup_bool(m, first, flags[k]);
-            if (on >= 0)
-                set_value(switches[k], on, args_path, flags[k]);
-        }
-        OOM_PUSH(out->items, out->len, out->cap, l);
-    }
-    oom_buf_free(&v);
+    if (m)
+        link_from_yaml(args_path, m, false, out);
     oom_yamlmodel_free(m);
     if (tree)
         ts_tree_delete(tree);
@@ -315,6 +333,20 @@ oom_ds_links *oom_project_deepspeed_links_take(const char *script, oom_source *s
         return NULL;
     oom_ds_links *l = oom_xcalloc(1, sizeof *l);
     collect_links(script, src, m, root, &l->list);
+    if (l->list.len == 0) {
+        oom_project_deepspeed_links_free(l);
+        return NULL;
+    }
+    return l;
+}
+
+oom_ds_links *oom_project_deepspeed_links_take_yaml(const char *path, const oom_yamlmodel *m)
+{
+    unsigned kinds = oom_yamlmodel_kinds(m);
+    if (!(kinds & (OOM_YAML_AXOLOTL | OOM_YAML_TRAINING_ARGS | OOM_YAML_LLAMA_FACTORY)))
+        return NULL;
+    oom_ds_links *l = oom_xcalloc(1, sizeof *l);
+    link_from_yaml(path, m, (kinds & OOM_YAML_AXOLOTL) != 0, &l->list);
     if (l->list.len == 0) {
         oom_project_deepspeed_links_free(l);
         return NULL;

@@ -63,10 +63,12 @@ static inline void fuzz_check_layout(const oom_source *src, oom_lang lang)
 /* The project pass's call facts, taken as the CLI's worker takes them (the
  * DeepSpeed links and the estimate inputs read files beside the script, which
  * a fuzz input must not reach). */
-static void fuzz_take_calls(void *ctx, oom_source *src, oom_pymodel *model, TSNode root,
-                            oom_diag_list *pending)
+static void fuzz_take_calls(void *ctx, oom_source *src, oom_pymodel *model, const oom_yamlmodel *yaml,
+                            TSNode root, oom_diag_list *pending)
 {
-    (void)src, (void)root, (void)pending;
+    (void)src, (void)root, (void)pending, (void)yaml;
+    if (!model)
+        return;
     oom_file_facts_take_calls(ctx, model);
 }
 
