@@ -26,6 +26,11 @@ mkdir -p "$T"
 printf 'from transformers import TrainingArguments\nkw = dict(fp16=True)\nargs = TrainingArguments(output_dir="o", deepspeed="ds.json", **kw)\n' > "$T/kwargs.py"
 printf '{"train_micro_batch_size_per_gpu": 64, "fp16": {"enabled": true}}\n' > "$T/ds.json"
 printf 'from transformers import TrainingArguments\nargs = TrainingArguments(output_dir="o", deepspeed="not_written_yet.json")\n' > "$T/missing.py"
+# **cfg from yaml.safe_load, when the script opens two YAML files: which one feeds
+# the call is not known, so nothing is compared
+printf 'per_device_train_batch_size: 64\n' > "$T/a.yaml"
+printf 'per_device_train_batch_size: 2\n' > "$T/b.yaml"
+printf 'import yaml\nfrom transformers import TrainingArguments\ncfg = yaml.safe_load(open("a.yaml"))\nother = yaml.safe_load(open("b.yaml"))\nargs = TrainingArguments(**cfg, deepspeed="ds.json")\n' > "$T/two_yamls.py"
 run_oomlint --format concise --isolated "$T"
 expect_rc "project-kwargs-and-missing-file-quiet" 0
 expect_not_contains "project-no-oom405-on-look-alikes" "$OUT" "OOM405"

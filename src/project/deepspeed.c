@@ -87,6 +87,25 @@ static char *node_string(const char *src, TSNode n)
 
 /* ---- the Python side ------------------------------------------------------------ */
 
+static bool read_args_yaml(const char *args_path, bool defaults, ds_link *l);
+
+/* `TrainingArguments(**cfg)` where cfg is `yaml.safe_load(...)`: the YAML file
+ * the script opens (`open("train.yaml")`), when it opens exactly one. */
+typedef struct {
+    char *yaml_path; /* resolved beside the script; NULL when none or several */
+} yaml_loads;
+
+static bool splat_of_yaml(oom_pymodel *m, TSNode splat)
+{
+    static const char *const loaders[] = {"yaml.safe_load", "yaml.load", "yaml.full_load", "yaml.unsafe_load"};
+    TSNode expr = ts_node_named_child(splat, 0);
+    oom_buf scratch;
+    oom_buf_init(&scratch);
+    bool yes = !ts_node_is_null(expr) && oom_pymodel_built_by(m, expr, loaders, 4, &scratch);
+    oom_buf_free(&scratch);
+    return yes;
+}
+
 static void read_python_keyword(oom_pymodel *m, const char *src, TSNode kw, ds_link *l,
                                 const char *origin)
 {
@@ -110,7 +129,7 @@ static void read_python_keyword(oom_pymodel *m, const char *src, TSNode kw, ds_l
 }
 
 static void links_from_call(oom_pymodel *m, oom_source *src, const char *script, TSNode args,
-                            link_list *out)
+                            const yaml_loads *loads, link_list *out)
 {
     ds_link l;
     memset(&l, 0, sizeof l);
@@ -126,6 +145,16 @@ static void links_from_call(oom_pymodel *m, oom_source *src, const char *script,
     for (uint32_t i = 0; i < count; i++) {
         TSNode a = ts_node_named_child(args, i);
         const char *t = ts_node_type(a);
+        if (strcmp(t, "dictionary_splat") == 0 && loads->yaml_path && splat_of_yaml(m, a)) {
+            /* **cfg from the YAML file the script loads: its values, and the
+             * keywords around it (a keyword and **cfg cannot both set one
+             * name: Python refuses the call) */
+            if (!read_args_yaml(loads->yaml_path, false, &l)) {
+                free(l.ds_path);
+                return; /* not there: the values are not known */
+            }
+            continue;
+        }
         if (strcmp(t, "dictionary_splat") == 0 || strcmp(t, "list_splat") == 0) {
             free(l.ds_path);
             return; /* **kwargs may set anything: compare nothing */
@@ -184,65 +213,86 @@ static void links_from_args_json(const char *args_path, link_list *out)
  * the rest at TrainingArguments' defaults; axolotl spells the micro-batch
  * micro_batch_size and has defaults of its own, so what it does not set is
  * not compared, nor is its `bf16: auto`. */
-static void link_from_yaml(const char *path, const oom_yamlmodel *m, bool axolotl, link_list *out)
+/* `defaults`: what the file does not set is TrainingArguments' default (a
+ * whole args file), else left as it is (the file is one part of a call). */
+static void yaml_values(const char *path, const oom_yamlmodel *m, bool axolotl, bool defaults, ds_link *l)
 {
     TSNode first = {{0}, NULL, NULL};
     oom_buf v;
     oom_buf_init(&v);
-    if (oom_yamlmodel_lookup(m, first, "deepspeed", &v) != OOM_YAML_VALUE_STRING || !v.len) {
-        oom_buf_free(&v);
-        return;
+    if (oom_yamlmodel_lookup(m, first, "deepspeed", &v) == OOM_YAML_VALUE_STRING && v.len) {
+        free(l->ds_path);
+        l->ds_path = resolve_beside(path, v.data);
     }
-    ds_link l;
-    memset(&l, 0, sizeof l);
-    l.ds_path = resolve_beside(path, v.data);
     oom_buf_free(&v);
     const char *batch_key = axolotl ? "micro_batch_size" : "per_device_train_batch_size";
-    if (axolotl) {
-        l.micro_batch.value = l.grad_accum.value = l.fp16.value = l.bf16.value = -1;
-    } else {
-        set_default(&l.micro_batch, 8, path, batch_key);
-        set_default(&l.grad_accum, 1, path, "gradient_accumulation_steps");
-        set_default(&l.fp16, 0, path, "fp16");
-        set_default(&l.bf16, 0, path, "bf16");
+    if (axolotl && defaults) {
+        l->micro_batch.value = l->grad_accum.value = l->fp16.value = l->bf16.value = -1;
+    } else if (defaults) {
+        set_default(&l->micro_batch, 8, path, batch_key);
+        set_default(&l->grad_accum, 1, path, "gradient_accumulation_steps");
+        set_default(&l->fp16, 0, path, "fp16");
+        set_default(&l->bf16, 0, path, "bf16");
     }
     const char *const counts[] = {batch_key, "gradient_accumulation_steps"};
-    hf_value *count_slots[] = {&l.micro_batch, &l.grad_accum};
+    hf_value *count_slots[] = {&l->micro_batch, &l->grad_accum};
     long long n;
     for (size_t k = 0; k < 2; k++)
         if (oom_yamlmodel_lookup_int(m, first, counts[k], &n))
             set_value(count_slots[k], n, path, counts[k]);
     static const char *const flags[] = {"fp16", "bf16"};
-    hf_value *flag_slots[] = {&l.fp16, &l.bf16};
+    hf_value *flag_slots[] = {&l->fp16, &l->bf16};
     for (size_t k = 0; k < 2; k++) {
         int on = oom_yamlmodel_lookup_bool(m, first, flags[k]);
         if (on >= 0)
             set_value(flag_slots[k], on, path, flags[k]);
     }
-    OOM_PUSH(out->items, out->len, out->cap, l);
 }
 
-/* parse_yaml_file("args.yaml"): TrainingArguments in YAML, whatever else
- * the file holds. */
-static void links_from_args_yaml(const char *args_path, link_list *out)
+/* The link of a YAML config that names a DeepSpeed config itself. */
+static void link_from_yaml(const char *path, const oom_yamlmodel *m, bool axolotl, link_list *out)
+{
+    ds_link l;
+    memset(&l, 0, sizeof l);
+    yaml_values(path, m, axolotl, true, &l);
+    if (l.ds_path)
+        OOM_PUSH(out->items, out->len, out->cap, l);
+}
+
+/* A YAML file of TrainingArguments read from disk into a link's values
+ * (and its DeepSpeed path, when it names one); false when unreadable. */
+static bool read_args_yaml(const char *args_path, bool defaults, ds_link *l)
 {
     oom_source src;
     char why[128];
     if (oom_source_read(args_path, args_path, &src, why, sizeof why) != OOM_SOURCE_OK) {
         oom_source_free(&src);
-        return;
+        return false;
     }
     TSParser *parser = ts_parser_new();
     ts_parser_set_language(parser, oom_lang_grammar(OOM_LANG_YAML));
     TSTree *tree = ts_parser_parse_string(parser, NULL, src.text, (uint32_t)src.len);
     oom_yamlmodel *m = tree ? oom_yamlmodel_build(tree, src.text, src.len) : NULL;
     if (m)
-        link_from_yaml(args_path, m, false, out);
+        yaml_values(args_path, m, false, defaults, l);
     oom_yamlmodel_free(m);
     if (tree)
         ts_tree_delete(tree);
     ts_parser_delete(parser);
     oom_source_free(&src);
+    return m != NULL;
+}
+
+/* parse_yaml_file("args.yaml"): TrainingArguments in YAML, whatever else
+ * the file holds. */
+static void links_from_args_yaml(const char *args_path, link_list *out)
+{
+    ds_link l;
+    memset(&l, 0, sizeof l);
+    if (read_args_yaml(args_path, true, &l) && l.ds_path)
+        OOM_PUSH(out->items, out->len, out->cap, l);
+    else
+        free(l.ds_path);
 }
 
 static bool is_word_char(char c)
@@ -270,7 +320,7 @@ static bool keyword_follows(const char *text, size_t len, size_t at)
 bool oom_project_may_link_deepspeed(const char *text, size_t len)
 {
     if (memmem(text, len, "parse_json_file", strlen("parse_json_file")) ||
-        memmem(text, len, "parse_yaml_file", strlen("parse_yaml_file")))
+        memmem(text, len, "parse_yaml_file", strlen("parse_yaml_file")) || memmem(text, len, "yaml.", 5))
         return true;
     const char *p = text, *end = text + len;
     while ((p = memmem(p, (size_t)(end - p), "deepspeed", strlen("deepspeed")))) {
@@ -283,8 +333,46 @@ bool oom_project_may_link_deepspeed(const char *text, size_t len)
 
 /* The links of one script, from its text, model and tree (the worker that
  * linted it holds them). */
+/* The one YAML file the script opens with a literal path, if one. */
+static void find_yaml_loads(const char *script, oom_source *src, oom_pymodel *m, TSNode root, yaml_loads *out)
+{
+    int opened = 0;
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        if (strcmp(ts_node_type(n), "call") == 0) {
+            TSNode fn = oom_child(n, "function", 8);
+            TSNode args = oom_child(n, "arguments", 9);
+            uint32_t a = ts_node_start_byte(fn), b = ts_node_end_byte(fn);
+            if (!ts_node_is_null(args) && b - a == 4 && memcmp(src->text + a, "open", 4) == 0 &&
+                ts_node_named_child_count(args) > 0) {
+                oom_buf s;
+                oom_buf_init(&s);
+                if (oom_pymodel_string_value(m, ts_node_named_child(args, 0), &s) && s.len &&
+                    oom_lang_for_path(s.data) == OOM_LANG_YAML && opened++ == 0)
+                    out->yaml_path = resolve_beside(script, s.data);
+                oom_buf_free(&s);
+            }
+        }
+        if (ts_tree_cursor_goto_first_child(&cur))
+            continue;
+        while (!ts_tree_cursor_goto_next_sibling(&cur))
+            if (!ts_tree_cursor_goto_parent(&cur))
+                goto done;
+    }
+done:
+    ts_tree_cursor_delete(&cur);
+    if (opened > 1) { /* which one feeds which call is not known */
+        free(out->yaml_path);
+        out->yaml_path = NULL;
+    }
+}
+
 static void collect_links(const char *script, oom_source *src, oom_pymodel *m, TSNode root, link_list *out)
 {
+    yaml_loads loads = {NULL};
+    if (memmem(src->text, src->len, "yaml", 4))
+        find_yaml_loads(script, src, m, root, &loads);
     TSTreeCursor cur = ts_tree_cursor_new(root);
     for (;;) { /* iterative walk over the calls */
         TSNode n = ts_tree_cursor_current_node(&cur);
@@ -307,7 +395,7 @@ static void collect_links(const char *script, oom_source *src, oom_pymodel *m, T
                     }
                     oom_buf_free(&s);
                 } else {
-                    links_from_call(m, src, script, args, out);
+                    links_from_call(m, src, script, args, &loads, out);
                 }
             }
             free(callee);
@@ -320,6 +408,7 @@ static void collect_links(const char *script, oom_source *src, oom_pymodel *m, T
     }
 done:
     ts_tree_cursor_delete(&cur);
+    free(loads.yaml_path);
 }
 
 struct oom_ds_links {
