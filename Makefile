@@ -41,7 +41,7 @@ TEST_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(TEST_SRCS))
 RULE_FILES := $(shell find rules -type f 2>/dev/null)
 HEADERS   := $(wildcard include/oomlint/*.h src/*/internal.h)
 
-.PHONY: all setup check-system deps test-tools test unit asan bench profile install clean fuzz fuzz-build validate-estimate ecosystem ecosystem-gather quick check new-rule
+.PHONY: all setup check-system deps test-tools test unit asan bench profile install clean fuzz fuzz-build validate-estimate ecosystem ecosystem-gather quick check new-rule snapshots
 
 all: check-system $(BUILD)/oomlint
 
@@ -223,6 +223,11 @@ ecosystem-gather:
 	@node tests/ecosystem/ecosystem.js gather "$(ECOSYSTEM_DIR)"
 
 # Where the time goes, in instructions (callgrind): deterministic, unlike wall time.
+# Writes each fixture's snapshot (<fixture>.snap: span, code and message of
+# every finding) from the current build; review the diff before committing.
+snapshots: $(BUILD)/oomlint-tests
+	@OOM_UPDATE_SNAPSHOTS=1 $(BUILD)/oomlint-tests fixtures | grep -c '^PASS fixture' | sed 's/^/fixtures snapshotted: /'
+
 # Scaffolds a rule: rules/python/CODE-NAME/ and two fixtures (CONTRIBUTING.md).
 new-rule:
 	@sh src/tools/new_rule.sh "$(CODE)" "$(NAME)"

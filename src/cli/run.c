@@ -474,6 +474,10 @@ static void take_yaml_facts(facts_ctx *f, oom_source *src, const oom_yamlmodel *
     if ((f->needs & OOM_FACTS_ESTIMATE_INPUTS) && oom_yamlmodel_model_id(yaml)) {
         f->facts->inputs = oom_xcalloc(1, sizeof *f->facts->inputs);
         oom_script_inputs_from_yaml(f->path, src, yaml, f->kb, f->facts->inputs);
+        if (!f->facts->inputs->model_known) { /* nothing the capacity check sizes */
+            free(f->facts->inputs);
+            f->facts->inputs = NULL;
+        }
     }
 }
 
@@ -493,6 +497,11 @@ static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, const oom
     if (f->needs & OOM_FACTS_ESTIMATE_INPUTS) {
         f->facts->inputs = oom_xcalloc(1, sizeof *f->facts->inputs);
         oom_script_inputs_from_model(f->path, src, model, root, f->kb, f->facts->inputs);
+        if (!f->facts->inputs->model_known || !f->facts->inputs->in.training) {
+            /* nothing the capacity check sizes: not kept for the whole run */
+            free(f->facts->inputs);
+            f->facts->inputs = NULL;
+        }
     }
     /* a notebook's project findings are placed in its cells, after the pass */
     f->facts->notebook = oom_source_take_notebook(src);

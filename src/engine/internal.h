@@ -34,6 +34,11 @@ typedef struct {
      * the accumulating method it calls): what the project pass must check,
      * copied into oom_diag.needs_accumulator; empty otherwise */
     oom_buf *pending;
+    /* a node a predicate names for the message, under a placeholder the
+     * pattern cannot capture (the name a dict literal is assigned to, above
+     * the pair the pattern is rooted at); null when none */
+    const char *named_placeholder;
+    TSNode named_node;
     /* answers of whole-file predicates for this file, by file_slot: -1 not
      * asked yet, 0 or 1 */
     signed char *file_answers;

@@ -67,6 +67,8 @@ typedef struct {
     const char *src;
     const char *detail; /* {{detail}}: the engine's or a predicate's explanation */
     const char *gpu;    /* {{gpu}}: the target GPU's name */
+    const char *named;  /* a placeholder a predicate filled (oom_sem_env.named_placeholder) */
+    TSNode named_node;
 } placeholder_env;
 
 static bool fill_placeholder(const placeholder_env *env, const char *name, size_t len,
@@ -90,6 +92,11 @@ static bool fill_placeholder(const placeholder_env *env, const char *name, size_
             continue;
         TSNode node = env->match->captures[i].node;
         uint32_t a = ts_node_start_byte(node), b = ts_node_end_byte(node);
+        oom_text_append_snippet(out, env->src + a, b - a, OOM_MESSAGE_SNIPPET_CHARS);
+        return true;
+    }
+    if (env->named && strlen(env->named) == len && memcmp(env->named, name, len) == 0) {
+        uint32_t a = ts_node_start_byte(env->named_node), b = ts_node_end_byte(env->named_node);
         oom_text_append_snippet(out, env->src + a, b - a, OOM_MESSAGE_SNIPPET_CHARS);
         return true;
     }
@@ -214,7 +221,7 @@ static void report_syntax_error(const oom_linter *l, oom_source *src, TSNode roo
     } else {
         oom_buf_puts(&detail, "unexpected end of file");
     }
-    placeholder_env env = {NULL, NULL, src->text, detail.data, NULL};
+    placeholder_env env = {NULL, NULL, src->text, detail.data, NULL, NULL, {{0}, NULL, NULL}};
     add_finding(out, src, rule, a, b, &env);
     oom_buf_free(&detail);
 }
@@ -227,7 +234,7 @@ static void report_limit(const oom_linter *l, oom_source *src, const oom_rule *c
     const oom_rule *rule = oom_rules_find(l->c->rules, "OOM003");
     if (!rule || !oom_compiled_rule_enabled(l->c, "OOM003"))
         return;
-    placeholder_env env = {NULL, NULL, src->text, culprit->code, NULL};
+    placeholder_env env = {NULL, NULL, src->text, culprit->code, NULL, NULL, {{0}, NULL, NULL}};
     add_finding(out, src, rule, ts_node_start_byte(site), ts_node_end_byte(site), &env);
 }
 
@@ -314,6 +321,7 @@ static void on_match(void *ctx, const TSQueryMatch *m)
     bool limit_hit = false;
     oom_buf_clear(env->detail);
     oom_buf_clear(env->pending);
+    ((oom_sem_env *)env)->named_placeholder = NULL;
     bool holds = oom_preds_hold(lq->preds[m->pattern_index], lq->pred_counts[m->pattern_index], m,
                                 mc->src->text, env, site, l->md, l->mctx, &l->scratch, &limit_hit);
     if (limit_hit)
@@ -321,7 +329,7 @@ static void on_match(void *ctx, const TSQueryMatch *m)
     if (!holds)
         return;
     placeholder_env penv = {lq->query, m, mc->src->text, env->detail->data ? env->detail->data : "",
-                            env->run->gpu ? env->run->gpu->name : NULL};
+                            env->run->gpu ? env->run->gpu->name : NULL, env->named_placeholder, env->named_node};
     add_finding(mc->found, mc->src, slot->rule, ts_node_start_byte(site), ts_node_end_byte(site),
                 &penv);
     oom_diag *d = &mc->found->items[mc->found->len - 1];
@@ -444,8 +452,8 @@ void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag
     oom_buf_init(&waits_on);
     signed char *file_answers = oom_xmalloc(l->c->file_slots ? l->c->file_slots : 1);
     memset(file_answers, -1, l->c->file_slots ? l->c->file_slots : 1);
-    oom_sem_env env = {model, json, yaml, &l->c->run, src->path, src->text, &detail, &waits_on, file_answers,
-                       l->md, l->mctx};
+    oom_sem_env env = {model, json, yaml, &l->c->run, src->path, src->text, &detail, &waits_on, NULL,
+                       {{0}, NULL, NULL}, file_answers, l->md, l->mctx};
     oom_diag_list found = {NULL, 0, 0};
     oom_suppression_set supp;
     memset(&supp, 0, sizeof supp);
@@ -480,7 +488,7 @@ void oom_report_unreadable(const oom_compiled *c, const char *path, const char *
     const oom_rule *rule = oom_rules_find(c->rules, "OOM002");
     if (!rule || !oom_compiled_rule_enabled(c, "OOM002"))
         return;
-    placeholder_env env = {NULL, NULL, "", reason, NULL};
+    placeholder_env env = {NULL, NULL, "", reason, NULL, NULL, {{0}, NULL, NULL}};
     char *message = render(rule->message, &env);
     char *help = render(rule->help, &env);
     oom_diag_list_add(out, rule->code, rule->name, rule->severity, path, message, help, rule->url);
@@ -497,7 +505,7 @@ void oom_report_unreadable_notebook(const oom_compiled *c, const char *path, oom
     const oom_rule *rule = oom_rules_find(c->rules, code);
     if (!rule || !oom_compiled_rule_enabled(c, code))
         return;
-    placeholder_env env = {NULL, NULL, "", err->message, NULL};
+    placeholder_env env = {NULL, NULL, "", err->message, NULL, NULL, {{0}, NULL, NULL}};
     char *message = render(rule->message, &env);
     char *help = render(rule->help, &env);
     oom_diag *d = oom_diag_list_add(out, rule->code, rule->name, rule->severity, path, message, help, rule->url);

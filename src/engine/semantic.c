@@ -249,6 +249,36 @@ SEM_PY(sem_returned, oom_pymodel_is_returned(m, n))
 SEM_PY(sem_loads_into_model, oom_pymodel_loads_into_model(m, n))
 SEM_PY(sem_view_of_one_tensor, oom_pymodel_is_view_of_one_tensor(m, n, site))
 
+/* A `key: value` pair of a dict literal assigned to a name that matches the
+ * regex and that the function returns (`logging_output = {"loss": loss}`
+ * ... `return loss, n, logging_output`). Asked of the pair, not matched
+ * from the assignment: a pattern rooted at the assignment with an
+ * unanchored pair child costs quadratic work on dicts of hundreds of keys. */
+static bool sem_entry_of_returned_dict(const oom_sem_env *env, TSNode pair, TSNode site, const oom_pred *p,
+                                       oom_buf *scratch)
+{
+    (void)site, (void)scratch;
+    if (!env->py)
+        return false;
+    TSNode dict = ts_node_parent(pair);
+    TSNode assignment = ts_node_is_null(dict) ? dict : ts_node_parent(dict);
+    if (ts_node_is_null(assignment) || strcmp(ts_node_type(assignment), "assignment") != 0 ||
+        !ts_node_eq(oom_child(assignment, "right", 5), dict))
+        return false;
+    TSNode name = oom_child(assignment, "left", 4);
+    if (ts_node_is_null(name) || strcmp(ts_node_type(name), "identifier") != 0)
+        return false;
+    uint32_t a = ts_node_start_byte(name), b = ts_node_end_byte(name);
+    if (pcre2_match(p->regex, (PCRE2_SPTR)(env->src + a), b - a, 0, 0, env->md, env->mctx) < 0 ||
+        !oom_pymodel_is_returned(env->py, name))
+        return false;
+    /* {{store}} in the message: the dict's name */
+    oom_sem_env *named = (oom_sem_env *)env;
+    named->named_placeholder = "store";
+    named->named_node = name;
+    return true;
+}
+
 /* `x.to(...)` / `x.type(...)` where x is not a model: a tensor cast (a scalar
  * loss cast to bf16 costs nothing and computes nothing). */
 static bool sem_cast_of_non_model(const oom_sem_env *env, TSNode fn, TSNode site, const oom_pred *p,
@@ -517,6 +547,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "a key at one of these dotted paths of the same document is true", false, false},
     {"oom-yaml-exceeds-model-limit", sem_yaml_exceeds_model_limit, 0, 0, OOM_SEM_YAML, false,
      "the pair's integer is above the position limit of the config's model (base_model, model_name_or_path)", false, false},
+    {"oom-entry-of-returned-dict", sem_entry_of_returned_dict, 1, 1, OOM_SEM_PYTHON, true,
+     "a pair of a dict literal assigned to a name matching the regex, which the function returns", false, false},
     {"oom-view-of-one-tensor", sem_view_of_one_tensor, 0, 0, OOM_SEM_PYTHON, false,
      "a slice or row of one tensor bound before every loop around the site: a view, nothing piles up", false, false},
     {"oom-loads-into-model", sem_loads_into_model, 0, 0, OOM_SEM_PYTHON, false,

@@ -66,10 +66,11 @@ static inline void fuzz_check_layout(const oom_source *src, oom_lang lang)
 static void fuzz_take_calls(void *ctx, oom_source *src, oom_pymodel *model, const oom_yamlmodel *yaml,
                             TSNode root, oom_diag_list *pending)
 {
-    (void)src, (void)root, (void)pending, (void)yaml;
-    if (!model)
-        return;
-    oom_file_facts_take_calls(ctx, model);
+    oom_file_facts *facts = ctx;
+    (void)src, (void)root, (void)yaml;
+    oom_diag_list_move(&facts->pending, pending);
+    if (model)
+        oom_file_facts_take_calls(facts, model);
 }
 
 /* Lints the bytes as a file of `lang`, through the whole pipeline and a report. */
@@ -85,7 +86,9 @@ static inline void fuzz_lint(const uint8_t *data, size_t size, oom_lang lang)
         oom_file_facts facts;
         memset(&facts, 0, sizeof facts);
         oom_linter_run_then(fuzz_linter, &src, lang, &out, fuzz_take_calls, &facts);
-        /* the file is its own project: its findings against its own callers */
+        /* the file is its own project: its findings against its own callers
+         * and its own accumulating methods */
+        oom_project_keep_cross_file_accumulations(&facts, 1, &out);
         oom_project_drop_findings_of_no_grad_callees(&facts, 1, &out);
         oom_file_facts_free(&facts);
     } else

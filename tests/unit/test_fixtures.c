@@ -8,7 +8,10 @@
  * as Jupyter shows it, markdown included; the row in the cell). A missing
  * finding and an unexpected one both fail the fixture. A fixture linted for
  * a target GPU says so: `# fixture: gpu=v100` in a Python file, `gpu: v100`
- * in a sidecar .expect file. */
+ * in a sidecar .expect file. Beside those, every fixture with findings has a
+ * snapshot, `x.py.snap` (the same one format for Python, JSON and notebooks):
+ * each finding's span, code and message, which `make snapshots` writes and a
+ * reviewer reads in the diff. */
 #include <dirent.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -191,6 +194,8 @@ static void describe_line(oom_buf *out, uint32_t cell, uint32_t line)
         oom_buf_printf(out, "  line %u", line);
 }
 
+static void check_snapshot(const char *path, oom_diag_list *found, oom_buf *report);
+
 static void run_fixture(oom_linter *unused, const char *path)
 {
     (void)unused;
@@ -247,6 +252,7 @@ static void run_fixture(oom_linter *unused, const char *path)
         describe_line(&report, want.items[i].cell, want.items[i].line);
         oom_buf_printf(&report, ": expected %s, not reported\n", want.items[i].code);
     }
+    check_snapshot(path, &found, &report);
     if (report.len == 0)
         printf("PASS fixture %s (%zu finding%s)\n", path, found.len, found.len == 1 ? "" : "s");
     else
@@ -255,6 +261,64 @@ static void run_fixture(oom_linter *unused, const char *path)
     free(want.items);
     oom_diag_list_free(&found);
     oom_source_free(&src);
+}
+
+/* The snapshot of a fixture's findings, one line each in the order the
+ * report gives them: `[cell N ]ROW:COL-ENDROW:ENDCOL CODE message`. The
+ * annotations pin line and code (the intent, written by hand); the snapshot
+ * pins the columns, the span and the message too, as Ruff's snapshots do. */
+static void render_snapshot(oom_diag_list *found, oom_buf *out)
+{
+    oom_diag_list_sort(found);
+    for (size_t i = 0; i < found->len; i++) {
+        const oom_diag *d = &found->items[i];
+        if (d->cell)
+            oom_buf_printf(out, "cell %u ", d->cell);
+        oom_buf_printf(out, "%u:%u-%u:%u %s %s\n", d->start_row, d->start_col, d->end_row, d->end_col, d->code,
+                       d->message);
+    }
+}
+
+/* Compares the findings with `<fixture>.snap`, or writes it when
+ * OOM_UPDATE_SNAPSHOTS=1 (`make snapshots`). A fixture with findings must
+ * have one; a fixture without may leave it out. */
+static void check_snapshot(const char *path, oom_diag_list *found, oom_buf *report)
+{
+    oom_buf want_path, got, err;
+    oom_buf_init(&want_path);
+    oom_buf_init(&got);
+    oom_buf_init(&err);
+    oom_buf_append(&got, "", 0);
+    oom_buf_printf(&want_path, "%s.snap", path);
+    render_snapshot(found, &got);
+    const char *update = getenv("OOM_UPDATE_SNAPSHOTS");
+    oom_source snap;
+    char why[256];
+    bool have = oom_source_read(want_path.data, want_path.data, &snap, why, sizeof why) == OOM_SOURCE_OK;
+    if (update && strcmp(update, "1") == 0) {
+        if ((got.len > 0 || have) && (!have || snap.len != got.len || memcmp(snap.text, got.data, got.len) != 0) &&
+            oom_write_file_atomically(want_path.data, got.data, got.len, &err) != 0)
+            oom_buf_printf(report, "  snapshot not written: %s\n", err.data);
+    } else if (!have && got.len > 0) {
+        oom_buf_printf(report, "  no snapshot %s: `make snapshots` writes it (review the diff)\n", want_path.data);
+    } else if (have && (snap.len != got.len || memcmp(snap.text, got.data, got.len) != 0)) {
+        /* the first line that differs */
+        const char *w = snap.text, *g = got.data;
+        for (;;) {
+            size_t wl = strcspn(w, "\n"), gl = strcspn(g, "\n");
+            if (wl != gl || memcmp(w, g, wl) != 0 || (!w[wl] && !g[gl])) {
+                oom_buf_printf(report, "  snapshot %s differs:\n    want: %.*s\n    got:  %.*s\n", want_path.data,
+                               (int)wl, w, (int)gl, g);
+                break;
+            }
+            w += wl + (w[wl] != 0);
+            g += gl + (g[gl] != 0);
+        }
+    }
+    oom_source_free(&snap);
+    oom_buf_free(&want_path);
+    oom_buf_free(&got);
+    oom_buf_free(&err);
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -73,14 +73,10 @@
 ; update, TRL stores metrics until the next log), so a tensor there keeps its
 ; step's graph. Lightning's *_step hooks return the loss with its graph on
 ; purpose.
-(assignment
-  left: (identifier) @store
-  right: (dictionary
-    (pair
-      value: (_) @value) @report)
-  (#match? @store "^(logging_outputs?|log_outputs?|logs|log_dict|metrics|stats)$")
-  (#oom-returned? @store)
-  (#not-oom-in-function-matching? @store "_step$")
+((pair
+  value: (_) @value) @report
+  (#oom-entry-of-returned-dict? @report "^(logging_outputs?|log_outputs?|logs|log_dict|metrics|stats)$")
+  (#not-oom-in-function-matching? @report "_step$")
   (#oom-grad-enabled? @value)
   (#oom-carries-graph? @value))
 
