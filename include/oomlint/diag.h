@@ -15,6 +15,51 @@ const char *oom_severity_name(oom_severity s);
 /* Returns 0 and sets *out for "error", "warning", "info"; -1 otherwise. */
 int oom_severity_parse(const char *name, oom_severity *out);
 
+/* How far a fix may be trusted, as Ruff defines it: a safe fix keeps what
+ * the program does (and frees the memory), so `--fix` applies it; an unsafe
+ * fix may change what it does, so only `--unsafe-fixes` applies it; a
+ * display-only fix is shown for a person to apply, never applied. Ordered:
+ * a mode that applies one level applies those before it. */
+typedef enum {
+    OOM_FIX_SAFE = 0,
+    OOM_FIX_UNSAFE = 1,
+    OOM_FIX_DISPLAY_ONLY = 2,
+} oom_applicability;
+
+const char *oom_applicability_name(oom_applicability a);
+/* Returns 0 and sets *out for "safe", "unsafe", "display-only"; -1 otherwise. */
+int oom_applicability_parse(const char *name, oom_applicability *out);
+
+/* One edit of a fix: the bytes [start_byte, end_byte) of the text that was
+ * linted become `content` (an insertion when the range is empty). The
+ * positions say the same for reports: 1-based rows, columns in characters,
+ * the end exclusive. */
+typedef struct {
+    uint32_t start_byte, end_byte;
+    uint32_t start_row, start_col;
+    uint32_t end_row, end_col;
+    char *content;
+} oom_edit;
+
+/* A finding's fix: edits sorted by position, none overlapping another. */
+typedef struct {
+    oom_applicability applicability;
+    char *message; /* "Replace with `loss.item()`" */
+    oom_edit *edits;
+    size_t edit_count;
+} oom_fix;
+
+void oom_fix_free(oom_fix *f);
+oom_fix *oom_fix_copy(const oom_fix *f);
+
+/* What `--fix` would do with a finding's fix under this run's settings
+ * (--unsafe-fixes, fixable/unfixable): what reports mark and count. */
+typedef enum {
+    OOM_FIXABLE_NO = 0,       /* no fix, a display-only one, or the code is unfixable */
+    OOM_FIXABLE_NOW,          /* --fix applies it */
+    OOM_FIXABLE_WITH_UNSAFE,  /* an unsafe fix: --unsafe-fixes would apply it */
+} oom_fixable;
+
 typedef struct {
     char *code;      /* "OOM201" */
     char *name;      /* "tensor-with-graph-stored" */
@@ -46,6 +91,10 @@ typedef struct {
      * oom_pymodel_accumulation_candidate writes it. The project pass keeps
      * or drops it; NULL: no such condition. */
     char *needs_accumulator;
+    /* Edits that resolve the finding, from the rule's "fix" (rule.json);
+     * NULL when the rule has none or none could be made here. */
+    oom_fix *fix;
+    oom_fixable fixable; /* set by the command line; OOM_FIXABLE_NO until then */
 } oom_diag;
 
 #define OOM_DIAG_CONTEXT_LINES 4

@@ -1,5 +1,6 @@
 /* rules: rule definitions as data. A rule is a folder holding rule.json
- * (code, name, language, severity, message, help), query.scm (its
+ * (code, name, language, severity, message, help, and optionally the fix
+ * that resolves a finding), query.scm (its
  * tree-sitter query; absent for the engine's own rules), optionally
  * query.<language>.scm for the same problem in another language (a JSON
  * config), and doc.md (What it does / Why is this bad? / Example / Use
@@ -12,6 +13,7 @@
 #include <stddef.h>
 
 #include "oomlint/diag.h"
+#include "oomlint/fix.h"
 #include "oomlint/lang.h"
 #include "oomlint/util.h"
 
@@ -33,6 +35,9 @@ typedef struct {
     bool opt_in;     /* "default": false in rule.json: runs only when --select names it
                         (or a prefix of it): its findings on real code are too often
                         not worth a fix to be on for everyone (tests/ecosystem) */
+    /* "fix" in rule.json: the edits that resolve a finding (oomlint/fix.h);
+     * NULL when the rule has none */
+    oom_fix_spec *fix;
     bool builtin;    /* embedded at build time (its query is checked by the test
                         suite against tree-sitter's own reader, not at run time) */
 } oom_rule;

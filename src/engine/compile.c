@@ -234,6 +234,110 @@ static void add_word_clauses(oom_lang_query *lq, uint32_t p, TSSymbol identifier
     }
 }
 
+/* Every {{name}} in a fix's message and templates names a capture (the
+ * message may also say {{detail}} or {{gpu}}, as a rule's message does). */
+static int check_fix_template(const oom_query *q, const oom_rule *r, size_t alt, const char *text,
+                              bool message, oom_buf *err)
+{
+    for (const char *p = text; p && (p = strstr(p, "{{")) != NULL;) {
+        const char *end = strstr(p, "}}");
+        if (!end)
+            break;
+        size_t len = (size_t)(end - p - 2);
+        bool found = message && ((len == 6 && memcmp(p + 2, "detail", 6) == 0) ||
+                                 (len == 3 && memcmp(p + 2, "gpu", 3) == 0));
+        found = found || oom_query_capture_id(q, p + 2, (uint32_t)len) != UINT32_MAX;
+        if (!found) {
+            oom_buf_clear(err);
+            oom_buf_printf(err, "%s/rule.json: fix[%zu]: {{%.*s}} names no capture of the query", r->origin, alt,
+                           (int)len, p + 2);
+            return -1;
+        }
+        p = end + 2;
+    }
+    return 0;
+}
+
+static int compile_fix(oom_lang_query *lq, oom_lang lang, const oom_rule *r, size_t i, oom_fix_compiled *out,
+                       uint32_t *file_slots, oom_buf *err)
+{
+    const oom_fix_alternative *alt = &r->fix->alts[i];
+    out->spec = alt;
+    out->edit_captures = oom_xcalloc(alt->edit_count ? alt->edit_count : 1, sizeof(uint32_t));
+    if (check_fix_template(lq->query, r, i, alt->message, true, err) != 0)
+        return -1;
+    for (size_t e = 0; e < alt->edit_count; e++) {
+        const oom_edit_spec *edit = &alt->edits[e];
+        out->edit_captures[e] = oom_query_capture_id(lq->query, edit->capture, (uint32_t)strlen(edit->capture));
+        if (out->edit_captures[e] == UINT32_MAX) {
+            oom_buf_clear(err);
+            oom_buf_printf(err, "%s/rule.json: fix[%zu].edits[%zu]: @%s is no capture of the query", r->origin, i,
+                           e, edit->capture);
+            return -1;
+        }
+        if (check_fix_template(lq->query, r, i, edit->text, false, err) != 0)
+            return -1;
+    }
+    out->when = oom_xcalloc(alt->when.len ? alt->when.len : 1, sizeof(oom_pred));
+    for (size_t w = 0; w < alt->when.len; w++) {
+        oom_buf why;
+        oom_buf_init(&why);
+        int rc = oom_pred_compile_text(lq->query, alt->when.items[w], lang, &out->when[w], file_slots, &why);
+        if (rc == 0)
+            out->when_count = w + 1;
+        else {
+            oom_buf_clear(err);
+            oom_buf_printf(err, "%s/rule.json: fix[%zu].when[%zu]: %s", r->origin, i, w, why.data);
+        }
+        oom_buf_free(&why);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void free_fix(oom_fix_compiled *f)
+{
+    oom_preds_free(f->when, f->when_count);
+    free(f->edit_captures);
+    memset(f, 0, sizeof *f);
+}
+
+/* A rule's fixes in this language's query. A fix that does not compile is
+ * a mistake in the rule, reported, in the rule's own language; in the other
+ * language of a rule that has two (OOM401's query.json.scm beside its
+ * query.scm), it is a fix of the first language's captures and predicates,
+ * left out there (spec NULL). */
+static int compile_fixes(oom_lang_query *lq, oom_lang lang, uint32_t *file_slots, oom_buf *err)
+{
+    for (size_t s = 0; s < lq->slot_count; s++) {
+        oom_rule_slot *slot = &lq->slots[s];
+        const oom_rule *r = slot->rule;
+        if (!r->fix)
+            continue;
+        slot->fixes = oom_xcalloc(r->fix->count, sizeof(oom_fix_compiled));
+        for (size_t i = 0; i < r->fix->count; i++) {
+            slot->fix_count = i + 1;
+            if (compile_fix(lq, lang, r, i, &slot->fixes[i], file_slots, err) == 0)
+                continue;
+            if (r->lang == lang)
+                return -1;
+            free_fix(&slot->fixes[i]);
+            oom_buf_clear(err);
+        }
+    }
+    return 0;
+}
+
+static void free_fixes(oom_lang_query *lq)
+{
+    for (size_t s = 0; lq->slots && s < lq->slot_count; s++) {
+        for (size_t i = 0; i < lq->slots[s].fix_count; i++)
+            free_fix(&lq->slots[s].fixes[i]);
+        free(lq->slots[s].fixes);
+    }
+}
+
 static int map_patterns(oom_compiled *c, oom_lang lang, uint32_t comment_start, oom_buf *err)
 {
     oom_lang_query *lq = &c->langs[lang];
@@ -270,7 +374,7 @@ static int map_patterns(oom_compiled *c, oom_lang lang, uint32_t comment_start, 
     for (size_t i = 0; i < lq->slot_count; i++)
         if (check_placeholders(lq->query, lq->slots[i].rule, err) != 0)
             return -1;
-    return 0;
+    return compile_fixes(lq, lang, &c->file_slots, err);
 }
 
 /* tree-sitter reads the query too when a user's rule is among the slots (its
@@ -427,6 +531,7 @@ void oom_compiled_free(oom_compiled *c)
             oom_preds_free(lq->preds[p], lq->pred_counts[p]);
         free(lq->preds);
         free(lq->pred_counts);
+        free_fixes(lq);
         free(lq->slots);
         free(lq->ts_capture_map);
         free(lq->ts_pattern_map);

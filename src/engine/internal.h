@@ -100,8 +100,19 @@ void oom_words_enable(const oom_word_filter *w, const char *text, size_t len, ui
                       uint8_t *on, uint32_t pattern_count);
 void oom_words_free(oom_word_filter *w);
 
+/* One way to fix a rule's finding (oomlint/fix.h), compiled against the
+ * language's query: its conditions as predicates, each edit's capture id. */
+typedef struct {
+    const oom_fix_alternative *spec;
+    oom_pred *when;
+    size_t when_count;
+    uint32_t *edit_captures; /* per edit of spec */
+} oom_fix_compiled;
+
 typedef struct {
     const oom_rule *rule;
+    oom_fix_compiled *fixes; /* the rule's fix alternatives, in order */
+    size_t fix_count;
     const char *query;      /* this language's query text of the rule */
     const char *query_file; /* "query.scm" or "query.json.scm", for errors */
     uint32_t first_pattern, pattern_end; /* [first, end) in the combined query */
@@ -165,6 +176,11 @@ const oom_sem_entry *oom_sem_find(const char *name, size_t len);
 int oom_preds_compile(const oom_query *q, uint32_t pattern, oom_lang lang, oom_pred **out,
                       size_t *count, uint32_t *file_slots, oom_buf *err);
 void oom_preds_free(oom_pred *preds, size_t count);
+/* One predicate written as text, as in a query: `#oom-passed-to? @call
+ * "load_state_dict"` (the parentheses may be left out); its captures are
+ * the query's. A whole-file one takes a slot from *file_slots. */
+int oom_pred_compile_text(const oom_query *q, const char *text, oom_lang lang, oom_pred *out,
+                          uint32_t *file_slots, oom_buf *err);
 /* Whether every predicate holds for this match. `model` is NULL outside Python. */
 /* `*limit_hit` is set when a regex was stopped by the PCRE2 match limit. */
 bool oom_preds_hold(const oom_pred *preds, size_t count, const TSQueryMatch *match,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "oomlint/fix.h"
 #include "oomlint/suppress.h"
 #include "oomlint/text.h"
 
@@ -262,7 +263,100 @@ typedef struct {
     const oom_sem_env *env;
     oom_diag_list *found;
     oom_suppression_set *supp;
+    oom_lang lang;
 } match_ctx;
+
+/* ---- fixes ---------------------------------------------------------------------------- */
+
+static bool capture_by_id(const TSQueryMatch *m, uint32_t id, TSNode *out)
+{
+    for (uint16_t i = 0; i < m->capture_count; i++)
+        if (m->captures[i].index == id) {
+            *out = m->captures[i].node;
+            return true;
+        }
+    return false;
+}
+
+typedef struct {
+    const oom_query *query;
+    const TSQueryMatch *match;
+} capture_env;
+
+static bool lookup_capture(void *ctx, const char *name, size_t len, TSNode *out)
+{
+    const capture_env *ce = ctx;
+    uint32_t id = oom_query_capture_id(ce->query, name, (uint32_t)len);
+    return id != UINT32_MAX && capture_by_id(ce->match, id, out);
+}
+
+/* A condition on a capture the match did not bind does not hold: a fix is
+ * offered only where its conditions were checked. */
+static bool fix_conditions_hold(const match_ctx *mc, const oom_fix_compiled *fc, const TSQueryMatch *m, TSNode site)
+{
+    for (size_t w = 0; w < fc->when_count; w++) {
+        TSNode unused;
+        if (!capture_by_id(m, fc->when[w].capture, &unused))
+            return false;
+    }
+    bool limit_hit = false;
+    return oom_preds_hold(fc->when, fc->when_count, m, mc->src->text, mc->env, site, mc->l->md, mc->l->mctx,
+                          &mc->l->scratch, &limit_hit) &&
+           !limit_hit;
+}
+
+/* The edits of one fix alternative at this match, or NULL when one of them
+ * cannot be made here. */
+static oom_fix *try_fix(const match_ctx *mc, const oom_fix_compiled *fc, const TSQueryMatch *m,
+                        const placeholder_env *penv)
+{
+    const oom_fix_alternative *alt = fc->spec;
+    capture_env ce = {mc->lq->query, m};
+    oom_raw_edit *edits = oom_xcalloc(alt->edit_count, sizeof *edits);
+    size_t made = 0;
+    bool ok = true;
+    oom_buf content;
+    oom_buf_init(&content);
+    for (size_t e = 0; e < alt->edit_count && ok; e++) {
+        TSNode node;
+        oom_buf_clear(&content);
+        oom_buf_append(&content, "", 0);
+        ok = capture_by_id(m, fc->edit_captures[e], &node) &&
+             (!alt->edits[e].text ||
+              oom_fix_fill_template(alt->edits[e].text, mc->src->text, lookup_capture, &ce, &content)) &&
+             oom_fix_make_edit(&alt->edits[e], mc->lang,
+                               mc->src->text, mc->src->len, node, content.data, &edits[made]);
+        made += ok;
+    }
+    oom_buf_free(&content);
+    oom_fix *fix = NULL;
+    if (ok) {
+        char *message = render(alt->message, penv);
+        fix = oom_fix_from_edits(alt->applicability, message, edits, made, mc->src);
+        free(message);
+    } else {
+        for (size_t e = 0; e < made; e++)
+            free(edits[e].content);
+    }
+    free(edits);
+    return fix;
+}
+
+/* The first of the rule's fixes whose conditions hold and whose edits can be
+ * made here. */
+static oom_fix *make_fix(const match_ctx *mc, const oom_rule_slot *slot, const TSQueryMatch *m, TSNode site,
+                         const placeholder_env *penv)
+{
+    for (size_t i = 0; i < slot->fix_count; i++) {
+        const oom_fix_compiled *fc = &slot->fixes[i];
+        if (!fc->spec || !fix_conditions_hold(mc, fc, m, site))
+            continue;
+        oom_fix *fix = try_fix(mc, fc, m, penv);
+        if (fix)
+            return fix;
+    }
+    return NULL;
+}
 
 /* A finding whose pattern asked that autograd be on holds only while the
  * function around it runs with grad: name that function for the project
@@ -334,6 +428,8 @@ static void on_match(void *ctx, const TSQueryMatch *m)
                 &penv);
     oom_diag *d = &mc->found->items[mc->found->len - 1];
     note_grad_condition(d, lq->preds[m->pattern_index], lq->pred_counts[m->pattern_index], m, env);
+    if (slot->fix_count)
+        d->fix = make_fix(mc, slot, m, site, &penv);
     if (env->pending->len > 0)
         d->needs_accumulator = oom_xstrdup(env->pending->data);
 }
@@ -372,10 +468,11 @@ static void run_tree_sitter_cursor(match_ctx *mc, TSNode root)
     }
 }
 
-static void run_query(oom_linter *l, const oom_lang_query *lq, oom_source *src, TSNode root,
-                      const oom_sem_env *env, oom_diag_list *found, oom_suppression_set *supp)
+static void run_query(oom_linter *l, oom_lang lang, oom_source *src, TSNode root, const oom_sem_env *env,
+                      oom_diag_list *found, oom_suppression_set *supp)
 {
-    match_ctx mc = {l, lq, src, env, found, supp};
+    const oom_lang_query *lq = &l->c->langs[lang];
+    match_ctx mc = {l, lq, src, env, found, supp, lang};
     const uint8_t *on = NULL;
     if (oom_words_filters(&lq->words)) {
         if (lq->words.word_count > l->words_cap)
@@ -458,7 +555,7 @@ void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag
     oom_suppression_set supp;
     memset(&supp, 0, sizeof supp);
     if (lq->query)
-        run_query(l, lq, src, root, &env, &found, &supp);
+        run_query(l, lang, src, root, &env, &found, &supp);
     if (ts_node_has_error(root))
         report_syntax_error(l, src, root, &found);
     filter_findings(&found, &supp);

@@ -41,45 +41,30 @@ static int compile_regex(oom_pred *p, oom_buf *err)
     return -1;
 }
 
-/* Fills one predicate from its steps (name, then arguments). */
-static int build_pred(const oom_query *q, const TSQueryPredicateStep *steps, uint32_t n,
-                      oom_lang lang, oom_pred *p, oom_buf *err)
+/* Fills one predicate from its name (`not-oom-holds?`), first capture,
+ * second capture (#eq? @a @b; UINT32_MAX when absent) and string arguments,
+ * which it takes. */
+static int build_pred_from(const char *full, uint32_t capture, uint32_t other_capture, char **args,
+                           size_t arg_count, oom_lang lang, oom_pred *p, oom_buf *err)
 {
-    uint32_t len;
-    const char *name = oom_query_string_value_for_id(q, steps[0].value_id, &len);
     memset(p, 0, sizeof(*p));
-    p->other_capture = UINT32_MAX;
-    char *full = oom_xstrndup(name, len);
+    p->capture = capture;
+    p->other_capture = other_capture;
+    p->args = args;
+    p->arg_count = arg_count;
     const char *base = full;
     if (oom_str_starts_with(base, "not-")) {
         p->negate = true;
         base += 4;
     }
     size_t blen = strlen(base);
-    int rc = 0;
     if (blen == 0 || base[blen - 1] != '?') {
         oom_buf_printf(err, "unsupported directive #%s (only predicates ending in ? are known)", full);
-        free(full);
         return -1;
     }
     blen--;
-    if (n < 2 || steps[1].type != TSQueryPredicateStepTypeCapture) {
-        oom_buf_printf(err, "#%s needs a capture as its first argument", full);
-        free(full);
-        return -1;
-    }
-    p->capture = steps[1].value_id;
-    size_t arg_cap = 0;
-    for (uint32_t i = 2; i < n; i++) {
-        if (steps[i].type == TSQueryPredicateStepTypeCapture) {
-            p->other_capture = steps[i].value_id;
-            continue;
-        }
-        uint32_t alen;
-        const char *a = oom_query_string_value_for_id(q, steps[i].value_id, &alen);
-        OOM_PUSH(p->args, p->arg_count, arg_cap, oom_xstrndup(a, alen));
-    }
     const oom_sem_entry *sem = NULL;
+    int rc = 0;
     if (blen == 2 && memcmp(base, "eq", 2) == 0) {
         p->kind = OOM_PRED_EQ;
         if (p->arg_count + (p->other_capture != UINT32_MAX) != 1) {
@@ -128,6 +113,35 @@ static int build_pred(const oom_query *q, const TSQueryPredicateStep *steps, uin
         oom_buf_printf(err, "unknown predicate #%s", full);
         rc = -1;
     }
+    return rc;
+}
+
+/* Fills one predicate from its steps (name, then arguments). */
+static int build_pred(const oom_query *q, const TSQueryPredicateStep *steps, uint32_t n,
+                      oom_lang lang, oom_pred *p, oom_buf *err)
+{
+    uint32_t len;
+    const char *name = oom_query_string_value_for_id(q, steps[0].value_id, &len);
+    memset(p, 0, sizeof(*p));
+    char *full = oom_xstrndup(name, len);
+    if (n < 2 || steps[1].type != TSQueryPredicateStepTypeCapture) {
+        oom_buf_printf(err, "#%s needs a capture as its first argument", full);
+        free(full);
+        return -1;
+    }
+    uint32_t other = UINT32_MAX;
+    char **args = NULL;
+    size_t arg_count = 0, arg_cap = 0;
+    for (uint32_t i = 2; i < n; i++) {
+        if (steps[i].type == TSQueryPredicateStepTypeCapture) {
+            other = steps[i].value_id;
+            continue;
+        }
+        uint32_t alen;
+        const char *a = oom_query_string_value_for_id(q, steps[i].value_id, &alen);
+        OOM_PUSH(args, arg_count, arg_cap, oom_xstrndup(a, alen));
+    }
+    int rc = build_pred_from(full, steps[1].value_id, other, args, arg_count, lang, p, err);
     free(full);
     return rc;
 }
@@ -183,6 +197,106 @@ int oom_preds_compile(const oom_query *q, uint32_t pattern, oom_lang lang, oom_p
     }
     order_by_cost(*out, *count, file_slots);
     return 0;
+}
+
+/* ---- predicates written as text (a fix's "when") ------------------------------------- */
+
+static const char *skip_space(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    return p;
+}
+
+/* A quoted string with \" and \\ escapes, as in a query; NULL when unterminated. */
+static const char *read_string(const char *p, oom_buf *out)
+{
+    for (p++; *p && *p != '"'; p++) {
+        if (*p == '\\' && p[1])
+            p++;
+        oom_buf_putc(out, *p);
+    }
+    oom_buf_append(out, "", 0);
+    return *p == '"' ? p + 1 : NULL;
+}
+
+static const char *read_word(const char *p, oom_buf *out)
+{
+    while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r' && *p != ')' && *p != '"')
+        oom_buf_putc(out, *p++);
+    oom_buf_append(out, "", 0);
+    return p;
+}
+
+int oom_pred_compile_text(const oom_query *q, const char *text, oom_lang lang, oom_pred *out,
+                          uint32_t *file_slots, oom_buf *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *p = skip_space(text);
+    bool parenthesised = *p == '(';
+    if (parenthesised)
+        p = skip_space(p + 1);
+    if (*p != '#') {
+        oom_buf_printf(err, "\"%s\" is not a predicate such as #oom-passed-to? @call \"load_state_dict\"", text);
+        return -1;
+    }
+    oom_buf name, word;
+    oom_buf_init(&name);
+    oom_buf_init(&word);
+    p = read_word(p + 1, &name);
+    uint32_t capture = UINT32_MAX, other = UINT32_MAX;
+    char **args = NULL;
+    size_t arg_count = 0, arg_cap = 0;
+    int rc = 0;
+    for (p = skip_space(p); rc == 0 && *p && *p != ')'; p = skip_space(p)) {
+        oom_buf_clear(&word);
+        if (*p == '"') {
+            p = read_string(p, &word);
+            if (!p) {
+                oom_buf_printf(err, "#%s: an unterminated string", name.data);
+                rc = -1;
+            } else {
+                OOM_PUSH(args, arg_count, arg_cap, oom_xstrdup(word.data));
+            }
+        } else if (*p == '@') {
+            p = read_word(p + 1, &word);
+            uint32_t id = oom_query_capture_id(q, word.data, (uint32_t)word.len);
+            if (id == UINT32_MAX) {
+                oom_buf_printf(err, "#%s: @%s is no capture of the query", name.data, word.data);
+                rc = -1;
+            } else if (capture == UINT32_MAX) {
+                capture = id;
+            } else {
+                other = id;
+            }
+        } else {
+            oom_buf_printf(err, "#%s: arguments are @captures and \"strings\"", name.data);
+            rc = -1;
+        }
+    }
+    if (rc == 0 && parenthesised && *p != ')') {
+        oom_buf_printf(err, "#%s: a missing )", name.data);
+        rc = -1;
+    }
+    if (rc == 0 && capture == UINT32_MAX) {
+        oom_buf_printf(err, "#%s needs a capture as its first argument", name.data);
+        rc = -1;
+    }
+    if (rc == 0) {
+        rc = build_pred_from(name.data, capture, other, args, arg_count, lang, out, err);
+        args = NULL; /* the predicate owns them now */
+        arg_count = 0;
+        if (rc != 0)
+            pred_clear(out);
+    }
+    for (size_t i = 0; i < arg_count; i++)
+        free(args[i]);
+    free(args);
+    if (rc == 0 && out->whole_file)
+        out->file_slot = (*file_slots)++;
+    oom_buf_free(&name);
+    oom_buf_free(&word);
+    return rc;
 }
 
 /* ---- evaluating -------------------------------------------------------------------- */

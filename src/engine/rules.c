@@ -112,7 +112,7 @@ static char *summary_from_doc(const char *doc)
 }
 
 static const char *const known_keys[] = {"code", "name", "language", "severity", "message",
-                                         "help", "url", "default", NULL};
+                                         "help", "url", "default", "fix", NULL};
 
 static int check_known_keys(cJSON *root, const oom_rule_file *f, const char *path, oom_buf *err)
 {
@@ -122,7 +122,7 @@ static int check_known_keys(cJSON *root, const oom_rule_file *f, const char *pat
             known |= strcmp(it->string, known_keys[i]) == 0;
         if (!known) {
             fail_at(err, path, f, key_offset(f, it->string),
-                    "unknown field \"%s\" (known: code, name, language, severity, message, help, url, default)",
+                    "unknown field \"%s\" (known: code, name, language, severity, message, help, url, default, fix)",
                     it->string);
             return -1;
         }
@@ -178,6 +178,17 @@ static int parse_rule_json(oom_rule *r, const oom_rule_file *f, const char *path
                 "field \"default\" must be true or false (whether the rule runs without --select)");
     else
         rc = 0;
+    cJSON *fix = cJSON_GetObjectItemCaseSensitive(root, "fix");
+    if (rc == 0 && fix) {
+        oom_buf why;
+        oom_buf_init(&why);
+        r->fix = oom_fix_spec_parse(fix, &why);
+        if (!r->fix) {
+            fail_at(err, path, f, key_offset(f, "fix"), "%s", why.data);
+            rc = -1;
+        }
+        oom_buf_free(&why);
+    }
     if (rc == 0) {
         r->code = oom_xstrdup(code);
         r->name = oom_xstrdup(name);
@@ -205,6 +216,7 @@ static void rule_free(oom_rule *r)
     for (int l = 0; l < OOM_LANG_COUNT; l++)
         free(r->extra_query[l]);
     free(r->origin);
+    oom_fix_spec_free(r->fix);
     memset(r, 0, sizeof(*r));
 }
 

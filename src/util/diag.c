@@ -31,6 +31,58 @@ int oom_severity_parse(const char *name, oom_severity *out)
     return 0;
 }
 
+const char *oom_applicability_name(oom_applicability a)
+{
+    switch (a) {
+    case OOM_FIX_SAFE:
+        return "safe";
+    case OOM_FIX_UNSAFE:
+        return "unsafe";
+    default:
+        return "display-only";
+    }
+}
+
+int oom_applicability_parse(const char *name, oom_applicability *out)
+{
+    if (strcmp(name, "safe") == 0)
+        *out = OOM_FIX_SAFE;
+    else if (strcmp(name, "unsafe") == 0)
+        *out = OOM_FIX_UNSAFE;
+    else if (strcmp(name, "display-only") == 0)
+        *out = OOM_FIX_DISPLAY_ONLY;
+    else
+        return -1;
+    return 0;
+}
+
+void oom_fix_free(oom_fix *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->edit_count; i++)
+        free(f->edits[i].content);
+    free(f->edits);
+    free(f->message);
+    free(f);
+}
+
+oom_fix *oom_fix_copy(const oom_fix *f)
+{
+    if (!f)
+        return NULL;
+    oom_fix *c = oom_xcalloc(1, sizeof *c);
+    c->applicability = f->applicability;
+    c->message = oom_xstrdup(f->message);
+    c->edit_count = f->edit_count;
+    c->edits = oom_xcalloc(f->edit_count ? f->edit_count : 1, sizeof(oom_edit));
+    for (size_t i = 0; i < f->edit_count; i++) {
+        c->edits[i] = f->edits[i];
+        c->edits[i].content = oom_xstrdup(f->edits[i].content);
+    }
+    return c;
+}
+
 static char *dup_or_null(const char *s)
 {
     return s ? oom_xstrdup(s) : NULL;
@@ -76,6 +128,7 @@ static void diag_free(oom_diag *d)
     free(d->context);
     free(d->needs_grad_in);
     free(d->needs_accumulator);
+    oom_fix_free(d->fix);
 }
 
 void oom_diag_list_remove_if_marked(oom_diag_list *l, const unsigned char *drop)
