@@ -82,6 +82,10 @@ typedef struct {
     oom_on_model_fn on_model; /* may be NULL */
     void *on_model_ctx;
     bool notebook;
+    /* the file's text when the caller holds it already (stdin read once
+     * for --fix); NULL: read `path` */
+    const char *text;
+    size_t text_len;
 } oom_job;
 
 /* Lints every job on `threads` threads (each with its own parser and

@@ -46,6 +46,9 @@ char *oom_buf_take(oom_buf *b);
 /* Writes a file whole or not at all (a temporary beside it, then rename).
  * Returns -1 with a reason in err. */
 int oom_write_file_atomically(const char *path, const char *data, size_t len, oom_buf *err);
+/* The same for a file that exists: the new one keeps its permission bits
+ * `mode` (st_mode of the file it replaces). */
+int oom_replace_file_atomically(const char *path, const char *data, size_t len, unsigned mode, oom_buf *err);
 
 bool oom_str_starts_with(const char *s, const char *prefix);
 bool oom_str_ends_with(const char *s, const char *suffix);

@@ -37,13 +37,17 @@ static bool read_job(const oom_compiled *c, const oom_job *job, oom_source *src,
 {
     if (job->notebook) {
         oom_notebook_error err;
-        oom_source_status st = oom_source_read_notebook(job->path, job->display, src, &err);
+        oom_source_status st =
+            job->text ? oom_source_notebook_from_memory(job->display, job->text, job->text_len, src, &err)
+                      : oom_source_read_notebook(job->path, job->display, src, &err);
         if (st != OOM_SOURCE_OK)
             oom_report_unreadable_notebook(c, job->display, st, &err, out);
         return st == OOM_SOURCE_OK;
     }
     char why[512];
-    if (oom_source_read(job->path, job->display, src, why, sizeof why) == OOM_SOURCE_OK)
+    oom_source_status st = job->text ? oom_source_from_memory(job->display, job->text, job->text_len, src, why, sizeof why)
+                                     : oom_source_read(job->path, job->display, src, why, sizeof why);
+    if (st == OOM_SOURCE_OK)
         return true;
     oom_report_unreadable(c, job->display, why, out);
     return false;

@@ -9,7 +9,8 @@
 
 #include "oomlint/util.h"
 
-int oom_write_file_atomically(const char *path, const char *data, size_t len, oom_buf *err)
+/* mode < 0: as readable as any new file (0666 less the umask). */
+static int write_atomically(const char *path, const char *data, size_t len, int mode, oom_buf *err)
 {
     /* a temporary file beside the target, renamed over it once complete */
     oom_buf tmp;
@@ -21,9 +22,13 @@ int oom_write_file_atomically(const char *path, const char *data, size_t len, oo
         oom_buf_free(&tmp);
         return -1;
     }
-    mode_t mask = umask(0); /* mkstemp makes 0600; an output is as readable as any file */
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
+    if (mode >= 0) {
+        fchmod(fd, (mode_t)mode);
+    } else {
+        mode_t mask = umask(0); /* mkstemp makes 0600; an output is as readable as any file */
+        umask(mask);
+        fchmod(fd, 0666 & ~mask);
+    }
     int rc = 0;
     size_t done = 0;
     while (done < len) {
@@ -36,6 +41,9 @@ int oom_write_file_atomically(const char *path, const char *data, size_t len, oo
         }
         done += (size_t)n;
     }
+    /* on disk before the rename, so a crash leaves the old file or the new one */
+    if (rc == 0 && fsync(fd) != 0)
+        rc = -1;
     if (close(fd) != 0)
         rc = -1;
     if (rc == 0 && rename(tmp.data, path) != 0)
@@ -46,4 +54,14 @@ int oom_write_file_atomically(const char *path, const char *data, size_t len, oo
     }
     oom_buf_free(&tmp);
     return rc;
+}
+
+int oom_write_file_atomically(const char *path, const char *data, size_t len, oom_buf *err)
+{
+    return write_atomically(path, data, len, -1, err);
+}
+
+int oom_replace_file_atomically(const char *path, const char *data, size_t len, unsigned mode, oom_buf *err)
+{
+    return write_atomically(path, data, len, (int)(mode & 07777), err);
 }
