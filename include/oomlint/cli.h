@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "oomlint/config.h"
 #include "oomlint/diag.h"
 #include "oomlint/engine.h"
 #include "oomlint/kb.h"
@@ -51,6 +52,13 @@ typedef struct {
     int num_gpus;         /* --num-gpus N, or 0 */
     char *torch_version;  /* --torch-version X.Y, or NULL */
     bool estimate_max_batch; /* estimate --max-batch */
+    /* fixing (oomlint/fixer.h) */
+    bool fix;             /* --fix: apply the fixes that apply, then report what is left */
+    bool fix_only;        /* --fix-only: apply them, report nothing else */
+    bool diff;            /* --diff: print what --fix would change, change nothing */
+    bool show_fixes;      /* --show-fixes: each fix's edit under its finding; what --fix fixed */
+    int unsafe_fixes;     /* --unsafe-fixes 1, --no-unsafe-fixes 0, -1: from [tool.oomlint] */
+    oom_strlist fixable, unfixable; /* --fixable / --unfixable CODES; empty: from [tool.oomlint] */
     char *config_file;    /* --config FILE, or NULL: search upwards */
     bool isolated;        /* --isolated: ignore pyproject.toml */
     /* oomlint estimate */
@@ -70,6 +78,41 @@ int oom_cli_main(int argc, char **argv);
 const char *oom_cli_usage(void);
 /* `oomlint estimate`: see cli/estimate.c. */
 int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_run_context *run);
+/* ---- fixing (cli/fixing.c) --------------------------------------------------- */
+
+/* The fix settings of a run: flags over [tool.oomlint]. */
+typedef struct {
+    bool apply;           /* --fix or --fix-only: write the fixes */
+    bool diff;            /* --diff: show them */
+    oom_applicability max; /* OOM_FIX_SAFE, or OOM_FIX_UNSAFE with unsafe fixes on */
+    oom_selection fixable; /* select: fixable codes (ALL when not said), ignore: unfixable */
+    /* per-file-ignores: a finding ignored in a file is not fixed there; may be NULL */
+    const oom_project_config *config;
+} oom_fix_settings;
+
+/* Marks each finding with what --fix would do with its fix (oom_diag.fixable)
+ * and drops the fix of an unfixable code, as Ruff does. */
+void oom_cli_mark_fixable(const oom_fix_settings *fs, oom_diag_list *diags);
+
+/* The files a fix run changed (or, with --diff, would change). */
+typedef struct {
+    oom_fix_summary summary;
+    bool changed;       /* something was (or would be) changed */
+    bool write_failed;  /* a file could not be written: the run failed */
+    char *stdin_text;   /* stdin's fixed text (or its text as read), for standard output; NULL: no stdin */
+    size_t stdin_len;
+} oom_fix_outcome_set;
+
+/* Fixes the files of `jobs` that have a fix to apply among `reported` (the
+ * check's findings): each is read, fixed in memory round after round,
+ * checked, and written (or, with --diff, its diff appended to `diff_out`).
+ * A job with `text` (stdin) is fixed in memory only: the result is in
+ * out->stdin_text. Problems (a file that would stop parsing, one changed on
+ * disk) are printed to standard error. */
+void oom_cli_fix_files(const oom_fix_settings *fs, const oom_compiled *compiled, const oom_job *jobs, size_t count,
+                       const oom_diag_list *reported, oom_buf *diff_out, oom_fix_outcome_set *out);
+void oom_fix_outcome_set_free(oom_fix_outcome_set *o);
+
 /* The manual page, made from the --help text and every rule's documentation. */
 int oom_cli_manpage(const oom_rule_list *rules, FILE *out);
 

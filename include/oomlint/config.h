@@ -21,6 +21,10 @@ typedef struct {
     int num_gpus;    /* 0 when not set */
     char *torch;     /* the PyTorch version the jobs run, "2.4"; NULL when not set */
     bool has_select, has_ignore;
+    /* fixing: fixable / unfixable code lists (Ruff's keys), unsafe-fixes */
+    bool has_fixable, has_unfixable;
+    oom_strlist fixable, unfixable;
+    int unsafe_fixes; /* -1 when not set, else 0 or 1 */
     oom_strlist select, ignore, exclude; /* exclude holds exclude and extend-exclude */
     oom_per_file_ignore *per_file_ignores;
     size_t per_file_ignore_count, per_file_ignore_cap;

@@ -31,6 +31,24 @@ const char *oom_format_names(void);
 #define OOM_VERSION "0.1.0"
 #define OOM_INFORMATION_URI "https://github.com/oomlint/oomlint"
 
+/* What `--fix` fixed: per file and code, how many. */
+typedef struct {
+    char *path;
+    char *code;
+    char *name;
+    size_t count;
+} oom_fixed_entry;
+
+typedef struct {
+    oom_fixed_entry *items; /* by path, then code */
+    size_t len, cap;
+    size_t total; /* fixes applied */
+    size_t files; /* files changed */
+} oom_fix_summary;
+
+void oom_fix_summary_add(oom_fix_summary *s, const char *path, const char *code, const char *name);
+void oom_fix_summary_free(oom_fix_summary *s);
+
 typedef struct {
     oom_format format;
     bool color;
@@ -39,6 +57,8 @@ typedef struct {
     size_t files_checked;
     const oom_rule_list *rules; /* rule metadata for SARIF; may be NULL */
     const char *base_dir;       /* absolute working directory, for SARIF URIs */
+    bool show_fixes;            /* full format: each fix's edits under its finding */
+    const oom_fix_summary *fixed; /* what --fix fixed (text formats say so); NULL: not fixing */
 } oom_report_options;
 
 /* Writes the report into `out` (complete text; the caller writes it where it
@@ -48,6 +68,12 @@ void oom_report_render(const oom_diag_list *diags, const oom_report_options *opt
 /* Pieces shared by the formats and tested on their own. */
 void oom_report_json_escape(oom_buf *out, const char *s);
 void oom_report_summary(const oom_diag_list *diags, const oom_report_options *opts, oom_buf *out);
+/* "Fixed 3 problems in 2 files." and, with show_fixes, the fixes per file
+ * and code (Ruff's --show-fixes list). */
+void oom_report_fix_summary(const oom_fix_summary *fixed, bool show_fixes, oom_buf *out);
+/* "[*] 3 fixable with `--fix`, 2 more with `--unsafe-fixes`." (oom_diag.fixable);
+ * nothing when no finding has a fix to apply. */
+void oom_report_fixable_line(const oom_diag_list *diags, oom_buf *out);
 void oom_report_statistics(const oom_diag_list *diags, oom_buf *out);
 /* GitHub workflow-command escaping: message data (`%`, CR, LF) and, with
  * `property`, also `:` and `,`. */
@@ -70,6 +96,11 @@ void oom_report_file_rows(const oom_diag *d, uint32_t *start, uint32_t *end);
 void oom_report_uri_path(oom_buf *out, const char *path);
 /* Markdown summary for GITHUB_STEP_SUMMARY: counts per rule, top files. */
 void oom_report_github_summary(const oom_diag_list *diags, oom_buf *out);
+
+/* A unified diff (three lines of context, GNU diff's format) from `before`
+ * to `after`, headed `--- PATH` / `+++ PATH`; nothing when they are equal. */
+void oom_report_unified_diff(const char *path, const char *before, size_t before_len, const char *after,
+                             size_t after_len, oom_buf *out);
 
 /* The writers, one per format family (report/<family>.c). */
 void oom_render_text(const oom_diag_list *diags, const oom_report_options *opts, oom_buf *out);

@@ -69,6 +69,10 @@ static int parse_option(arg_cursor *c, oom_settings *s)
         return r < 0 ? r : oom_selection_parse_list(&s->selection.select, v, c->err) == 0 ? 1 : -1;
     if ((r = take_value(c, "--ignore", &v)) != 0)
         return r < 0 ? r : oom_selection_parse_list(&s->selection.ignore, v, c->err) == 0 ? 1 : -1;
+    if ((r = take_value(c, "--fixable", &v)) != 0)
+        return r < 0 ? r : oom_selection_parse_list(&s->fixable, v, c->err) == 0 ? 1 : -1;
+    if ((r = take_value(c, "--unfixable", &v)) != 0)
+        return r < 0 ? r : oom_selection_parse_list(&s->unfixable, v, c->err) == 0 ? 1 : -1;
     if ((r = take_value(c, "--exclude", &v)) != 0) {
         if (r > 0)
             oom_strlist_push(&s->exclude, v);
@@ -233,6 +237,30 @@ static int parse_option(arg_cursor *c, oom_settings *s)
         s->estimate_checkpointing = true;
         return 1;
     }
+    if (strcmp(arg, "--fix") == 0) {
+        s->fix = true;
+        return 1;
+    }
+    if (strcmp(arg, "--no-fix") == 0) {
+        s->fix = false;
+        return 1;
+    }
+    if (strcmp(arg, "--fix-only") == 0) {
+        s->fix_only = true;
+        return 1;
+    }
+    if (strcmp(arg, "--diff") == 0) {
+        s->diff = true;
+        return 1;
+    }
+    if (strcmp(arg, "--show-fixes") == 0) {
+        s->show_fixes = true;
+        return 1;
+    }
+    if (strcmp(arg, "--unsafe-fixes") == 0 || strcmp(arg, "--no-unsafe-fixes") == 0) {
+        s->unsafe_fixes = arg[2] != 'n';
+        return 1;
+    }
     if (strcmp(arg, "--isolated") == 0) {
         s->isolated = true;
         return 1;
@@ -270,6 +298,7 @@ static void settings_init(oom_settings *s)
     s->estimate_precision = -1;
     s->estimate_optimizer = -1;
     s->estimate_task = -1;
+    s->unsafe_fixes = -1;
 }
 
 int oom_cli_parse(int argc, char **argv, oom_settings *s, oom_buf *err)
@@ -340,6 +369,18 @@ int oom_cli_parse(int argc, char **argv, oom_settings *s, oom_buf *err)
     }
     if (s->command == OOM_CMD_CHECK && s->paths.len == 0)
         oom_strlist_push(&s->paths, ".");
+    /* --diff only shows what --fix would do; --fix-only is --fix without the report */
+    if (s->diff && (s->fix || s->fix_only)) {
+        oom_buf_puts(err, "--diff shows the fixes instead of applying them: it cannot go with --fix or --fix-only");
+        return -1;
+    }
+    if (s->fix_only)
+        s->fix = true;
+    if ((s->fix || s->diff) && s->diff_base) {
+        oom_buf_puts(err, "--diff-base narrows the report to changed lines; fixes apply to whole files: "
+                          "use it without --fix, --fix-only and --diff");
+        return -1;
+    }
     return 0;
 }
 
@@ -348,6 +389,8 @@ void oom_settings_free(oom_settings *s)
     oom_strlist_free(&s->paths);
     oom_strlist_free(&s->exclude);
     oom_strlist_free(&s->rule_dirs);
+    oom_strlist_free(&s->fixable);
+    oom_strlist_free(&s->unfixable);
     oom_selection_free(&s->selection);
     free(s->stdin_filename);
     free(s->rule_code);

@@ -243,12 +243,24 @@ static int exit_code_for(const oom_settings *s, const oom_diag_list *diags)
     return OOM_EXIT_CLEAN;
 }
 
+/* The report, to `to` (standard output, or standard error when standard
+ * output carries stdin's fixed code) or to --output-file. A --fix run's
+ * summary goes in the text formats, and to standard error beside the others. */
 static int emit_report(const oom_settings *s, const oom_rule_list *rules, const oom_diag_list *diags,
-                       size_t files)
+                       size_t files, const oom_fix_summary *fixed, FILE *to)
 {
     char cwd[4096];
-    oom_report_options opts = {s->format, use_color(s->color) && !s->output_file, s->quiet,
-                               s->statistics, files, rules, getcwd(cwd, sizeof cwd) ? cwd : NULL};
+    bool text = s->format == OOM_FORMAT_FULL || s->format == OOM_FORMAT_CONCISE;
+    oom_report_options opts = {s->format, use_color(s->color) && !s->output_file && to == stdout, s->quiet,
+                               s->statistics, files, rules, getcwd(cwd, sizeof cwd) ? cwd : NULL,
+                               s->show_fixes, text && !s->statistics ? fixed : NULL};
+    if (fixed && !opts.fixed && !s->quiet && fixed->total) {
+        oom_buf note;
+        oom_buf_init(&note);
+        oom_report_fix_summary(fixed, s->show_fixes, &note);
+        write_all(stderr, &note);
+        oom_buf_free(&note);
+    }
     oom_buf out, err;
     oom_buf_init(&out);
     oom_buf_init(&err);
@@ -256,8 +268,8 @@ static int emit_report(const oom_settings *s, const oom_rule_list *rules, const 
     int rc = 0;
     if (s->output_file) {
         rc = oom_write_file_atomically(s->output_file, out.data, out.len, &err);
-    } else if (write_all(stdout, &out) != 0) {
-        oom_buf_puts(&err, "cannot write the report to standard output");
+    } else if (write_all(to, &out) != 0) {
+        oom_buf_puts(&err, "cannot write the report");
         rc = -1;
     }
     if (rc != 0)
@@ -485,6 +497,12 @@ static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, const oom
                        oom_diag_list *pending)
 {
     facts_ctx *f = ctx;
+    /* a finding the project pass confirms is fixed by nobody: --fix fixes a
+     * file on its own, which cannot tell that another file accumulates */
+    for (size_t i = 0; i < pending->len; i++) {
+        oom_fix_free(pending->items[i].fix);
+        pending->items[i].fix = NULL;
+    }
     oom_diag_list_move(&f->facts->pending, pending);
     if (yaml) {
         take_yaml_facts(f, src, yaml);
@@ -505,6 +523,100 @@ static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, const oom
     }
     /* a notebook's project findings are placed in its cells, after the pass */
     f->facts->notebook = oom_source_take_notebook(src);
+}
+
+/* What linting the targets takes; run once, and again after --fix changed files. */
+typedef struct {
+    const oom_rule_list *rules;
+    const effective_settings *eff;
+    const oom_compiled *compiled;
+    const oom_discovery *d;
+    oom_job *jobs;
+    int threads;
+} lint_plan;
+
+/* Every target linted, the project pass run over their facts, the findings
+ * sorted and per-file-ignores applied. */
+static void lint_targets(const lint_plan *p, oom_diag_list *out)
+{
+    size_t n = p->d->target_count;
+    /* while each Python file is linted, the worker takes what the project pass
+     * needs of it (project/callers.c, project/deepspeed.c, the estimate) */
+    oom_file_facts *facts = oom_xcalloc(n ? n : 1, sizeof *facts);
+    facts_ctx *fctx = oom_xcalloc(n ? n : 1, sizeof *fctx);
+    oom_project_context project = {p->rules, &p->eff->selection, p->eff->run.gpu, p->eff->run.num_gpus,
+                                   p->eff->run.eager_module_loading};
+    unsigned needs = oom_project_facts_needed(&project);
+    for (size_t i = 0; i < n; i++) {
+        /* stdin has no folder, so no config beside it and no estimate */
+        bool file = strcmp(p->d->targets[i].path, "-") != 0;
+        fctx[i] = (facts_ctx){&facts[i], p->eff->run.kb, file ? needs : needs & OOM_FACTS_CALLS, p->d->targets[i].path};
+        p->jobs[i].on_model = take_facts;
+        p->jobs[i].on_model_ctx = &fctx[i];
+    }
+    oom_lint_jobs(p->compiled, p->jobs, n, p->threads, out);
+    /* the project pass: the files' facts joined */
+    const char **paths = oom_xcalloc(n ? n : 1, sizeof(char *));
+    for (size_t i = 0; i < n; i++)
+        paths[i] = p->d->targets[i].path;
+    oom_project_run_checks(&project, paths, facts, n, out);
+    free(paths);
+    for (size_t i = 0; i < n; i++)
+        oom_file_facts_free(&facts[i]);
+    free(facts);
+    free(fctx);
+    oom_diag_list_sort(out);
+    apply_per_file_ignores(p->eff, out);
+}
+
+/* Flags over [tool.oomlint]: fixable (ALL when neither says), unfixable,
+ * unsafe-fixes. */
+static void fix_settings_for(const oom_settings *s, const effective_settings *eff, oom_fix_settings *fs)
+{
+    memset(fs, 0, sizeof *fs);
+    fs->apply = s->fix;
+    fs->diff = s->diff;
+    bool unsafe = s->unsafe_fixes >= 0 ? s->unsafe_fixes == 1 : eff->config.unsafe_fixes == 1;
+    fs->max = unsafe ? OOM_FIX_UNSAFE : OOM_FIX_SAFE;
+    const oom_strlist *fixable = s->fixable.len || !eff->config.has_fixable ? &s->fixable : &eff->config.fixable;
+    const oom_strlist *unfixable =
+        s->unfixable.len || !eff->config.has_unfixable ? &s->unfixable : &eff->config.unfixable;
+    copy_list(&fs->fixable.select, fixable);
+    if (fs->fixable.select.len == 0)
+        oom_strlist_push(&fs->fixable.select, "ALL");
+    copy_list(&fs->fixable.ignore, unfixable);
+    fs->config = eff->have_config ? &eff->config : NULL;
+}
+
+/* --fix on stdin reads it once, here, so that the text can be fixed and
+ * written back to standard output. */
+static char *read_stdin_whole(size_t *len)
+{
+    oom_buf b;
+    oom_buf_init(&b);
+    char chunk[65536];
+    for (;;) {
+        size_t n = fread(chunk, 1, sizeof chunk, stdin);
+        oom_buf_append(&b, chunk, n);
+        if (n < sizeof chunk || b.len > OOM_MAX_FILE_BYTES)
+            break;
+    }
+    *len = b.len;
+    return oom_buf_take(&b);
+}
+
+/* --diff: what --fix would change, as a patch; exit 1 when there is some. */
+static int show_diff(const oom_settings *s, const oom_buf *diff, const oom_fix_outcome_set *fixed)
+{
+    int rc = fixed->changed ? OOM_EXIT_FOUND : OOM_EXIT_CLEAN;
+    if (write_all(stdout, diff) != 0) {
+        print_error("cannot write the diff to standard output");
+        rc = OOM_EXIT_FAILURE;
+    }
+    if (!s->quiet && fixed->summary.total)
+        fprintf(stderr, "Would fix %zu problem%s in %zu file%s.\n", fixed->summary.total,
+                fixed->summary.total == 1 ? "" : "s", fixed->summary.files, fixed->summary.files == 1 ? "" : "s");
+    return rc;
 }
 
 static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
@@ -535,43 +647,75 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
     oom_discover((const char *const *)s->paths.items, s->paths.len, &eff.exclude,
                  eff.have_config ? eff.config.dir : ".", &d);
     report_walk_errors(&run, &d);
+    bool fixing = s->fix || s->diff;
     oom_job *jobs = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(oom_job));
-    for (size_t i = 0; i < d.target_count; i++)
-        jobs[i] = job_for(s, &d.targets[i]);
-    /* while each Python file is linted, the worker takes what the project pass
-     * needs of it (project/callers.c, project/deepspeed.c, the estimate) */
-    oom_file_facts *facts = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof *facts);
-    facts_ctx *fctx = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof *fctx);
-    oom_project_context project = {rules, &eff.selection, eff.run.gpu, eff.run.num_gpus,
-                                   eff.run.eager_module_loading};
-    unsigned needs = oom_project_facts_needed(&project);
+    char *stdin_text = NULL;
     for (size_t i = 0; i < d.target_count; i++) {
-        /* stdin has no folder, so no config beside it and no estimate */
-        bool file = strcmp(d.targets[i].path, "-") != 0;
-        fctx[i] = (facts_ctx){&facts[i], eff.run.kb, file ? needs : needs & OOM_FACTS_CALLS, d.targets[i].path};
-        jobs[i].on_model = take_facts;
-        jobs[i].on_model_ctx = &fctx[i];
+        jobs[i] = job_for(s, &d.targets[i]);
+        if (fixing && strcmp(d.targets[i].path, "-") == 0 && !stdin_text) {
+            stdin_text = read_stdin_whole(&jobs[i].text_len);
+            jobs[i].text = stdin_text;
+        }
     }
-    oom_lint_jobs(compiled, jobs, d.target_count, s->threads > 0 ? s->threads : default_threads(),
-                  &run.diags);
+    lint_plan plan = {rules, &eff, compiled, &d, jobs, s->threads > 0 ? s->threads : default_threads()};
+    lint_targets(&plan, &run.diags);
+    oom_fix_settings fs;
+    fix_settings_for(s, &eff, &fs);
+    oom_cli_mark_fixable(&fs, &run.diags);
+    oom_fix_outcome_set fixed;
+    memset(&fixed, 0, sizeof fixed);
+    int rc = -1;
+    if (fixing) {
+        oom_buf diff;
+        oom_buf_init(&diff);
+        oom_cli_fix_files(&fs, compiled, jobs, d.target_count, &run.diags, &diff, &fixed);
+        if (s->diff)
+            rc = run.failed ? OOM_EXIT_FAILURE : show_diff(s, &diff, &fixed);
+        oom_buf_free(&diff);
+    }
+    /* standard output carries the fixed code of stdin; the report goes to standard error */
+    FILE *report_to = stdout;
+    if (rc < 0 && fixing && fixed.stdin_text) {
+        for (size_t i = 0; i < d.target_count; i++)
+            if (jobs[i].text) {
+                jobs[i].text = fixed.stdin_text;
+                jobs[i].text_len = fixed.stdin_len;
+            }
+        oom_buf code = {fixed.stdin_text, fixed.stdin_len, fixed.stdin_len + 1};
+        if (write_all(stdout, &code) != 0) {
+            print_error("cannot write the fixed code to standard output");
+            run.failed = true;
+        }
+        report_to = stderr;
+    }
+    if (rc < 0 && fixed.changed) {
+        /* what is left, from the files as they are now (the project pass too) */
+        oom_diag_list_free(&run.diags);
+        lint_targets(&plan, &run.diags);
+        oom_cli_mark_fixable(&fs, &run.diags);
+    }
+    if (rc < 0 && s->fix_only) {
+        if (!s->quiet && fixed.summary.total) {
+            oom_buf note;
+            oom_buf_init(&note);
+            oom_report_fix_summary(&fixed.summary, s->show_fixes, &note);
+            write_all(report_to, &note);
+            oom_buf_free(&note);
+        }
+        rc = run.failed || fixed.write_failed ? OOM_EXIT_FAILURE : OOM_EXIT_CLEAN;
+    }
+    if (rc < 0) {
+        /* Without the changed lines, an unfiltered report would mislead: none. */
+        bool diff_failed = s->diff_base && filter_to_changed_lines(s, &run.diags) != 0;
+        rc = run.failed || diff_failed || fixed.write_failed ? OOM_EXIT_FAILURE : exit_code_for(s, &run.diags);
+        if (!diff_failed &&
+            emit_report(s, rules, &run.diags, d.target_count, s->fix ? &fixed.summary : NULL, report_to) != 0)
+            rc = OOM_EXIT_FAILURE;
+    }
+    oom_fix_outcome_set_free(&fixed);
+    oom_selection_free(&fs.fixable);
+    free(stdin_text);
     free(jobs);
-    /* the project pass: the files' facts joined */
-    const char **paths = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(char *));
-    for (size_t i = 0; i < d.target_count; i++)
-        paths[i] = d.targets[i].path;
-    oom_project_run_checks(&project, paths, facts, d.target_count, &run.diags);
-    free(paths);
-    for (size_t i = 0; i < d.target_count; i++)
-        oom_file_facts_free(&facts[i]);
-    free(facts);
-    free(fctx);
-    oom_diag_list_sort(&run.diags);
-    apply_per_file_ignores(&eff, &run.diags);
-    /* Without the changed lines, an unfiltered report would mislead: none. */
-    bool diff_failed = s->diff_base && filter_to_changed_lines(s, &run.diags) != 0;
-    int rc = run.failed || diff_failed ? OOM_EXIT_FAILURE : exit_code_for(s, &run.diags);
-    if (!diff_failed && emit_report(s, rules, &run.diags, d.target_count) != 0)
-        rc = OOM_EXIT_FAILURE;
     oom_buf_free(&err);
     oom_discovery_free(&d);
     oom_diag_list_free(&run.diags);

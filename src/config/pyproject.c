@@ -197,6 +197,20 @@ static int main_pair(toml_doc *d, oom_project_config *c, TSNode key_node, TSNode
     } else if (strcmp(key, "ignore") == 0) {
         c->has_ignore = true;
         rc = code_list(d, value, &c->ignore, "ignore");
+    } else if (strcmp(key, "fixable") == 0) {
+        c->has_fixable = true;
+        rc = code_list(d, value, &c->fixable, "fixable");
+    } else if (strcmp(key, "unfixable") == 0) {
+        c->has_unfixable = true;
+        rc = code_list(d, value, &c->unfixable, "unfixable");
+    } else if (strcmp(key, "unsafe-fixes") == 0) {
+        const char *type = ts_node_type(value);
+        if (strcmp(type, "boolean") != 0) {
+            fail(d, value, "%s must be true or false", "unsafe-fixes");
+            rc = -1;
+        } else {
+            c->unsafe_fixes = d->text[ts_node_start_byte(value)] == 't';
+        }
     } else if (strcmp(key, "exclude") == 0 || strcmp(key, "extend-exclude") == 0) {
         rc = string_list(d, value, &c->exclude, key);
     } else if (strcmp(key, "per-file-ignores") == 0) {
@@ -204,8 +218,8 @@ static int main_pair(toml_doc *d, oom_project_config *c, TSNode key_node, TSNode
         rc = strcmp(ts_node_type(value), "inline_table") == 0 ? 1 : -1;
     } else {
         fail(d, key_node,
-             "unknown key \"%s\" in [tool.oomlint] (known: gpu, num-gpus, select, ignore, exclude, "
-             "extend-exclude, per-file-ignores)",
+             "unknown key \"%s\" in [tool.oomlint] (known: gpu, num-gpus, torch, select, ignore, exclude, "
+             "extend-exclude, per-file-ignores, fixable, unfixable, unsafe-fixes)",
              key);
         rc = -1;
     }
@@ -250,6 +264,7 @@ static int parse_source(const char *path, oom_source *src, oom_project_config *o
 static void config_init(oom_project_config *out, const char *path)
 {
     memset(out, 0, sizeof(*out));
+    out->unsafe_fixes = -1;
     out->path = oom_xstrdup(path);
     char *slash = strrchr(out->path, '/');
     out->dir = slash ? oom_xstrndup(out->path, (size_t)(slash - out->path)) : oom_xstrdup(".");
@@ -397,6 +412,8 @@ void oom_project_config_free(oom_project_config *c)
     oom_strlist_free(&c->select);
     oom_strlist_free(&c->ignore);
     oom_strlist_free(&c->exclude);
+    oom_strlist_free(&c->fixable);
+    oom_strlist_free(&c->unfixable);
     for (size_t i = 0; i < c->per_file_ignore_count; i++) {
         free(c->per_file_ignores[i].glob);
         oom_strlist_free(&c->per_file_ignores[i].codes);

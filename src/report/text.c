@@ -44,6 +44,8 @@ static void put_header(oom_buf *out, const oom_diag *d, const palette *p)
         oom_buf_printf(out, ":cell %u", d->cell);
     oom_buf_printf(out, ":%u:%u: %s%s%s ", d->start_row, d->start_col,
                    severity_color(p, d->severity), d->code, p->reset);
+    if (d->fixable == OOM_FIXABLE_NOW) /* Ruff's mark: --fix fixes this one */
+        oom_buf_printf(out, "%s[*]%s ", p->cyan, p->reset);
     put_display(out, d->message);
     oom_buf_putc(out, '\n');
 }
@@ -212,6 +214,10 @@ void oom_render_text(const oom_diag_list *diags, const oom_report_options *opts,
         if (opts->format == OOM_FORMAT_FULL)
             put_frame(out, &diags->items[i], &p);
     }
-    if (!opts->quiet)
-        oom_report_summary(diags, opts, out);
+    if (opts->quiet)
+        return;
+    if (opts->fixed)
+        oom_report_fix_summary(opts->fixed, opts->show_fixes, out);
+    oom_report_summary(diags, opts, out);
+    oom_report_fixable_line(diags, out);
 }
