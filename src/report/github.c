@@ -36,6 +36,34 @@ static const char *command(oom_severity s)
     return s == OOM_SEV_ERROR ? "error" : s == OOM_SEV_WARNING ? "warning" : "notice";
 }
 
+/* The fix under the help: its message, how far it can be trusted and, for
+ * an edit of one line, the line as it would be. */
+static void put_fix(oom_buf *out, const oom_fix *f)
+{
+    if (!f)
+        return;
+    oom_buf_printf(out, "\nfix (%s%s): %s", oom_applicability_name(f->applicability),
+                   f->applicability == OOM_FIX_SAFE     ? ", oomlint --fix"
+                   : f->applicability == OOM_FIX_UNSAFE ? ", oomlint --fix --unsafe-fixes"
+                                                        : "",
+                   f->message);
+    for (size_t i = 0; i < f->edit_count; i++) {
+        const oom_edit *e = &f->edits[i];
+        if (e->content[0] == '\0') {
+            oom_buf_printf(out, "\n  line %u, column %u to line %u, column %u: delete", e->start_row, e->start_col,
+                           e->end_row, e->end_col);
+            continue;
+        }
+        if (e->start_byte == e->end_byte)
+            oom_buf_printf(out, "\n  line %u, column %u: insert `", e->start_row, e->start_col);
+        else
+            oom_buf_printf(out, "\n  line %u, column %u to line %u, column %u: `", e->start_row, e->start_col,
+                           e->end_row, e->end_col);
+        oom_text_append_snippet(out, e->content, strlen(e->content), 120);
+        oom_buf_puts(out, "`");
+    }
+}
+
 void oom_render_github(const oom_diag_list *diags, oom_buf *out)
 {
     oom_buf tmp;
@@ -63,6 +91,7 @@ void oom_render_github(const oom_diag_list *diags, oom_buf *out)
         oom_report_cell_message(&tmp, d);
         if (d->help)
             oom_buf_printf(&tmp, "\nhelp: %s", d->help);
+        put_fix(&tmp, d->fix);
         oom_report_github_escape(out, tmp.data, false);
         oom_buf_putc(out, '\n');
     }

@@ -42,6 +42,27 @@ static void field(oom_buf *out, const char *key, const char *value, const char *
     oom_buf_puts(out, sep);
 }
 
+/* Ruff's shape: {"applicability", "message", "edits": [{"content",
+ * "location", "end_location"}]}, or null. */
+static void fix_object(oom_buf *out, const oom_fix *f)
+{
+    if (!f) {
+        oom_buf_puts(out, "null");
+        return;
+    }
+    oom_buf_printf(out, "{\"applicability\": \"%s\", ", oom_applicability_name(f->applicability));
+    field(out, "message", f->message, ", ");
+    oom_buf_puts(out, "\"edits\": [");
+    for (size_t i = 0; i < f->edit_count; i++) {
+        const oom_edit *e = &f->edits[i];
+        oom_buf_puts(out, i ? ", {" : "{");
+        field(out, "content", e->content, ", ");
+        oom_buf_printf(out, "\"location\": {\"row\": %u, \"column\": %u}, ", e->start_row, e->start_col);
+        oom_buf_printf(out, "\"end_location\": {\"row\": %u, \"column\": %u}}", e->end_row, e->end_col);
+    }
+    oom_buf_puts(out, "]}");
+}
+
 /* One finding as a JSON object; `sep` goes between fields (", " or ",\n    "). */
 static void diag_object(oom_buf *out, const oom_diag *d, const char *open, const char *sep,
                         const char *close)
@@ -62,7 +83,8 @@ static void diag_object(oom_buf *out, const oom_diag *d, const char *open, const
     oom_buf_printf(out, "\"end_location\": {\"row\": %u, \"column\": %u}%s", d->end_row, d->end_col, sep);
     oom_buf_printf(out, "\"noqa_row\": %u%s", d->start_row, sep);
     field(out, "url", d->url, sep);
-    oom_buf_puts(out, "\"fix\": null");
+    oom_buf_puts(out, "\"fix\": ");
+    fix_object(out, d->fix);
     oom_buf_puts(out, close);
 }
 
@@ -120,6 +142,24 @@ static const char *rdjson_severity(oom_severity s)
     return s == OOM_SEV_ERROR ? "ERROR" : s == OOM_SEV_WARNING ? "WARNING" : "INFO";
 }
 
+/* A fix's edits as reviewdog suggestions, which a reviewer applies from the
+ * pull request; every applicability, since a person decides. */
+static void rdjson_suggestions(oom_buf *out, const oom_fix *f)
+{
+    if (!f || f->edit_count == 0)
+        return;
+    oom_buf_puts(out, ", \"suggestions\": [");
+    for (size_t i = 0; i < f->edit_count; i++) {
+        const oom_edit *e = &f->edits[i];
+        oom_buf_printf(out,
+                       "%s{\"range\": {\"start\": {\"line\": %u, \"column\": %u}, "
+                       "\"end\": {\"line\": %u, \"column\": %u}}, ",
+                       i ? ", " : "", e->start_row, e->start_col, e->end_row, e->end_col);
+        field(out, "text", e->content, "}");
+    }
+    oom_buf_puts(out, "]");
+}
+
 void oom_render_rdjson(const oom_diag_list *diags, oom_buf *out)
 {
     oom_buf_puts(out, "{\n  \"source\": {\"name\": \"oomlint\", \"url\": \"" OOM_INFORMATION_URI "\"},\n");
@@ -147,7 +187,9 @@ void oom_render_rdjson(const oom_diag_list *diags, oom_buf *out)
         field(out, "value", d->code, d->url ? ", " : "");
         if (d->url)
             field(out, "url", d->url, "");
-        oom_buf_puts(out, "}}");
+        oom_buf_puts(out, "}");
+        rdjson_suggestions(out, d->fix);
+        oom_buf_puts(out, "}");
     }
     oom_buf_puts(out, diags->len ? "\n  ]\n}\n" : "]\n}\n");
 }

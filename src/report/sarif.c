@@ -109,10 +109,10 @@ static long rule_index(const oom_report_options *opts, const char *code)
     return -1;
 }
 
-/* A path relative to the base directory gets a uriBaseId; others are absolute file URIs. */
-static void put_location(oom_buf *out, const oom_diag *d, const oom_report_options *opts)
+/* The artifactLocation of a path: one relative to the base directory gets a
+ * uriBaseId; others are absolute file URIs. */
+static void put_artifact(oom_buf *out, const char *path, const oom_report_options *opts)
 {
-    const char *path = d->path;
     size_t blen = opts->base_dir ? strlen(opts->base_dir) : 0;
     bool relative = path[0] != '/';
     if (!relative && blen && strncmp(path, opts->base_dir, blen) == 0 && path[blen] == '/') {
@@ -124,19 +124,59 @@ static void put_location(oom_buf *out, const oom_diag *d, const oom_report_optio
     if (!relative)
         oom_buf_puts(&uri, "file://");
     oom_report_uri_path(&uri, path);
-    oom_buf_puts(out, "\"locations\": [{\"physicalLocation\": {\"artifactLocation\": {");
+    oom_buf_puts(out, "\"artifactLocation\": {");
     str_field(out, "uri", uri.data);
     if (relative)
         oom_buf_puts(out, ", \"uriBaseId\": \"%SRCROOT%\"");
+    oom_buf_puts(out, "}");
+    oom_buf_free(&uri);
+}
+
+static void put_location(oom_buf *out, const oom_diag *d, const oom_report_options *opts)
+{
+    oom_buf_puts(out, "\"locations\": [{\"physicalLocation\": {");
+    put_artifact(out, d->path, opts);
     if (d->cell) /* the .ipynb lines that hold the code; their columns are not the code's */
-        oom_buf_printf(out, "}, \"region\": {\"startLine\": %u, \"endLine\": %u", d->file_start_row,
+        oom_buf_printf(out, ", \"region\": {\"startLine\": %u, \"endLine\": %u", d->file_start_row,
                        d->file_end_row);
     else
-        oom_buf_printf(out, "}, \"region\": {\"startLine\": %u, \"startColumn\": %u", d->start_row, d->start_col);
+        oom_buf_printf(out, ", \"region\": {\"startLine\": %u, \"startColumn\": %u", d->start_row, d->start_col);
     if (!d->cell && (d->end_row > d->start_row || d->end_col > d->start_col))
         oom_buf_printf(out, ", \"endLine\": %u, \"endColumn\": %u", d->end_row, d->end_col);
     oom_buf_puts(out, "}}}]");
-    oom_buf_free(&uri);
+}
+
+/* A fix as SARIF's: one artifactChange of the finding's file, a replacement
+ * per edit (an empty deletedRegion inserts). */
+static void put_fixes(oom_buf *out, const oom_diag *d, const oom_report_options *opts)
+{
+    const oom_fix *f = d->fix;
+    /* a notebook's edits are in its cells' code, not at lines of the .ipynb */
+    if (!f || f->edit_count == 0 || d->cell)
+        return;
+    oom_buf description;
+    oom_buf_init(&description);
+    oom_buf_printf(&description, "%s (%s fix)", f->message, oom_applicability_name(f->applicability));
+    oom_buf_puts(out, ", \"fixes\": [{\"description\": {");
+    str_field(out, "text", description.data);
+    oom_buf_puts(out, "}, \"artifactChanges\": [{");
+    put_artifact(out, d->path, opts);
+    oom_buf_puts(out, ", \"replacements\": [");
+    for (size_t i = 0; i < f->edit_count; i++) {
+        const oom_edit *e = &f->edits[i];
+        oom_buf_printf(out,
+                       "%s{\"deletedRegion\": {\"startLine\": %u, \"startColumn\": %u, \"endLine\": %u, "
+                       "\"endColumn\": %u}",
+                       i ? ", " : "", e->start_row, e->start_col, e->end_row, e->end_col);
+        if (e->content[0]) {
+            oom_buf_puts(out, ", \"insertedContent\": {");
+            str_field(out, "text", e->content);
+            oom_buf_puts(out, "}");
+        }
+        oom_buf_puts(out, "}");
+    }
+    oom_buf_puts(out, "]}]}]");
+    oom_buf_free(&description);
 }
 
 static void put_result(oom_buf *out, const oom_diag *d, const char *print,
@@ -156,6 +196,7 @@ static void put_result(oom_buf *out, const oom_diag *d, const char *print,
     str_field(out, "text", message);
     oom_buf_puts(out, "}, ");
     put_location(out, d, opts);
+    put_fixes(out, d, opts);
     oom_buf_printf(out, ", \"partialFingerprints\": {\"primaryLocationLineHash\": \"%s\"}}", print);
     free(message);
 }
