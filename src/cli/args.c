@@ -115,7 +115,6 @@ static int parse_option(arg_cursor *c, oom_settings *s)
     if ((r = take_value(c, "--gpu", &v)) != 0) {
         if (r > 0) {
             free(s->gpu);
-    free(s->torch_version);
             s->gpu = oom_xstrdup(v);
         }
         return r;
@@ -397,6 +396,7 @@ void oom_settings_free(oom_settings *s)
     free(s->output_file);
     free(s->diff_base);
     free(s->gpu);
+    free(s->torch_version);
     free(s->config_file);
     free(s->estimate_model);
     free(s->plot_file);

@@ -163,7 +163,6 @@ static int main_pair(toml_doc *d, oom_project_config *c, TSNode key_node, TSNode
             rc = -1;
         } else {
             free(c->gpu);
-    free(c->torch);
             c->gpu = s;
             oom_source_position(d->src, ts_node_start_byte(value), &c->gpu_line, &c->gpu_col);
         }
@@ -409,6 +408,7 @@ void oom_project_config_free(oom_project_config *c)
     free(c->path);
     free(c->dir);
     free(c->gpu);
+    free(c->torch);
     oom_strlist_free(&c->select);
     oom_strlist_free(&c->ignore);
     oom_strlist_free(&c->exclude);
