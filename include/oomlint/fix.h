@@ -19,7 +19,7 @@
 
 typedef enum {
     OOM_EDIT_REPLACE,          /* "replace": CAPTURE, "with": TEMPLATE or "map": {TEXT: TEXT} */
-    OOM_EDIT_ADD_ARGUMENT,     /* "add-argument": CALL, "name": NAME, "value": TEMPLATE */
+    OOM_EDIT_ADD_ARGUMENT,     /* "add-argument": CALL, "keyword": NAME, "value": TEMPLATE */
     OOM_EDIT_REMOVE_ARGUMENT,  /* "remove-argument": ARGUMENT */
     OOM_EDIT_ADD_DECORATOR,    /* "add-decorator": CAPTURE, "decorator": TEMPLATE (without @) */
     OOM_EDIT_INSERT_AFTER,     /* "insert-after": CAPTURE, "statement": TEMPLATE */
@@ -66,6 +66,10 @@ void oom_fix_spec_describe(const oom_fix_spec *spec, oom_buf *out);
  * parenthesised where the template goes on after it with `.`, `[` or `(`,
  * so `{{value}}.item()` on `a + b` is `(a + b).item()`. Returns false when a
  * placeholder has no value. */
+/* Whether the text of `node`, followed in a template by the character
+ * `next`, must be parenthesised (1), not (0), or cannot be written there
+ * at all (-1: `val=loss` followed by `.detach()`). */
+int oom_fix_parens_needed(TSNode node, const char *src, char next);
 typedef bool (*oom_capture_lookup)(void *ctx, const char *name, size_t len, TSNode *node);
 bool oom_fix_fill_template(const char *tmpl, const char *src, oom_capture_lookup lookup, void *ctx,
                            oom_buf *out);

@@ -109,7 +109,8 @@ typedef struct {
 
 static oom_job job_for(const oom_settings *s, const oom_target *t)
 {
-    oom_job job = {t->path, t->path, t->lang, true, NULL, NULL, t->notebook};
+    oom_job job = {.path = t->path, .display = t->path, .lang = t->lang, .report_syntax = true,
+                   .notebook = t->notebook};
     if (strcmp(t->path, "-") == 0) {
         job.display = s->stdin_filename ? s->stdin_filename : "<stdin>";
         if (s->stdin_filename) {

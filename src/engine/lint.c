@@ -70,9 +70,11 @@ typedef struct {
     const char *gpu;    /* {{gpu}}: the target GPU's name */
     const char *named;  /* a placeholder a predicate filled (oom_sem_env.named_placeholder) */
     TSNode named_node;
+    /* a fix's message quotes code as it will read: `(a + b).item()` */
+    bool as_code;
 } placeholder_env;
 
-static bool fill_placeholder(const placeholder_env *env, const char *name, size_t len,
+static bool fill_placeholder(const placeholder_env *env, const char *name, size_t len, char next,
                              oom_buf *out)
 {
     if (env->detail && len == 6 && memcmp(name, "detail", 6) == 0) {
@@ -93,7 +95,12 @@ static bool fill_placeholder(const placeholder_env *env, const char *name, size_
             continue;
         TSNode node = env->match->captures[i].node;
         uint32_t a = ts_node_start_byte(node), b = ts_node_end_byte(node);
+        bool wrap = env->as_code && oom_fix_parens_needed(node, env->src, next) > 0;
+        if (wrap)
+            oom_buf_putc(out, '(');
         oom_text_append_snippet(out, env->src + a, b - a, OOM_MESSAGE_SNIPPET_CHARS);
+        if (wrap)
+            oom_buf_putc(out, ')');
         return true;
     }
     if (env->named && strlen(env->named) == len && memcmp(env->named, name, len) == 0) {
@@ -117,7 +124,7 @@ static char *render(const char *tmpl, const placeholder_env *env)
             break;
         }
         oom_buf_append(&out, p, (size_t)(open - p));
-        if (!fill_placeholder(env, open + 2, (size_t)(close - open - 2), &out))
+        if (!fill_placeholder(env, open + 2, (size_t)(close - open - 2), close[2], &out))
             oom_buf_puts(&out, "?");
         p = close + 2;
     }
@@ -222,7 +229,7 @@ static void report_syntax_error(const oom_linter *l, oom_source *src, TSNode roo
     } else {
         oom_buf_puts(&detail, "unexpected end of file");
     }
-    placeholder_env env = {NULL, NULL, src->text, detail.data, NULL, NULL, {{0}, NULL, NULL}};
+    placeholder_env env = {.src = src->text, .detail = detail.data};
     add_finding(out, src, rule, a, b, &env);
     oom_buf_free(&detail);
 }
@@ -235,7 +242,7 @@ static void report_limit(const oom_linter *l, oom_source *src, const oom_rule *c
     const oom_rule *rule = oom_rules_find(l->c->rules, "OOM003");
     if (!rule || !oom_compiled_rule_enabled(l->c, "OOM003"))
         return;
-    placeholder_env env = {NULL, NULL, src->text, culprit->code, NULL, NULL, {{0}, NULL, NULL}};
+    placeholder_env env = {.src = src->text, .detail = culprit->code};
     add_finding(out, src, rule, ts_node_start_byte(site), ts_node_end_byte(site), &env);
 }
 
@@ -331,7 +338,9 @@ static oom_fix *try_fix(const match_ctx *mc, const oom_fix_compiled *fc, const T
     oom_buf_free(&content);
     oom_fix *fix = NULL;
     if (ok) {
-        char *message = render(alt->message, penv);
+        placeholder_env code = *penv;
+        code.as_code = true;
+        char *message = render(alt->message, &code);
         fix = oom_fix_from_edits(alt->applicability, message, edits, made, mc->src);
         free(message);
     } else {
@@ -422,8 +431,10 @@ static void on_match(void *ctx, const TSQueryMatch *m)
         report_limit(l, mc->src, slot->rule, site, mc->found);
     if (!holds)
         return;
-    placeholder_env penv = {lq->query, m, mc->src->text, env->detail->data ? env->detail->data : "",
-                            env->run->gpu ? env->run->gpu->name : NULL, env->named_placeholder, env->named_node};
+    placeholder_env penv = {.query = lq->query, .match = m, .src = mc->src->text,
+                            .detail = env->detail->data ? env->detail->data : "",
+                            .gpu = env->run->gpu ? env->run->gpu->name : NULL,
+                            .named = env->named_placeholder, .named_node = env->named_node};
     add_finding(mc->found, mc->src, slot->rule, ts_node_start_byte(site), ts_node_end_byte(site),
                 &penv);
     oom_diag *d = &mc->found->items[mc->found->len - 1];
@@ -585,7 +596,7 @@ void oom_report_unreadable(const oom_compiled *c, const char *path, const char *
     const oom_rule *rule = oom_rules_find(c->rules, "OOM002");
     if (!rule || !oom_compiled_rule_enabled(c, "OOM002"))
         return;
-    placeholder_env env = {NULL, NULL, "", reason, NULL, NULL, {{0}, NULL, NULL}};
+    placeholder_env env = {.src = "", .detail = reason};
     char *message = render(rule->message, &env);
     char *help = render(rule->help, &env);
     oom_diag_list_add(out, rule->code, rule->name, rule->severity, path, message, help, rule->url);

@@ -98,6 +98,20 @@ static bool is_primary(TSNode n, const char *src)
     return strcmp(type, "tuple") == 0 && src[ts_node_start_byte(n)] == '(';
 }
 
+int oom_fix_parens_needed(TSNode node, const char *src, char next)
+{
+    if (next != '.' && next != '[' && next != '(')
+        return 0;
+    if (is_primary(node, src))
+        return 0;
+    /* `val=loss` or `*args` followed by `.x` is no expression at all */
+    const char *type = ts_node_type(node);
+    if (strcmp(type, "keyword_argument") == 0 || strcmp(type, "list_splat") == 0 ||
+        strcmp(type, "dictionary_splat") == 0 || strcmp(type, "pair") == 0)
+        return -1;
+    return 1;
+}
+
 bool oom_fix_fill_template(const char *tmpl, const char *src, oom_capture_lookup lookup, void *ctx,
                            oom_buf *out)
 {
@@ -114,8 +128,9 @@ bool oom_fix_fill_template(const char *tmpl, const char *src, oom_capture_lookup
         if (!lookup(ctx, open + 2, (size_t)(close - open - 2), &node))
             return false;
         uint32_t a = ts_node_start_byte(node), b = ts_node_end_byte(node);
-        char next = close[2];
-        bool wrap = (next == '.' || next == '[' || next == '(') && !is_primary(node, src);
+        int wrap = oom_fix_parens_needed(node, src, close[2]);
+        if (wrap < 0)
+            return false;
         if (wrap)
             oom_buf_putc(out, '(');
         oom_buf_append(out, src + a, b - a);

@@ -89,7 +89,7 @@ static int parse_map(const cJSON *map, oom_edit_spec *e, oom_buf *err)
 /* The kind is the one kind key present; its value is the capture. */
 static int parse_edit(const cJSON *obj, oom_edit_spec *e, oom_buf *err)
 {
-    static const char *const keys[] = {"replace", "with", "map", "add-argument", "name", "value",
+    static const char *const keys[] = {"replace", "with", "map", "add-argument", "keyword", "value",
                                        "remove-argument", "add-decorator", "decorator", "insert-after",
                                        "statement", "delete-statement", NULL};
     if (!cJSON_IsObject(obj)) {
@@ -144,15 +144,15 @@ static int parse_edit(const cJSON *obj, oom_edit_spec *e, oom_buf *err)
         e->text = oom_xstrdup(text);
     }
     if (e->kind == OOM_EDIT_ADD_ARGUMENT) {
-        const char *name = string_of(obj, "name");
-        if (!name || !name[0]) {
-            oom_buf_puts(err, "an add-argument edit needs \"name\", the keyword to add");
+        const char *keyword = string_of(obj, "keyword");
+        if (!keyword || !keyword[0]) {
+            oom_buf_puts(err, "an add-argument edit needs \"keyword\", the name of the argument to add");
             return -1;
         }
-        e->name = oom_xstrdup(name);
+        e->name = oom_xstrdup(keyword);
     }
     /* a field of another kind is a mistake the author should hear about */
-    static const char *const owned[][3] = {{"with", "map", NULL}, {"name", "value", NULL}, {"decorator", NULL, NULL},
+    static const char *const owned[][3] = {{"with", "map", NULL}, {"keyword", "value", NULL}, {"decorator", NULL, NULL},
                                            {"statement", NULL, NULL}};
     static const oom_edit_kind owners[] = {OOM_EDIT_REPLACE, OOM_EDIT_ADD_ARGUMENT, OOM_EDIT_ADD_DECORATOR,
                                            OOM_EDIT_INSERT_AFTER};

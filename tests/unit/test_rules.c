@@ -145,8 +145,10 @@ static void vanished_file_is_reported(void)
     CHECK(oom_rules_add_embedded(&rules, &err) == 0);
     oom_compiled *c = oom_compiled_new(&rules, &sel, &err);
     CHECK(c != NULL);
-    oom_job jobs[2] = {{"/nonexistent/deleted-during-run.py", "deleted.py", OOM_LANG_PYTHON, true, NULL, NULL, false},
-                       {"fixtures/examples/train.py", "train.py", OOM_LANG_PYTHON, true, NULL, NULL, false}};
+    oom_job jobs[2] = {{.path = "/nonexistent/deleted-during-run.py", .display = "deleted.py", .lang = OOM_LANG_PYTHON,
+                        .report_syntax = true},
+                       {.path = "fixtures/examples/train.py", .display = "train.py", .lang = OOM_LANG_PYTHON,
+                        .report_syntax = true}};
     oom_diag_list out = {NULL, 0, 0};
     oom_lint_jobs(c, jobs, 2, 2, &out);
     CHECK(out.len > 1);
