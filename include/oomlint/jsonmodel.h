@@ -30,5 +30,8 @@ bool oom_jsonmodel_is_top_level(const oom_jsonmodel *m, TSNode pair);
 /* A top-level pair of a DeepSpeed config: of a DeepSpeed JSON file, or of the
  * "deepspeed" object inlined in a TrainingArguments JSON. */
 bool oom_jsonmodel_is_deepspeed_key(const oom_jsonmodel *m, TSNode pair);
+/* The object that holds `pair` has another pair with this key: renaming the
+ * pair's key to it would make a duplicate. */
+bool oom_jsonmodel_sibling_key(const oom_jsonmodel *m, TSNode pair, const char *key);
 
 #endif

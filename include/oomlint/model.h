@@ -213,6 +213,47 @@ bool oom_pymodel_value_follows_switch(const oom_pymodel *m, TSNode expr, const v
 /* Whether `name` is a name an import statement bound (`T` in `import torch as T`). */
 bool oom_pymodel_is_import_alias(const oom_pymodel *m, const char *name, size_t len);
 
+/* ---- what fixes need to be safe (model/numbers.c) ---- */
+
+/* A scalar tensor, so that `.item()` cannot raise: a reduction called
+ * without arguments (`x.mean()`), a Hugging Face output's `.loss`, a
+ * torch.nn.functional loss or a call of a torch.nn *Loss module that
+ * reduces, arithmetic of those with counts (`loss / accumulation_steps`),
+ * names followed to their bindings. */
+bool oom_pymodel_is_scalar(const oom_pymodel *m, TSNode expr);
+/* Every read of the local name `store` in its function (or module) uses the
+ * value as a number would be used: formatted, printed, logged, compared,
+ * given to math/numpy/statistics or sum/min/max, or made into a name whose
+ * reads do the same; so a Python float in its place changes nothing. False
+ * for a name that is returned, yielded, a method's receiver (`total.item()`),
+ * given to torch, or declared global. */
+bool oom_pymodel_read_as_number(const oom_pymodel *m, TSNode store);
+/* The local name `store` of a function never leaves it: no read of it is
+ * returned, yielded, captured by a lambda or stored into an object (nor
+ * through a name it is copied to), and it is not global: nothing outside the
+ * function can backpropagate through what it holds. */
+bool oom_pymodel_stays_local(const oom_pymodel *m, TSNode store);
+/* One tensor, so that `.detach()` exists on it: a scalar, a model output's
+ * `.logits` or `.loss`, a tensor method or torch function of one, names
+ * followed. Not a model's whole output (a tuple or a ModelOutput). */
+bool oom_pymodel_is_tensor(const oom_pymodel *m, TSNode expr);
+/* The call's result goes straight into `load_state_dict` (`model.
+ * load_state_dict(torch.load(p)["model"])`, without assign=True), which
+ * copies each tensor into a parameter where it already is: nothing else
+ * sees where the loaded tensors were put. */
+bool oom_pymodel_copied_into_model(const oom_pymodel *m, TSNode call);
+/* `node` is in a function that evaluates as a whole: named for evaluation
+ * (as OOM301 reads names; or inside one), with no backward, not a method
+ * of a model class: turning autograd off for all of it changes nothing
+ * that it computes. */
+bool oom_pymodel_in_evaluation_function(const oom_pymodel *m, TSNode node);
+/* The call holding the argument `argument` also passes `name` (by keyword,
+ * or through **kwargs). */
+bool oom_pymodel_beside_keyword(const oom_pymodel *m, TSNode argument, const char *name);
+/* The file binds `name` to the module of that name (`import torch`, not
+ * `import torch as T`), so generated code may write `torch.`. */
+bool oom_pymodel_imports_module(const oom_pymodel *m, const char *name);
+
 /* Splits an identifier into lower-case word parts (snake_case and camelCase)
  * and reports whether any part is in the NULL-terminated list `words`. */
 bool oom_name_has_word(const char *name, size_t len, const char *const *words);

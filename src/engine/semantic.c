@@ -459,6 +459,25 @@ static bool sem_logits_size(const oom_sem_env *env, TSNode n, TSNode site, const
 
 SEM_PY(sem_outlives, oom_pymodel_outlives_iteration(m, n, site))
 
+/* ---- what fixes ask (model/numbers.c) ---- */
+SEM_PY(sem_scalar, oom_pymodel_is_scalar(m, n))
+SEM_PY(sem_read_as_number, oom_pymodel_read_as_number(m, n))
+SEM_PY(sem_stays_local, oom_pymodel_stays_local(m, n))
+SEM_PY(sem_tensor, oom_pymodel_is_tensor(m, n))
+SEM_PY(sem_copied_into_model, oom_pymodel_copied_into_model(m, n))
+SEM_PY(sem_in_evaluation_function, oom_pymodel_in_evaluation_function(m, n))
+SEM_PY(sem_imports, oom_pymodel_imports_module(m, p->args[0]))
+
+static bool sem_beside_keyword(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p, oom_buf *scratch)
+{
+    (void)site, (void)scratch;
+    for (size_t i = 0; i < p->arg_count; i++)
+        if (env->py ? oom_pymodel_beside_keyword(env->py, n, p->args[i])
+                    : env->json && oom_jsonmodel_sibling_key(env->json, n, p->args[i]))
+            return true;
+    return false;
+}
+
 static const oom_sem_entry semantic_predicates[] = {
     {"oom-qualname", sem_qualname, 1, 64, OOM_SEM_PYTHON, false,
      "the dotted name, aliases applied, is one of the arguments", false, true},
@@ -581,6 +600,24 @@ static const oom_sem_entry semantic_predicates[] = {
      "some call passes NAME (=VALUE)", true, false},
     {"oom-file-calls", sem_file_calls, 1, 64, OOM_SEM_PYTHON, false,
      "some call in the file is to one of these names", true, false},
+    {"oom-scalar", sem_scalar, 0, 0, OOM_SEM_PYTHON, false,
+     "a scalar tensor: a reduced loss (x.mean(), outputs.loss, F.cross_entropy(...), a reducing *Loss module), "
+     "scaled by counts", false, false},
+    {"oom-read-as-number", sem_read_as_number, 0, 0, OOM_SEM_PYTHON, false,
+     "every read of the local name uses it as a number (printed, formatted, logged, compared, summed)", false, false},
+    {"oom-stays-local", sem_stays_local, 0, 0, OOM_SEM_PYTHON, false,
+     "a local name never returned, yielded or stored into an object", false, false},
+    {"oom-tensor", sem_tensor, 0, 0, OOM_SEM_PYTHON, false,
+     "one tensor: a scalar, an output's .logits/.loss, a tensor method or torch function of one", false, false},
+    {"oom-copied-into-model", sem_copied_into_model, 0, 0, OOM_SEM_PYTHON, false,
+     "a call whose result goes straight into load_state_dict (no assign=True)", false, false},
+    {"oom-in-evaluation-function", sem_in_evaluation_function, 0, 0, OOM_SEM_PYTHON, false,
+     "in a function named for evaluation that runs no backward (not a model's method)", false, false},
+    {"oom-imports", sem_imports, 1, 1, OOM_SEM_PYTHON, false,
+     "the file imports the module under its own name (import torch)", true, false},
+    {"oom-beside-keyword", sem_beside_keyword, 1, 64, OOM_SEM_PYTHON | OOM_SEM_JSON, false,
+     "the call of this argument passes one of these keywords too (or **kwargs); in JSON, the object has one of "
+     "these keys beside this pair", false, false},
 };
 
 size_t oom_semantic_predicate_count(void)

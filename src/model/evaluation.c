@@ -284,6 +284,13 @@ static bool called_for_evaluation(const oom_pymodel *m, int scope, TSNode node)
     return sc->called_for_eval && !under_mode_guard(m, node, sc->def, sc->mode_param, sc->mode_param_len);
 }
 
+bool oom_pymodel_in_evaluation_function(const oom_pymodel *m, TSNode node)
+{
+    int scope = oom_model_scope_at(m, ts_node_start_byte(node));
+    return scope > 0 && !in_model_or_test_method(m, scope) && scope_named_for_eval(m, scope) &&
+           !scope_calls_backward(m, scope);
+}
+
 bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node)
 {
     uint32_t pos = ts_node_start_byte(node);

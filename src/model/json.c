@@ -138,3 +138,22 @@ bool oom_jsonmodel_is_deepspeed_key(const oom_jsonmodel *m, TSNode pair)
     return (m->kinds & OOM_JSON_TRAINING_ARGS) && !ts_node_is_null(m->deepspeed) &&
            ts_node_eq(parent, m->deepspeed);
 }
+
+bool oom_jsonmodel_sibling_key(const oom_jsonmodel *m, TSNode pair, const char *key)
+{
+    TSNode object = ts_node_parent(pair);
+    if (ts_node_is_null(object) || strcmp(ts_node_type(object), "object") != 0)
+        return false;
+    size_t n = strlen(key);
+    uint32_t count = ts_node_named_child_count(object);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode other = ts_node_named_child(object, i);
+        if (ts_node_eq(other, pair) || strcmp(ts_node_type(other), "pair") != 0)
+            continue;
+        TSNode k = ts_node_child_by_field_name(other, "key", 3);
+        uint32_t a = ts_node_start_byte(k), b = ts_node_end_byte(k);
+        if (b - a == n + 2 && memcmp(m->src + a + 1, key, n) == 0)
+            return true;
+    }
+    return false;
+}

@@ -78,6 +78,12 @@ bool oom_pymodel_is_import_alias(const oom_pymodel *m, const char *name, size_t 
     return find_alias(m, name, (uint32_t)len) != NULL;
 }
 
+bool oom_pymodel_imports_module(const oom_pymodel *m, const char *name)
+{
+    const oom_alias *a = find_alias(m, name, (uint32_t)strlen(name));
+    return a && strcmp(a->qualified, name) == 0;
+}
+
 bool oom_pymodel_qualname(const oom_pymodel *m, TSNode expr, oom_buf *out)
 {
     oom_buf_clear(out);
