@@ -138,8 +138,11 @@ expect_not_contains concise-no-frame "$OUT" "^^^"
 expect_not_contains concise-no-help "$OUT" "help:"
 expect_contains concise-summary "$OUT" "Found 1 problem"
 n="$(printf '%s\n' "$OUT" | grep -c -v '^$')"
-if [ "$n" -eq 2 ]; then pass concise-only-finding-and-summary
-else fail concise-only-finding-and-summary "want 2 non-empty lines, got $n; out: $(printf '%s' "$OUT" | head -c 300)"; fi
+if [ "$n" -eq 3 ]; then pass concise-only-finding-summary-and-fixes
+else fail concise-only-finding-summary-and-fixes "want 3 non-empty lines, got $n; out: $(printf '%s' "$OUT" | head -c 300)"; fi
+# the OOM101 fix is unsafe: no [*] mark, and the last line says which flag applies it
+expect_not_contains concise-unsafe-fix-not-marked "$OUT" "[*]"
+expect_contains concise-unsafe-fix-counted "$OUT" 'No fixes with `--fix`; 1 with `--unsafe-fixes`.'
 
 run_oomlint --format concise "$T/clean.py"
 expect_rc concise-clean-rc 0
@@ -156,7 +159,8 @@ expect_jq json-severity '.[0].severity == "warning"'
 expect_jq json-location '.[0].location.row == 2 and .[0].location.column == 1'
 expect_jq json-end-location '.[0].end_location.row == 2 and (.[0].end_location.column | type == "number") and .[0].end_location.column > 1'
 expect_jq json-filename '.[0].filename | endswith("cuda.py")'
-expect_jq json-fix-null '.[0].fix == null'
+expect_jq json-fix-object '.[0].fix | .applicability == "unsafe" and (.message | type == "string") and (.edits | length == 1)'
+expect_jq json-fix-edit '.[0].fix.edits[0] | .content == "os.environ.setdefault(\"CUDA_VISIBLE_DEVICES\", \"0\")" and .location == {"row": 2, "column": 1} and .end_location.row == 2'
 expect_jq json-strings '.[0] | (.message | type == "string" and length > 0) and (.help | type == "string" and length > 0) and (.url | type == "string")'
 expect_not_contains json-no-summary "$OUT" "Found 1 problem"
 

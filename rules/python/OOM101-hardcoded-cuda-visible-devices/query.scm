@@ -10,7 +10,7 @@
   (#oom-constant? @value)
   (#not-oom-holds? @value "-1")
   (#oom-string? @key "CUDA_VISIBLE_DEVICES")
-  (#oom-qualname? @env "os.environ")) @report
+  (#oom-qualname? @env "os.environ")) @report @assignment
 
 ; os.environ.update({"CUDA_VISIBLE_DEVICES": "0", ...})
 (call

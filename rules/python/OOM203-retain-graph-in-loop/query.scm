@@ -5,7 +5,7 @@
   arguments: (argument_list
     (keyword_argument
       name: (identifier) @kw
-      value: (true)))) @call @report
+      value: (true)) @retain)) @call @report
   (#eq? @method "backward")
   (#eq? @kw "retain_graph")
   (#oom-in-loop? @report)
@@ -17,7 +17,7 @@
   arguments: (argument_list
     (keyword_argument
       name: (identifier) @kw
-      value: (true)))) @call @report
+      value: (true)) @retain)) @call @report
   (#eq? @kw "retain_graph")
   (#oom-qualname? @fn "torch.autograd.backward" "torch.autograd.grad")
   (#oom-in-loop? @report)

@@ -5,7 +5,7 @@
   arguments: (argument_list
     (keyword_argument
       name: (identifier) @kw
-      value: (false)))) @call @report
+      value: (false) @flag))) @call @report
   (#eq? @method "zero_grad")
   (#eq? @kw "set_to_none"))
 
@@ -14,6 +14,6 @@
     attribute: (identifier) @method)
   arguments: (argument_list
     .
-    (false)
+    (false) @flag
     .)) @call @report
   (#eq? @method "zero_grad"))

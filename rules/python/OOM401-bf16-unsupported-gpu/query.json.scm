@@ -7,7 +7,7 @@
   value: (object
     (pair
       key: (string (string_content) @enabled)
-      value: (true)))) @arg @report
+      value: (true)))) @arg @report @setting
   (#eq? @kw "bf16")
   (#eq? @enabled "enabled")
   (#oom-json-deepspeed-key? @report)
@@ -17,7 +17,7 @@
 ; TrainingArguments JSON: "bf16": true
 ((pair
   key: (string (string_content) @kw)
-  value: (true)) @arg @report
+  value: (true)) @arg @report @setting
   (#any-of? @kw "bf16" "bf16_full_eval")
   (#oom-json-kind? @report "training-args")
   (#oom-json-top-level? @report)

@@ -13,7 +13,7 @@
 ; TrainingArguments(bf16=True), SFTConfig(bf16_full_eval=True), ...
 ((keyword_argument
   name: (identifier) @kw
-  value: (true)) @arg @report
+  value: (true)) @arg @report @setting
   (#any-of? @kw "bf16" "bf16_full_eval")
   (#oom-target-gpu-lacks? @report "bf16")
   (#not-oom-file-calls? @report "is_bf16_supported")
