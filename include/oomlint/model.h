@@ -244,8 +244,9 @@ bool oom_pymodel_is_tensor(const oom_pymodel *m, TSNode expr);
 bool oom_pymodel_copied_into_model(const oom_pymodel *m, TSNode call);
 /* `node` is in a function that evaluates as a whole: named for evaluation
  * (as OOM301 reads names; or inside one), with no backward, not a method
- * of a model class: turning autograd off for all of it changes nothing
- * that it computes. */
+ * of a model class, and no grad switch of its own around `node` (a
+ * decorator would not reach under `enable_grad`): turning autograd off for
+ * all of it changes nothing that it computes. */
 bool oom_pymodel_in_evaluation_function(const oom_pymodel *m, TSNode node);
 /* The call holding the argument `argument` also passes `name` (by keyword,
  * or through **kwargs). */

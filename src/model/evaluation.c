@@ -284,11 +284,24 @@ static bool called_for_evaluation(const oom_pymodel *m, int scope, TSNode node)
     return sc->called_for_eval && !under_mode_guard(m, node, sc->def, sc->mode_param, sc->mode_param_len);
 }
 
+/* A grad switch inside the function holds at pos (`with torch.enable_grad():`,
+ * one entered on an ExitStack): a decorator on the function would not reach it. */
+static bool switched_inside(const oom_pymodel *m, int scope, uint32_t pos)
+{
+    for (size_t i = 0; i < m->region_count; i++) {
+        const oom_grad_region *r = &m->regions[i];
+        if (pos >= r->start && pos < r->end && r->start > m->scopes[scope].start)
+            return true;
+    }
+    return false;
+}
+
 bool oom_pymodel_in_evaluation_function(const oom_pymodel *m, TSNode node)
 {
-    int scope = oom_model_scope_at(m, ts_node_start_byte(node));
+    uint32_t pos = ts_node_start_byte(node);
+    int scope = oom_model_scope_at(m, pos);
     return scope > 0 && !in_model_or_test_method(m, scope) && scope_named_for_eval(m, scope) &&
-           !scope_calls_backward(m, scope);
+           !scope_calls_backward(m, scope) && !switched_inside(m, scope, pos);
 }
 
 bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node)

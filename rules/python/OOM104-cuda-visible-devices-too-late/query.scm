@@ -43,3 +43,17 @@
   (#oom-string? @key "CUDA_VISIBLE_DEVICES")
   (#oom-qualname? @fn "os.putenv")
   (#oom-cuda-initialized-before? @report))
+
+; os.environ.setdefault("CUDA_VISIBLE_DEVICES", ...): as late, and as ignored
+; (what OOM101's fix writes, moved after CUDA is up)
+((call
+  function: (attribute
+    object: (_) @env
+    attribute: (identifier) @method)
+  arguments: (argument_list
+    .
+    (string) @key)) @report
+  (#eq? @method "setdefault")
+  (#oom-string? @key "CUDA_VISIBLE_DEVICES")
+  (#oom-qualname? @env "os.environ")
+  (#oom-cuda-initialized-before? @report))
