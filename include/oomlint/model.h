@@ -215,7 +215,8 @@ bool oom_pymodel_is_import_alias(const oom_pymodel *m, const char *name, size_t 
 
 /* ---- what fixes need to be safe (model/numbers.c) ---- */
 
-/* A scalar tensor, so that `.item()` cannot raise: a reduction called
+/* A scalar tensor, so that `.item()` cannot raise: a name `.backward()` is
+ * called on (which needs a scalar), a reduction called
  * without arguments (`x.mean()`), a Hugging Face output's `.loss`, a
  * torch.nn.functional loss or a call of a torch.nn *Loss module that
  * reduces, arithmetic of those with counts (`loss / accumulation_steps`),
@@ -237,6 +238,10 @@ bool oom_pymodel_stays_local(const oom_pymodel *m, TSNode store);
  * `.logits` or `.loss`, a tensor method or torch function of one, names
  * followed. Not a model's whole output (a tuple or a ModelOutput). */
 bool oom_pymodel_is_tensor(const oom_pymodel *m, TSNode expr);
+/* A container of tensors, not one: a dict, list or tuple (literal, or a
+ * name bound to one or read as a mapping, `output["loss"]`), or a model
+ * output's tuple field (`hidden_states`): `.detach()` does not exist on it. */
+bool oom_pymodel_is_container(const oom_pymodel *m, TSNode expr);
 /* The call's result goes straight into `load_state_dict` (`model.
  * load_state_dict(torch.load(p)["model"])`, without assign=True), which
  * copies each tensor into a parameter where it already is: nothing else

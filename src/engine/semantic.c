@@ -464,6 +464,7 @@ SEM_PY(sem_scalar, oom_pymodel_is_scalar(m, n))
 SEM_PY(sem_read_as_number, oom_pymodel_read_as_number(m, n))
 SEM_PY(sem_stays_local, oom_pymodel_stays_local(m, n))
 SEM_PY(sem_tensor, oom_pymodel_is_tensor(m, n))
+SEM_PY(sem_container, oom_pymodel_is_container(m, n))
 SEM_PY(sem_copied_into_model, oom_pymodel_copied_into_model(m, n))
 SEM_PY(sem_in_evaluation_function, oom_pymodel_in_evaluation_function(m, n))
 SEM_PY(sem_imports, oom_pymodel_imports_module(m, p->args[0]))
@@ -609,6 +610,9 @@ static const oom_sem_entry semantic_predicates[] = {
      "a local name never returned, yielded or stored into an object", false, false},
     {"oom-tensor", sem_tensor, 0, 0, OOM_SEM_PYTHON, false,
      "one tensor: a scalar, an output's .logits/.loss, a tensor method or torch function of one", false, false},
+    {"oom-container", sem_container, 0, 0, OOM_SEM_PYTHON, false,
+     "a dict, list or tuple (names followed, or read as a mapping), or an output's tuple field (hidden_states)",
+     false, false},
     {"oom-copied-into-model", sem_copied_into_model, 0, 0, OOM_SEM_PYTHON, false,
      "a call whose result goes straight into load_state_dict (no assign=True)", false, false},
     {"oom-in-evaluation-function", sem_in_evaluation_function, 0, 0, OOM_SEM_PYTHON, false,

@@ -110,6 +110,9 @@ static bool scalar(const oom_pymodel *m, TSNode e, int depth)
         return false;
     if (type_is(e, "parenthesized_expression"))
         return scalar(m, oom_model_named_child(m, e, 0), depth + 1);
+    /* `loss.backward()` with no gradient given needs a scalar: so is `loss` */
+    if (type_is(e, "identifier") && oom_pymodel_is_backward_receiver(m, e))
+        return true;
     if (type_is(e, "identifier"))
         return scalar(m, oom_model_bound_value(m, e), depth + 1);
     if (type_is(e, "attribute")) {
@@ -205,6 +208,74 @@ static bool tensor(const oom_pymodel *m, TSNode e, int depth)
 bool oom_pymodel_is_tensor(const oom_pymodel *m, TSNode expr)
 {
     return tensor(m, expr, 0);
+}
+
+/* ---- containers ------------------------------------------------------------------------------ */
+
+/* Fields of a model output that hold a tuple of tensors. */
+static const char *const tuple_fields[] = {"hidden_states", "attentions", "past_key_values", "encoder_hidden_states",
+                                           "decoder_hidden_states", "cross_attentions", NULL};
+
+/* `name["loss"]` or `name.items()` somewhere in the name's function: it maps. */
+static bool indexed_by_key(const oom_pymodel *m, TSNode name)
+{
+    uint32_t len;
+    const char *text = oom_node_text(m, name, &len);
+    int scope = oom_model_scope_at(m, ts_node_start_byte(name));
+    TSNode home = scope > 0 ? m->scopes[scope].def : m->root;
+    TSTreeCursor c = ts_tree_cursor_new(home);
+    bool found = false;
+    for (bool more = true; more && !found;) {
+        TSNode n = ts_tree_cursor_current_node(&c);
+        TSNode base = type_is(n, "subscript") ? ts_node_child_by_field_name(n, "value", 5)
+                      : type_is(n, "attribute") ? ts_node_child_by_field_name(n, "object", 6)
+                                                : (TSNode){{0}, NULL, NULL};
+        uint32_t blen;
+        const char *btext = ts_node_is_null(base) ? NULL : oom_node_text(m, base, &blen);
+        if (btext && type_is(base, "identifier") && blen == len && memcmp(btext, text, len) == 0) {
+            static const char *const mapping_methods[] = {"items", "keys", "values", "get", NULL};
+            found = type_is(n, "subscript")
+                        ? type_is(ts_node_child_by_field_name(n, "subscript", 9), "string")
+                        : text_is_one_of(m, ts_node_child_by_field_name(n, "attribute", 9), mapping_methods);
+        }
+        if (ts_tree_cursor_goto_first_child(&c))
+            continue;
+        while (!ts_tree_cursor_goto_next_sibling(&c))
+            if (!ts_tree_cursor_goto_parent(&c)) {
+                more = false;
+                break;
+            }
+    }
+    ts_tree_cursor_delete(&c);
+    return found;
+}
+
+static bool container(const oom_pymodel *m, TSNode e, int depth)
+{
+    static const char *const literals[] = {"dictionary", "list", "tuple", "set", "dictionary_comprehension",
+                                           "list_comprehension", "set_comprehension", "expression_list", NULL};
+    if (ts_node_is_null(e) || depth > MAX_FOLLOW)
+        return false;
+    for (size_t i = 0; literals[i]; i++)
+        if (type_is(e, literals[i]))
+            return true;
+    if (type_is(e, "parenthesized_expression"))
+        return container(m, oom_model_named_child(m, e, 0), depth + 1);
+    if (type_is(e, "attribute"))
+        return text_is_one_of(m, oom_model_child(m, e, "attribute", 9), tuple_fields);
+    if (type_is(e, "identifier"))
+        return indexed_by_key(m, e) || container(m, oom_model_bound_value(m, e), depth + 1);
+    if (type_is(e, "call")) {
+        static const char *const makers[] = {"dict", "list", "tuple", "set", NULL};
+        TSNode fn = oom_model_child(m, e, "function", 8);
+        return type_is(fn, "identifier") && text_is_one_of(m, fn, makers);
+    }
+    return false;
+}
+
+bool oom_pymodel_is_container(const oom_pymodel *m, TSNode expr)
+{
+    return container(m, expr, 0);
 }
 
 /* ---- reads of a name ----------------------------------------------------------------------- */
