@@ -47,6 +47,10 @@ typedef struct {
     char *message; /* "Replace with `loss.item()`" */
     oom_edit *edits;
     size_t edit_count;
+    /* The whole lines the edits touch, before and after (--show-fixes
+     * prints them), from line preview_row; NULL when they span too many. */
+    uint32_t preview_row;
+    char *preview_before, *preview_after;
 } oom_fix;
 
 void oom_fix_free(oom_fix *f);

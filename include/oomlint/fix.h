@@ -61,8 +61,9 @@ void oom_fix_spec_describe(const oom_fix_spec *spec, oom_buf *out);
 
 /* ---- making the edits ------------------------------------------------------------- */
 
-/* Fills a template: `{{name}}` becomes the text of the capture (or what
- * `lookup` returns for it). A capture that is not a primary expression is
+/* Fills a template: `{{name}}` becomes the text of the capture `lookup`
+ * finds (a node), or the text it gives (`{{import:torch}}`: the name the
+ * file imports torch as). A capture that is not a primary expression is
  * parenthesised where the template goes on after it with `.`, `[` or `(`,
  * so `{{value}}.item()` on `a + b` is `(a + b).item()`. Returns false when a
  * placeholder has no value. */
@@ -70,7 +71,12 @@ void oom_fix_spec_describe(const oom_fix_spec *spec, oom_buf *out);
  * `next`, must be parenthesised (1), not (0), or cannot be written there
  * at all (-1: `val=loss` followed by `.detach()`). */
 int oom_fix_parens_needed(TSNode node, const char *src, char next);
-typedef bool (*oom_capture_lookup)(void *ctx, const char *name, size_t len, TSNode *node);
+typedef struct {
+    TSNode node;      /* a capture's node; null when `text` is set */
+    const char *text; /* otherwise the text itself */
+    size_t text_len;
+} oom_placeholder_value;
+typedef bool (*oom_capture_lookup)(void *ctx, const char *name, size_t len, oom_placeholder_value *out);
 bool oom_fix_fill_template(const char *tmpl, const char *src, oom_capture_lookup lookup, void *ctx,
                            oom_buf *out);
 

@@ -256,9 +256,10 @@ bool oom_pymodel_in_evaluation_function(const oom_pymodel *m, TSNode node);
 /* The call holding the argument `argument` also passes `name` (by keyword,
  * or through **kwargs). */
 bool oom_pymodel_beside_keyword(const oom_pymodel *m, TSNode argument, const char *name);
-/* The file binds `name` to the module of that name (`import torch`, not
- * `import torch as T`), so generated code may write `torch.`. */
-bool oom_pymodel_imports_module(const oom_pymodel *m, const char *name);
+/* The name the file binds to the module (`torch` after `import torch`, `T`
+ * after `import torch as T`), so that generated code can write
+ * `T.no_grad()`; NULL when no import binds it. Not NUL-terminated: *len. */
+const char *oom_pymodel_module_alias(const oom_pymodel *m, const char *module, uint32_t *len);
 
 /* Splits an identifier into lower-case word parts (snake_case and camelCase)
  * and reports whether any part is in the NULL-terminated list `words`. */

@@ -79,22 +79,34 @@ static int cmd_rule(const oom_settings *s, const oom_rule_list *rules)
         return OOM_EXIT_FAILURE;
     }
     printf("# %s (%s)\n\n", r->name, r->code);
-    printf("Severity: %s. Language: %s. %s\n\n", oom_severity_name(r->severity),
+    oom_buf fix;
+    oom_buf_init(&fix);
+    oom_fix_spec_describe(r->fix, &fix);
+    printf("Severity: %s. Language: %s. %s Fix: %s.\n\n", oom_severity_name(r->severity),
            r->lang == OOM_LANG_NONE ? "any" : oom_lang_name(r->lang),
-           r->opt_in ? "Opt-in: runs when --select names it." : "On by default.");
+           r->opt_in ? "Opt-in: runs when --select names it." : "On by default.",
+           fix.len ? fix.data : "none");
+    oom_buf_free(&fix);
     fputs(r->doc, stdout);
     if (r->doc[0] && r->doc[strlen(r->doc) - 1] != '\n')
         putchar('\n');
     return OOM_EXIT_CLEAN;
 }
 
+/* One line a rule; the fix column says how far its fixes can be trusted
+ * (safe: --fix; unsafe: --unsafe-fixes; display-only: shown, never applied). */
 static int cmd_rules(const oom_rule_list *rules)
 {
+    oom_buf fix;
+    oom_buf_init(&fix);
     for (size_t i = 0; i < rules->len; i++) {
         const oom_rule *r = &rules->items[i];
-        printf("%-8s %-36s %-8s %-7s %s\n", r->code, r->name, oom_severity_name(r->severity),
-               r->opt_in ? "opt-in" : "default", r->summary);
+        oom_buf_clear(&fix);
+        oom_fix_spec_describe(r->fix, &fix);
+        printf("%-8s %-36s %-8s %-7s %-12s %s\n", r->code, r->name, oom_severity_name(r->severity),
+               r->opt_in ? "opt-in" : "default", fix.len ? fix.data : "-", r->summary);
     }
+    oom_buf_free(&fix);
     return OOM_EXIT_CLEAN;
 }
 

@@ -244,8 +244,11 @@ static int check_fix_template(const oom_query *q, const oom_rule *r, size_t alt,
         if (!end)
             break;
         size_t len = (size_t)(end - p - 2);
-        bool found = message && ((len == 6 && memcmp(p + 2, "detail", 6) == 0) ||
-                                 (len == 3 && memcmp(p + 2, "gpu", 3) == 0));
+        /* the module's name as the file imports it; in a message, also the
+         * explanation and the GPU that the rule's message may name */
+        bool found = (len > 7 && memcmp(p + 2, "import:", 7) == 0) ||
+                     (message && ((len == 6 && memcmp(p + 2, "detail", 6) == 0) ||
+                                  (len == 3 && memcmp(p + 2, "gpu", 3) == 0)));
         found = found || oom_query_capture_id(q, p + 2, (uint32_t)len) != UINT32_MAX;
         if (!found) {
             oom_buf_clear(err);

@@ -70,8 +70,10 @@ typedef struct {
     const char *gpu;    /* {{gpu}}: the target GPU's name */
     const char *named;  /* a placeholder a predicate filled (oom_sem_env.named_placeholder) */
     TSNode named_node;
-    /* a fix's message quotes code as it will read: `(a + b).item()` */
+    /* a fix's message quotes code as it will read: `(a + b).item()`, and
+     * may name a module as the file imports it ({{import:torch}}) */
     bool as_code;
+    const oom_pymodel *py;
 } placeholder_env;
 
 static bool fill_placeholder(const placeholder_env *env, const char *name, size_t len, char next,
@@ -84,6 +86,15 @@ static bool fill_placeholder(const placeholder_env *env, const char *name, size_
     if (env->gpu && len == 3 && memcmp(name, "gpu", 3) == 0) {
         oom_buf_puts(out, env->gpu);
         return true;
+    }
+    if (env->py && len > 7 && memcmp(name, "import:", 7) == 0) {
+        char *module = oom_xstrndup(name + 7, len - 7);
+        uint32_t alias_len = 0;
+        const char *alias = oom_pymodel_module_alias(env->py, module, &alias_len);
+        free(module);
+        if (alias)
+            oom_buf_append(out, alias, alias_len);
+        return alias != NULL;
     }
     if (!env->match)
         return false;
@@ -288,13 +299,25 @@ static bool capture_by_id(const TSQueryMatch *m, uint32_t id, TSNode *out)
 typedef struct {
     const oom_query *query;
     const TSQueryMatch *match;
+    const oom_pymodel *py; /* NULL outside Python */
 } capture_env;
 
-static bool lookup_capture(void *ctx, const char *name, size_t len, TSNode *out)
+/* A capture's node, or for `{{import:torch}}` the name the file binds the
+ * module to (`T` after `import torch as T`): generated code uses the file's
+ * own spelling, and a file that does not import it gets no fix. */
+static bool lookup_capture(void *ctx, const char *name, size_t len, oom_placeholder_value *out)
 {
     const capture_env *ce = ctx;
+    if (len > 7 && memcmp(name, "import:", 7) == 0) {
+        char *module = oom_xstrndup(name + 7, len - 7);
+        uint32_t alias_len = 0;
+        out->text = ce->py ? oom_pymodel_module_alias(ce->py, module, &alias_len) : NULL;
+        out->text_len = alias_len;
+        free(module);
+        return out->text != NULL;
+    }
     uint32_t id = oom_query_capture_id(ce->query, name, (uint32_t)len);
-    return id != UINT32_MAX && capture_by_id(ce->match, id, out);
+    return id != UINT32_MAX && capture_by_id(ce->match, id, &out->node);
 }
 
 /* A condition on a capture the match did not bind does not hold: a fix is
@@ -318,7 +341,7 @@ static oom_fix *try_fix(const match_ctx *mc, const oom_fix_compiled *fc, const T
                         const placeholder_env *penv)
 {
     const oom_fix_alternative *alt = fc->spec;
-    capture_env ce = {mc->lq->query, m};
+    capture_env ce = {mc->lq->query, m, mc->env->py};
     oom_raw_edit *edits = oom_xcalloc(alt->edit_count, sizeof *edits);
     size_t made = 0;
     bool ok = true;
@@ -340,6 +363,7 @@ static oom_fix *try_fix(const match_ctx *mc, const oom_fix_compiled *fc, const T
     if (ok) {
         placeholder_env code = *penv;
         code.as_code = true;
+        code.py = mc->env->py;
         char *message = render(alt->message, &code);
         fix = oom_fix_from_edits(alt->applicability, message, edits, made, mc->src);
         free(message);

@@ -467,7 +467,6 @@ SEM_PY(sem_tensor, oom_pymodel_is_tensor(m, n))
 SEM_PY(sem_container, oom_pymodel_is_container(m, n))
 SEM_PY(sem_copied_into_model, oom_pymodel_copied_into_model(m, n))
 SEM_PY(sem_in_evaluation_function, oom_pymodel_in_evaluation_function(m, n))
-SEM_PY(sem_imports, oom_pymodel_imports_module(m, p->args[0]))
 
 static bool sem_beside_keyword(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p, oom_buf *scratch)
 {
@@ -617,8 +616,6 @@ static const oom_sem_entry semantic_predicates[] = {
      "a call whose result goes straight into load_state_dict (no assign=True)", false, false},
     {"oom-in-evaluation-function", sem_in_evaluation_function, 0, 0, OOM_SEM_PYTHON, false,
      "in a function named for evaluation that runs no backward (not a model's method)", false, false},
-    {"oom-imports", sem_imports, 1, 1, OOM_SEM_PYTHON, false,
-     "the file imports the module under its own name (import torch)", true, false},
     {"oom-beside-keyword", sem_beside_keyword, 1, 64, OOM_SEM_PYTHON | OOM_SEM_JSON, false,
      "the call of this argument passes one of these keywords too (or **kwargs); in JSON, the object has one of "
      "these keys beside this pair", false, false},

@@ -124,9 +124,16 @@ bool oom_fix_fill_template(const char *tmpl, const char *src, oom_capture_lookup
             return true;
         }
         oom_buf_append(out, p, (size_t)(open - p));
-        TSNode node;
-        if (!lookup(ctx, open + 2, (size_t)(close - open - 2), &node))
+        oom_placeholder_value value;
+        memset(&value, 0, sizeof value);
+        if (!lookup(ctx, open + 2, (size_t)(close - open - 2), &value))
             return false;
+        p = close + 2;
+        if (value.text) {
+            oom_buf_append(out, value.text, value.text_len);
+            continue;
+        }
+        TSNode node = value.node;
         uint32_t a = ts_node_start_byte(node), b = ts_node_end_byte(node);
         int wrap = oom_fix_parens_needed(node, src, close[2]);
         if (wrap < 0)
@@ -136,7 +143,6 @@ bool oom_fix_fill_template(const char *tmpl, const char *src, oom_capture_lookup
         oom_buf_append(out, src + a, b - a);
         if (wrap)
             oom_buf_putc(out, ')');
-        p = close + 2;
     }
     return true;
 }
@@ -450,6 +456,35 @@ static int by_position(const void *pa, const void *pb)
     return a->end < b->end ? -1 : a->end > b->end;
 }
 
+/* Lines a preview may show: a fix of more is described by its message alone. */
+#define PREVIEW_MAX_LINES 8
+
+/* The lines from the first edit's to the last edit's, as they are and as the
+ * edits make them. */
+static void make_preview(oom_fix *f, oom_source *src)
+{
+    uint32_t a = line_start(src->text, f->edits[0].start_byte);
+    uint32_t b = line_end(src->text, src->len, f->edits[f->edit_count - 1].end_byte);
+    uint32_t lines = 0;
+    for (uint32_t i = a; i < b; i++)
+        lines += src->text[i] == '\n';
+    if (lines >= PREVIEW_MAX_LINES)
+        return;
+    oom_buf after;
+    oom_buf_init(&after);
+    uint32_t at = a;
+    for (size_t i = 0; i < f->edit_count; i++) {
+        oom_buf_append(&after, src->text + at, f->edits[i].start_byte - at);
+        oom_buf_puts(&after, f->edits[i].content);
+        at = f->edits[i].end_byte;
+    }
+    oom_buf_append(&after, src->text + at, b - at);
+    uint32_t col;
+    oom_source_position(src, a, &f->preview_row, &col);
+    f->preview_before = oom_xstrndup(src->text + a, b - a);
+    f->preview_after = oom_buf_take(&after);
+}
+
 oom_fix *oom_fix_from_edits(oom_applicability applicability, const char *message, oom_raw_edit *edits,
                             size_t count, oom_source *src)
 {
@@ -477,5 +512,6 @@ oom_fix *oom_fix_from_edits(oom_applicability applicability, const char *message
         oom_source_position(src, edits[i].start, &e->start_row, &e->start_col);
         oom_source_position(src, edits[i].end, &e->end_row, &e->end_col);
     }
+    make_preview(f, src);
     return f;
 }

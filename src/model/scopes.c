@@ -78,10 +78,20 @@ bool oom_pymodel_is_import_alias(const oom_pymodel *m, const char *name, size_t 
     return find_alias(m, name, (uint32_t)len) != NULL;
 }
 
-bool oom_pymodel_imports_module(const oom_pymodel *m, const char *name)
+const char *oom_pymodel_module_alias(const oom_pymodel *m, const char *module, uint32_t *len)
 {
-    const oom_alias *a = find_alias(m, name, (uint32_t)strlen(name));
-    return a && strcmp(a->qualified, name) == 0;
+    /* the plain name first: `import torch` beside `import torch as T` */
+    const oom_alias *a = find_alias(m, module, (uint32_t)strlen(module));
+    if (a && strcmp(a->qualified, module) == 0) {
+        *len = (uint32_t)strlen(a->local);
+        return a->local;
+    }
+    for (size_t i = 0; i < m->alias_count; i++)
+        if (strcmp(m->aliases[i].qualified, module) == 0) {
+            *len = (uint32_t)strlen(m->aliases[i].local);
+            return m->aliases[i].local;
+        }
+    return NULL;
 }
 
 bool oom_pymodel_qualname(const oom_pymodel *m, TSNode expr, oom_buf *out)

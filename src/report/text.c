@@ -78,7 +78,49 @@ static size_t cells_before(const char *line, size_t len, uint32_t chars)
     return oom_text_display_width(line, i, TAB_WIDTH);
 }
 
-static void put_frame(oom_buf *out, const oom_diag *d, const palette *p)
+/* Lines of `text` with a gutter of their numbers from `row` and a mark. */
+static void put_numbered_lines(oom_buf *out, const char *text, uint32_t row, char mark, size_t width,
+                               const char *color, const palette *p)
+{
+    const char *line = text;
+    for (;; row++) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        if (len && line[len - 1] == '\r')
+            len--;
+        char label[16];
+        snprintf(label, sizeof label, "%u", row);
+        put_gutter(out, width, label, p);
+        oom_buf_printf(out, "%s%c ", color, mark);
+        oom_text_append_display(out, line, len, TAB_WIDTH);
+        oom_buf_printf(out, "%s\n", p->reset);
+        if (!nl)
+            break;
+        line = nl + 1;
+    }
+}
+
+/* --show-fixes: the fix's message and how far it can be trusted, then the
+ * lines it changes as they are (-) and as they would be (+). */
+static void put_fix_preview(oom_buf *out, const oom_fix *f, size_t width, const palette *p)
+{
+    const char *how = f->applicability == OOM_FIX_SAFE     ? "safe fix"
+                      : f->applicability == OOM_FIX_UNSAFE ? "unsafe fix (--unsafe-fixes)"
+                                                           : "display-only fix (never applied)";
+    oom_buf_printf(out, "%*s %s=%s %s%s:%s ", (int)width, "", p->blue, p->reset, p->cyan, how, p->reset);
+    put_display(out, f->message);
+    oom_buf_putc(out, '\n');
+    if (!f->preview_before)
+        return;
+    uint32_t last = f->preview_row;
+    for (const char *c = f->preview_after; *c; c++)
+        last += *c == '\n';
+    size_t w = digits(last) > width ? digits(last) : width;
+    put_numbered_lines(out, f->preview_before, f->preview_row, '-', w, p->red, p);
+    put_numbered_lines(out, f->preview_after, f->preview_row, '+', w, p->cyan, p);
+}
+
+static void put_frame(oom_buf *out, const oom_diag *d, bool show_fixes, const palette *p)
 {
     if (!d->context)
         return;
@@ -123,6 +165,8 @@ static void put_frame(oom_buf *out, const oom_diag *d, const palette *p)
         put_display(out, d->help);
         oom_buf_putc(out, '\n');
     }
+    if (show_fixes && d->fix)
+        put_fix_preview(out, d->fix, width, p);
     oom_buf_putc(out, '\n');
 }
 
@@ -212,7 +256,7 @@ void oom_render_text(const oom_diag_list *diags, const oom_report_options *opts,
     for (size_t i = 0; i < diags->len; i++) {
         put_header(out, &diags->items[i], &p);
         if (opts->format == OOM_FORMAT_FULL)
-            put_frame(out, &diags->items[i], &p);
+            put_frame(out, &diags->items[i], opts->show_fixes, &p);
     }
     if (opts->quiet)
         return;

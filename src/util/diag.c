@@ -64,6 +64,8 @@ void oom_fix_free(oom_fix *f)
         free(f->edits[i].content);
     free(f->edits);
     free(f->message);
+    free(f->preview_before);
+    free(f->preview_after);
     free(f);
 }
 
@@ -75,6 +77,9 @@ oom_fix *oom_fix_copy(const oom_fix *f)
     c->applicability = f->applicability;
     c->message = oom_xstrdup(f->message);
     c->edit_count = f->edit_count;
+    c->preview_row = f->preview_row;
+    c->preview_before = f->preview_before ? oom_xstrdup(f->preview_before) : NULL;
+    c->preview_after = f->preview_after ? oom_xstrdup(f->preview_after) : NULL;
     c->edits = oom_xcalloc(f->edit_count ? f->edit_count : 1, sizeof(oom_edit));
     for (size_t i = 0; i < f->edit_count; i++) {
         c->edits[i] = f->edits[i];
