@@ -206,8 +206,9 @@ jqf sarif-rule-fields "$S" '.runs[0].tool.driver.rules | length > 0 and all(.[];
     and (.helpUri | type == "string" and test("^https?://"))
     and (.defaultConfiguration.level | IN("error", "warning", "note")))'
 # The short description is the rule's documentation (the first sentence that
-# `oomlint rules` prints), and the full description holds at least as much.
-SHORT201="$("$OOMLINT" rules 2>/dev/null | awk '$1 == "OOM201" { $1 = ""; $2 = ""; $3 = ""; $4 = ""; sub(/^ +/, ""); print }')"
+# `oomlint rules` prints after code, name, severity, default and fix), and the
+# full description holds at least as much.
+SHORT201="$("$OOMLINT" rules 2>/dev/null | awk '$1 == "OOM201" { $1 = ""; $2 = ""; $3 = ""; $4 = ""; $5 = ""; sub(/^ +/, ""); print }')"
 jqf sarif-short-description-from-docs "$S" '.runs[0].tool.driver.rules[] | select(.id == "OOM201") | .shortDescription.text == $s' --arg s "$SHORT201"
 jqf sarif-full-description-from-docs "$S" '.runs[0].tool.driver.rules[] | select(.id == "OOM201") | (.fullDescription.text | contains($s))' --arg s "$SHORT201"
 jqf sarif-default-levels "$S" '.runs[0].tool.driver.rules | (map(select(.id == "OOM101"))[0].defaultConfiguration.level == "warning") and (map(select(.id == "OOM201"))[0].defaultConfiguration.level == "error") and (map(select(.id == "OOM206"))[0].defaultConfiguration.level == "note")'

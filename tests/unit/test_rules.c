@@ -16,17 +16,37 @@ static void embedded_rules_are_complete(void)
     static const char *const codes[] = {"OOM001", "OOM002", "OOM101", "OOM201", "OOM202", "OOM301"};
     for (size_t i = 0; i < sizeof codes / sizeof *codes; i++)
         CHECK(oom_rules_find(&rules, codes[i]) != NULL);
+    /* A rule with a fix says how far it can be trusted, after "Use instead" */
     static const char *const sections[] = {"## What it does", "## Why is this bad?", "## Example",
-                                           "## Use instead", "## References"};
+                                           "## Use instead", "## Fix safety", "## References"};
     for (size_t i = 0; i < rules.len; i++) {
         const oom_rule *r = &rules.items[i];
         const char *at = r->doc;
         for (size_t s = 0; s < sizeof sections / sizeof *sections; s++) {
+            bool fix_section = strcmp(sections[s], "## Fix safety") == 0;
+            if (fix_section && !r->fix) {
+                if (strstr(r->doc, sections[s]))
+                    printf("  %s: doc.md has \"## Fix safety\" but rule.json no fix\n", r->code);
+                CHECK(strstr(r->doc, sections[s]) == NULL);
+                continue;
+            }
             const char *found = strstr(at, sections[s]);
             if (!found)
                 printf("  %s: doc.md lacks \"%s\" (in order)\n", r->code, sections[s]);
             CHECK(found != NULL);
             at = found ? found : at;
+            if (!fix_section || !found)
+                continue;
+            /* every applicability the fix can have is named, in bold */
+            const char *end = strstr(found, "## References");
+            for (size_t a = 0; a < r->fix->count; a++) {
+                char word[32];
+                snprintf(word, sizeof word, "**%s**", oom_applicability_name(r->fix->alts[a].applicability));
+                const char *w = strstr(found, word);
+                if (!w || (end && w > end))
+                    printf("  %s: \"## Fix safety\" does not say %s\n", r->code, word);
+                CHECK(w != NULL && (!end || w < end));
+            }
         }
         CHECK(r->summary[0] != '\0');
     }
