@@ -637,7 +637,7 @@ void oom_report_unreadable_notebook(const oom_compiled *c, const char *path, oom
     const oom_rule *rule = oom_rules_find(c->rules, code);
     if (!rule || !oom_compiled_rule_enabled(c, code))
         return;
-    placeholder_env env = {NULL, NULL, "", err->message, NULL, NULL, {{0}, NULL, NULL}};
+    placeholder_env env = {.src = "", .detail = err->message};
     char *message = render(rule->message, &env);
     char *help = render(rule->help, &env);
     oom_diag *d = oom_diag_list_add(out, rule->code, rule->name, rule->severity, path, message, help, rule->url);
