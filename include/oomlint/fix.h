@@ -116,4 +116,17 @@ bool oom_fix_applies(const oom_fix *f, oom_applicability max);
 size_t oom_fix_apply(const char *text, size_t len, const oom_diag_list *diags, oom_applicability max,
                      const unsigned char *take, oom_buf *out, unsigned char *applied);
 
+/* Offsets in a text that its fixes move with it: where each of a
+ * notebook's cells starts in the module its cells make. An edit at an offset
+ * belongs to what follows it; one across an offset sets `crossed`. */
+typedef struct {
+    uint32_t *at;
+    size_t count;
+    bool crossed;
+} oom_fix_marks;
+
+/* oom_fix_apply, moving `marks` (may be NULL) as the edits move the text. */
+size_t oom_fix_apply_marked(const char *text, size_t len, const oom_diag_list *diags, oom_applicability max,
+                            const unsigned char *take, oom_buf *out, unsigned char *applied, oom_fix_marks *marks);
+
 #endif

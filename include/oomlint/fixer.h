@@ -11,6 +11,7 @@
 
 #include "oomlint/diag.h"
 #include "oomlint/engine.h"
+#include "oomlint/fix.h"
 #include "oomlint/util.h"
 
 /* Ruff's bound: fixes that keep making new fixable findings stop here. */
@@ -30,6 +31,7 @@ typedef enum {
     OOM_FIX_CHANGED,      /* `text` is the fixed file */
     OOM_FIX_HAS_SYNTAX_ERROR, /* the file does not parse as read: not fixed */
     OOM_FIX_BREAKS_SYNTAX, /* the fixes would make it unparsable: left as it is */
+    OOM_FIX_NOT_WRITTEN_BACK, /* a notebook whose fixed code cannot go back into its cells (`detail`) */
 } oom_fix_outcome;
 
 /* One applied fix, for the summary and --show-fixes. */
@@ -52,7 +54,16 @@ typedef struct {
 /* Fixes `text` (a file's contents without a BOM, linted as `display`). */
 void oom_fix_text(oom_linter *linter, const char *display, const char *text, size_t len, oom_lang lang,
                   const oom_fix_policy *policy, oom_fix_result *out);
+/* The same, moving `marks` with the text through every round. */
+void oom_fix_text_marked(oom_linter *linter, const char *display, const char *text, size_t len, oom_lang lang,
+                         const oom_fix_policy *policy, oom_fix_result *out, oom_fix_marks *marks);
 void oom_fix_result_free(oom_fix_result *r);
+
+/* Fixes a Jupyter notebook (its JSON, as read): the code cells as one
+ * module, then each changed cell's `source` rewritten in place, every other
+ * byte as it was. OOM_FIX_CHANGED: `text` is the new file. */
+void oom_fix_notebook(oom_linter *linter, const char *display, const char *json, size_t len,
+                      const oom_fix_policy *policy, oom_fix_result *out);
 
 /* Whether text parses without a syntax error in its language. `where`
  * (may be NULL) gets "line L" of the first error. */
@@ -69,8 +80,9 @@ typedef struct {
 } oom_fix_file;
 
 /* Returns 0, or -1 with the reason in err (not a regular file, too large,
- * binary, not UTF-8 ...). */
-int oom_fix_file_read(const char *path, oom_fix_file *out, oom_buf *err);
+ * binary, not UTF-8 ...). A notebook may be as large as notebooks may be
+ * (its outputs count); its reader checks the rest. */
+int oom_fix_file_read(const char *path, bool notebook, oom_fix_file *out, oom_buf *err);
 void oom_fix_file_free(oom_fix_file *f);
 
 typedef enum {

@@ -52,10 +52,22 @@ const char *oom_notebook_code(const oom_notebook *nb, size_t *len);
 bool oom_notebook_locate(const oom_notebook *nb, uint32_t row, uint32_t *cell, uint32_t *cell_row,
                          uint32_t *file_row);
 
+/* The module's lines; line `row` (1-based) as its cell has it written (not
+ * NUL-terminated: *len bytes, without the \n), NULL past the end; whether
+ * IPython masking changed it (a magic, a shell line). */
+uint32_t oom_notebook_line_count(const oom_notebook *nb);
+const char *oom_notebook_written_line(const oom_notebook *nb, uint32_t row, size_t *len);
+bool oom_notebook_line_masked(const oom_notebook *nb, uint32_t row);
+/* Every edit of the fix (rows of the module) lies in lines of one cell that
+ * hold the code as written: it can be written back into the cell. */
+bool oom_notebook_fix_fits(const oom_notebook *nb, const oom_fix *f);
+
 /* Moves a finding made on the module into the notebook: its cell, rows in
  * that cell, columns on the lines as written (a masked line's finding is
  * held to the line's length), the .ipynb lines, and the code context as
- * written rather than as masked. A finding already placed is left alone. */
+ * written rather than as masked; its fix's edits too (rows of the cell), or
+ * no fix when an edit reaches another cell or a masked line. A finding
+ * already placed is left alone. */
 void oom_notebook_place(const oom_notebook *nb, oom_diag *d);
 
 #endif

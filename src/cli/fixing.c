@@ -47,14 +47,20 @@ typedef struct {
     const oom_fix_settings *fs;
     const char *display;
     const oom_diag_list *reported;
+    /* a notebook's map: the fixer's findings are on its module, the check's
+     * in its cells; NULL for a file */
+    const oom_notebook *notebook;
 } allow_ctx;
 
 /* The check reported this finding, where it is. */
 static bool was_reported(const allow_ctx *a, const oom_diag *d)
 {
+    uint32_t cell = 0, row = d->start_row, file_row;
+    if (a->notebook && !oom_notebook_locate(a->notebook, d->start_row, &cell, &row, &file_row))
+        return false;
     for (size_t i = 0; i < a->reported->len; i++) {
         const oom_diag *r = &a->reported->items[i];
-        if (r->start_row == d->start_row && r->start_col == d->start_col && strcmp(r->code, d->code) == 0 &&
+        if (r->cell == cell && r->start_row == row && r->start_col == d->start_col && strcmp(r->code, d->code) == 0 &&
             strcmp(r->path, a->display) == 0)
             return true;
     }
@@ -71,6 +77,10 @@ static bool allow_fix(void *ctx, const oom_diag *d)
     if (!code_fixable(a->fs, d->code))
         return false;
     if (a->fs->config && oom_project_config_ignores(a->fs->config, a->display, d->code))
+        return false;
+    /* in a notebook, not a fix of an IPython line or across cells (the
+     * write-back would refuse the whole notebook) */
+    if (a->notebook && d->fix && !oom_notebook_fix_fits(a->notebook, d->fix))
         return false;
     return !d->needs_grad_in || was_reported(a, d);
 }
@@ -106,6 +116,8 @@ static void report_result(const char *display, const oom_fix_result *r)
                        "%s: not fixed: the fixes would leave a syntax error (%s); the file is left as it was. "
                        "Please report this as an oomlint bug",
                        display, r->detail);
+    else if (r->outcome == OOM_FIX_NOT_WRITTEN_BACK)
+        oom_buf_printf(&msg, "%s: not fixed: %s; the notebook is left as it was", display, r->detail);
     else if (!r->converged)
         oom_buf_printf(&msg, "%s: fixes still applied after %d rounds; run --fix again to continue", display,
                        OOM_FIX_MAX_ROUNDS);
@@ -114,13 +126,30 @@ static void report_result(const char *display, const oom_fix_result *r)
     oom_buf_free(&msg);
 }
 
-static void fix_stdin(const oom_fix_settings *fs, oom_linter *linter, const oom_job *job, const oom_fix_policy *policy,
-                      oom_buf *diff_out, oom_fix_outcome_set *out)
+/* Fixes a file's text (without its BOM): a notebook's cells, or the code. */
+static void fix_any(oom_linter *linter, const oom_job *job, const char *text, size_t len, allow_ctx *actx,
+                    const oom_fix_policy *policy, oom_fix_result *r)
+{
+    if (!job->notebook) {
+        oom_fix_text(linter, job->display, text, len, job->lang, policy, r);
+        return;
+    }
+    oom_notebook *nb = NULL;
+    oom_notebook_error err;
+    oom_notebook_parse(text, len, &nb, &err);
+    actx->notebook = nb;
+    oom_fix_notebook(linter, job->display, text, len, policy, r);
+    actx->notebook = NULL;
+    oom_notebook_free(nb);
+}
+
+static void fix_stdin(const oom_fix_settings *fs, oom_linter *linter, const oom_job *job, allow_ctx *actx,
+                      const oom_fix_policy *policy, oom_buf *diff_out, oom_fix_outcome_set *out)
 {
     /* a UTF-8 BOM is not part of the text the linter saw, and goes back in front */
     size_t bom = job->text_len >= 3 && memcmp(job->text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
     oom_fix_result r;
-    oom_fix_text(linter, job->display, job->text + bom, job->text_len - bom, job->lang, policy, &r);
+    fix_any(linter, job, job->text + bom, job->text_len - bom, actx, policy, &r);
     report_result(job->display, &r);
     oom_buf text;
     oom_buf_init(&text);
@@ -138,19 +167,19 @@ static void fix_stdin(const oom_fix_settings *fs, oom_linter *linter, const oom_
     oom_fix_result_free(&r);
 }
 
-static void fix_file(const oom_fix_settings *fs, oom_linter *linter, const oom_job *job, const oom_fix_policy *policy,
-                     oom_buf *diff_out, oom_fix_outcome_set *out)
+static void fix_file(const oom_fix_settings *fs, oom_linter *linter, const oom_job *job, allow_ctx *actx,
+                     const oom_fix_policy *policy, oom_buf *diff_out, oom_fix_outcome_set *out)
 {
     oom_fix_file file;
     oom_buf err;
     oom_buf_init(&err);
-    if (oom_fix_file_read(job->path, &file, &err) != 0) {
+    if (oom_fix_file_read(job->path, job->notebook, &file, &err) != 0) {
         print_problem("warning", err.data);
         oom_buf_free(&err);
         return;
     }
     oom_fix_result r;
-    oom_fix_text(linter, job->display, file.bytes + file.bom, file.len - file.bom, job->lang, policy, &r);
+    fix_any(linter, job, file.bytes + file.bom, file.len - file.bom, actx, policy, &r);
     report_result(job->display, &r);
     if (r.outcome == OOM_FIX_CHANGED && fs->diff) {
         oom_report_unified_diff(job->display, file.bytes + file.bom, file.len - file.bom, r.text, r.len, diff_out);
@@ -175,12 +204,12 @@ void oom_cli_fix_files(const oom_fix_settings *fs, const oom_compiled *compiled,
     oom_linter *linter = oom_linter_new(compiled);
     for (size_t i = 0; i < count; i++) {
         const oom_job *job = &jobs[i];
-        allow_ctx actx = {fs, job->display, reported};
+        allow_ctx actx = {fs, job->display, reported, NULL};
         oom_fix_policy policy = {fs->max, allow_fix, &actx};
         if (job->text)
-            fix_stdin(fs, linter, job, &policy, diff_out, out);
+            fix_stdin(fs, linter, job, &actx, &policy, diff_out, out);
         else if (has_fix_to_apply(fs, reported, job->display))
-            fix_file(fs, linter, job, &policy, diff_out, out);
+            fix_file(fs, linter, job, &actx, &policy, diff_out, out);
     }
     oom_linter_free(linter);
 }

@@ -64,8 +64,32 @@ static int by_start(const void *pa, const void *pb)
     return a->end_byte < b->end_byte ? -1 : a->end_byte > b->end_byte;
 }
 
+/* Each mark moves by what the edits before it add or take away. */
+static void move_marks(const edit_set *taken, oom_fix_marks *marks)
+{
+    for (size_t m = 0; m < marks->count; m++) {
+        uint32_t at = marks->at[m];
+        long shift = 0;
+        for (size_t t = 0; t < taken->len; t++) {
+            const oom_edit *e = taken->items[t];
+            if (e->start_byte >= at)
+                continue; /* after the mark, or an insertion at it: the text after it */
+            if (e->end_byte > at)
+                marks->crossed = true;
+            shift += (long)strlen(e->content) - (long)(e->end_byte - e->start_byte);
+        }
+        marks->at[m] = (uint32_t)((long)at + shift);
+    }
+}
+
 size_t oom_fix_apply(const char *text, size_t len, const oom_diag_list *diags, oom_applicability max,
                      const unsigned char *allow, oom_buf *out, unsigned char *applied)
+{
+    return oom_fix_apply_marked(text, len, diags, max, allow, out, applied, NULL);
+}
+
+size_t oom_fix_apply_marked(const char *text, size_t len, const oom_diag_list *diags, oom_applicability max,
+                            const unsigned char *allow, oom_buf *out, unsigned char *applied, oom_fix_marks *marks)
 {
     edit_set taken = {NULL, 0, 0};
     size_t fixes = 0;
@@ -93,6 +117,8 @@ size_t oom_fix_apply(const char *text, size_t len, const oom_diag_list *diags, o
         at = e->end_byte;
     }
     oom_buf_append(out, text + at, len - at);
+    if (marks)
+        move_marks(&taken, marks);
     free(taken.items);
     return fixes;
 }

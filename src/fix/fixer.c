@@ -69,7 +69,7 @@ static void note_applied(oom_fix_result *out, const oom_diag *d)
 /* One round: lint `text`, apply what applies into `next`. Returns the
  * number of fixes applied, or -1 when the text cannot be linted. */
 static long one_round(oom_linter *linter, const char *display, const oom_buf *text, oom_lang lang,
-                      const oom_fix_policy *policy, oom_buf *next, oom_fix_result *out, bool dry)
+                      const oom_fix_policy *policy, oom_buf *next, oom_fix_result *out, bool dry, oom_fix_marks *marks)
 {
     oom_source src;
     char why[256];
@@ -83,7 +83,9 @@ static long one_round(oom_linter *linter, const char *display, const oom_buf *te
     unsigned char *applied = oom_xcalloc(diags.len ? diags.len : 1, 1);
     for (size_t i = 0; i < diags.len; i++)
         allow[i] = !policy->allow || policy->allow(policy->allow_ctx, &diags.items[i]);
-    size_t n = oom_fix_apply(text->data, text->len, &diags, policy->max, allow, next, applied);
+    /* a dry round only asks: the marks stay where they are */
+    size_t n = oom_fix_apply_marked(text->data, text->len, &diags, policy->max, allow, next, applied,
+                                    dry ? NULL : marks);
     /* a fix that leaves the text as it was (a replacement by the same text)
      * would be made again every round: it is no fix */
     if (n > 0 && next->len == text->len && memcmp(next->data, text->data, text->len) == 0)
@@ -101,6 +103,12 @@ static long one_round(oom_linter *linter, const char *display, const oom_buf *te
 void oom_fix_text(oom_linter *linter, const char *display, const char *text, size_t len, oom_lang lang,
                   const oom_fix_policy *policy, oom_fix_result *out)
 {
+    oom_fix_text_marked(linter, display, text, len, lang, policy, out, NULL);
+}
+
+void oom_fix_text_marked(oom_linter *linter, const char *display, const char *text, size_t len, oom_lang lang,
+                         const oom_fix_policy *policy, oom_fix_result *out, oom_fix_marks *marks)
+{
     memset(out, 0, sizeof *out);
     out->converged = true;
     out->outcome = OOM_FIX_UNCHANGED;
@@ -115,7 +123,7 @@ void oom_fix_text(oom_linter *linter, const char *display, const char *text, siz
     for (int round = 1; round <= OOM_FIX_MAX_ROUNDS + 1; round++) {
         /* the round after the last only asks whether anything would still apply */
         bool dry = round > OOM_FIX_MAX_ROUNDS;
-        long n = one_round(linter, display, &cur, lang, policy, &next, out, dry);
+        long n = one_round(linter, display, &cur, lang, policy, &next, out, dry, marks);
         if (n <= 0)
             break;
         if (dry) {
@@ -154,7 +162,7 @@ void oom_fix_result_free(oom_fix_result *r)
 /* ---- the file on disk ---------------------------------------------------------------------------- */
 
 /* The whole of a regular file, within the size limit. */
-static int read_bytes(const char *path, oom_buf *out, unsigned *mode, oom_buf *err)
+static int read_bytes(const char *path, size_t limit, oom_buf *out, unsigned *mode, oom_buf *err)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
@@ -164,7 +172,7 @@ static int read_bytes(const char *path, oom_buf *out, unsigned *mode, oom_buf *e
             close(fd);
         return -1;
     }
-    if (!S_ISREG(st.st_mode) || (size_t)st.st_size > OOM_MAX_FILE_BYTES) {
+    if (!S_ISREG(st.st_mode) || (size_t)st.st_size > limit) {
         oom_buf_printf(err, "%s: not a regular file within the size limit", path);
         close(fd);
         return -1;
@@ -183,7 +191,7 @@ static int read_bytes(const char *path, oom_buf *out, unsigned *mode, oom_buf *e
         if (n <= 0)
             break;
         oom_buf_append(out, chunk, (size_t)n);
-        if (out->len > OOM_MAX_FILE_BYTES) {
+        if (out->len > limit) {
             oom_buf_printf(err, "%s: over the size limit", path);
             rc = -1;
             break;
@@ -195,12 +203,12 @@ static int read_bytes(const char *path, oom_buf *out, unsigned *mode, oom_buf *e
     return rc;
 }
 
-int oom_fix_file_read(const char *path, oom_fix_file *out, oom_buf *err)
+int oom_fix_file_read(const char *path, bool notebook, oom_fix_file *out, oom_buf *err)
 {
     memset(out, 0, sizeof *out);
     oom_buf bytes;
     oom_buf_init(&bytes);
-    if (read_bytes(path, &bytes, &out->mode, err) != 0) {
+    if (read_bytes(path, notebook ? OOM_MAX_NOTEBOOK_BYTES : OOM_MAX_FILE_BYTES, &bytes, &out->mode, err) != 0) {
         oom_buf_free(&bytes);
         return -1;
     }
@@ -208,11 +216,12 @@ int oom_fix_file_read(const char *path, oom_fix_file *out, oom_buf *err)
     oom_source src;
     char why[256];
     int rc = 0;
-    if (oom_source_from_memory(path, bytes.data, bytes.len, &src, why, sizeof why) != OOM_SOURCE_OK) {
+    if (!notebook && oom_source_from_memory(path, bytes.data, bytes.len, &src, why, sizeof why) != OOM_SOURCE_OK) {
         oom_buf_printf(err, "%s: %s", path, why);
         rc = -1;
     }
-    oom_source_free(&src);
+    if (!notebook)
+        oom_source_free(&src);
     out->path = oom_xstrdup(path);
     out->len = bytes.len;
     out->bom = bytes.len >= 3 && memcmp(bytes.data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
@@ -242,7 +251,7 @@ oom_fix_write_status oom_fix_file_write(const oom_fix_file *f, const char *text,
     unsigned mode = 0;
     oom_buf ignored;
     oom_buf_init(&ignored);
-    bool same = read_bytes(target, &now, &mode, &ignored) == 0 && now.len == f->len &&
+    bool same = read_bytes(target, OOM_MAX_NOTEBOOK_BYTES, &now, &mode, &ignored) == 0 && now.len == f->len &&
                 memcmp(now.data, f->bytes, f->len) == 0;
     oom_buf_free(&ignored);
     oom_buf_free(&now);

@@ -22,6 +22,7 @@ typedef struct {
     uint32_t row;      /* 1-based, in the cell */
     uint32_t file_row; /* the .ipynb line of the string that holds the line's start */
     size_t start, len; /* the line as written: offset in `written`, bytes without the \n */
+    size_t code_start, code_len; /* the same line in the module, masked */
 } nb_line;
 
 struct oom_notebook {
@@ -304,8 +305,9 @@ static bool read_source(reader *r, TSNode cell, uint32_t cell_no)
 static void add_cell(oom_notebook *nb, reader *r, uint32_t cell_no)
 {
     const char *text = r->cell.data;
-    size_t len = r->cell.len, base = nb->written.len;
+    size_t len = r->cell.len, base = nb->written.len, code_base = nb->code.len;
     oom_ipython_mask_cell(text, len, &nb->code);
+    size_t code_at = code_base; /* masking keeps the lines: one masked line per line */
     oom_buf_append(&nb->written, text, len);
     if (len > 0 && text[len - 1] != '\n')
         oom_buf_putc(&nb->written, '\n');
@@ -316,8 +318,12 @@ static void add_cell(oom_notebook *nb, reader *r, uint32_t cell_no)
         size_t end = nl ? (size_t)(nl - text) : len;
         while (p + 1 < r->piece_count && r->pieces[p + 1].offset <= start)
             p++;
-        nb_line l = {cell_no, ++row, r->piece_count ? r->pieces[p].file_row : 0, base + start, end - start};
+        const char *code_nl = memchr(nb->code.data + code_at, '\n', nb->code.len - code_at);
+        size_t code_end = code_nl ? (size_t)(code_nl - nb->code.data) : nb->code.len;
+        nb_line l = {cell_no, ++row, r->piece_count ? r->pieces[p].file_row : 0, base + start, end - start, code_at,
+                     code_end - code_at};
         OOM_PUSH(nb->lines, nb->line_count, nb->line_cap, l);
+        code_at = code_nl ? code_end + 1 : code_end;
         start = end + 1;
     }
 }
@@ -489,7 +495,76 @@ bool oom_notebook_locate(const oom_notebook *nb, uint32_t row, uint32_t *cell, u
     return true;
 }
 
+uint32_t oom_notebook_line_count(const oom_notebook *nb)
+{
+    return (uint32_t)nb->line_count;
+}
+
+const char *oom_notebook_written_line(const oom_notebook *nb, uint32_t row, size_t *len)
+{
+    if (row == 0 || row > nb->line_count)
+        return NULL;
+    *len = nb->lines[row - 1].len;
+    return nb->written.data + nb->lines[row - 1].start;
+}
+
+bool oom_notebook_line_masked(const oom_notebook *nb, uint32_t row)
+{
+    if (row == 0 || row > nb->line_count)
+        return true;
+    const nb_line *l = &nb->lines[row - 1];
+    return l->len != l->code_len || memcmp(nb->written.data + l->start, nb->code.data + l->code_start, l->len) != 0;
+}
+
 /* ---- placing findings ---------------------------------------------------------------- */
+
+/* Rows first..last of the module lie in one cell and hold the code as
+ * written (no IPython line masked into Python). */
+static bool plain_lines_of_one_cell(const oom_notebook *nb, uint32_t first, uint32_t last)
+{
+    if (first == 0 || last < first || last > nb->line_count)
+        return false;
+    for (uint32_t row = first; row <= last; row++)
+        if (nb->lines[row - 1].cell != nb->lines[first - 1].cell || oom_notebook_line_masked(nb, row))
+            return false;
+    return true;
+}
+
+bool oom_notebook_fix_fits(const oom_notebook *nb, const oom_fix *f)
+{
+    bool ok = f->edit_count > 0;
+    for (size_t i = 0; i < f->edit_count && ok; i++)
+        ok = plain_lines_of_one_cell(nb, f->edits[i].start_row, f->edits[i].end_row) &&
+             nb->lines[f->edits[i].start_row - 1].cell == nb->lines[f->edits[0].start_row - 1].cell;
+    return ok;
+}
+
+/* A fix's edits move into the cell with the finding: rows of the cell,
+ * columns unchanged (the lines are as written). An edit that reaches another
+ * cell or a masked IPython line could not be written back: no fix. */
+static void place_fix(const oom_notebook *nb, oom_diag *d)
+{
+    oom_fix *f = d->fix;
+    if (!oom_notebook_fix_fits(nb, f)) {
+        oom_fix_free(f);
+        d->fix = NULL;
+        return;
+    }
+    for (size_t i = 0; i < f->edit_count; i++) {
+        f->edits[i].start_row = nb->lines[f->edits[i].start_row - 1].row;
+        f->edits[i].end_row = nb->lines[f->edits[i].end_row - 1].row;
+    }
+    uint32_t last = f->preview_row;
+    for (const char *c = f->preview_before ? f->preview_before : ""; *c; c++)
+        last += *c == '\n';
+    if (f->preview_before && plain_lines_of_one_cell(nb, f->preview_row, last)) {
+        f->preview_row = nb->lines[f->preview_row - 1].row;
+    } else {
+        free(f->preview_before);
+        free(f->preview_after);
+        f->preview_before = f->preview_after = NULL;
+    }
+}
 
 /* The column just past the end of a line as written. */
 static uint32_t end_column(const oom_notebook *nb, const nb_line *l)
@@ -519,6 +594,8 @@ void oom_notebook_place(const oom_notebook *nb, oom_diag *d)
 {
     if (d->cell || nb->line_count == 0)
         return;
+    if (d->fix)
+        place_fix(nb, d);
     size_t count = nb->line_count;
     /* a position past the last line (the end of the module) is the end of the last line */
     size_t first = d->start_row == 0 ? 0 : min_u32(d->start_row, (uint32_t)count) - 1;
