@@ -313,6 +313,14 @@ static bool is_list_growth(const oom_pymodel *m, TSNode id)
 
 typedef bool (*read_fn)(const oom_pymodel *m, TSNode read, int depth);
 
+/* `total = total + x`: the name read to update itself, as `+=` does. */
+static bool same_name(const oom_pymodel *m, TSNode a, TSNode b)
+{
+    uint32_t alen, blen;
+    const char *at = oom_node_text(m, a, &alen), *bt = oom_node_text(m, b, &blen);
+    return type_is(a, "identifier") && type_is(b, "identifier") && alen == blen && memcmp(at, bt, alen) == 0;
+}
+
 /* Calls `fn` on every read of `name` (an identifier) in its home; true when
  * it holds for all. A `global` or `nonlocal` of the name, or a read outside
  * what the walk can see, answers false. */
@@ -382,10 +390,11 @@ static bool numeric_consumer(const oom_pymodel *m, TSNode call)
 
 static bool read_as_number(const oom_pymodel *m, TSNode read, int depth);
 
-/* Whether the value of `e` (a read, or an expression made of it) is used
- * as a number where it stands. */
-static bool used_as_number(const oom_pymodel *m, TSNode e, int depth)
+/* Whether the value of the read `read` is used as a number where it
+ * stands, alone or in the expressions around it. */
+static bool used_as_number(const oom_pymodel *m, TSNode read, int depth)
 {
+    TSNode e = read;
     for (int hops = 0; hops < 32; hops++) {
         TSNode p = ts_node_parent(e);
         if (ts_node_is_null(p))
@@ -402,9 +411,11 @@ static bool used_as_number(const oom_pymodel *m, TSNode e, int depth)
         if (strcmp(type, "subscript") == 0 && !ts_node_eq(ts_node_child_by_field_name(p, "value", 5), e))
             return false; /* used as an index */
         if (strcmp(type, "assignment") == 0 || strcmp(type, "augmented_assignment") == 0) {
-            /* avg = total / len(loader): then avg's reads decide */
+            /* avg = total / len(loader): then avg's reads decide; total = total + x updates itself */
             TSNode left = ts_node_child_by_field_name(p, "left", 4);
-            return !ts_node_eq(left, e) && type_is(left, "identifier") && every_read(m, left, read_as_number, depth + 1);
+            if (ts_node_eq(left, e) || !type_is(left, "identifier"))
+                return false;
+            return same_name(m, left, read) || every_read(m, left, read_as_number, depth + 1);
         }
         /* the value goes on into a bigger expression: its use decides */
         static const char *const through[] = {"parenthesized_expression", "binary_operator", "unary_operator",
@@ -445,6 +456,8 @@ static bool read_stays(const oom_pymodel *m, TSNode read, int depth)
             TSNode left = ts_node_child_by_field_name(p, "left", 4);
             if (ts_node_start_byte(read) < ts_node_end_byte(left))
                 return true; /* the store itself written: total[i] = ... */
+            if (same_name(m, left, read))
+                return true; /* total = total + x: it updates itself */
             return type_is(left, "identifier") && every_read(m, left, read_stays, depth + 1);
         }
         if (strcmp(type, "expression_statement") == 0 || strcmp(type, "block") == 0 || strcmp(type, "module") == 0)
