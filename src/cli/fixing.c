@@ -78,10 +78,6 @@ static bool allow_fix(void *ctx, const oom_diag *d)
         return false;
     if (a->fs->config && oom_project_config_ignores(a->fs->config, a->display, d->code))
         return false;
-    /* in a notebook, not a fix of an IPython line or across cells (the
-     * write-back would refuse the whole notebook) */
-    if (a->notebook && d->fix && !oom_notebook_fix_fits(a->notebook, d->fix))
-        return false;
     return !d->needs_grad_in || was_reported(a, d);
 }
 

@@ -323,6 +323,23 @@ static const char *carry_back(const write_back *w, bool crossed, nb_cells *cells
     return why;
 }
 
+/* The caller's policy, and no fix of a masked IPython line or across cells
+ * (it could not go back, and the whole notebook would be refused). The map
+ * is the notebook's as read: after a round that added or removed lines it
+ * may be off, and the carrying back still refuses what cannot go. */
+typedef struct {
+    const oom_fix_policy *outer;
+    const oom_notebook *nb;
+} cell_policy;
+
+static bool allow_in_cells(void *ctx, const oom_diag *d)
+{
+    const cell_policy *p = ctx;
+    if (d->fix && !oom_notebook_fix_fits(p->nb, d->fix))
+        return false;
+    return !p->outer->allow || p->outer->allow(p->outer->allow_ctx, d);
+}
+
 void oom_fix_notebook(oom_linter *linter, const char *display, const char *json, size_t len,
                       const oom_fix_policy *policy, oom_fix_result *out)
 {
@@ -342,7 +359,9 @@ void oom_fix_notebook(oom_linter *linter, const char *display, const char *json,
     for (size_t i = 1; i < cells.len; i++)
         marks[i - 1] = cells.items[i].start;
     oom_fix_marks moved = {marks, cells.len ? cells.len - 1 : 0, false};
-    oom_fix_text_marked(linter, display, code, code_len, OOM_LANG_PYTHON, policy, out, &moved);
+    cell_policy cp = {policy, nb};
+    oom_fix_policy in_cells = {policy->max, allow_in_cells, &cp};
+    oom_fix_text_marked(linter, display, code, code_len, OOM_LANG_PYTHON, &in_cells, out, &moved);
     if (out->outcome == OOM_FIX_CHANGED) {
         write_back w = {json, len, nb, &cells, code, code_len, out->text, out->len, marks};
         oom_buf file;
