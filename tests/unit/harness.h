@@ -47,6 +47,7 @@ void test_project_suite(void);
 void test_words_suite(void);
 void test_notebook_suite(void);
 void test_yamlmodel_suite(void);
+void test_fix_suite(const char *fixtures_root);
 void test_fixtures_suite(const char *root);
 
 #endif
