@@ -163,51 +163,83 @@ static void fix_stdin(const oom_fix_settings *fs, oom_linter *linter, const oom_
     oom_fix_result_free(&r);
 }
 
-static void fix_file(const oom_fix_settings *fs, oom_linter *linter, const oom_job *job, allow_ctx *actx,
-                     const oom_fix_policy *policy, oom_buf *diff_out, oom_fix_outcome_set *out)
-{
+/* A file read and fixed, waiting to be written. */
+typedef struct {
+    const oom_job *job;
     oom_fix_file file;
+    oom_fix_result result;
+} pending_file;
+
+/* Reads and fixes one file in memory; false when it cannot be read. */
+static bool fix_file(oom_linter *linter, const oom_job *job, allow_ctx *actx, const oom_fix_policy *policy,
+                     pending_file *out)
+{
     oom_buf err;
     oom_buf_init(&err);
-    if (oom_fix_file_read(job->path, job->notebook, &file, &err) != 0) {
+    out->job = job;
+    bool ok = oom_fix_file_read(job->path, job->notebook, &out->file, &err) == 0;
+    if (ok) {
+        fix_any(linter, job, out->file.bytes + out->file.bom, out->file.len - out->file.bom, actx, policy,
+                &out->result);
+        report_result(job->display, &out->result);
+    } else {
         print_problem("warning", err.data);
-        oom_buf_free(&err);
+    }
+    oom_buf_free(&err);
+    return ok;
+}
+
+/* Writes a fixed file, or with --diff shows what would change. */
+static void finish_file(const oom_fix_settings *fs, pending_file *p, oom_buf *diff_out, oom_fix_outcome_set *out)
+{
+    const oom_fix_result *r = &p->result;
+    if (r->outcome != OOM_FIX_CHANGED)
+        return;
+    const char *before = p->file.bytes + p->file.bom;
+    size_t before_len = p->file.len - p->file.bom;
+    if (fs->diff) {
+        oom_report_unified_diff(p->job->display, before, before_len, r->text, r->len, diff_out);
+        tally(out, p->job->display, r);
         return;
     }
-    oom_fix_result r;
-    fix_any(linter, job, file.bytes + file.bom, file.len - file.bom, actx, policy, &r);
-    report_result(job->display, &r);
-    if (r.outcome == OOM_FIX_CHANGED && fs->diff) {
-        oom_report_unified_diff(job->display, file.bytes + file.bom, file.len - file.bom, r.text, r.len, diff_out);
-        tally(out, job->display, &r);
-    } else if (r.outcome == OOM_FIX_CHANGED) {
-        oom_fix_write_status st = oom_fix_file_write(&file, r.text, r.len, &err);
-        if (st == OOM_FIX_WRITTEN)
-            tally(out, job->display, &r);
-        else
-            print_problem(st == OOM_FIX_WRITE_FAILED ? "error" : "warning", err.data);
-        out->write_failed |= st == OOM_FIX_WRITE_FAILED;
-    }
-    oom_fix_result_free(&r);
-    oom_fix_file_free(&file);
+    oom_buf err;
+    oom_buf_init(&err);
+    oom_fix_write_status st = oom_fix_file_write(&p->file, r->text, r->len, &err);
+    if (st == OOM_FIX_WRITTEN)
+        tally(out, p->job->display, r);
+    else
+        print_problem(st == OOM_FIX_WRITE_FAILED ? "error" : "warning", err.data);
+    out->write_failed |= st == OOM_FIX_WRITE_FAILED;
     oom_buf_free(&err);
 }
 
+/* Every file is read and fixed before any is written: each write then
+ * checks that its file still holds what was read, whatever changed it
+ * meanwhile (an editor, another run, or this one through another name of
+ * the same file). */
 void oom_cli_fix_files(const oom_fix_settings *fs, const oom_compiled *compiled, const oom_job *jobs, size_t count,
                        const oom_diag_list *reported, oom_buf *diff_out, oom_fix_outcome_set *out)
 {
     memset(out, 0, sizeof *out);
     oom_linter *linter = oom_linter_new(compiled);
+    pending_file *pending = oom_xcalloc(count ? count : 1, sizeof *pending);
+    size_t n = 0;
     for (size_t i = 0; i < count; i++) {
         const oom_job *job = &jobs[i];
         allow_ctx actx = {fs, job->display, reported, NULL};
         oom_fix_policy policy = {fs->max, allow_fix, &actx};
         if (job->text)
             fix_stdin(fs, linter, job, &actx, &policy, diff_out, out);
-        else if (has_fix_to_apply(fs, reported, job->display))
-            fix_file(fs, linter, job, &actx, &policy, diff_out, out);
+        else if (has_fix_to_apply(fs, reported, job->display) && fix_file(linter, job, &actx, &policy, &pending[n]))
+            n++;
     }
     oom_linter_free(linter);
+    for (size_t i = 0; i < n; i++) {
+        finish_file(fs, &pending[i], diff_out, out);
+        oom_fix_result_free(&pending[i].result);
+        oom_fix_file_free(&pending[i].file);
+    }
+    free(pending);
 }
 
 void oom_fix_outcome_set_free(oom_fix_outcome_set *o)
