@@ -19,7 +19,8 @@ ALL_CHECKS="hooks-file script-executable hook-repo-commit install bad-commit-fai
 bad-commit-shows-path bad-commit-not-made clean-commit-passes no-python-commit-passes no-python-commit-skipped \
 json-file-passed notebook-passed-and-linted-by-cell all-files-reports all-files-names-every-file spaced-path-reported \
 local-system-bad-commit-fails local-system-shows-finding local-system-clean-commit-passes local-system-all-files \
-oomlint-system-hook-from-repo script-uses-build-dir script-builds-with-make"
+oomlint-system-hook-from-repo fix-hook-stops-the-commit fix-hook-fixes-the-file fix-hook-says-what-it-fixed \
+fix-hook-then-commits script-uses-build-dir script-builds-with-make"
 
 if ! command -v pre-commit >/dev/null 2>&1; then
     for c in $ALL_CHECKS; do skip "$c" "the pre-commit client is not installed (apt-get install pre-commit)"; done
@@ -223,6 +224,34 @@ git -C "$S" add a.py
 commit "$S" "bad"
 if [ "$RC" -ne 0 ] && printf '%s' "$OUT" | grep -q 'a.py:2:1: OOM101'; then pass oomlint-system-hook-from-repo
 else fail oomlint-system-hook-from-repo "exit $RC: $OUT"; fi
+
+# ---------------------------------------------------------------- the fixing hook
+
+# oomlint-fix applies the safe fixes: pre-commit stops the commit because the
+# hook changed a file, the fix is there to review and stage, and the next
+# commit passes.
+X="$T/fixing"
+new_project "$X" "repos:
+  - repo: $HR
+    rev: $REV
+    hooks:
+      - id: oomlint-fix"
+printf '%s\n' 'import torch.nn.functional as F' '' '' 'def train(model, loader, optimizer):' \
+    '    running = 0.0' '    for x, y in loader:' '        loss = F.cross_entropy(model(x), y)' \
+    '        loss.backward()' '        optimizer.step()' '        running += loss' \
+    '    print(f"{running / len(loader):.3f}")' >"$X/train.py"
+git -C "$X" add train.py
+before="$(ncommits "$X")"
+commit "$X" "a fixable file"
+if [ "$RC" -ne 0 ] && [ "$(ncommits "$X")" = "$before" ]; then pass fix-hook-stops-the-commit
+else fail fix-hook-stops-the-commit "exit $RC: $OUT"; fi
+if grep -q 'running += loss.item()' "$X/train.py"; then pass fix-hook-fixes-the-file
+else fail fix-hook-fixes-the-file "$(cat "$X/train.py")"; fi
+expect_contains fix-hook-says-what-it-fixed "$OUT" "Fixed 1 problem in 1 file."
+git -C "$X" add train.py
+commit "$X" "the fixed file"
+if [ "$RC" -eq 0 ] && [ "$(ncommits "$X")" = $((before + 1)) ]; then pass fix-hook-then-commits
+else fail fix-hook-then-commits "exit $RC: $OUT"; fi
 
 # ---------------------------------------------------------------- the hook script alone
 

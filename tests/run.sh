@@ -79,7 +79,7 @@ if [ -x build/oomlint-tests ]; then
     section "end-to-end"
     collect "e2e" env OOMLINT=build/oomlint sh tests/e2e.sh
     make test-tools > "$LOG/tools" 2>&1 || echo "SKIP tools: the SARIF validator could not be fetched" >> "$results"
-    for suite in hostile project config estimate formats precommit notebook; do
+    for suite in hostile project config estimate formats precommit notebook fix; do
         [ -f "tests/e2e_$suite.sh" ] && collect "e2e $suite" env OOMLINT=build/oomlint sh "tests/e2e_$suite.sh"
     done
 fi
@@ -116,6 +116,7 @@ if [ "$QUICK" != 1 ] && [ -x build/asan/oomlint-tests ]; then
     collect "asan e2e" env OOMLINT=build/asan/oomlint sh tests/e2e.sh
     collect "asan e2e notebook" env OOMLINT=build/asan/oomlint sh tests/e2e_notebook.sh
     collect "asan e2e hostile" env OOMLINT=build/asan/oomlint sh tests/e2e_hostile.sh
+    collect "asan e2e fix" env OOMLINT=build/asan/oomlint sh tests/e2e_fix.sh
     if grep -q "ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer" "$LOG/out" 2>/dev/null; then
         echo "FAIL asan: sanitizer reports in the e2e run" >> "$results"
     fi

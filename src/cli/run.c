@@ -708,7 +708,8 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
         oom_cli_mark_fixable(&fs, &run.diags);
     }
     if (rc < 0 && s->fix_only) {
-        if (!s->quiet && fixed.summary.total) {
+        /* stdin's fixed code alone, as Ruff writes it */
+        if (!s->quiet && fixed.summary.total && !fixed.stdin_text) {
             oom_buf note;
             oom_buf_init(&note);
             oom_report_fix_summary(&fixed.summary, s->show_fixes, &note);
