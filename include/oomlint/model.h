@@ -229,10 +229,10 @@ bool oom_pymodel_is_scalar(const oom_pymodel *m, TSNode expr);
  * for a name that is returned, yielded, a method's receiver (`total.item()`),
  * given to torch, or declared global. */
 bool oom_pymodel_read_as_number(const oom_pymodel *m, TSNode store);
-/* The local name `store` of a function never leaves it: no read of it is
- * returned, yielded, captured by a lambda or stored into an object (nor
- * through a name it is copied to), and it is not global: nothing outside the
- * function can backpropagate through what it holds. */
+/* The name `store` never leaves its function (or, at module level, the
+ * file): no read of it is returned, yielded, captured by a lambda or stored
+ * into an object (nor through a name it is copied to), and no function
+ * declares it global: nothing else can backpropagate through what it holds. */
 bool oom_pymodel_stays_local(const oom_pymodel *m, TSNode store);
 /* One tensor, so that `.detach()` exists on it: a scalar, a model output's
  * `.logits` or `.loss`, a tensor method or torch function of one, names

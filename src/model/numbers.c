@@ -466,10 +466,11 @@ static bool read_stays(const oom_pymodel *m, TSNode read, int depth)
     return true;
 }
 
+/* A script's module-level name counts too: its reads, in the module and
+ * in the functions the file defines, are all in the walk. */
 bool oom_pymodel_stays_local(const oom_pymodel *m, TSNode store)
 {
-    return type_is(store, "identifier") && oom_model_scope_at(m, ts_node_start_byte(store)) > 0 &&
-           every_read(m, store, read_stays, 0);
+    return type_is(store, "identifier") && every_read(m, store, read_stays, 0);
 }
 
 /* ---- calls and imports ------------------------------------------------------------------------- */
