@@ -632,6 +632,56 @@ static int show_diff(const oom_settings *s, const oom_buf *diff, const oom_fix_o
     return rc;
 }
 
+/* --fix, --fix-only and --diff, once the targets are linted: the fixes are
+ * made (or, with --diff, shown) and the targets linted again for what is
+ * left. Stdin's fixed code goes to standard output, and then the report to
+ * standard error (*report_to). Returns the exit code when the run ends here
+ * (--diff, --fix-only), -1 when the report follows. */
+static int fix_and_lint_again(const oom_settings *s, const lint_plan *plan, const oom_fix_settings *fs,
+                              check_run *run, oom_fix_outcome_set *fixed, FILE **report_to)
+{
+    oom_buf diff;
+    oom_buf_init(&diff);
+    size_t n = plan->d->target_count;
+    oom_cli_fix_files(fs, run->compiled, plan->jobs, n, &run->diags, &diff, fixed);
+    int rc = -1;
+    if (s->diff)
+        rc = run->failed ? OOM_EXIT_FAILURE : show_diff(s, &diff, fixed);
+    oom_buf_free(&diff);
+    if (rc >= 0)
+        return rc;
+    if (fixed->stdin_text) {
+        for (size_t i = 0; i < n; i++)
+            if (plan->jobs[i].text) {
+                plan->jobs[i].text = fixed->stdin_text;
+                plan->jobs[i].text_len = fixed->stdin_len;
+            }
+        oom_buf code = {fixed->stdin_text, fixed->stdin_len, fixed->stdin_len + 1};
+        if (write_all(stdout, &code) != 0) {
+            print_error("cannot write the fixed code to standard output");
+            run->failed = true;
+        }
+        *report_to = stderr;
+    }
+    if (fixed->changed) {
+        /* what is left, from the files as they are now (the project pass too) */
+        oom_diag_list_free(&run->diags);
+        lint_targets(plan, &run->diags);
+        oom_cli_mark_fixable(fs, &run->diags);
+    }
+    if (!s->fix_only)
+        return -1;
+    /* stdin's fixed code alone, as Ruff writes it */
+    if (!s->quiet && fixed->summary.total && !fixed->stdin_text) {
+        oom_buf note;
+        oom_buf_init(&note);
+        oom_report_fix_summary(&fixed->summary, s->show_fixes, &note);
+        write_all(*report_to, &note);
+        oom_buf_free(&note);
+    }
+    return run->failed || fixed->write_failed ? OOM_EXIT_FAILURE : OOM_EXIT_CLEAN;
+}
+
 static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
 {
     oom_buf err;
@@ -677,47 +727,8 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
     oom_cli_mark_fixable(&fs, &run.diags);
     oom_fix_outcome_set fixed;
     memset(&fixed, 0, sizeof fixed);
-    int rc = -1;
-    if (fixing) {
-        oom_buf diff;
-        oom_buf_init(&diff);
-        oom_cli_fix_files(&fs, compiled, jobs, d.target_count, &run.diags, &diff, &fixed);
-        if (s->diff)
-            rc = run.failed ? OOM_EXIT_FAILURE : show_diff(s, &diff, &fixed);
-        oom_buf_free(&diff);
-    }
-    /* standard output carries the fixed code of stdin; the report goes to standard error */
     FILE *report_to = stdout;
-    if (rc < 0 && fixing && fixed.stdin_text) {
-        for (size_t i = 0; i < d.target_count; i++)
-            if (jobs[i].text) {
-                jobs[i].text = fixed.stdin_text;
-                jobs[i].text_len = fixed.stdin_len;
-            }
-        oom_buf code = {fixed.stdin_text, fixed.stdin_len, fixed.stdin_len + 1};
-        if (write_all(stdout, &code) != 0) {
-            print_error("cannot write the fixed code to standard output");
-            run.failed = true;
-        }
-        report_to = stderr;
-    }
-    if (rc < 0 && fixed.changed) {
-        /* what is left, from the files as they are now (the project pass too) */
-        oom_diag_list_free(&run.diags);
-        lint_targets(&plan, &run.diags);
-        oom_cli_mark_fixable(&fs, &run.diags);
-    }
-    if (rc < 0 && s->fix_only) {
-        /* stdin's fixed code alone, as Ruff writes it */
-        if (!s->quiet && fixed.summary.total && !fixed.stdin_text) {
-            oom_buf note;
-            oom_buf_init(&note);
-            oom_report_fix_summary(&fixed.summary, s->show_fixes, &note);
-            write_all(report_to, &note);
-            oom_buf_free(&note);
-        }
-        rc = run.failed || fixed.write_failed ? OOM_EXIT_FAILURE : OOM_EXIT_CLEAN;
-    }
+    int rc = fixing ? fix_and_lint_again(s, &plan, &fs, &run, &fixed, &report_to) : -1;
     if (rc < 0) {
         /* Without the changed lines, an unfiltered report would mislead: none. */
         bool diff_failed = s->diff_base && filter_to_changed_lines(s, &run.diags) != 0;
