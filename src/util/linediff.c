@@ -40,7 +40,7 @@ static bool myers(const oom_line *a, long n, const oom_line *b, long m, oom_line
     long max = n + m;
     if (max > MAX_EDIT_DISTANCE)
         max = MAX_EDIT_DISTANCE;
-    long width = 2 * max + 2;
+    long width = 2 * max + 3; /* k + 1 + max + 1 reaches 2 * max + 2 */
     long *v = oom_xcalloc((size_t)width, sizeof(long));
     long **trace = oom_xcalloc((size_t)max + 1, sizeof(long *));
     long found = -1;
