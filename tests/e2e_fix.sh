@@ -161,6 +161,12 @@ if jq -e '[.[] | select(.code == "OOM301")][0] | .cell == 4 and .fix.edits[0].lo
 else fail notebook-fix-edits-in-cell-rows "$OUT"; fi
 if jq -e '[.[] | select(.code == "OOM101" and .cell == 2)][0].fix == null' "$TEST_TMP/out" >/dev/null 2>&1
 then pass notebook-ipython-line-not-fixed; else fail notebook-ipython-line-not-fixed "$OUT"; fi
+run_oomlint --isolated --format github "$N/n.ipynb"
+expect_contains notebook-github-fix-names-the-cell "$OUT" "cell 4, line 1, column 1: insert \`@torch.no_grad()\`"
+run_oomlint --isolated --format rdjson "$N/n.ipynb"
+expect_not_contains notebook-rdjson-no-suggestion-at-ipynb-lines "$OUT" "suggestions"
+run_oomlint --isolated --format sarif "$N/n.ipynb"
+expect_not_contains notebook-sarif-no-fix-at-ipynb-lines "$OUT" "artifactChanges"
 
 # ---------------------------------------------------------------- nothing lost
 

@@ -36,9 +36,9 @@ static const char *command(oom_severity s)
     return s == OOM_SEV_ERROR ? "error" : s == OOM_SEV_WARNING ? "warning" : "notice";
 }
 
-/* The fix under the help: its message, how far it can be trusted and, for
- * an edit of one line, the line as it would be. */
-static void put_fix(oom_buf *out, const oom_fix *f)
+/* The fix under the help: its message, how far it can be trusted, and its
+ * edits (in a notebook, at lines of the finding's cell). */
+static void put_fix(oom_buf *out, const oom_fix *f, uint32_t cell)
 {
     if (!f)
         return;
@@ -47,21 +47,27 @@ static void put_fix(oom_buf *out, const oom_fix *f)
                    : f->applicability == OOM_FIX_UNSAFE ? ", oomlint --fix --unsafe-fixes"
                                                         : "",
                    f->message);
+    oom_buf where;
+    oom_buf_init(&where);
+    oom_buf_append(&where, "", 0);
+    if (cell)
+        oom_buf_printf(&where, "cell %u, ", cell);
     for (size_t i = 0; i < f->edit_count; i++) {
         const oom_edit *e = &f->edits[i];
         if (e->content[0] == '\0') {
-            oom_buf_printf(out, "\n  line %u, column %u to line %u, column %u: delete", e->start_row, e->start_col,
-                           e->end_row, e->end_col);
+            oom_buf_printf(out, "\n  %sline %u, column %u to line %u, column %u: delete", where.data, e->start_row,
+                           e->start_col, e->end_row, e->end_col);
             continue;
         }
         if (e->start_byte == e->end_byte)
-            oom_buf_printf(out, "\n  line %u, column %u: insert `", e->start_row, e->start_col);
+            oom_buf_printf(out, "\n  %sline %u, column %u: insert `", where.data, e->start_row, e->start_col);
         else
-            oom_buf_printf(out, "\n  line %u, column %u to line %u, column %u: `", e->start_row, e->start_col,
-                           e->end_row, e->end_col);
+            oom_buf_printf(out, "\n  %sline %u, column %u to line %u, column %u: `", where.data, e->start_row,
+                           e->start_col, e->end_row, e->end_col);
         oom_text_append_snippet(out, e->content, strlen(e->content), 120);
         oom_buf_puts(out, "`");
     }
+    oom_buf_free(&where);
 }
 
 void oom_render_github(const oom_diag_list *diags, oom_buf *out)
@@ -91,7 +97,7 @@ void oom_render_github(const oom_diag_list *diags, oom_buf *out)
         oom_report_cell_message(&tmp, d);
         if (d->help)
             oom_buf_printf(&tmp, "\nhelp: %s", d->help);
-        put_fix(&tmp, d->fix);
+        put_fix(&tmp, d->fix, d->cell);
         oom_report_github_escape(out, tmp.data, false);
         oom_buf_putc(out, '\n');
     }

@@ -188,7 +188,8 @@ void oom_render_rdjson(const oom_diag_list *diags, oom_buf *out)
         if (d->url)
             field(out, "url", d->url, "");
         oom_buf_puts(out, "}");
-        rdjson_suggestions(out, d->fix);
+        if (!d->cell) /* a notebook's edits are in its cells, not at lines of the .ipynb */
+            rdjson_suggestions(out, d->fix);
         oom_buf_puts(out, "}");
     }
     oom_buf_puts(out, diags->len ? "\n  ]\n}\n" : "]\n}\n");
