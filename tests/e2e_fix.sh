@@ -304,10 +304,12 @@ expect_contains github-fix-in-annotation "$(cat "$T/g.out")" \
 prop_run() { # prop_run DIR : fixes the fixture tree in DIR; writes $T/prop/*
     mkdir -p "$T/prop"
     rm -f "$T/prop/"*
-    (cd "$1" && find . -type f \( -name '*.py' -o -name '*.json' -o -name '*.ipynb' \) | sort) | while read -r f; do
+    (cd "$1" && find . -type f \( -name '*.py' -o -name '*.json' -o -name '*.ipynb' -o -name '*.yaml' -o -name '*.yml' \) |
+        sort) | while read -r f; do
         g=""
         case "$f" in
-            *.json) [ -f "$1/$f.expect" ] && g="$(sed -n 's/^gpu: \([a-z0-9-]*\).*/\1/p' "$1/$f.expect" | head -n 1)" ;;
+            *.json | *.yaml | *.yml)
+                [ -f "$1/$f.expect" ] && g="$(sed -n 's/^gpu: \([a-z0-9-]*\).*/\1/p' "$1/$f.expect" | head -n 1)" ;;
             *.py) g="$(sed -n 's/.*fixture: gpu=\([a-z0-9-]*\).*/\1/p' "$1/$f" | head -n 1)" ;;
         esac
         echo "$f" >>"$T/prop/group-${g:-none}"
