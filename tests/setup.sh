@@ -2,7 +2,7 @@
 # Installs what building and testing oomlint needs on Debian or Ubuntu:
 # a C compiler, make, pkg-config, cJSON and PCRE2 headers, npm (to fetch the
 # pinned tree-sitter sources), jq (the tests check JSON output with it) and
-# valgrind; for the integration tests: git, xmllint (libxml2-utils), the
+# valgrind; for the integration tests: git, patch, xmllint (libxml2-utils), the
 # pre-commit client, and ICU for the .NET SARIF validator. Only packages that
 # are missing are installed.
 set -eu
@@ -21,6 +21,7 @@ have_cmd git || need="$need git"
 have_cmd xmllint || need="$need libxml2-utils"
 have_cmd pre-commit || need="$need pre-commit"
 have_cmd bc || need="$need bc"
+have_cmd patch || need="$need patch" # the --diff output is checked by applying it
 for p in libcjson-dev libpcre2-dev libicu72; do have_pkg "$p" || need="$need $p"; done
 
 if [ -z "$need" ]; then

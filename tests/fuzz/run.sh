@@ -10,6 +10,7 @@ seed() { # seed TARGET DIR
     mkdir -p "$2"
     case "$1" in
     python) find fixtures -name '*.py' -exec cp {} "$2"/ \; ;;
+    fix) find fixtures/fix fixtures/realistic -name '*.py' -exec cp {} "$2"/ \; ;;
     json) find fixtures -name '*.json' -exec cp {} "$2"/ \; 2>/dev/null
           printf '{"zero_optimization": {"stage": 3}, "train_micro_batch_size_per_gpu": "auto"}' > "$2/ds.json" ;;
     yaml) find fixtures -name '*.yml' -exec cp {} "$2"/ \; 2>/dev/null; find fixtures -name '*.yaml' -exec cp {} "$2"/ \; 2>/dev/null
