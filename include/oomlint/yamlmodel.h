@@ -23,6 +23,7 @@ typedef enum {
     OOM_YAML_LLAMA_FACTORY = 1 << 2,
     OOM_YAML_TRAINING_ARGS = 1 << 3,
     OOM_YAML_LIGHTNING = 1 << 4,
+    OOM_YAML_LITGPT = 1 << 5,
 } oom_yaml_kind;
 
 /* A scalar as PyYAML would load it. */
@@ -40,7 +41,7 @@ typedef struct oom_yamlmodel oom_yamlmodel;
 oom_yamlmodel *oom_yamlmodel_build(const TSTree *tree, const char *src, size_t len);
 void oom_yamlmodel_free(oom_yamlmodel *m);
 unsigned oom_yamlmodel_kinds(const oom_yamlmodel *m);
-/* "accelerate", "axolotl", "llama-factory", "training-args", "lightning"; -1 otherwise */
+/* "accelerate", "axolotl", "llama-factory", "training-args", "lightning", "litgpt"; -1 otherwise */
 int oom_yaml_kind_from_name(const char *name);
 /* The model the config trains (base_model, model_name_or_path,
  * model.init_args.model_name_or_path ...), or NULL. */

@@ -340,6 +340,10 @@ static void recognise(oom_yamlmodel *m, const yaml_document *d)
             here |= OOM_YAML_LLAMA_FACTORY;
     if (root_has(m, d, "stage") && root_has(m, d, "model_name_or_path") && root_has(m, d, "template"))
         here |= OOM_YAML_LLAMA_FACTORY;
+    /* litgpt (config_hub/finetune/<model>/<recipe>.yaml, `litgpt finetune --config`):
+     * checkpoint_dir with its top-level precision, or with out_dir */
+    if (root_has(m, d, "checkpoint_dir") && (root_has(m, d, "precision") || root_has(m, d, "out_dir")))
+        here |= OOM_YAML_LITGPT;
     for (size_t i = 0; training_args[i] && !(here & OOM_YAML_AXOLOTL); i++)
         if (root_has(m, d, training_args[i]))
             here |= OOM_YAML_TRAINING_ARGS;
@@ -468,7 +472,8 @@ int oom_yaml_kind_from_name(const char *name)
                  {"axolotl", OOM_YAML_AXOLOTL},
                  {"llama-factory", OOM_YAML_LLAMA_FACTORY},
                  {"training-args", OOM_YAML_TRAINING_ARGS},
-                 {"lightning", OOM_YAML_LIGHTNING}};
+                 {"lightning", OOM_YAML_LIGHTNING},
+                 {"litgpt", OOM_YAML_LITGPT}};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(names[i].name, name) == 0)
             return (int)names[i].kind;

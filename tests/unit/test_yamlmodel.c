@@ -54,6 +54,10 @@ static void kinds_by_keys(void)
          OOM_YAML_LLAMA_FACTORY | OOM_YAML_TRAINING_ARGS},
         {"model_name_or_path: x\nper_device_train_batch_size: 4\nbf16: true\n", OOM_YAML_TRAINING_ARGS},
         {"trainer:\n  precision: 16-mixed\nmodel:\n  class_path: M\n", OOM_YAML_LIGHTNING},
+        {"checkpoint_dir: checkpoints/x\nout_dir: out/x\nprecision: bf16-true\ntrain:\n  micro_batch_size: 2\n",
+         OOM_YAML_LITGPT},
+        /* a checkpoint_dir alone says nothing */
+        {"checkpoint_dir: x\n", 0},
         {"name: ci\non: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n", 0},
         {"services:\n  web:\n    image: nginx\n", 0},
         {"apiVersion: v1\nkind: Pod\nspec:\n  containers: []\n", 0},

@@ -28,3 +28,13 @@
   (#oom-yaml-key? @report "trainer.precision")
   (#oom-yaml-value? @report "bf16" "bf16-mixed" "bf16-true")
   (#oom-target-gpu-lacks? @report "bf16"))
+
+; litgpt: the precision sits at the top level (`precision: bf16-true` in its
+; config_hub recipes; Fabric's names, "bf16" the older spelling of bf16-mixed)
+((block_mapping_pair
+  key: (flow_node) @kw) @arg @report
+  (#eq? @kw "precision")
+  (#oom-yaml-kind? @report "litgpt")
+  (#oom-yaml-key? @report "precision")
+  (#oom-yaml-value? @report "bf16" "bf16-mixed" "bf16-true")
+  (#oom-target-gpu-lacks? @report "bf16"))
