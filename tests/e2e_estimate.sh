@@ -320,3 +320,11 @@ printf 'services:\n  web:\n    image: nginx\n' > "$T/compose.yaml"
 run_oomlint estimate "$T/compose.yaml"
 expect_rc "estimate-yaml-not-a-config" 2
 expect_contains "estimate-yaml-not-a-config-says-so" "$ERR" "not a training config oomlint recognises"
+
+# LLaMA-Factory checkpoints by default (disable_gradient_checkpointing: false)
+printf 'model_name_or_path: meta-llama/Llama-2-7b-hf\nstage: sft\nfinetuning_type: full\ncutoff_len: 1024\nper_device_train_batch_size: 1\nbf16: true\n' > "$T/lf.yaml"
+run_oomlint estimate "$T/lf.yaml" --gpu a100-80gb
+expect_contains "llama-factory-checkpointing-by-default" "$OUT" "LLaMA-Factory's default (disable_gradient_checkpointing: false)"
+printf 'disable_gradient_checkpointing: true\n' >> "$T/lf.yaml"
+run_oomlint estimate "$T/lf.yaml" --gpu a100-80gb
+expect_contains "llama-factory-checkpointing-disabled" "$OUT" "checkpointing off"

@@ -156,6 +156,14 @@ static void read_training(yaml_reader *y)
     if (read_true(y, "gradient_checkpointing")) {
         s->in.gradient_checkpointing = true;
         note(y, OOM_IN_CHECKPOINTING, "gradient_checkpointing: true%s%s", "", "");
+    } else if ((oom_yamlmodel_kinds(y->m) & OOM_YAML_LLAMA_FACTORY) && !read_true(y, "disable_gradient_checkpointing")) {
+        /* LLaMA-Factory checkpoints unless told not to: ModelArguments'
+         * disable_gradient_checkpointing defaults to False, and
+         * model_utils/checkpointing.py enables it when that is False */
+        s->in.gradient_checkpointing = true;
+        snprintf(s->from[OOM_IN_CHECKPOINTING].text, sizeof s->from[0].text, "%s: LLaMA-Factory's default "
+                 "(disable_gradient_checkpointing: false)", y->r.path);
+        s->from[OOM_IN_CHECKPOINTING].assumed = false;
     }
     /* attention that keeps the s x s scores: eager, or FlashAttention/SDPA switched off */
     static const char *const attn[] = {"attn_implementation", "flash_attn", NULL};
