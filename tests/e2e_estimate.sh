@@ -328,3 +328,11 @@ expect_contains "llama-factory-checkpointing-by-default" "$OUT" "LLaMA-Factory's
 printf 'disable_gradient_checkpointing: true\n' >> "$T/lf.yaml"
 run_oomlint estimate "$T/lf.yaml" --gpu a100-80gb
 expect_contains "llama-factory-checkpointing-disabled" "$OUT" "checkpointing off"
+
+# litgpt recipes: the model from checkpoint_dir, the batch and length under train:,
+# the precision at the top level
+printf 'checkpoint_dir: checkpoints/meta-llama/Llama-2-7b-hf\nout_dir: out/x\nprecision: bf16-true\ntrain:\n  micro_batch_size: 2\n  max_seq_length: 512\n' > "$T/lit.yaml"
+run_oomlint estimate "$T/lit.yaml" --gpu a100-80gb
+expect_contains "litgpt-yaml-model" "$OUT" "checkpoint_dir: meta-llama/Llama-2-7b-hf"
+expect_contains "litgpt-yaml-batch" "$OUT" "train.micro_batch_size: 2"
+expect_contains "litgpt-yaml-precision" "$OUT" "precision: bf16-true"

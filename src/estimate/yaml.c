@@ -67,7 +67,7 @@ static void read_model(yaml_reader *y, const oom_kb *kb)
     oom_buf_init(&why);
     oom_buf_printf(&why, "%s (named in %s)", id, y->r.path);
     static const char *const keys[] = {"base_model", "model_name_or_path", "model.init_args.model_name_or_path",
-                                       "model.init_args.pretrained_model_name_or_path", NULL};
+                                       "model.init_args.pretrained_model_name_or_path", "checkpoint_dir", NULL};
     const char *key;
     /* the line that names the model, where a finding about its size points */
     if (oom_script_inputs_use_model(y->r.out, kb, id, why.data) && read_first(y, keys, &key) != OOM_YAML_VALUE_NONE)
@@ -80,8 +80,9 @@ static void read_shape(yaml_reader *y)
     /* axolotl micro_batch_size, Trainer/LLaMA-Factory per_device_train_batch_size,
      * Lightning data.init_args.batch_size */
     static const char *const batch[] = {"micro_batch_size", "per_device_train_batch_size",
-                                        "data.init_args.batch_size", "data.batch_size", NULL};
-    static const char *const seq[] = {"sequence_len", "cutoff_len", "max_seq_length", "max_length", NULL};
+                                        "data.init_args.batch_size", "data.batch_size", "train.micro_batch_size", NULL};
+    static const char *const seq[] = {"sequence_len", "cutoff_len", "max_seq_length", "max_length",
+                                      "train.max_seq_length", NULL};
     static const char *const accum[] = {"gradient_accumulation_steps", "trainer.accumulate_grad_batches", NULL};
     oom_script_inputs *s = y->r.out;
     const char *key;
@@ -117,9 +118,12 @@ static void read_precision(yaml_reader *y)
         note(y, OOM_IN_PRECISION, "8-bit weights%s%s", "", "");
         return;
     }
-    static const char *const mixed[] = {"bf16", "fp16", "mixed_precision", "trainer.precision", NULL};
+    static const char *const mixed[] = {"bf16", "fp16", "mixed_precision", "trainer.precision", "precision", NULL};
     for (size_t i = 0; mixed[i]; i++) {
         const char *const one[] = {mixed[i], NULL};
+        /* a top-level precision is litgpt's (Fabric's names); elsewhere it is no switch of ours */
+        if (strcmp(mixed[i], "precision") == 0 && !(oom_yamlmodel_kinds(y->m) & OOM_YAML_LITGPT))
+            continue;
         if (read_first(y, one, NULL) == OOM_YAML_VALUE_NONE)
             continue;
         const char *v = y->value.data;

@@ -396,15 +396,18 @@ static TSNode value_at(const oom_yamlmodel *m, const yaml_document *d, const cha
 static void take_model_id(oom_yamlmodel *m, const yaml_document *d)
 {
     static const char *const paths[] = {"base_model", "model_name_or_path", "model.init_args.model_name_or_path",
-                                        "model.init_args.pretrained_model_name_or_path", NULL};
+                                        "model.init_args.pretrained_model_name_or_path", "checkpoint_dir", NULL};
     oom_buf v;
     oom_buf_init(&v);
     for (size_t i = 0; paths[i] && !m->model_id; i++) {
         TSNode pair = value_at(m, d, paths[i]);
         oom_buf_clear(&v);
-        if (!ts_node_is_null(pair) && node_value(m, field_of(pair, "value", 5), &v) == OOM_YAML_VALUE_STRING &&
-            v.len)
-            m->model_id = oom_xstrndup(v.data, v.len);
+        if (ts_node_is_null(pair) || node_value(m, field_of(pair, "value", 5), &v) != OOM_YAML_VALUE_STRING ||
+            !v.len)
+            continue;
+        /* litgpt downloads a hub id into checkpoints/<id> */
+        const char *id = strncmp(v.data, "checkpoints/", 12) == 0 ? v.data + 12 : v.data;
+        m->model_id = oom_xstrdup(id);
     }
     oom_buf_free(&v);
 }
