@@ -26,6 +26,11 @@ oom_lang oom_lang_for_path(const char *path);
 TSFieldId oom_lang_field_id(const TSLanguage *lang, const char *name, uint32_t len);
 /* ts_node_child_by_field_name without its per-call scan of the field names. */
 TSNode oom_child(TSNode node, const char *field, uint32_t len);
+/* The first ERROR or MISSING node below root in document order (root itself
+ * when none is found under it). Iterative, with a cursor: a deeply nested or
+ * very wide tree neither exhausts the C stack nor takes quadratic time (a
+ * node's i-th child through ts_node_child costs i steps). */
+TSNode oom_first_error(TSNode root);
 /* Parses Python text (len bytes) with parser, working around a known gap of
  * the grammar (see lang/pyparse.c); the caller deletes the tree. */
 TSTree *oom_parse_python(TSParser *parser, const char *text, size_t len);

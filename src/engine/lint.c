@@ -197,36 +197,13 @@ static void collect_suppression(oom_source *src, TSNode comment, oom_suppression
 
 /* ---- syntax errors ------------------------------------------------------------------ */
 
-/* The first ERROR or MISSING node in document order. Iterative: deeply
- * nested input must not exhaust the C stack. */
-static TSNode first_error(TSNode root)
-{
-    TSNode n = root;
-    for (;;) {
-        uint32_t count = ts_node_child_count(n);
-        TSNode next = {{0}, NULL, NULL};
-        for (uint32_t i = 0; i < count; i++) {
-            TSNode child = ts_node_child(n, i);
-            if (ts_node_is_error(child) || ts_node_is_missing(child))
-                return child;
-            if (ts_node_has_error(child)) {
-                next = child;
-                break;
-            }
-        }
-        if (ts_node_is_null(next))
-            return n;
-        n = next;
-    }
-}
-
 static void report_syntax_error(const oom_linter *l, oom_source *src, TSNode root,
                                 oom_diag_list *out)
 {
     const oom_rule *rule = oom_rules_find(l->c->rules, "OOM001");
     if (!rule || !oom_compiled_rule_enabled(l->c, "OOM001"))
         return;
-    TSNode err = first_error(root);
+    TSNode err = oom_first_error(root);
     oom_buf detail;
     oom_buf_init(&detail);
     uint32_t a = ts_node_start_byte(err), b = ts_node_end_byte(err);

@@ -16,29 +16,6 @@
 
 /* ---- parsing ------------------------------------------------------------------------------- */
 
-/* The first ERROR or MISSING node, depth first (iterative: a deeply nested
- * text must not exhaust the stack). */
-static TSNode first_error(TSNode root)
-{
-    TSNode n = root;
-    for (;;) {
-        TSNode next = {{0}, NULL, NULL};
-        uint32_t count = ts_node_child_count(n);
-        for (uint32_t i = 0; i < count; i++) {
-            TSNode child = ts_node_child(n, i);
-            if (ts_node_is_error(child) || ts_node_is_missing(child))
-                return child;
-            if (ts_node_has_error(child)) {
-                next = child;
-                break;
-            }
-        }
-        if (ts_node_is_null(next))
-            return n;
-        n = next;
-    }
-}
-
 bool oom_fix_text_parses(oom_lang lang, const char *text, size_t len, char *where, size_t where_size)
 {
     TSParser *parser = ts_parser_new();
@@ -51,7 +28,7 @@ bool oom_fix_text_parses(oom_lang lang, const char *text, size_t len, char *wher
     }
     bool ok = tree && !ts_node_has_error(ts_tree_root_node(tree));
     if (!ok && tree && where)
-        snprintf(where, where_size, "line %u", ts_node_start_point(first_error(ts_tree_root_node(tree))).row + 1);
+        snprintf(where, where_size, "line %u", ts_node_start_point(oom_first_error(ts_tree_root_node(tree))).row + 1);
     if (tree)
         ts_tree_delete(tree);
     ts_parser_delete(parser);

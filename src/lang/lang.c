@@ -131,3 +131,27 @@ TSNode oom_child(TSNode node, const char *field, uint32_t len)
     }
     return ts_node_child_by_field_id(node, id);
 }
+
+TSNode oom_first_error(TSNode root)
+{
+    TSTreeCursor c = ts_tree_cursor_new(root);
+    TSNode found = root;
+    bool descend = true;
+    while (descend && ts_tree_cursor_goto_first_child(&c)) {
+        descend = false;
+        do {
+            TSNode child = ts_tree_cursor_current_node(&c);
+            if (ts_node_is_error(child) || ts_node_is_missing(child)) {
+                found = child;
+                break;
+            }
+            if (ts_node_has_error(child)) {
+                found = child;
+                descend = true;
+                break;
+            }
+        } while (ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
+    return found;
+}

@@ -98,36 +98,9 @@ static bool is_a(TSNode n, const char *type)
 
 /* ---- JSON that does not parse --------------------------------------------------- */
 
-/* The first ERROR or MISSING node in document order. Iterative, and with a
- * cursor (a node's i-th child costs i steps): a deeply nested or very wide
- * file must neither exhaust the C stack nor take quadratic time. */
-static TSNode first_error(TSNode root)
-{
-    TSTreeCursor c = ts_tree_cursor_new(root);
-    TSNode found = root;
-    bool descend = true;
-    while (descend && ts_tree_cursor_goto_first_child(&c)) {
-        descend = false;
-        do {
-            TSNode child = ts_tree_cursor_current_node(&c);
-            if (ts_node_is_error(child) || ts_node_is_missing(child)) {
-                found = child;
-                break;
-            }
-            if (ts_node_has_error(child)) {
-                found = child;
-                descend = true;
-                break;
-            }
-        } while (ts_tree_cursor_goto_next_sibling(&c));
-    }
-    ts_tree_cursor_delete(&c);
-    return found;
-}
-
 static void fail_not_json(reader *r, TSNode root)
 {
-    TSNode err = first_error(root);
+    TSNode err = oom_first_error(root);
     uint32_t a = ts_node_start_byte(err), b = ts_node_end_byte(err);
     oom_buf what;
     oom_buf_init(&what);

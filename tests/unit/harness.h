@@ -31,6 +31,10 @@ typedef void (*oom_test_fn)(void);
 
 void oom_test_run(const char *name, oom_test_fn fn);
 
+#include "oomlint/estimate.h"
+/* A script's text -> its estimate inputs, read through a temporary file. */
+void oom_test_read_script(const oom_kb *kb, const char *text, oom_script_inputs *s);
+
 /* Suites, one per file. */
 void test_text_suite(void);
 void test_suppress_suite(void);

@@ -226,10 +226,11 @@ static void image_scaling(void)
     CHECK(near(activations("vit_b_16", 1, 384), 537525608.0, 0.01));
 }
 
-/* Script text -> inputs, through a temporary file. */
-static void read_script(const char *text, oom_script_inputs *s)
+/* Script text -> inputs, through a temporary file (shared with
+ * test_estimate_inputs.c, declared in harness.h). */
+void oom_test_read_script(const oom_kb *kb, const char *text, oom_script_inputs *s)
 {
-    char path[] = "/tmp/oomlint-vision-XXXXXX.py";
+    char path[] = "/tmp/oomlint-script-XXXXXX.py";
     int fd = mkstemps(path, 3);
     CHECK(fd >= 0);
     if (fd < 0)
@@ -238,7 +239,7 @@ static void read_script(const char *text, oom_script_inputs *s)
     close(fd);
     oom_buf err;
     oom_buf_init(&err);
-    CHECK(oom_script_inputs_read(path, &vision_kb, s, &err));
+    CHECK(oom_script_inputs_read(path, kb, s, &err));
     oom_buf_free(&err);
     unlink(path);
 }
@@ -246,7 +247,7 @@ static void read_script(const char *text, oom_script_inputs *s)
 static bool reads_model(const char *text, const char *want)
 {
     oom_script_inputs s;
-    read_script(text, &s);
+    oom_test_read_script(&vision_kb, text, &s);
     bool ok = want ? s.model_known && strcmp(s.model_id, want) == 0 : !s.model_known;
     if (!ok)
         printf("  %s: got %s\n", text, s.model_known ? s.model_id : "(none)");
@@ -274,7 +275,7 @@ static void torchvision_spellings(void)
 static void image_size_and_settings(void)
 {
     oom_script_inputs s;
-    read_script("from torchvision import models, transforms as T\nIMG = 288\n"
+    oom_test_read_script(&vision_kb, "from torchvision import models, transforms as T\nIMG = 288\n"
                 "val = T.Compose([T.Resize(320), T.CenterCrop(IMG)])\n"
                 "train = T.Compose([T.RandomResizedCrop(IMG), T.ToTensor()])\n"
                 "model = models.resnet50()\nloader = DataLoader(ds, batch_size=48)\n"
@@ -286,7 +287,7 @@ static void image_size_and_settings(void)
     CHECK(s.in.micro_batch == 48 && s.in.optimizer == OOM_OPT_SGD_MOMENTUM);
     CHECK(s.in.precision == OOM_PREC_AMP_BF16); /* autocast's dtype is not a 16-bit model */
     CHECK(s.in.training);
-    read_script("import argparse\nfrom torchvision import models, transforms\np = argparse.ArgumentParser()\n"
+    oom_test_read_script(&vision_kb, "import argparse\nfrom torchvision import models, transforms\np = argparse.ArgumentParser()\n"
                 "p.add_argument(\"--image-size\", type=int, default=384)\n"
                 "p.add_argument(\"--batch-size\", type=int, default=256)\n"
                 "t = transforms.CenterCrop((256, 192))\nmodel = models.resnet18()\n"
@@ -295,7 +296,7 @@ static void image_size_and_settings(void)
     CHECK(s.in.image_h == 256 && s.in.image_w == 192); /* a crop beats the argparse default */
     CHECK(s.in.micro_batch == 256 && strcmp(s.batch_name, "--batch-size") == 0);
     CHECK(s.in.optimizer == OOM_OPT_SGD);
-    read_script("from torchvision import models\nmodel = models.resnet18()\n" TRAIN_LOOP, &s);
+    oom_test_read_script(&vision_kb, "from torchvision import models\nmodel = models.resnet18()\n" TRAIN_LOOP, &s);
     CHECK(s.from[OOM_IN_IMAGE].assumed && s.in.image_h == 0 && s.in.image_ref == 224);
 }
 
@@ -308,7 +309,7 @@ static void frozen_layers(void)
     if (!r50 || !vgg)
         return;
     oom_script_inputs s;
-    read_script("import torch.nn as nn\nfrom torchvision import models\nmodel = models.resnet50(weights=\"DEFAULT\")\n"
+    oom_test_read_script(&vision_kb, "import torch.nn as nn\nfrom torchvision import models\nmodel = models.resnet50(weights=\"DEFAULT\")\n"
                 "for param in model.parameters():\n    param.requires_grad = False\n"
                 "model.fc = nn.Linear(model.fc.in_features, 10)\n" TRAIN_LOOP,
                 &s);
@@ -326,35 +327,35 @@ static void frozen_layers(void)
     CHECK(r50->vision.saved_frozen == 2048 * 4);
 
     /* the PyTorch fine-tuning tutorial's spelling: the width through a name */
-    read_script("import torch.nn as nn\nfrom torchvision import models\nmodel_ft = models.resnet18()\n"
+    oom_test_read_script(&vision_kb, "import torch.nn as nn\nfrom torchvision import models\nmodel_ft = models.resnet18()\n"
                 "for param in model_ft.parameters():\n    param.requires_grad = False\n"
                 "num_ftrs = model_ft.fc.in_features\nmodel_ft.fc = nn.Linear(num_ftrs, 2)\n" TRAIN_LOOP, &s);
     CHECK(s.in.frozen_backbone && s.in.trainable == 512 * 2 + 2 && !s.from[OOM_IN_LORA].assumed);
     /* a head whose size cannot be read: the original's, marked assumed */
-    read_script("import torch.nn as nn\nfrom torchvision import models\nmodel = models.resnet50()\n"
+    oom_test_read_script(&vision_kb, "import torch.nn as nn\nfrom torchvision import models\nmodel = models.resnet50()\n"
                 "model.requires_grad_(False)\nmodel.fc = nn.Linear(width, n_classes)\n" TRAIN_LOOP, &s);
     CHECK(s.in.frozen_backbone && s.in.trainable == 2049000 && s.from[OOM_IN_LORA].assumed);
-    read_script("import torch.nn as nn\nfrom torchvision import models\nmodel = models.vgg16()\n"
+    oom_test_read_script(&vision_kb, "import torch.nn as nn\nfrom torchvision import models\nmodel = models.vgg16()\n"
                 "model.requires_grad_(False)\nmodel.classifier[6] = nn.Linear(4096, 2)\n" TRAIN_LOOP, &s);
     CHECK(s.in.frozen_backbone && s.in.trainable == 4096 * 2 + 2);
-    read_script("from torchvision import models\nmodel = models.vgg16()\n"
+    oom_test_read_script(&vision_kb, "from torchvision import models\nmodel = models.vgg16()\n"
                 "for p in model.features.parameters():\n    p.requires_grad_(False)\n" TRAIN_LOOP, &s);
     CHECK(s.in.frozen_backbone && s.in.trainable == vgg->vision.classifier_params);
-    read_script("from torchvision import models\nmodel = models.resnet50()\nmodel.requires_grad_(False)\n"
+    oom_test_read_script(&vision_kb, "from torchvision import models\nmodel = models.resnet50()\nmodel.requires_grad_(False)\n"
                 "for p in model.fc.parameters():\n    p.requires_grad = True\n" TRAIN_LOOP, &s);
     CHECK(s.in.frozen_backbone && s.in.trainable == 2049000 && !s.from[OOM_IN_LORA].assumed);
     /* a freeze we cannot decide statically leaves everything trainable */
-    read_script("from torchvision import models\nmodel = models.resnet50()\n"
+    oom_test_read_script(&vision_kb, "from torchvision import models\nmodel = models.resnet50()\n"
                 "for name, p in model.named_parameters():\n    if \"fc\" not in name:\n        p.requires_grad = False\n"
                 TRAIN_LOOP, &s);
     CHECK(!s.in.frozen_backbone && s.in.trainable == s.in.params && s.from[OOM_IN_LORA].assumed);
     CHECK(strstr(s.from[OOM_IN_LORA].text, "conditional") != NULL);
-    read_script("from torchvision import models\nmodel = models.resnet50()\nif args.freeze:\n"
+    oom_test_read_script(&vision_kb, "from torchvision import models\nmodel = models.resnet50()\nif args.freeze:\n"
                 "    model.requires_grad_(False)\n" TRAIN_LOOP, &s);
     CHECK(!s.in.frozen_backbone && s.in.trainable == s.in.params);
     /* the CIFAR stem: the figures measured with it (cnn_profile.json
      * "cifar_stem": resnet18 4,719,360 B per 32 px image; 18,813,696 at 64 px) */
-    read_script("import torch.nn as nn\nfrom torchvision import models, transforms\n"
+    oom_test_read_script(&vision_kb, "import torch.nn as nn\nfrom torchvision import models, transforms\n"
                 "tf = transforms.RandomCrop(64, padding=4)\nmodel = models.resnet18(num_classes=10)\n"
                 "model.conv1 = nn.Conv2d(3, 64, kernel_size=3, stride=1, padding=1, bias=False)\n"
                 "model.maxpool = nn.Identity()\nloader = DataLoader(ds, batch_size=2)\n" TRAIN_LOOP, &s);
@@ -363,7 +364,7 @@ static void frozen_layers(void)
     oom_estimate_compute(&s.in, &e);
     CHECK(near(e.activations, 2 * 18813696.0, 0.01));
     /* a new head from the constructor: 10 classes instead of 1000 */
-    read_script("from torchvision import models\nmodel = models.resnet50(num_classes=10)\n" TRAIN_LOOP, &s);
+    oom_test_read_script(&vision_kb, "from torchvision import models\nmodel = models.resnet50(num_classes=10)\n" TRAIN_LOOP, &s);
     CHECK(s.in.params == 25557032LL - 2049000 + 20490 && s.in.trainable == s.in.params && s.in.classes == 10);
 }
 

@@ -10,22 +10,6 @@
 
 static oom_kb kb;
 
-/* Script text -> inputs, through a temporary file. */
-static void read_script(const char *text, oom_script_inputs *s)
-{
-    char path[] = "/tmp/oomlint-inputs-XXXXXX.py";
-    int fd = mkstemps(path, 3);
-    CHECK(fd >= 0);
-    if (fd < 0)
-        return;
-    CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
-    close(fd);
-    oom_buf err;
-    oom_buf_init(&err);
-    CHECK(oom_script_inputs_read(path, &kb, s, &err));
-    oom_buf_free(&err);
-    unlink(path);
-}
 
 /* The provenance says where, as "file:LINE what". */
 static bool from_line(const oom_script_inputs *s, oom_input_kind k, unsigned line, const char *words)
@@ -44,7 +28,7 @@ static bool from_line(const oom_script_inputs *s, oom_input_kind k, unsigned lin
 static void argparse_defaults_through_args(void)
 {
     oom_script_inputs s;
-    read_script("import argparse\n"                                                          /* 1 */
+    oom_test_read_script(&kb, "import argparse\n"                                                          /* 1 */
                 "from transformers import AutoModelForCausalLM, TrainingArguments\n"         /* 2 */
                 "p = argparse.ArgumentParser()\n"                                            /* 3 */
                 "p.add_argument(\"--model_name_or_path\", default=\"gpt2-medium\")\n"        /* 4 */
@@ -63,7 +47,7 @@ static void argparse_defaults_through_args(void)
     CHECK(s.task == OOM_TASK_CAUSAL_LM && s.in.lm_head && from_line(&s, OOM_IN_TASK, 8, "causal LM head"));
 
     /* a name bound to args.X, args from a function, self.args in a class */
-    read_script("import argparse\nfrom transformers import AutoModelForSeq2SeqLM\n"
+    oom_test_read_script(&kb, "import argparse\nfrom transformers import AutoModelForSeq2SeqLM\n"
                 "def get_args():\n    p = argparse.ArgumentParser()\n"
                 "    p.add_argument(\"--model\", default=\"t5-small\")\n"
                 "    p.add_argument(\"--bs\", type=int, default=3)\n    return p.parse_args()\n"
@@ -82,7 +66,7 @@ static void argparse_defaults_through_args(void)
 static void flag_spellings(void)
 {
     oom_script_inputs s;
-    read_script("import argparse\np = argparse.ArgumentParser()\n"
+    oom_test_read_script(&kb, "import argparse\np = argparse.ArgumentParser()\n"
                 "p.add_argument(\"-b\", \"--train-batch-size\", type=int, default=6)\n"
                 "p.add_argument(\"--block-size\", type=int, default=\"768\")\n"
                 "p.add_argument(\"--m\", dest=\"model_id\", default=\"gpt2\")\n"
@@ -96,7 +80,7 @@ static void flag_spellings(void)
     CHECK(s.in.seq_len == 768 && from_line(&s, OOM_IN_SEQ, 4, "--block-size default"));
     CHECK(s.model_known && strcmp(s.model_id, "gpt2") == 0 && from_line(&s, OOM_IN_MODEL, 5, "--m default"));
     /* parser.set_defaults overrides add_argument's default */
-    read_script("import argparse\np = argparse.ArgumentParser()\n"
+    oom_test_read_script(&kb, "import argparse\np = argparse.ArgumentParser()\n"
                 "p.add_argument(\"--batch_size\", type=int, default=64)\np.set_defaults(batch_size=2)\n"
                 "args = p.parse_args()\nfrom transformers import AutoModel\n"
                 "model = AutoModel.from_pretrained(\"bert-base-uncased\")\n" TRAINS,
@@ -111,7 +95,7 @@ static void flag_spellings(void)
 static void hf_argument_parser_dataclasses(void)
 {
     oom_script_inputs s;
-    read_script("from dataclasses import dataclass, field\nimport transformers\n"     /* 1-2 */
+    oom_test_read_script(&kb, "from dataclasses import dataclass, field\nimport transformers\n"     /* 1-2 */
                 "@dataclass\nclass ModelArguments:\n"                                 /* 3-4 */
                 "    model_name_or_path: str = field(default=\"gpt2\", metadata={})\n" /* 5 */
                 "@dataclass\nclass TrainingArguments(transformers.TrainingArguments):\n"
@@ -131,7 +115,7 @@ static void hf_argument_parser_dataclasses(void)
     CHECK(s.in.training);
 
     /* a field of the subclass sets the batch; a switch field turns bf16 on */
-    read_script("from dataclasses import dataclass, field\nfrom transformers import HfArgumentParser, TrainingArguments\n"
+    oom_test_read_script(&kb, "from dataclasses import dataclass, field\nfrom transformers import HfArgumentParser, TrainingArguments\n"
                 "@dataclass\nclass Args:\n    model_name_or_path: str = \"facebook/opt-350m\"\n"
                 "@dataclass\nclass TrainArgs(TrainingArguments):\n"
                 "    per_device_train_batch_size: int = field(default=2)\n    bf16: bool = True\n"
@@ -149,7 +133,7 @@ static void hf_argument_parser_dataclasses(void)
 static void module_level_names(void)
 {
     oom_script_inputs s;
-    read_script("import torch\n"
+    oom_test_read_script(&kb, "import torch\n"
                 "batch_size = 12\n"      /* 2 */
                 "block_size = 1024\n"    /* 3 */
                 "init_from = 'gpt2-xl'\n" /* 4 */
@@ -171,7 +155,7 @@ static void module_level_names(void)
 static void direct_values_first(void)
 {
     oom_script_inputs s;
-    read_script("import argparse\nfrom transformers import AutoModelForCausalLM, TrainingArguments\n"
+    oom_test_read_script(&kb, "import argparse\nfrom transformers import AutoModelForCausalLM, TrainingArguments\n"
                 "p = argparse.ArgumentParser()\np.add_argument(\"--model\", default=\"gpt2-xl\")\n"
                 "p.add_argument(\"--batch_size\", type=int, default=4)\n"
                 "p.add_argument(\"--micro_batch_size\", type=int, default=1)\nargs = p.parse_args()\n"
@@ -182,7 +166,7 @@ static void direct_values_first(void)
                 &s);
     CHECK(strcmp(s.model_id, "gpt2") == 0 && from_line(&s, OOM_IN_MODEL, 8, "from_pretrained(\"gpt2\")"));
     CHECK(s.in.micro_batch == 16 && from_line(&s, OOM_IN_BATCH, 10, "per_device_train_batch_size"));
-    read_script("import argparse\np = argparse.ArgumentParser()\n"
+    oom_test_read_script(&kb, "import argparse\np = argparse.ArgumentParser()\n"
                 "p.add_argument(\"--batch_size\", type=int, default=4)\n"
                 "p.add_argument(\"--micro_batch_size\", type=int, default=1)\nargs = p.parse_args()\n"
                 "from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained(\"gpt2\")\n"
@@ -198,7 +182,7 @@ static void direct_values_first(void)
 static void switches_and_branches(void)
 {
     oom_script_inputs s;
-    read_script("import argparse, torch\nfrom transformers import AutoModelForCausalLM, TrainingArguments\n"
+    oom_test_read_script(&kb, "import argparse, torch\nfrom transformers import AutoModelForCausalLM, TrainingArguments\n"
                 "p = argparse.ArgumentParser()\np.add_argument(\"--bf16\", action=\"store_true\")\n" /* 4 */
                 "p.add_argument(\"--use_lora\", action=\"store_true\")\n"
                 "p.add_argument(\"--gradient_checkpointing\", action=\"store_true\", default=True)\n" /* 6 */
@@ -212,7 +196,7 @@ static void switches_and_branches(void)
     CHECK(s.in.trainable == s.in.params && s.from[OOM_IN_LORA].assumed);
     CHECK(s.in.gradient_checkpointing && from_line(&s, OOM_IN_CHECKPOINTING, 6, "--gradient_checkpointing default"));
     /* a mixed_precision default handed to Accelerator; QLoRA's 4 bits beat bf16=True */
-    read_script("import argparse\nfrom accelerate import Accelerator\np = argparse.ArgumentParser()\n"
+    oom_test_read_script(&kb, "import argparse\nfrom accelerate import Accelerator\np = argparse.ArgumentParser()\n"
                 "p.add_argument(\"--mixed_precision\", default=\"fp16\")\nargs = p.parse_args()\n"
                 "acc = Accelerator(mixed_precision=args.mixed_precision)\n"
                 "from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained(\"gpt2\")\n"
@@ -220,14 +204,14 @@ static void switches_and_branches(void)
                 &s);
     CHECK(s.in.precision == OOM_PREC_AMP_FP16 && from_line(&s, OOM_IN_PRECISION, 4, "--mixed_precision default"));
     /* under a launcher, a switch that is off leaves precision to its config */
-    read_script("import argparse\nfrom accelerate import Accelerator\np = argparse.ArgumentParser()\n"
+    oom_test_read_script(&kb, "import argparse\nfrom accelerate import Accelerator\np = argparse.ArgumentParser()\n"
                 "p.add_argument(\"--fp16\", action=\"store_true\")\nargs = p.parse_args()\n"
                 "acc = Accelerator(fp16=args.fp16)\n"
                 "from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained(\"gpt2\")\n"
                 TRAINS,
                 &s);
     CHECK(s.launcher_decides && s.from[OOM_IN_PRECISION].assumed);
-    read_script("from transformers import AutoModelForCausalLM, BitsAndBytesConfig, TrainingArguments\n"
+    oom_test_read_script(&kb, "from transformers import AutoModelForCausalLM, BitsAndBytesConfig, TrainingArguments\n"
                 "q = BitsAndBytesConfig(load_in_4bit=True)\n"
                 "model = AutoModelForCausalLM.from_pretrained(\"gpt2\", quantization_config=q)\n"
                 "ta = TrainingArguments(bf16=True)\n" TRAINS,
@@ -240,7 +224,7 @@ static void switches_and_branches(void)
 static void bad_defaults_are_assumed(void)
 {
     oom_script_inputs s;
-    read_script("import argparse\np = argparse.ArgumentParser()\n"
+    oom_test_read_script(&kb, "import argparse\np = argparse.ArgumentParser()\n"
                 "p.add_argument(\"--batch_size\", type=int, default=\"eight\")\n"
                 "p.add_argument(\"--max_length\", default=None)\np.add_argument()\np.add_argument(default=3)\n"
                 "p.add_argument(\"--model\", default=[\"gpt2\"])\np.set_defaults(**overrides)\n"
@@ -265,18 +249,18 @@ static void bad_defaults_are_assumed(void)
 static void heads(void)
 {
     oom_script_inputs s;
-    read_script("from transformers import AutoModelForSequenceClassification\n"
+    oom_test_read_script(&kb, "from transformers import AutoModelForSequenceClassification\n"
                 "model = AutoModelForSequenceClassification.from_pretrained(\"gpt2\", num_labels=2)\n" TRAINS,
                 &s);
     CHECK(s.task == OOM_TASK_CLASSIFICATION && !s.in.lm_head);
-    read_script("from transformers import BertForMaskedLM\nmodel = BertForMaskedLM.from_pretrained(\"bert-base-uncased\")\n" TRAINS,
+    oom_test_read_script(&kb, "from transformers import BertForMaskedLM\nmodel = BertForMaskedLM.from_pretrained(\"bert-base-uncased\")\n" TRAINS,
                 &s);
     CHECK(s.task == OOM_TASK_MASKED_LM && s.in.lm_head);
-    read_script("from transformers import AutoModelForSeq2SeqLM\nmodel = AutoModelForSeq2SeqLM.from_pretrained(\"gpt2\")\n" TRAINS,
+    oom_test_read_script(&kb, "from transformers import AutoModelForSeq2SeqLM\nmodel = AutoModelForSeq2SeqLM.from_pretrained(\"gpt2\")\n" TRAINS,
                 &s);
     CHECK(!s.model_known && strstr(s.from[OOM_IN_MODEL].text, "cannot load") != NULL);
     /* a tokenizer's id is not the model's when a model class is loaded */
-    read_script("from transformers import AutoModelForCausalLM, AutoTokenizer\n"
+    oom_test_read_script(&kb, "from transformers import AutoModelForCausalLM, AutoTokenizer\n"
                 "tok = AutoTokenizer.from_pretrained(\"bert-base-uncased\")\n"
                 "model = AutoModelForCausalLM.from_pretrained(args.policy)\n" TRAINS,
                 &s);
@@ -327,7 +311,7 @@ static void language_model_logits(void)
 static void image_models_from_settings(void)
 {
     oom_script_inputs s;
-    read_script("import argparse\nimport torchvision.models as models\np = argparse.ArgumentParser()\n"
+    oom_test_read_script(&kb, "import argparse\nimport torchvision.models as models\np = argparse.ArgumentParser()\n"
                 "p.add_argument('-a', '--arch', default='resnet18')\n"
                 "p.add_argument('-b', '--batch-size', default=256, type=int)\n"
                 "p.add_argument('--image-size', default=160, type=int)\nargs = p.parse_args()\n"
@@ -336,12 +320,12 @@ static void image_models_from_settings(void)
     CHECK(s.model_known && strcmp(s.model_id, "resnet18") == 0 && from_line(&s, OOM_IN_MODEL, 4, "--arch default"));
     CHECK(s.in.micro_batch == 256 && from_line(&s, OOM_IN_BATCH, 5, "--batch-size default"));
     CHECK(s.in.image_h == 160 && from_line(&s, OOM_IN_IMAGE, 6, "--image-size default"));
-    read_script("import argparse\nfrom timm.models import create_model\np = argparse.ArgumentParser()\n"
+    oom_test_read_script(&kb, "import argparse\nfrom timm.models import create_model\np = argparse.ArgumentParser()\n"
                 "p.add_argument('--model', default='resnet50', type=str)\nargs = p.parse_args()\n"
                 "model = create_model(args.model, pretrained=False)\n" TRAINS,
                 &s);
     CHECK(s.model_known && strcmp(s.model_id, "resnet50") == 0);
-    read_script("import torchvision.models as tvm\nmodel = getattr(tvm, 'resnet50')()\n"
+    oom_test_read_script(&kb, "import torchvision.models as tvm\nmodel = getattr(tvm, 'resnet50')()\n"
                 "for name, param in model.named_parameters():\n"
                 "    if name not in ['fc.weight', 'fc.bias']:\n        param.requires_grad = False\n" TRAINS,
                 &s);
