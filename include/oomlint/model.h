@@ -159,6 +159,9 @@ bool oom_pymodel_is_model_expr(const oom_pymodel *m, TSNode expr);
 /* A name the function around it returns, alone or as an element of a
  * returned tuple. */
 bool oom_pymodel_is_returned(const oom_pymodel *m, TSNode name);
+/* Storage filled in a loop without a backward and put together into the
+ * function's return value (`return torch.cat(outs)`): a chunked forward. */
+bool oom_pymodel_is_chunked_output(const oom_pymodel *m, TSNode target, TSNode site);
 /* The laid-out tree the model was built from, while the linter holds it
  * (the project pass's facts are taken then); NULL otherwise. Later stages
  * walk this array instead of the tree (tree-sitter's public cursor costs

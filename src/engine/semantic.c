@@ -246,6 +246,7 @@ static bool sem_json_deepspeed_key(const oom_sem_env *env, TSNode n, TSNode site
 
 SEM_PY(sem_model_like, oom_pymodel_is_model_expr(m, n))
 SEM_PY(sem_returned, oom_pymodel_is_returned(m, n))
+SEM_PY(sem_chunked_output, oom_pymodel_is_chunked_output(m, n, site))
 SEM_PY(sem_loads_into_model, oom_pymodel_loads_into_model(m, n))
 SEM_PY(sem_view_of_one_tensor, oom_pymodel_is_view_of_one_tensor(m, n, site))
 
@@ -574,6 +575,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "a call whose result is copied into a model with load_state_dict (directly or through names)", false, false},
     {"oom-returned", sem_returned, 0, 0, OOM_SEM_PYTHON, false,
      "a name the function around it returns (alone or in a returned tuple)", false, false},
+    {"oom-chunked-output", sem_chunked_output, 0, 0, OOM_SEM_PYTHON, false,
+     "storage filled in a loop without backward and put together into the function's return value", false, false},
     {"oom-model-like", sem_model_like, 0, 0, OOM_SEM_PYTHON, false,
      "an expression that denotes a model", false, false},
     {"oom-exceeds-model-limit", sem_exceeds_model_limit, 0, 0, OOM_SEM_PYTHON, false,

@@ -175,6 +175,120 @@ bool oom_pymodel_is_returned(const oom_pymodel *m, TSNode name)
     return false;
 }
 
+/* Whether a call in `e` reads `name` (`torch.cat(all_values)`,
+ * `torch.stack(outs).sum()`): the storage is consumed into a new value. */
+static bool combined_in(const oom_pymodel *m, TSNode e, const char *name, uint32_t len, int depth)
+{
+    if (ts_node_is_null(e) || depth > OOM_MODEL_MAX_DEPTH)
+        return false;
+    TSSymbol s = ts_node_symbol(e);
+    if (s == m->sym.lambda || s == m->sym.function_definition)
+        return false;
+    if (s == m->sym.call && mentions(m, oom_model_child(m, e, "arguments", 9), name, len, 0))
+        return true;
+    uint32_t count = ts_node_named_child_count(e);
+    for (uint32_t i = 0; i < count; i++)
+        if (combined_in(m, oom_model_named_child(m, e, i), name, len, depth + 1))
+            return true;
+    return false;
+}
+
+static bool loop_calls_backward(const oom_pymodel *m, const oom_loop *l)
+{
+    for (size_t i = 0; i < m->backward_call_count; i++) {
+        const oom_site *b = &m->backward_calls[i];
+        if (b->scope == l->scope && b->start >= l->start && b->start < l->end)
+            return true;
+    }
+    return false;
+}
+
+/* A loop over chunks of one batch: `range(...)` or the pieces of a tensor
+ * (`x.split(k)`, `x.chunk(n)`), possibly under enumerate/zip. A loop over a
+ * data loader goes through the data set: what it collects is the epoch's. */
+static bool iterates_chunks(const oom_pymodel *m, const oom_loop *l)
+{
+    TSNode it = l->iterable;
+    for (int depth = 0; depth < 4 && !ts_node_is_null(it) && ts_node_symbol(it) == m->sym.call; depth++) {
+        TSNode fn = oom_model_child(m, it, "function", 8);
+        uint32_t len;
+        const char *text = oom_node_text(m, fn, &len);
+        if (ts_node_symbol(fn) == m->sym.identifier && len == 5 && memcmp(text, "range", 5) == 0)
+            return true;
+        if (ts_node_symbol(fn) == m->sym.attribute) {
+            uint32_t alen;
+            TSNode attr = oom_model_child(m, fn, "attribute", 9);
+            const char *a = oom_node_text(m, attr, &alen);
+            return (alen == 5 && memcmp(a, "split", 5) == 0) || (alen == 5 && memcmp(a, "chunk", 5) == 0);
+        }
+        bool wrapper = ts_node_symbol(fn) == m->sym.identifier &&
+                       ((len == 9 && memcmp(text, "enumerate", 9) == 0) || (len == 3 && memcmp(text, "zip", 3) == 0));
+        if (!wrapper)
+            return false;
+        TSNode args = oom_model_child(m, it, "arguments", 9);
+        it = ts_node_named_child_count(args) ? oom_model_named_child(m, args, 0) : (TSNode){0};
+    }
+    return false;
+}
+
+/* A language model's logits (`logits`, `out.logits`, `lm_logits`): one
+ * vocabulary-sized row per token, the tensor that chunking a batch exists to
+ * bound; collecting every chunk's undoes it (TRL's PPO trainer kept them all
+ * until its fix collected them only when the caller asked). */
+static bool names_logits(const oom_pymodel *m, TSNode value)
+{
+    if (ts_node_symbol(value) == m->sym.attribute)
+        value = oom_model_child(m, value, "attribute", 9);
+    if (ts_node_is_null(value) || ts_node_symbol(value) != m->sym.identifier)
+        return false;
+    uint32_t len;
+    const char *text = oom_node_text(m, value, &len);
+    for (uint32_t i = 0; i + 6 <= len; i++)
+        if (memcmp(text + i, "logits", 6) == 0)
+            return true;
+    return false;
+}
+
+/* The value a `store.append(value)` site adds. */
+static TSNode appended_value(const oom_pymodel *m, TSNode site)
+{
+    TSNode args = ts_node_symbol(site) == m->sym.call ? oom_model_child(m, site, "arguments", 9) : (TSNode){0};
+    return ts_node_is_null(args) || !ts_node_named_child_count(args) ? (TSNode){0}
+                                                                       : oom_model_named_child(m, args, 0);
+}
+
+/* A function that runs its batch in chunks and returns the chunks put
+ * together (`for i in range(n): outs.append(model(x[i*k:(i+1)*k]))` then
+ * `return torch.cat(outs)`): the list is built within one call and is the
+ * function's output, as one forward over the whole batch would be; whether
+ * its graph is kept is the caller's doing. A loop that calls backward is a
+ * training loop: there the list holds every step's graph, returned or not;
+ * and a list of every chunk's logits holds what the chunks were cut to bound. */
+bool oom_pymodel_is_chunked_output(const oom_pymodel *m, TSNode target, TSNode site)
+{
+    if (ts_node_symbol(target) != m->sym.identifier)
+        return false;
+    uint32_t pos = ts_node_start_byte(site);
+    int scope = oom_model_scope_at(m, pos);
+    if (scope <= 0)
+        return false;
+    const oom_loop *loop = innermost_loop(m, pos, scope);
+    if (!loop || !iterates_chunks(m, loop) || loop_calls_backward(m, loop))
+        return false;
+    TSNode value = appended_value(m, site);
+    if (!ts_node_is_null(value) && names_logits(m, value))
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, target, &len);
+    for (size_t i = 0; i < m->return_count; i++) {
+        const oom_return *r = &m->returns[i];
+        if (r->scope == scope && !ts_node_is_null(r->value) && ts_node_start_byte(r->value) >= loop->end &&
+            combined_in(m, r->value, name, len, 0))
+            return true;
+    }
+    return false;
+}
+
 /* The outermost loop of `scope` around `pos`. */
 static const oom_loop *outermost_loop(const oom_pymodel *m, uint32_t pos, int scope)
 {

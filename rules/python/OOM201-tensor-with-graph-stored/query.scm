@@ -14,6 +14,9 @@
   ; kept because the caller asked for them (`if return_logits:`), as TRL's fix
   ; of its PPO logits does
   (#not-oom-follows-switch? @store "^(return|output)_[a-z_]+$")
+  ; a batch run in chunks and put back together for the caller
+  ; (`return torch.cat(all_values)`): one call's output, not a leak
+  (#not-oom-chunked-output? @store)
   (#not-oom-in-forward-code? @value)
   (#oom-builds-graphs? @value)
   (#oom-carries-graph? @value)
