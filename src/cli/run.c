@@ -13,10 +13,8 @@
 #include "oomlint/discover.h"
 #include "oomlint/engine.h"
 #include "oomlint/estimate.h"
-#include "oomlint/facts.h"
-#include "oomlint/project.h"
 #include "oomlint/rules.h"
-#include "oomlint/source.h"
+#include "oomlint/run.h"
 #include "oomlint/text.h"
 
 
@@ -118,30 +116,6 @@ typedef struct {
     oom_diag_list diags;
     bool failed;
 } check_run;
-
-static oom_job job_for(const oom_settings *s, const oom_target *t)
-{
-    oom_job job = {.path = t->path, .display = t->path, .lang = t->lang, .report_syntax = true,
-                   .notebook = t->notebook};
-    if (strcmp(t->path, "-") == 0) {
-        job.display = s->stdin_filename ? s->stdin_filename : "<stdin>";
-        if (s->stdin_filename) {
-            oom_lang by_name = oom_lang_for_path(s->stdin_filename);
-            job.lang = by_name == OOM_LANG_NONE ? OOM_LANG_PYTHON : by_name;
-            job.notebook = oom_notebook_is_path(s->stdin_filename);
-        }
-    }
-    /* JSON found in a folder walk that is not a training config (package.json,
-     * data sets, editor settings with comments): its syntax is not our business. */
-    if (job.lang == OOM_LANG_JSON && !t->named && !oom_discover_is_config_json(t->path))
-        job.report_syntax = false;
-    /* YAML found in a folder walk is mostly not ours (CI workflows,
-     * docker-compose, Kubernetes, Helm templates that are not YAML until
-     * rendered): it is read for training configs, its syntax left alone. */
-    if (job.lang == OOM_LANG_YAML && !t->named)
-        job.report_syntax = false;
-    return job;
-}
 
 static int default_threads(void)
 {
@@ -385,17 +359,6 @@ static void free_settings(effective_settings *e)
         oom_kb_free(&e->kb);
 }
 
-static void apply_per_file_ignores(const effective_settings *e, oom_diag_list *diags)
-{
-    if (!e->have_config || e->config.per_file_ignore_count == 0)
-        return;
-    unsigned char *drop = oom_xcalloc(diags->len ? diags->len : 1, 1);
-    for (size_t i = 0; i < diags->len; i++)
-        drop[i] = oom_project_config_ignores(&e->config, diags->items[i].path, diags->items[i].code);
-    oom_diag_list_remove_if_marked(diags, drop);
-    free(drop);
-}
-
 /* The semantic predicates a rule's query can ask, from the engine's table. */
 static int cmd_predicates(void)
 {
@@ -482,104 +445,21 @@ static int cmd_estimate(const oom_settings *s)
     return rc;
 }
 
-/* What a worker takes of each Python file for the project pass. */
-typedef struct {
-    oom_file_facts *facts;
-    const oom_kb *kb;
-    unsigned needs; /* OOM_FACTS_*: what the project checks that run will ask */
-    const char *path;
-} facts_ctx;
-
-/* A YAML training config's facts: the DeepSpeed config it names, and the
- * estimate's inputs it states. */
-static void take_yaml_facts(facts_ctx *f, oom_source *src, const oom_yamlmodel *yaml)
-{
-    if (f->needs & OOM_FACTS_DEEPSPEED_LINKS)
-        f->facts->deepspeed = oom_project_deepspeed_links_take_yaml(f->path, yaml);
-    if ((f->needs & OOM_FACTS_ESTIMATE_INPUTS) && oom_yamlmodel_model_id(yaml)) {
-        f->facts->inputs = oom_xcalloc(1, sizeof *f->facts->inputs);
-        oom_script_inputs_from_yaml(f->path, src, yaml, f->kb, f->facts->inputs);
-        if (!f->facts->inputs->model_known) { /* nothing the capacity check sizes */
-            free(f->facts->inputs);
-            f->facts->inputs = NULL;
-        }
-    }
-}
-
-static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, const oom_yamlmodel *yaml, TSNode root,
-                       oom_diag_list *pending)
-{
-    facts_ctx *f = ctx;
-    /* a finding the project pass confirms is fixed by nobody: --fix fixes a
-     * file on its own, which cannot tell that another file accumulates */
-    for (size_t i = 0; i < pending->len; i++) {
-        oom_fix_free(pending->items[i].fix);
-        pending->items[i].fix = NULL;
-    }
-    oom_diag_list_move(&f->facts->pending, pending);
-    if (yaml) {
-        take_yaml_facts(f, src, yaml);
-        return;
-    }
-    if (f->needs & OOM_FACTS_CALLS)
-        oom_file_facts_take_calls(f->facts, model);
-    if (f->needs & OOM_FACTS_DEEPSPEED_LINKS)
-        f->facts->deepspeed = oom_project_deepspeed_links_take(f->path, src, model, root);
-    if (f->needs & OOM_FACTS_ESTIMATE_INPUTS) {
-        f->facts->inputs = oom_xcalloc(1, sizeof *f->facts->inputs);
-        oom_script_inputs_from_model(f->path, src, model, root, f->kb, f->facts->inputs);
-        if (!f->facts->inputs->model_known || !f->facts->inputs->in.training) {
-            /* nothing the capacity check sizes: not kept for the whole run */
-            free(f->facts->inputs);
-            f->facts->inputs = NULL;
-        }
-    }
-    /* a notebook's project findings are placed in its cells, after the pass */
-    f->facts->notebook = oom_source_take_notebook(src);
-}
-
 /* What linting the targets takes; run once, and again after --fix changed files. */
 typedef struct {
     const oom_rule_list *rules;
     const effective_settings *eff;
     const oom_compiled *compiled;
-    const oom_discovery *d;
     oom_job *jobs;
+    size_t count;
     int threads;
 } lint_plan;
 
-/* Every target linted, the project pass run over their facts, the findings
- * sorted and per-file-ignores applied. */
 static void lint_targets(const lint_plan *p, oom_diag_list *out)
 {
-    size_t n = p->d->target_count;
-    /* while each Python file is linted, the worker takes what the project pass
-     * needs of it (project/callers.c, project/deepspeed.c, the estimate) */
-    oom_file_facts *facts = oom_xcalloc(n ? n : 1, sizeof *facts);
-    facts_ctx *fctx = oom_xcalloc(n ? n : 1, sizeof *fctx);
-    oom_project_context project = {p->rules, &p->eff->selection, p->eff->run.gpu, p->eff->run.num_gpus,
-                                   p->eff->run.eager_module_loading};
-    unsigned needs = oom_project_facts_needed(&project);
-    for (size_t i = 0; i < n; i++) {
-        /* stdin has no folder, so no config beside it and no estimate */
-        bool file = strcmp(p->d->targets[i].path, "-") != 0;
-        fctx[i] = (facts_ctx){&facts[i], p->eff->run.kb, file ? needs : needs & OOM_FACTS_CALLS, p->d->targets[i].path};
-        p->jobs[i].on_model = take_facts;
-        p->jobs[i].on_model_ctx = &fctx[i];
-    }
-    oom_lint_jobs(p->compiled, p->jobs, n, p->threads, out);
-    /* the project pass: the files' facts joined */
-    const char **paths = oom_xcalloc(n ? n : 1, sizeof(char *));
-    for (size_t i = 0; i < n; i++)
-        paths[i] = p->d->targets[i].path;
-    oom_project_run_checks(&project, paths, facts, n, out);
-    free(paths);
-    for (size_t i = 0; i < n; i++)
-        oom_file_facts_free(&facts[i]);
-    free(facts);
-    free(fctx);
-    oom_diag_list_sort(out);
-    apply_per_file_ignores(p->eff, out);
+    oom_run_settings rs = {p->rules, &p->eff->selection, p->compiled, &p->eff->run,
+                           p->eff->have_config ? &p->eff->config : NULL, p->threads};
+    oom_run(&rs, p->jobs, p->count, out);
 }
 
 /* Flags over [tool.oomlint]: fixable (ALL when neither says), unfixable,
@@ -642,7 +522,7 @@ static int fix_and_lint_again(const oom_settings *s, const lint_plan *plan, cons
 {
     oom_buf diff;
     oom_buf_init(&diff);
-    size_t n = plan->d->target_count;
+    size_t n = plan->count;
     oom_cli_fix_files(fs, run->compiled, plan->jobs, n, &run->diags, &diff, fixed);
     int rc = -1;
     if (s->diff)
@@ -714,13 +594,13 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
     oom_job *jobs = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof(oom_job));
     char *stdin_text = NULL;
     for (size_t i = 0; i < d.target_count; i++) {
-        jobs[i] = job_for(s, &d.targets[i]);
+        jobs[i] = oom_run_job_for(&d.targets[i], s->stdin_filename);
         if (fixing && strcmp(d.targets[i].path, "-") == 0 && !stdin_text) {
             stdin_text = read_stdin_whole(&jobs[i].text_len);
             jobs[i].text = stdin_text;
         }
     }
-    lint_plan plan = {rules, &eff, compiled, &d, jobs, s->threads > 0 ? s->threads : default_threads()};
+    lint_plan plan = {rules, &eff, compiled, jobs, d.target_count, s->threads > 0 ? s->threads : default_threads()};
     lint_targets(&plan, &run.diags);
     oom_fix_settings fs;
     fix_settings_for(s, &eff, &fs);

@@ -33,6 +33,7 @@ int main(int argc, char **argv)
     test_notebook_suite();
     test_yamlmodel_suite();
     test_fix_suite(fixtures);
+    test_run_suite(fixtures);
     test_fixtures_suite(fixtures);
     return 0;
 }

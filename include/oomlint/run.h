@@ -1,0 +1,39 @@
+/* oomlint/run.h: a whole run as a library function. The CLI (and any other
+ * front end: a test, an editor integration) decides the settings and the
+ * targets; oom_run lints them on worker threads, takes each file's facts
+ * while its tree and model are at hand, joins them in the project pass and
+ * returns the findings, sorted, per-file-ignores applied. Nothing here prints
+ * or decides an exit code. */
+#ifndef OOMLINT_RUN_H
+#define OOMLINT_RUN_H
+
+#include <stddef.h>
+
+#include "oomlint/config.h"
+#include "oomlint/diag.h"
+#include "oomlint/discover.h"
+#include "oomlint/engine.h"
+#include "oomlint/rules.h"
+#include "oomlint/select.h"
+
+typedef struct {
+    const oom_rule_list *rules;
+    const oom_selection *selection;   /* the codes that run, over the rules' defaults */
+    const oom_compiled *compiled;     /* those rules compiled, the run context set */
+    const oom_run_context *context;   /* knowledge base, target GPU, GPU count */
+    const oom_project_config *config; /* per-file-ignores; NULL: none */
+    int threads;                      /* worker threads, at least 1 */
+} oom_run_settings;
+
+/* The job for one discovered target: its language, and whether its syntax is
+ * ours to report (a JSON or YAML file met in a folder walk that is not a
+ * training config is read for facts, its syntax left alone). `stdin_name`
+ * names standard input ("-") where the caller was told one; may be NULL. */
+oom_job oom_run_job_for(const oom_target *t, const char *stdin_name);
+
+/* Lints `jobs` (their on_model hooks are the run's own: whatever a caller set
+ * is replaced), runs the project-level checks over the files' facts, and
+ * appends every finding to `out`, sorted. */
+void oom_run(const oom_run_settings *s, oom_job *jobs, size_t count, oom_diag_list *out);
+
+#endif

@@ -1,0 +1,135 @@
+/* run: one run of the linter over its targets, as a library function. The
+ * worker threads lint each file and, while its tree and model are at hand,
+ * take what the project-level checks need of it (project/callers.c,
+ * project/deepspeed.c, the estimate's inputs); the project pass then joins
+ * those facts once. No file is read or parsed twice. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "oomlint/estimate.h"
+#include "oomlint/facts.h"
+#include "oomlint/notebook.h"
+#include "oomlint/project.h"
+#include "oomlint/run.h"
+#include "oomlint/source.h"
+
+oom_job oom_run_job_for(const oom_target *t, const char *stdin_name)
+{
+    oom_job job = {.path = t->path, .display = t->path, .lang = t->lang, .report_syntax = true,
+                   .notebook = t->notebook};
+    if (strcmp(t->path, "-") == 0) {
+        job.display = stdin_name ? stdin_name : "<stdin>";
+        if (stdin_name) {
+            oom_lang by_name = oom_lang_for_path(stdin_name);
+            job.lang = by_name == OOM_LANG_NONE ? OOM_LANG_PYTHON : by_name;
+            job.notebook = oom_notebook_is_path(stdin_name);
+        }
+    }
+    /* JSON found in a folder walk that is not a training config (package.json,
+     * data sets, editor settings with comments): its syntax is not our business. */
+    if (job.lang == OOM_LANG_JSON && !t->named && !oom_discover_is_config_json(t->path))
+        job.report_syntax = false;
+    /* YAML found in a folder walk is mostly not ours (CI workflows,
+     * docker-compose, Kubernetes, Helm templates that are not YAML until
+     * rendered): it is read for training configs, its syntax left alone. */
+    if (job.lang == OOM_LANG_YAML && !t->named)
+        job.report_syntax = false;
+    return job;
+}
+
+/* What a worker takes of each file for the project pass. */
+typedef struct {
+    oom_file_facts *facts;
+    const oom_kb *kb;
+    unsigned needs; /* OOM_FACTS_*: what the project checks that run will ask */
+    const char *path;
+} facts_ctx;
+
+/* A YAML training config's facts: the DeepSpeed config it names, and the
+ * estimate's inputs it states. */
+static void take_yaml_facts(facts_ctx *f, oom_source *src, const oom_yamlmodel *yaml)
+{
+    if (f->needs & OOM_FACTS_DEEPSPEED_LINKS)
+        f->facts->deepspeed = oom_project_deepspeed_links_take_yaml(f->path, yaml);
+    if ((f->needs & OOM_FACTS_ESTIMATE_INPUTS) && oom_yamlmodel_model_id(yaml)) {
+        f->facts->inputs = oom_xcalloc(1, sizeof *f->facts->inputs);
+        oom_script_inputs_from_yaml(f->path, src, yaml, f->kb, f->facts->inputs);
+        if (!f->facts->inputs->model_known) { /* nothing the capacity check sizes */
+            free(f->facts->inputs);
+            f->facts->inputs = NULL;
+        }
+    }
+}
+
+static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, const oom_yamlmodel *yaml, TSNode root,
+                       oom_diag_list *pending)
+{
+    facts_ctx *f = ctx;
+    /* a finding the project pass confirms is fixed by nobody: --fix fixes a
+     * file on its own, which cannot tell that another file accumulates */
+    for (size_t i = 0; i < pending->len; i++) {
+        oom_fix_free(pending->items[i].fix);
+        pending->items[i].fix = NULL;
+    }
+    oom_diag_list_move(&f->facts->pending, pending);
+    if (yaml) {
+        take_yaml_facts(f, src, yaml);
+        return;
+    }
+    if (f->needs & OOM_FACTS_CALLS)
+        oom_file_facts_take_calls(f->facts, model);
+    if (f->needs & OOM_FACTS_DEEPSPEED_LINKS)
+        f->facts->deepspeed = oom_project_deepspeed_links_take(f->path, src, model, root);
+    if (f->needs & OOM_FACTS_ESTIMATE_INPUTS) {
+        f->facts->inputs = oom_xcalloc(1, sizeof *f->facts->inputs);
+        oom_script_inputs_from_model(f->path, src, model, root, f->kb, f->facts->inputs);
+        if (!f->facts->inputs->model_known || !f->facts->inputs->in.training) {
+            /* nothing the capacity check sizes: not kept for the whole run */
+            free(f->facts->inputs);
+            f->facts->inputs = NULL;
+        }
+    }
+    /* a notebook's project findings are placed in its cells, after the pass */
+    f->facts->notebook = oom_source_take_notebook(src);
+}
+
+static void apply_per_file_ignores(const oom_project_config *config, oom_diag_list *diags)
+{
+    if (!config || config->per_file_ignore_count == 0)
+        return;
+    unsigned char *drop = oom_xcalloc(diags->len ? diags->len : 1, 1);
+    for (size_t i = 0; i < diags->len; i++)
+        drop[i] = oom_project_config_ignores(config, diags->items[i].path, diags->items[i].code);
+    oom_diag_list_remove_if_marked(diags, drop);
+    free(drop);
+}
+
+void oom_run(const oom_run_settings *s, oom_job *jobs, size_t count, oom_diag_list *out)
+{
+    oom_file_facts *facts = oom_xcalloc(count ? count : 1, sizeof *facts);
+    facts_ctx *fctx = oom_xcalloc(count ? count : 1, sizeof *fctx);
+    oom_project_context project = {s->rules, s->selection, s->context->gpu, s->context->num_gpus,
+                                   s->context->eager_module_loading};
+    unsigned needs = oom_project_facts_needed(&project);
+    const char **paths = oom_xcalloc(count ? count : 1, sizeof(char *));
+    for (size_t i = 0; i < count; i++) {
+        /* stdin has no folder, so no config beside it and no estimate */
+        bool file = strcmp(jobs[i].path, "-") != 0;
+        fctx[i] = (facts_ctx){&facts[i], s->context->kb, file ? needs : needs & OOM_FACTS_CALLS, jobs[i].path};
+        jobs[i].on_model = take_facts;
+        jobs[i].on_model_ctx = &fctx[i];
+        paths[i] = jobs[i].path;
+    }
+    oom_lint_jobs(s->compiled, jobs, count, s->threads, out);
+    oom_project_run_checks(&project, paths, facts, count, out);
+    for (size_t i = 0; i < count; i++) {
+        oom_file_facts_free(&facts[i]);
+        jobs[i].on_model = NULL; /* the facts it pointed into are gone */
+        jobs[i].on_model_ctx = NULL;
+    }
+    free(paths);
+    free(facts);
+    free(fctx);
+    oom_diag_list_sort(out);
+    apply_per_file_ignores(s->config, out);
+}

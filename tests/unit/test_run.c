@@ -1,0 +1,144 @@
+/* The run as a library function: oom_run over a discovered project, the
+ * project pass included, with no CLI in between. */
+#include <stdlib.h>
+
+#include "harness.h"
+
+#include "oomlint/discover.h"
+#include "oomlint/kb.h"
+#include "oomlint/run.h"
+
+static const char *run_root = "fixtures";
+
+typedef struct {
+    oom_rule_list rules;
+    oom_selection selection;
+    oom_compiled *compiled;
+    oom_kb kb;
+    oom_run_context context;
+} run_env;
+
+static bool env_open(run_env *e, const char *gpu)
+{
+    memset(e, 0, sizeof *e);
+    oom_buf err;
+    oom_buf_init(&err);
+    oom_strlist_push(&e->selection.select, "ALL");
+    bool ok = oom_rules_add_embedded(&e->rules, &err) == 0 && oom_kb_load_embedded(&e->kb, &err) == 0 &&
+              (e->compiled = oom_compiled_new(&e->rules, &e->selection, &err)) != NULL;
+    if (ok) {
+        e->context.kb = &e->kb;
+        e->context.gpu = gpu ? oom_kb_find_gpu(&e->kb, gpu) : NULL;
+        oom_compiled_set_run(e->compiled, &e->context);
+    } else {
+        printf("  cannot set up the run: %s\n", err.data ? err.data : "");
+    }
+    oom_buf_free(&err);
+    return ok;
+}
+
+static void env_close(run_env *e)
+{
+    oom_compiled_free(e->compiled);
+    oom_rules_free(&e->rules);
+    oom_selection_free(&e->selection);
+    oom_kb_free(&e->kb);
+}
+
+/* oom_run over one folder of fixtures/projects, with `threads` workers. */
+static void run_project(run_env *e, const char *name, int threads, oom_diag_list *out)
+{
+    oom_buf dir;
+    oom_buf_init(&dir);
+    oom_buf_printf(&dir, "%s/projects/%s", run_root, name);
+    const char *paths[] = {dir.data};
+    oom_discovery d;
+    oom_strlist no_excludes = {NULL, 0, 0};
+    oom_discover(paths, 1, &no_excludes, dir.data, &d);
+    oom_job *jobs = calloc(d.target_count ? d.target_count : 1, sizeof *jobs);
+    for (size_t i = 0; i < d.target_count; i++)
+        jobs[i] = oom_run_job_for(&d.targets[i], NULL);
+    oom_run_settings s = {&e->rules, &e->selection, e->compiled, &e->context, NULL, threads};
+    oom_run(&s, jobs, d.target_count, out);
+    for (size_t i = 0; i < d.target_count; i++)
+        CHECK(jobs[i].on_model == NULL); /* nothing left pointing at freed facts */
+    free(jobs);
+    oom_discovery_free(&d);
+    oom_buf_free(&dir);
+}
+
+static size_t count_code(const oom_diag_list *l, const char *code, const char *path_end)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < l->len; i++) {
+        const char *p = l->items[i].path;
+        size_t pl = strlen(p), el = strlen(path_end);
+        n += strcmp(l->items[i].code, code) == 0 && pl >= el && strcmp(p + pl - el, path_end) == 0;
+    }
+    return n;
+}
+
+/* An accumulator defined in one module (AverageMeter.update) and fed a loss
+ * with its graph in another: only the project pass joins the two. */
+static void cross_file_accumulation(void)
+{
+    run_env e;
+    if (!env_open(&e, NULL)) {
+        CHECK(false);
+        return;
+    }
+    oom_diag_list out = {NULL, 0, 0};
+    run_project(&e, "meters_in_another_module", 2, &out);
+    CHECK(count_code(&out, "OOM202", "/train.py") == 2);
+    CHECK(out.len == 2);
+    for (size_t i = 1; i < out.len; i++) /* sorted by path and line */
+        CHECK(out.items[i - 1].start_row <= out.items[i].start_row);
+    oom_diag_list_free(&out);
+    env_close(&e);
+}
+
+/* A DeepSpeed config that disagrees with the TrainingArguments naming it: a
+ * finding in the JSON file that linting the JSON alone cannot make. */
+static void deepspeed_link(void)
+{
+    run_env e;
+    if (!env_open(&e, NULL)) {
+        CHECK(false);
+        return;
+    }
+    oom_diag_list out = {NULL, 0, 0};
+    run_project(&e, "deepspeed_mismatch", 1, &out);
+    CHECK(count_code(&out, "OOM405", "configs/ds_zero2.json") == 2);
+    oom_diag_list_free(&out);
+    env_close(&e);
+}
+
+/* The same project linted with one thread and with four gives the same
+ * findings in the same order. */
+static void threads_agree(void)
+{
+    run_env e;
+    if (!env_open(&e, "v100")) {
+        CHECK(false);
+        return;
+    }
+    oom_diag_list one = {NULL, 0, 0}, four = {NULL, 0, 0};
+    run_project(&e, "vgg16_imagenet_v100", 1, &one);
+    run_project(&e, "vgg16_imagenet_v100", 4, &four);
+    CHECK(one.len > 0 && one.len == four.len);
+    for (size_t i = 0; i < one.len && i < four.len; i++) {
+        CHECK_STR(four.items[i].code, one.items[i].code);
+        CHECK(four.items[i].start_row == one.items[i].start_row);
+    }
+    oom_diag_list_free(&one);
+    oom_diag_list_free(&four);
+    env_close(&e);
+}
+
+void test_run_suite(const char *fixtures_root)
+{
+    run_root = fixtures_root;
+    oom_test_run("run: oom_run joins an accumulator in one module with its caller in another", cross_file_accumulation);
+    oom_test_run("run: oom_run checks a DeepSpeed config against the arguments that name it", deepspeed_link);
+    oom_test_run("run: oom_run gives the same findings in the same order on one thread and four", threads_agree);
+}
