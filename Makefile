@@ -24,7 +24,7 @@ TOML_SRC := $(DEPS)/_tree-sitter-grammars-tree-sitter-toml/src
 YAML_SRC := $(DEPS)/_tree-sitter-grammars-tree-sitter-yaml/src
 DEPS_OK  := $(DEPS)/.fetched
 
-WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
+WARN     := -Werror=implicit-function-declaration -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers
 CFLAGS_COMMON := -std=c11 -D_GNU_SOURCE $(OPT) $(SAN_FLAGS)
 OUR_CFLAGS    := $(CFLAGS_COMMON) $(WARN) $(EXTRA_WARN) -Iinclude -I$(TS_LIB)/include $(PKG_CFLAGS)
 # Third-party grammars are generated code; their warnings are not ours to fix.
@@ -41,7 +41,7 @@ TEST_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(TEST_SRCS))
 RULE_FILES := $(shell find rules -type f 2>/dev/null)
 HEADERS   := $(wildcard include/oomlint/*.h src/*/internal.h)
 
-.PHONY: all setup check-system deps test-tools test unit asan bench profile install clean fuzz fuzz-build validate-estimate ecosystem ecosystem-gather quick check new-rule snapshots
+.PHONY: all setup check-system deps test-tools test unit asan bench profile install clean fuzz fuzz-build validate-estimate ecosystem ecosystem-gather quick check new-rule snapshots readme-usage
 
 all: check-system $(BUILD)/oomlint
 
@@ -225,6 +225,10 @@ ecosystem-gather:
 # Where the time goes, in instructions (callgrind): deterministic, unlike wall time.
 # Writes each fixture's snapshot (<fixture>.snap: span, code and message of
 # every finding) from the current build; review the diff before committing.
+# The README's usage block, from the option table (src/cli/options.c).
+readme-usage: $(BUILD)/oomlint
+	@sh tests/readme_usage.sh update $(BUILD)/oomlint README.md
+
 snapshots: $(BUILD)/oomlint-tests
 	@OOM_UPDATE_SNAPSHOTS=1 $(BUILD)/oomlint-tests fixtures | grep -c '^PASS fixture' | sed 's/^/fixtures snapshotted: /'
 

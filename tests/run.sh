@@ -78,6 +78,7 @@ if [ -x build/oomlint-tests ]; then
     done
     section "end-to-end"
     collect "e2e" env OOMLINT=build/oomlint sh tests/e2e.sh
+    collect "readme usage" sh tests/readme_usage.sh check build/oomlint
     make test-tools > "$LOG/tools" 2>&1 || echo "SKIP tools: the SARIF validator could not be fetched" >> "$results"
     for suite in hostile project config estimate formats precommit notebook fix; do
         [ -f "tests/e2e_$suite.sh" ] && collect "e2e $suite" env OOMLINT=build/oomlint sh "tests/e2e_$suite.sh"

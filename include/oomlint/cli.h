@@ -87,7 +87,7 @@ typedef struct {
     oom_applicability max; /* OOM_FIX_SAFE, or OOM_FIX_UNSAFE with unsafe fixes on */
     oom_selection fixable; /* select: fixable codes (ALL when not said), ignore: unfixable */
     /* per-file-ignores: a finding ignored in a file is not fixed there; may be NULL */
-    const oom_project_config *config;
+    const oom_config *config;
 } oom_fix_settings;
 
 /* Marks each finding with what --fix would do with its fix (oom_diag.fixable)

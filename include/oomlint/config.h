@@ -28,19 +28,19 @@ typedef struct {
     oom_strlist select, ignore, exclude; /* exclude holds exclude and extend-exclude */
     oom_per_file_ignore *per_file_ignores;
     size_t per_file_ignore_count, per_file_ignore_cap;
-} oom_project_config;
+} oom_config;
 
 /* The nearest pyproject.toml with a [tool.oomlint] table, walking up from
  * `start` (a file or folder). NULL when there is none. */
-char *oom_project_config_find(const char *start);
+char *oom_config_find(const char *start);
 /* Returns 0, or -1 with "FILE:LINE:COL: reason" in err. A file without
  * [tool.oomlint] loads as an empty configuration. */
-int oom_project_config_load(const char *path, oom_project_config *out, oom_buf *err);
+int oom_config_load(const char *path, oom_config *out, oom_buf *err);
 /* The same from text in memory (`path` names it in errors); for tests and fuzzing. */
-int oom_project_config_parse(const char *path, const char *text, size_t len, oom_project_config *out,
+int oom_config_parse(const char *path, const char *text, size_t len, oom_config *out,
                              oom_buf *err);
 /* Whether a per-file-ignores entry silences `code` in `file`. */
-bool oom_project_config_ignores(const oom_project_config *c, const char *file, const char *code);
-void oom_project_config_free(oom_project_config *c);
+bool oom_config_ignores(const oom_config *c, const char *file, const char *code);
+void oom_config_free(oom_config *c);
 
 #endif

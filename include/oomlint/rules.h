@@ -70,7 +70,5 @@ int oom_rules_add_dir(oom_rule_list *rules, const char *dir, oom_buf *err);
 const oom_rule *oom_rules_find(const oom_rule_list *rules, const char *code);
 void oom_rules_free(oom_rule_list *rules);
 
-/* Line and column (1-based, characters) of byte `offset` in text. */
-void oom_text_line_col(const char *text, size_t offset, size_t *line, size_t *col);
 
 #endif

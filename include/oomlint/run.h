@@ -21,7 +21,7 @@ typedef struct {
     const oom_selection *selection;   /* the codes that run, over the rules' defaults */
     const oom_compiled *compiled;     /* those rules compiled, the run context set */
     const oom_run_context *context;   /* knowledge base, target GPU, GPU count */
-    const oom_project_config *config; /* per-file-ignores; NULL: none */
+    const oom_config *config; /* per-file-ignores; NULL: none */
     int threads;                      /* worker threads, at least 1 */
 } oom_run_settings;
 

@@ -19,6 +19,9 @@ size_t oom_utf8_decode(const char *s, size_t n, uint32_t *cp);
 /* Number of code points in s[0..n). Invalid bytes count one each. */
 size_t oom_utf8_count(const char *s, size_t n);
 
+/* Line and column (1-based, characters) of byte `offset` in text. */
+void oom_text_line_col(const char *text, size_t offset, size_t *line, size_t *col);
+
 /* Append `s[0..n)` to out so that a terminal shows it and never interprets it:
  * C0/C1 control characters and bidirectional overrides become visible
  * placeholders of the same width; tabs become `tab_width` spaces when

@@ -76,7 +76,7 @@ static bool allow_fix(void *ctx, const oom_diag *d)
     const allow_ctx *a = ctx;
     if (!code_fixable(a->fs, d->code))
         return false;
-    if (a->fs->config && oom_project_config_ignores(a->fs->config, a->display, d->code))
+    if (a->fs->config && oom_config_ignores(a->fs->config, a->display, d->code))
         return false;
     return !d->needs_grad_in || was_reported(a, d);
 }

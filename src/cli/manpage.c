@@ -63,6 +63,10 @@ int oom_cli_manpage(const oom_rule_list *rules, FILE *out)
         if (len == 6 && strncmp(line, "Usage:", 6) == 0) {
         } else if (len == 8 && strncmp(line, "Options:", 8) == 0) {
             fputs(".fi\n.SH OPTIONS\n.nf\n", out);
+        } else if (len > 17 && strncmp(line, "Estimate options ", 17) == 0) {
+            fputs(".fi\n.SS ", out);
+            roff_line(out, line, len - 1); /* without the colon */
+            fputs(".nf\n", out);
         } else if (len == 0) {
             fputs(".fi\n.PP\n.nf\n", out);
         } else {

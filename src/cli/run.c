@@ -271,7 +271,7 @@ static int emit_report(const oom_settings *s, const oom_rule_list *rules, const 
 /* ---- project settings: CLI flags over [tool.oomlint] over defaults ---------------- */
 
 typedef struct {
-    oom_project_config config; /* empty when none was found or --isolated */
+    oom_config config; /* empty when none was found or --isolated */
     bool have_config;
     oom_selection selection;
     oom_strlist exclude;
@@ -312,9 +312,9 @@ static int load_settings(const oom_settings *s, effective_settings *e)
     int rc = 0;
     if (!s->isolated) {
         char *path = s->config_file ? oom_xstrdup(s->config_file)
-                                    : oom_project_config_find(s->paths.len ? s->paths.items[0] : ".");
+                                    : oom_config_find(s->paths.len ? s->paths.items[0] : ".");
         if (path) {
-            rc = oom_project_config_load(path, &e->config, &err);
+            rc = oom_config_load(path, &e->config, &err);
             e->have_config = rc == 0;
             if (rc != 0)
                 print_error(err.data);
@@ -352,7 +352,7 @@ static int load_settings(const oom_settings *s, effective_settings *e)
 
 static void free_settings(effective_settings *e)
 {
-    oom_project_config_free(&e->config);
+    oom_config_free(&e->config);
     oom_selection_free(&e->selection);
     oom_strlist_free(&e->exclude);
     if (e->have_kb)

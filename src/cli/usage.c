@@ -1,7 +1,11 @@
-/* cli/usage: the one text that --help prints and the manual page is made from. */
-#include "oomlint/cli.h"
+/* cli/usage: the one text that --help prints and the manual page is made
+ * from: the commands here, the options from the table in cli/options.c. */
+#include <pthread.h>
 
-static const char usage_text[] =
+#include "oomlint/cli.h"
+#include "internal.h"
+
+static const char commands[] =
     "oomlint " OOM_VERSION " - find the code that makes GPU memory run out, before the job runs\n"
     "\n"
     "Usage:\n"
@@ -11,53 +15,11 @@ static const char usage_text[] =
     "  oomlint rules                         list every rule\n"
     "  oomlint gpus                          list the GPUs oomlint knows\n"
     "  oomlint predicates                    list the semantic predicates rules can ask\n"
-    "  oomlint estimate [SCRIPT|config.json|train.yaml]\n"
+    "  oomlint estimate [OPTIONS] [SCRIPT|config.json|train.yaml]\n"
     "                                        peak GPU memory of the training job, per GPU\n"
-    "      --gpu NAME, --num-gpus N, --model HUB_ID|resnet50, --batch-size N, --seq-len N,\n"
-    "      --image-size N (image models: the side of a square input),\n"
-    "      --precision fp32|fp16|bf16|bf16-weights|8bit|4bit, --gradient-checkpointing,\n"
-    "      --optimizer adamw|sgd|sgd-momentum|adafactor|adam8bit,\n"
-    "      --task causal-lm|seq2seq|masked-lm|classification|embedding (the head: a language-model\n"
-    "      head counts batch x sequence x vocabulary logits), --format json, --plot FILE.svg,\n"
-    "      --max-batch (the largest micro-batch within 90% of the GPU; with --batch-size, the\n"
-    "      longest sequence at that batch)\n"
-    "  oomlint manpage                       print the manual page (roff)\n"
-    "\n"
-    "Options:\n"
-    "  --gpu NAME              the GPU the job will run on (see oomlint gpus): a100-80gb, v100\n"
-    "  --num-gpus N            how many of them the job uses\n"
-    "  --torch-version X.Y     the job's PyTorch (default: current); before 1.13 every CUDA\n"
-    "                          kernel loads at start-up, a 1.3 GiB context, not 0.27 GiB\n"
-    "  --config FILE           read [tool.oomlint] from FILE instead of the nearest pyproject.toml\n"
-    "  --isolated              ignore pyproject.toml settings\n"
-    "  --select CODES          only these codes or prefixes (comma-separated: OOM2,OOM101)\n"
-    "  --ignore CODES          skip these codes or prefixes\n"
-    "  --exclude GLOB          skip files and folders matching GLOB (repeatable)\n"
-    "  --format FORMAT         full (default), concise, json, json-lines, sarif, github,\n"
-    "                          gitlab, junit, pylint, rdjson\n"
-    "  -o, --output-file PATH  write the report to PATH (whole or not at all)\n"
-    "  --diff-base REF         report only lines added or changed since the git REF\n"
-    "  --statistics            print the number of findings per rule\n"
-    "  --fail-on LEVEL         exit 1 only for findings at or above error, warning or info\n"
-    "  --exit-zero             exit 0 even when problems are found\n"
-    "  -q, --quiet             no summary line\n"
-    "  --color WHEN            auto (default; honours NO_COLOR), always or never\n"
-    "  --stdin-filename NAME   the name to report for a file read from stdin\n"
-    "  --rules DIR             load more rules from DIR (repeatable)\n"
-    "  --fix                   apply the safe fixes, then report what is left ([*] marks them)\n"
-    "  --unsafe-fixes          let --fix and --diff apply the unsafe fixes too, which may change\n"
-    "                          what the code does (--no-unsafe-fixes: not even when\n"
-    "                          [tool.oomlint] says so)\n"
-    "  --diff                  print what --fix would change as a unified diff; change nothing\n"
-    "                          (exit 1 when there is something to fix)\n"
-    "  --fix-only              apply the fixes and report nothing else (exit 0 unless the run fails)\n"
-    "  --show-fixes            show each fix under its finding; with --fix, list what was fixed\n"
-    "  --fixable CODES         only these codes or prefixes are fixed (default: ALL)\n"
-    "  --unfixable CODES       these are never fixed\n"
-    "  --threads N             lint on N threads (default: the number of CPUs)\n"
-    "  -V, --version           print the version\n"
-    "  -h, --help              print this help\n"
-    "\n"
+    "  oomlint manpage                       print the manual page (roff)\n";
+
+static const char notes[] =
     "Fixes, as in Ruff: safe ones keep what the code does (--fix), unsafe ones may change it\n"
     "(--unsafe-fixes), display-only ones are shown, never applied. A fixed file is written whole,\n"
     "only if it still parses and did not change on disk meanwhile; - with --fix writes the fixed\n"
@@ -67,7 +29,24 @@ static const char usage_text[] =
     "in any code cell). A notebook's findings are placed as cell 3:9:5 (cell, row, column).\n"
     "Exit status: 0 nothing found, 1 problems found, 2 the run failed.\n";
 
+static oom_buf usage_text;
+static pthread_once_t usage_once = PTHREAD_ONCE_INIT;
+
+static void build_usage(void)
+{
+    oom_buf_init(&usage_text);
+    oom_buf_puts(&usage_text, commands);
+    oom_buf_puts(&usage_text, "\nOptions:\n");
+    oom_cli_options_help(false, &usage_text);
+    oom_buf_puts(&usage_text, "\nEstimate options (with --gpu, --num-gpus, --torch-version, --format json):\n");
+    oom_cli_options_help(true, &usage_text);
+    oom_buf_puts(&usage_text, "\n");
+    oom_buf_puts(&usage_text, notes);
+}
+
+/* Built once from the table; lives until the process ends. */
 const char *oom_cli_usage(void)
 {
-    return usage_text;
+    pthread_once(&usage_once, build_usage);
+    return usage_text.data;
 }

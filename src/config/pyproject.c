@@ -151,7 +151,7 @@ static int code_list(toml_doc *d, TSNode value, oom_strlist *out, const char *ke
     return rc;
 }
 
-static int main_pair(toml_doc *d, oom_project_config *c, TSNode key_node, TSNode value)
+static int main_pair(toml_doc *d, oom_config *c, TSNode key_node, TSNode value)
 {
     char *key = key_text(d, key_node);
     canonical_key(key);
@@ -226,7 +226,7 @@ static int main_pair(toml_doc *d, oom_project_config *c, TSNode key_node, TSNode
     return rc;
 }
 
-static int per_file_pair(toml_doc *d, oom_project_config *c, TSNode key_node, TSNode value)
+static int per_file_pair(toml_doc *d, oom_config *c, TSNode key_node, TSNode value)
 {
     oom_per_file_ignore pfi;
     pfi.glob = key_text(d, key_node);
@@ -240,7 +240,7 @@ static int per_file_pair(toml_doc *d, oom_project_config *c, TSNode key_node, TS
     return 0;
 }
 
-static int read_pairs(toml_doc *d, oom_project_config *c, TSNode container, bool per_file)
+static int read_pairs(toml_doc *d, oom_config *c, TSNode container, bool per_file)
 {
     uint32_t count = ts_node_named_child_count(container);
     for (uint32_t i = 0; i < count; i++) {
@@ -258,9 +258,9 @@ static int read_pairs(toml_doc *d, oom_project_config *c, TSNode container, bool
     return 0;
 }
 
-static int parse_source(const char *path, oom_source *src, oom_project_config *out, oom_buf *err);
+static int parse_source(const char *path, oom_source *src, oom_config *out, oom_buf *err);
 
-static void config_init(oom_project_config *out, const char *path)
+static void config_init(oom_config *out, const char *path)
 {
     memset(out, 0, sizeof(*out));
     out->unsafe_fixes = -1;
@@ -269,7 +269,7 @@ static void config_init(oom_project_config *out, const char *path)
     out->dir = slash ? oom_xstrndup(out->path, (size_t)(slash - out->path)) : oom_xstrdup(".");
 }
 
-int oom_project_config_parse(const char *path, const char *text, size_t len, oom_project_config *out,
+int oom_config_parse(const char *path, const char *text, size_t len, oom_config *out,
                              oom_buf *err)
 {
     config_init(out, path);
@@ -283,7 +283,7 @@ int oom_project_config_parse(const char *path, const char *text, size_t len, oom
     return parse_source(path, &src, out, err);
 }
 
-int oom_project_config_load(const char *path, oom_project_config *out, oom_buf *err)
+int oom_config_load(const char *path, oom_config *out, oom_buf *err)
 {
     config_init(out, path);
     oom_source src;
@@ -296,7 +296,7 @@ int oom_project_config_load(const char *path, oom_project_config *out, oom_buf *
     return parse_source(path, &src, out, err);
 }
 
-static int parse_source(const char *path, oom_source *srcp, oom_project_config *out, oom_buf *err)
+static int parse_source(const char *path, oom_source *srcp, oom_config *out, oom_buf *err)
 {
     oom_source src = *srcp;
     TSParser *parser = ts_parser_new();
@@ -349,7 +349,7 @@ static bool has_oomlint_table(const char *path)
     return yes;
 }
 
-char *oom_project_config_find(const char *start)
+char *oom_config_find(const char *start)
 {
     char *dir = realpath(start, NULL);
     if (!dir)
@@ -378,7 +378,7 @@ char *oom_project_config_find(const char *start)
     return NULL;
 }
 
-bool oom_project_config_ignores(const oom_project_config *c, const char *file, const char *code)
+bool oom_config_ignores(const oom_config *c, const char *file, const char *code)
 {
     char *real = realpath(file, NULL);
     char *rdir = realpath(c->dir, NULL);
@@ -403,7 +403,7 @@ bool oom_project_config_ignores(const oom_project_config *c, const char *file, c
     return hit;
 }
 
-void oom_project_config_free(oom_project_config *c)
+void oom_config_free(oom_config *c)
 {
     free(c->path);
     free(c->dir);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "oomlint/text.h"
 
 /* Appended to the Python query so that suppression comments are collected in
  * the same pass over the tree as every rule's matches. */

@@ -13,18 +13,6 @@
 #include "oomlint/source.h"
 #include "oomlint/text.h"
 
-void oom_text_line_col(const char *text, size_t offset, size_t *line, size_t *col)
-{
-    size_t l = 1, start = 0;
-    for (size_t i = 0; i < offset && text[i]; i++)
-        if (text[i] == '\n') {
-            l++;
-            start = i + 1;
-        }
-    *line = l;
-    *col = oom_utf8_count(text + start, offset - start) + 1;
-}
-
 /* ---- one rule ------------------------------------------------------------- */
 
 typedef struct {

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "oomlint/rules.h"
+#include "oomlint/text.h"
 
 static const oom_rule_file *embedded(const char *path)
 {

@@ -93,13 +93,13 @@ static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, const oom
     f->facts->notebook = oom_source_take_notebook(src);
 }
 
-static void apply_per_file_ignores(const oom_project_config *config, oom_diag_list *diags)
+static void apply_per_file_ignores(const oom_config *config, oom_diag_list *diags)
 {
     if (!config || config->per_file_ignore_count == 0)
         return;
     unsigned char *drop = oom_xcalloc(diags->len ? diags->len : 1, 1);
     for (size_t i = 0; i < diags->len; i++)
-        drop[i] = oom_project_config_ignores(config, diags->items[i].path, diags->items[i].code);
+        drop[i] = oom_config_ignores(config, diags->items[i].path, diags->items[i].code);
     oom_diag_list_remove_if_marked(diags, drop);
     free(drop);
 }

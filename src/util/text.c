@@ -258,3 +258,15 @@ void oom_text_append_snippet(oom_buf *out, const char *s, size_t n, size_t max_c
         i += len;
     }
 }
+
+void oom_text_line_col(const char *text, size_t offset, size_t *line, size_t *col)
+{
+    size_t l = 1, start = 0;
+    for (size_t i = 0; i < offset && text[i]; i++)
+        if (text[i] == '\n') {
+            l++;
+            start = i + 1;
+        }
+    *line = l;
+    *col = oom_utf8_count(text + start, offset - start) + 1;
+}
