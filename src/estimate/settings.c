@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "internal.h"
+#include "oomlint/nodes.h"
 #include "oomlint/lang.h"
 
 static const TSNode null_node = {{0}, NULL, NULL};
@@ -38,17 +39,13 @@ void oom_est_walk(const oom_est_reader *r, void (*visit)(void *ctx, TSNode n), v
             visit(ctx, layout->items[i].node);
         return;
     }
-    TSTreeCursor c = ts_tree_cursor_new(root);
-    for (;;) {
-        visit(ctx, ts_tree_cursor_current_node(&c));
-        if (ts_tree_cursor_goto_first_child(&c))
-            continue;
-        while (!ts_tree_cursor_goto_next_sibling(&c))
-            if (!ts_tree_cursor_goto_parent(&c) || ts_node_eq(ts_tree_cursor_current_node(&c), root)) {
-                ts_tree_cursor_delete(&c);
-                return;
-            }
-    }
+    /* `oomlint estimate` on its own: lay the tree out here, once */
+    oom_nodes own;
+    oom_nodes_init(&own);
+    oom_nodes_build(&own, root);
+    for (uint32_t i = 0; i < own.len; i++)
+        visit(ctx, own.items[i].node);
+    oom_nodes_free(&own);
 }
 
 /* ---- collecting ----------------------------------------------------------- */
