@@ -89,12 +89,15 @@ typedef struct {
      * function in the project stands where autograd is off. NULL: no such
      * condition. */
     char *needs_grad_in;
-    /* The finding holds only if a file of the project defines a method that
-     * adds the argument into its object (`meter.update(loss)`, AverageMeter in
-     * utils.py): "method<TAB>mask<TAB>keywords" as
-     * oom_pymodel_accumulation_candidate writes it. The project pass keeps
-     * or drops it; NULL: no such condition. */
-    char *needs_accumulator;
+    /* The finding holds only if another file of the project agrees; the
+     * project pass keeps or drops it (NULL: no such condition). Either a
+     * method there adds the argument into its object (`meter.update(loss)`,
+     * AverageMeter in utils.py): "method<TAB>mask<TAB>keywords" as
+     * oom_pymodel_accumulation_candidate writes it; or a call there runs the
+     * finding's function for evaluation (`iteration(loader, train=False)`
+     * from utils.py's evaluate()): "eval<TAB>function<TAB>parameter<TAB>
+     * position" as oom_pymodel_eval_call_candidate writes it. */
+    char *needs_project;
     /* Edits that resolve the finding, from the rule's "fix" (rule.json);
      * NULL when the rule has none or none could be made here. */
     oom_fix *fix;

@@ -48,7 +48,7 @@ void oom_linter_run(oom_linter *l, oom_source *src, oom_lang lang, oom_diag_list
  * linted it, with its model (`model` for Python, `yaml` for YAML; the other
  * is NULL) and tree: how the project pass takes what it needs of the file
  * (oomlint/facts.h) without reading or parsing it again. `pending` holds the
- * findings that wait on the project (oom_diag.needs_accumulator), which the
+ * findings that wait on the project (oom_diag.needs_project), which the
  * callback may move out; what it leaves is freed. Without a callback (no
  * project pass) they are dropped: a finding that cannot be confirmed is not
  * reported. */

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "oomlint/diag.h"
 #include "oomlint/estimate.h"
@@ -16,6 +17,14 @@
 typedef struct {
     size_t name; /* offset of the NUL-terminated name in oom_file_facts.names */
     bool grad_off;
+    /* the arguments given as a literal False: positions (bits, below 32)
+     * and keywords (offset of a comma-separated list in names) */
+    uint32_t false_positions;
+    size_t false_keywords;
+    /* how the call names its callee (oom_callee_kind), and for an import
+     * the module's dotted name (offset in names; "" otherwise) */
+    signed char callee;
+    size_t callee_module;
 } oom_call_fact;
 
 /* A method that adds one of its parameters into its object
@@ -38,7 +47,7 @@ typedef struct {
     oom_accumulator_fact *accumulators;
     size_t accumulator_count, accumulator_cap;
     /* the file's findings that wait on another file's accumulating method
-     * (oom_diag.needs_accumulator) */
+     * (oom_diag.needs_project) */
     oom_diag_list pending;
     /* the memory estimate's inputs (taken only when a target GPU is known);
      * NULL otherwise */
@@ -52,7 +61,17 @@ typedef struct {
     oom_notebook *notebook;
 } oom_file_facts;
 
-void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, bool grad_off);
+/* One call: its callee's last name, whether autograd is off there, its
+ * literal False arguments (positions as bits, keywords comma-separated),
+ * and how it names the callee (module: the imported module, or ""). */
+typedef struct {
+    bool grad_off;
+    uint32_t false_positions;
+    const char *false_keywords;
+    oom_callee_kind callee;
+    const char *callee_module;
+} oom_call_shape;
+void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, const oom_call_shape *shape);
 /* Every call of the file's model, with its grad state, and its accumulating methods. */
 void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m);
 void oom_file_facts_free(oom_file_facts *f);

@@ -36,6 +36,21 @@ void oom_pymodel_free(oom_pymodel *m);
  * empty) for expressions that are not dotted names. */
 bool oom_pymodel_qualname(const oom_pymodel *m, TSNode expr, oom_buf *out);
 
+/* How a call names its callee, for joining calls with functions in other
+ * files: through an import (`run_epoch` from `from engine import run_epoch`,
+ * `engine.run_epoch`), as a method of some object (`self.step`,
+ * `trainer.step`), a function the file defines, or a plain name from
+ * nowhere the file says (a relative or star import, a builtin). */
+typedef enum {
+    OOM_CALLEE_UNRESOLVED = -1,
+    OOM_CALLEE_METHOD = 0,
+    OOM_CALLEE_IMPORTED = 1,
+    OOM_CALLEE_LOCAL = 2,
+} oom_callee_kind;
+/* Call i's kind (oom_pymodel_call_at); for an import, `module` gets the
+ * module it names ("engine", "pkg.engine"), otherwise it is left empty. */
+oom_callee_kind oom_pymodel_call_callee(const oom_pymodel *m, size_t i, oom_buf *module);
+
 bool oom_pymodel_in_loop(const oom_pymodel *m, TSNode node);
 oom_grad_state oom_pymodel_grad_state(const oom_pymodel *m, TSNode node);
 /* Evaluation code: a function named for evaluation (eval, validate, test,
@@ -113,6 +128,14 @@ bool oom_pymodel_has_accumulators(const oom_pymodel *m);
  * project pass: "method<TAB>bitmask of positional arguments that carry<TAB>
  * comma-separated keyword names that carry". */
 bool oom_pymodel_accumulation_candidate(const oom_pymodel *m, TSNode call, oom_buf *out);
+/* A forward in a function with a mode switch (`train=True`) that no call in
+ * this file runs for evaluation: may another file's call pass False? `out`
+ * gets the condition the project pass confirms ("eval<TAB>function<TAB>
+ * parameter<TAB>position"). */
+bool oom_pymodel_eval_call_candidate(const oom_pymodel *m, TSNode node, oom_buf *out);
+/* The literal False arguments of call i (oom_pymodel_call_at): positions as
+ * bits of *mask, keywords appended to `keywords`, comma-separated. */
+void oom_pymodel_call_false_args(const oom_pymodel *m, size_t i, uint32_t *mask, oom_buf *keywords);
 /* The file's accumulating methods (see oom_pymodel_accumulates_graph): the
  * method, the parameter it adds into its object, and that parameter's
  * position among those after self. */

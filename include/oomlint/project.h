@@ -82,12 +82,13 @@ void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const
  * every call of that function in the project stands where autograd is off. */
 void oom_project_drop_findings_of_no_grad_callees(const oom_file_facts *facts, size_t nfiles,
                                                   oom_diag_list *diags);
-/* The join of the files' accumulating methods: of the findings that wait on
- * one (each file's facts.pending: `meter.update(loss)` in train.py), moves to
- * `out` those for which some file of the project defines that method adding
- * the argument into its object (`AverageMeter.update` in utils.py), and drops
- * the rest. */
-void oom_project_keep_cross_file_accumulations(oom_file_facts *facts, size_t nfiles, oom_diag_list *out);
+/* Of the findings that wait on the project (each file's facts.pending),
+ * moves to `out` those another file confirms, and drops the rest: a call
+ * (`meter.update(loss)` in train.py) whose method some file defines adding
+ * the argument into its object (`AverageMeter.update` in utils.py); a forward
+ * in a shared `iteration(..., train=True)` that some file calls with
+ * `train=False` where autograd is on. */
+void oom_project_confirm_pending(const char *const *paths, oom_file_facts *facts, size_t nfiles, oom_diag_list *out);
 
 /* OOM601 / OOM602: the peak-memory estimate of each script that loads a
  * known model, against the target GPU; reported at the line that sets the

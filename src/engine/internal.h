@@ -31,8 +31,9 @@ typedef struct {
     const char *src;  /* its text */
     oom_buf *detail;
     /* a finding that holds only if the project agrees (another file defines
-     * the accumulating method it calls): what the project pass must check,
-     * copied into oom_diag.needs_accumulator; empty otherwise */
+     * the accumulating method it calls, or calls its function for
+     * evaluation): what the project pass must check,
+     * copied into oom_diag.needs_project; empty otherwise */
     oom_buf *pending;
     /* a node a predicate names for the message, under a placeholder the
      * pattern cannot capture (the name a dict literal is assigned to, above

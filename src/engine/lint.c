@@ -397,7 +397,7 @@ static oom_diag_list take_pending(oom_diag_list *found)
     oom_diag_list pending = {NULL, 0, 0};
     size_t w = 0;
     for (size_t r = 0; r < found->len; r++) {
-        if (found->items[r].needs_accumulator)
+        if (found->items[r].needs_project)
             OOM_PUSH(pending.items, pending.len, pending.cap, found->items[r]);
         else
             found->items[w++] = found->items[r];
@@ -443,7 +443,7 @@ static void on_match(void *ctx, const TSQueryMatch *m)
     if (slot->fix_count)
         d->fix = make_fix(mc, slot, m, site, &penv);
     if (env->pending->len > 0)
-        d->needs_accumulator = oom_xstrdup(env->pending->data);
+        d->needs_project = oom_xstrdup(env->pending->data);
 }
 
 /* A pattern whose matching at one node was abandoned is reported, as a regex

@@ -187,6 +187,14 @@ static bool sem_may_accumulate_graph(const oom_sem_env *env, TSNode n, TSNode si
     (void)site, (void)p, (void)scratch;
     return env->py && oom_pymodel_accumulation_candidate(env->py, n, env->pending);
 }
+/* A forward in a shared function with a mode switch that another file may
+ * call for evaluation: the finding waits for the project pass. */
+static bool sem_may_be_called_for_eval(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                                       oom_buf *scratch)
+{
+    (void)site, (void)p, (void)scratch;
+    return env->py && oom_pymodel_eval_call_candidate(env->py, n, env->pending);
+}
 SEM_PY(sem_file_has_accumulators, oom_pymodel_has_accumulators(m))
 SEM_PY(sem_in_forward_code, oom_pymodel_in_forward_code(m, n))
 SEM_PY(sem_parameter_free, oom_pymodel_is_parameter_free_module(m, n))
@@ -527,6 +535,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "the file defines a method that adds a parameter into self (self.sum += val)", true, false},
     {"oom-may-accumulate-graph", sem_may_accumulate_graph, 0, 0, OOM_SEM_PYTHON, false,
      "a method call with an argument that carries history, which the project pass keeps only if another file's method of that name adds the argument into its object", false, false},
+    {"oom-may-be-called-for-eval", sem_may_be_called_for_eval, 0, 0, OOM_SEM_PYTHON, false,
+     "in a function with a mode parameter (train=True) that no call in this file runs for evaluation; the project pass keeps the finding only if another file calls it with False, autograd on", false, false},
     {"oom-accumulates-graph", sem_accumulates_graph, 0, 0, OOM_SEM_PYTHON, false,
      "a call of the file's own method that adds an argument with a graph into its object", false, false},
     {"oom-in-forward-code", sem_in_forward_code, 0, 0, OOM_SEM_PYTHON, false,

@@ -296,6 +296,53 @@ static bool switched_inside(const oom_pymodel *m, int scope, uint32_t pos)
     return false;
 }
 
+/* A forward in a shared `def iteration(model, loader, train=True)` that no
+ * call in this file runs for evaluation: whether another file calls it with
+ * `train=False` (its `evaluate()` in utils.py, say) only the project pass
+ * knows. `out` gets the condition it confirms: "eval<TAB>function<TAB>
+ * parameter<TAB>position". */
+bool oom_pymodel_eval_call_candidate(const oom_pymodel *m, TSNode node, oom_buf *out)
+{
+    uint32_t pos = ts_node_start_byte(node);
+    int scope = oom_model_scope_at(m, pos);
+    if (scope <= 0 || in_model_or_test_method(m, scope) || called_for_evaluation(m, scope, node))
+        return false;
+    const oom_scope *sc = &m->scopes[scope];
+    const char *param;
+    uint32_t plen;
+    int index;
+    if (ts_node_is_null(sc->def) || !sc->name || !mode_parameter(m, sc->def, &param, &plen, &index) ||
+        under_mode_guard(m, node, sc->def, param, plen))
+        return false;
+    oom_buf_clear(out);
+    oom_buf_printf(out, "eval\t%.*s\t%.*s\t%d", (int)sc->name_len, sc->name, (int)plen, param, index);
+    return true;
+}
+
+/* The arguments of call i that are a literal False: positions (after self,
+ * below 32) as bits of *mask, keywords comma-separated in `keywords`. */
+void oom_pymodel_call_false_args(const oom_pymodel *m, size_t i, uint32_t *mask, oom_buf *keywords)
+{
+    *mask = 0;
+    TSNode args = oom_model_child(m, m->calls[i].node, "arguments", 9);
+    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    int position = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        TSNode a = oom_model_named_child(m, args, k);
+        if (ts_node_symbol(a) == m->sym.keyword_argument) {
+            if (strcmp(ts_node_type(oom_model_child(m, a, "value", 5)), "false") == 0) {
+                uint32_t nlen;
+                const char *name = oom_node_text(m, oom_model_child(m, a, "name", 4), &nlen);
+                oom_buf_printf(keywords, "%s%.*s", keywords->len ? "," : "", (int)nlen, name);
+            }
+        } else if (position < 32) {
+            if (strcmp(ts_node_type(a), "false") == 0)
+                *mask |= 1u << position;
+            position++;
+        }
+    }
+}
+
 bool oom_pymodel_in_evaluation_function(const oom_pymodel *m, TSNode node)
 {
     uint32_t pos = ts_node_start_byte(node);

@@ -73,6 +73,41 @@ static const oom_alias *find_alias(const oom_pymodel *m, const char *name, uint3
     return NULL;
 }
 
+static bool defines_function(const oom_pymodel *m, const char *name, uint32_t len)
+{
+    for (size_t i = 1; i < m->scope_count; i++)
+        if (m->scopes[i].name && m->scopes[i].name_len == len && memcmp(m->scopes[i].name, name, len) == 0)
+            return true;
+    return false;
+}
+
+oom_callee_kind oom_pymodel_call_callee(const oom_pymodel *m, size_t i, oom_buf *module)
+{
+    oom_buf_clear(module);
+    TSNode fn = oom_model_child(m, m->calls[i].node, "function", 8);
+    TSNode base = fn;
+    while (!ts_node_is_null(base) && ts_node_symbol(base) == m->sym.attribute)
+        base = oom_model_child(m, base, "object", 6);
+    if (ts_node_is_null(base) || ts_node_symbol(base) != m->sym.identifier)
+        return OOM_CALLEE_METHOD; /* `make()(x)`, `models[k](x)`: some object's */
+    uint32_t len;
+    const char *text = oom_node_text(m, base, &len);
+    if (find_alias(m, text, len)) {
+        oom_pymodel_qualname(m, fn, module);
+        char *dot = module->data ? strrchr(module->data, '.') : NULL;
+        if (!dot) { /* `import engine` then `engine(x)`: no module part */
+            oom_buf_clear(module);
+            return OOM_CALLEE_UNRESOLVED;
+        }
+        module->len = (size_t)(dot - module->data);
+        module->data[module->len] = '\0';
+        return OOM_CALLEE_IMPORTED;
+    }
+    if (!ts_node_eq(base, fn))
+        return OOM_CALLEE_METHOD; /* self.step(x), trainer.step(x) */
+    return defines_function(m, text, len) ? OOM_CALLEE_LOCAL : OOM_CALLEE_UNRESOLVED;
+}
+
 bool oom_pymodel_is_import_alias(const oom_pymodel *m, const char *name, size_t len)
 {
     return find_alias(m, name, (uint32_t)len) != NULL;

@@ -3,6 +3,7 @@
  * kept across steps) is dropped when every call of that function in the
  * project stands where autograd is off: `predict_values` defined in
  * policies.py and only called under `th.no_grad()` in on_policy_algorithm.py. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,9 +12,11 @@
 
 static size_t add_name(oom_file_facts *f, const char *name, size_t len);
 
-void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, bool grad_off)
+void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, const oom_call_shape *shape)
 {
-    oom_call_fact c = {add_name(f, name, len), grad_off};
+    oom_call_fact c = {add_name(f, name, len), shape->grad_off, shape->false_positions, 0, (signed char)shape->callee, 0};
+    c.false_keywords = add_name(f, shape->false_keywords, strlen(shape->false_keywords));
+    c.callee_module = add_name(f, shape->callee_module, strlen(shape->callee_module));
     OOM_PUSH(f->calls, f->call_count, f->call_cap, c);
 }
 
@@ -27,12 +30,26 @@ static size_t add_name(oom_file_facts *f, const char *name, size_t len)
 
 void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m)
 {
+    oom_buf false_keywords, module;
+    oom_buf_init(&false_keywords);
+    oom_buf_init(&module);
     for (size_t i = 0; i < oom_pymodel_call_count(m); i++) {
         uint32_t len;
-        bool grad_off;
-        const char *name = oom_pymodel_call_at(m, i, &len, &grad_off);
-        oom_file_facts_add_call(f, name, len, grad_off);
+        oom_call_shape shape = {false, 0, "", OOM_CALLEE_UNRESOLVED, ""};
+        const char *name = oom_pymodel_call_at(m, i, &len, &shape.grad_off);
+        oom_buf_clear(&false_keywords);
+        if (!shape.grad_off) { /* only a call with autograd on can run a forward that keeps graphs */
+            oom_pymodel_call_false_args(m, i, &shape.false_positions, &false_keywords);
+            shape.false_keywords = false_keywords.data ? false_keywords.data : "";
+        }
+        if (shape.false_positions || false_keywords.len) { /* the only calls the module is asked of */
+            shape.callee = oom_pymodel_call_callee(m, i, &module);
+            shape.callee_module = module.data ? module.data : "";
+        }
+        oom_file_facts_add_call(f, name, len, &shape);
     }
+    oom_buf_free(&false_keywords);
+    oom_buf_free(&module);
     for (size_t i = 0; i < oom_pymodel_accumulator_count(m); i++) {
         const char *method, *param;
         uint32_t mlen, plen;
@@ -147,7 +164,120 @@ static bool some_file_accumulates(const oom_file_facts *facts, size_t nfiles, co
     return false;
 }
 
-void oom_project_keep_cross_file_accumulations(oom_file_facts *facts, size_t nfiles, oom_diag_list *out)
+/* Whether a keyword list ("a,b") names `word`. */
+static bool list_names(const char *list, const char *word, size_t wlen)
+{
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == wlen && memcmp(p, word, n) == 0)
+            return true;
+        p += n + (comma != NULL);
+    }
+    return false;
+}
+
+/* The length of the folder part of a path ("a/b" of "a/b/c.py"; 0 for "c.py"). */
+static size_t folder_len(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? (size_t)(slash - path) : 0;
+}
+
+/* Whether folder `dir` (a prefix of some path, dir_len bytes) is `of` or a
+ * folder above it. */
+static bool folder_at_or_above(const char *dir, size_t dir_len, const char *of, size_t of_len)
+{
+    if (dir_len == 0)
+        return true; /* the folder the run started in */
+    return dir_len <= of_len && memcmp(dir, of, dir_len) == 0 && (dir_len == of_len || of[dir_len] == '/');
+}
+
+/* Whether `import module` from the file `caller` reaches the file `callee`:
+ * Python looks a module up from the script's folder and from the folders
+ * above it that a package or sys.path starts at, so "pkg.engine" is
+ * <folder>/pkg/engine.py or <folder>/pkg/engine/__init__.py for the caller's
+ * folder or one above it. */
+static bool module_is_file(const char *module, const char *caller, const char *callee)
+{
+    char rel[512];
+    size_t n = strlen(module);
+    if (n == 0 || n + 13 > sizeof rel)
+        return false;
+    for (size_t i = 0; i <= n; i++)
+        rel[i] = module[i] == '.' ? '/' : module[i];
+    size_t clen = strlen(callee), glen = folder_len(caller);
+    static const char *const tails[] = {".py", "/__init__.py"};
+    for (int t = 0; t < 2; t++) {
+        char want[512];
+        int w = snprintf(want, sizeof want, "%s%s", rel, tails[t]);
+        size_t wl = (size_t)w;
+        if (wl > clen || strcmp(callee + clen - wl, want) != 0)
+            continue;
+        size_t prefix = clen - wl; /* the folder the module is looked up from, with its '/' */
+        if (prefix > 0 && callee[prefix - 1] != '/')
+            continue;
+        if (folder_at_or_above(callee, prefix ? prefix - 1 : 0, caller, glen))
+            return true;
+    }
+    return false;
+}
+
+/* Whether call c in the file `caller` may call the function defined in
+ * `callee`: through an import that reaches that file; as a method (whose
+ * class no file says); or by a plain name from a relative or star import,
+ * when the callee's folder is the caller's or one above it. A function the
+ * caller defines itself is not the callee. */
+static bool may_call_into(const oom_call_fact *c, const char *names, const char *caller, const char *callee)
+{
+    switch ((oom_callee_kind)c->callee) {
+    case OOM_CALLEE_IMPORTED:
+        return module_is_file(names + c->callee_module, caller, callee);
+    case OOM_CALLEE_METHOD:
+        return true;
+    case OOM_CALLEE_UNRESOLVED:
+        return folder_at_or_above(callee, folder_len(callee), caller, folder_len(caller));
+    case OOM_CALLEE_LOCAL:
+        return false;
+    }
+    return false;
+}
+
+/* "eval<TAB>function<TAB>parameter<TAB>position" of a finding in `callee`:
+ * some other file calls the function, autograd on, with False for its mode
+ * parameter. */
+static bool some_file_calls_for_eval(const char *const *paths, const oom_file_facts *facts, size_t nfiles,
+                                     const char *callee, const char *sig)
+{
+    const char *fn = sig + 5, *t1 = strchr(fn, '\t');
+    const char *param = t1 ? t1 + 1 : NULL, *t2 = param ? strchr(param, '\t') : NULL;
+    if (!t2)
+        return false;
+    size_t fn_len = (size_t)(t1 - fn), param_len = (size_t)(t2 - param);
+    long position = strtol(t2 + 1, NULL, 10);
+    for (size_t i = 0; i < nfiles; i++)
+        for (size_t k = 0; k < facts[i].call_count; k++) {
+            const oom_call_fact *c = &facts[i].calls[k];
+            const char *name = facts[i].names.data + c->name;
+            if (c->grad_off || strlen(name) != fn_len || memcmp(name, fn, fn_len) != 0 ||
+                strcmp(paths[i], callee) == 0 || !may_call_into(c, facts[i].names.data, paths[i], callee))
+                continue;
+            if ((position >= 0 && position < 32 && (c->false_positions >> position) & 1u) ||
+                list_names(facts[i].names.data + c->false_keywords, param, param_len))
+                return true;
+        }
+    return false;
+}
+
+static bool confirmed(const char *const *paths, const oom_file_facts *facts, size_t nfiles, const char *file,
+                      const char *condition)
+{
+    if (strncmp(condition, "eval\t", 5) == 0)
+        return some_file_calls_for_eval(paths, facts, nfiles, file, condition);
+    return some_file_accumulates(facts, nfiles, condition);
+}
+
+void oom_project_confirm_pending(const char *const *paths, oom_file_facts *facts, size_t nfiles, oom_diag_list *out)
 {
     for (size_t i = 0; i < nfiles; i++) {
         oom_diag_list *pending = &facts[i].pending;
@@ -155,7 +285,7 @@ void oom_project_keep_cross_file_accumulations(oom_file_facts *facts, size_t nfi
             continue;
         unsigned char *drop = oom_xcalloc(pending->len, 1);
         for (size_t k = 0; k < pending->len; k++)
-            drop[k] = !some_file_accumulates(facts, nfiles, pending->items[k].needs_accumulator);
+            drop[k] = !confirmed(paths, facts, nfiles, paths[i], pending->items[k].needs_project);
         oom_diag_list_remove_if_marked(pending, drop);
         free(drop);
         oom_diag_list_move(out, pending);

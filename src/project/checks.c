@@ -75,7 +75,7 @@ void oom_project_run_checks(const oom_project_context *c, const char *const *pat
 {
     /* first the findings that wait on another file's method, so that the
      * callers' join judges them with the rest */
-    oom_project_keep_cross_file_accumulations(facts, count, out);
+    oom_project_confirm_pending(paths, facts, count, out);
     oom_project_drop_findings_of_no_grad_callees(facts, count, out);
     size_t before = out->len;
     for (size_t i = 0; i < sizeof checks / sizeof *checks; i++)

@@ -132,7 +132,7 @@ static void diag_free(oom_diag *d)
     free(d->url);
     free(d->context);
     free(d->needs_grad_in);
-    free(d->needs_accumulator);
+    free(d->needs_project);
     oom_fix_free(d->fix);
 }
 

@@ -45,16 +45,19 @@ static void env_close(run_env *e)
     oom_kb_free(&e->kb);
 }
 
-/* oom_run over one folder of fixtures/projects, with `threads` workers. */
-static void run_project(run_env *e, const char *name, int threads, oom_diag_list *out)
+/* oom_run over folders of fixtures/projects (`second` may be NULL), with
+ * `threads` workers: one run, as `oomlint a b` makes. */
+static void run_projects(run_env *e, const char *name, const char *second, int threads, oom_diag_list *out)
 {
-    oom_buf dir;
+    oom_buf dir, dir2;
     oom_buf_init(&dir);
+    oom_buf_init(&dir2);
     oom_buf_printf(&dir, "%s/projects/%s", run_root, name);
-    const char *paths[] = {dir.data};
+    oom_buf_printf(&dir2, "%s/projects/%s", run_root, second ? second : name);
+    const char *paths[] = {dir.data, dir2.data};
     oom_discovery d;
     oom_strlist no_excludes = {NULL, 0, 0};
-    oom_discover(paths, 1, &no_excludes, dir.data, &d);
+    oom_discover(paths, second ? 2 : 1, &no_excludes, NULL, &d);
     oom_job *jobs = calloc(d.target_count ? d.target_count : 1, sizeof *jobs);
     for (size_t i = 0; i < d.target_count; i++)
         jobs[i] = oom_run_job_for(&d.targets[i], NULL);
@@ -65,6 +68,12 @@ static void run_project(run_env *e, const char *name, int threads, oom_diag_list
     free(jobs);
     oom_discovery_free(&d);
     oom_buf_free(&dir);
+    oom_buf_free(&dir2);
+}
+
+static void run_project(run_env *e, const char *name, int threads, oom_diag_list *out)
+{
+    run_projects(e, name, NULL, threads, out);
 }
 
 static size_t count_code(const oom_diag_list *l, const char *code, const char *path_end)
@@ -135,10 +144,34 @@ static void threads_agree(void)
     env_close(&e);
 }
 
+/* A shared `run_epoch(..., train=True)` is evaluation code where another
+ * file calls it with train=False, autograd on; the import says which file:
+ * the same-named module of another project linted in the same run is not
+ * the one called. */
+static void eval_calls_follow_imports(void)
+{
+    run_env e;
+    if (!env_open(&e, NULL)) {
+        CHECK(false);
+        return;
+    }
+    oom_diag_list out = {NULL, 0, 0};
+    run_projects(&e, "eval_through_shared_epoch", "eval_through_shared_epoch_no_grad", 2, &out);
+    CHECK(count_code(&out, "OOM301", "eval_through_shared_epoch/engine.py") == 1);
+    CHECK(count_code(&out, "OOM301", "eval_through_shared_epoch_no_grad/engine.py") == 0);
+    oom_diag_list_free(&out);
+    run_project(&e, "eval_through_relative_import", 1, &out);
+    CHECK(count_code(&out, "OOM301", "trainer/loops.py") == 1);
+    oom_diag_list_free(&out);
+    env_close(&e);
+}
+
 void test_run_suite(const char *fixtures_root)
 {
     run_root = fixtures_root;
     oom_test_run("run: oom_run joins an accumulator in one module with its caller in another", cross_file_accumulation);
     oom_test_run("run: oom_run checks a DeepSpeed config against the arguments that name it", deepspeed_link);
+    oom_test_run("run: a function called for evaluation from another file is found through its import",
+                 eval_calls_follow_imports);
     oom_test_run("run: oom_run gives the same findings in the same order on one thread and four", threads_agree);
 }

@@ -5,3 +5,14 @@
   (#oom-eval-code? @report)
   (#oom-grad-enabled? @report)
   (#oom-model-call? @report))
+
+; The same forward in a shared `def iteration(model, loader, train=True)`
+; that this file never runs for evaluation, when another file does
+; (`iteration(model, val_loader, train=False)` in utils.py's evaluate()): the
+; finding waits for the project pass, which keeps it only then.
+((call
+  function: (_) @callee) @report
+  (#not-oom-eval-code? @report)
+  (#oom-grad-enabled? @report)
+  (#oom-model-call? @report)
+  (#oom-may-be-called-for-eval? @report))
