@@ -88,7 +88,8 @@ static inline void fuzz_lint(const uint8_t *data, size_t size, oom_lang lang)
         oom_linter_run_then(fuzz_linter, &src, lang, &out, fuzz_take_calls, &facts);
         /* the file is its own project: its findings against its own callers
          * and its own accumulating methods */
-        oom_project_keep_cross_file_accumulations(&facts, 1, &out);
+        const char *paths[] = {"fuzz.py"};
+        oom_project_confirm_pending(paths, &facts, 1, &out);
         oom_project_drop_findings_of_no_grad_callees(&facts, 1, &out);
         oom_file_facts_free(&facts);
     } else
