@@ -190,6 +190,12 @@ bool oom_pymodel_is_chunked_output(const oom_pymodel *m, TSNode target, TSNode s
  * walk this array instead of the tree (tree-sitter's public cursor costs
  * several times more per node, src/lang/layout.c). */
 const oom_nodes *oom_pymodel_layout(const oom_pymodel *m);
+/* Calls `visit` on every node of the subtree at `root`, root first, in
+ * document order, from the laid-out node array (the linter's while it holds
+ * the file, else one laid out for this walk): the one way the model's users
+ * walk a tree, without tree-sitter's cursor. Stops when visit returns false. */
+typedef bool (*oom_node_visit)(void *ctx, TSNode n);
+void oom_pymodel_walk(const oom_pymodel *m, TSNode root, oom_node_visit visit, void *ctx);
 /* A call (torch.load) whose result is copied into a model: passed to
  * `.load_state_dict(...)`, or bound to a name that such a call later reads
  * in the same function, directly or through one more name. */

@@ -216,38 +216,39 @@ bool oom_pymodel_is_tensor(const oom_pymodel *m, TSNode expr)
 static const char *const tuple_fields[] = {"hidden_states", "attentions", "past_key_values", "encoder_hidden_states",
                                            "decoder_hidden_states", "cross_attentions", NULL};
 
+typedef struct {
+    const oom_pymodel *m;
+    const char *text;
+    uint32_t len;
+    bool found;
+} key_walk;
+
+/* `name["loss"]`, `name.items()`: the name maps keys to values. */
+static bool visit_key_use(void *ctx, TSNode n)
+{
+    key_walk *w = ctx;
+    TSNode base = type_is(n, "subscript") ? oom_model_child(w->m, n, "value", 5)
+                  : type_is(n, "attribute") ? oom_model_child(w->m, n, "object", 6)
+                                            : (TSNode){{0}, NULL, NULL};
+    uint32_t blen;
+    const char *btext = ts_node_is_null(base) ? NULL : oom_node_text(w->m, base, &blen);
+    if (btext && type_is(base, "identifier") && blen == w->len && memcmp(btext, w->text, w->len) == 0) {
+        static const char *const mapping_methods[] = {"items", "keys", "values", "get", NULL};
+        w->found = type_is(n, "subscript")
+                       ? type_is(oom_model_child(w->m, n, "subscript", 9), "string")
+                       : text_is_one_of(w->m, oom_model_child(w->m, n, "attribute", 9), mapping_methods);
+    }
+    return !w->found;
+}
+
 /* `name["loss"]` or `name.items()` somewhere in the name's function: it maps. */
 static bool indexed_by_key(const oom_pymodel *m, TSNode name)
 {
-    uint32_t len;
-    const char *text = oom_node_text(m, name, &len);
+    key_walk w = {m, NULL, 0, false};
+    w.text = oom_node_text(m, name, &w.len);
     int scope = oom_model_scope_at(m, ts_node_start_byte(name));
-    TSNode home = scope > 0 ? m->scopes[scope].def : m->root;
-    TSTreeCursor c = ts_tree_cursor_new(home);
-    bool found = false;
-    for (bool more = true; more && !found;) {
-        TSNode n = ts_tree_cursor_current_node(&c);
-        TSNode base = type_is(n, "subscript") ? ts_node_child_by_field_name(n, "value", 5)
-                      : type_is(n, "attribute") ? ts_node_child_by_field_name(n, "object", 6)
-                                                : (TSNode){{0}, NULL, NULL};
-        uint32_t blen;
-        const char *btext = ts_node_is_null(base) ? NULL : oom_node_text(m, base, &blen);
-        if (btext && type_is(base, "identifier") && blen == len && memcmp(btext, text, len) == 0) {
-            static const char *const mapping_methods[] = {"items", "keys", "values", "get", NULL};
-            found = type_is(n, "subscript")
-                        ? type_is(ts_node_child_by_field_name(n, "subscript", 9), "string")
-                        : text_is_one_of(m, ts_node_child_by_field_name(n, "attribute", 9), mapping_methods);
-        }
-        if (ts_tree_cursor_goto_first_child(&c))
-            continue;
-        while (!ts_tree_cursor_goto_next_sibling(&c))
-            if (!ts_tree_cursor_goto_parent(&c)) {
-                more = false;
-                break;
-            }
-    }
-    ts_tree_cursor_delete(&c);
-    return found;
+    oom_pymodel_walk(m, scope > 0 ? m->scopes[scope].def : m->root, visit_key_use, &w);
+    return w.found;
 }
 
 static bool container(const oom_pymodel *m, TSNode e, int depth)
@@ -321,6 +322,30 @@ static bool same_name(const oom_pymodel *m, TSNode a, TSNode b)
     return type_is(a, "identifier") && type_is(b, "identifier") && alen == blen && memcmp(at, bt, alen) == 0;
 }
 
+typedef struct {
+    const oom_pymodel *m;
+    TSNode name;
+    const char *text;
+    uint32_t len;
+    read_fn fn;
+    int depth;
+    bool ok;
+} read_walk;
+
+static bool visit_read(void *ctx, TSNode n)
+{
+    read_walk *w = ctx;
+    uint32_t nlen;
+    const char *t = oom_node_text(w->m, n, &nlen);
+    /* `global total`: other functions may read it */
+    if ((type_is(n, "global_statement") || type_is(n, "nonlocal_statement")) && memmem(t, nlen, w->text, w->len))
+        w->ok = false;
+    if (w->ok && type_is(n, "identifier") && nlen == w->len && memcmp(t, w->text, w->len) == 0 &&
+        !ts_node_eq(n, w->name) && !is_binding_target(n) && !is_list_growth(w->m, n))
+        w->ok = w->fn(w->m, n, w->depth);
+    return w->ok;
+}
+
 /* Calls `fn` on every read of `name` (an identifier) in its home; true when
  * it holds for all. A `global` or `nonlocal` of the name, or a read outside
  * what the walk can see, answers false. */
@@ -333,28 +358,9 @@ static bool every_read(const oom_pymodel *m, TSNode name, read_fn fn, int depth)
     TSNode home = home_of(m, name);
     if (ts_node_is_null(home))
         return false;
-    TSTreeCursor c = ts_tree_cursor_new(home);
-    bool ok = true;
-    for (bool more = true; more && ok;) {
-        TSNode n = ts_tree_cursor_current_node(&c);
-        uint32_t nlen;
-        const char *t = oom_node_text(m, n, &nlen);
-        /* `global total`: other functions may read it */
-        if ((type_is(n, "global_statement") || type_is(n, "nonlocal_statement")) && memmem(t, nlen, text, len))
-            ok = false;
-        if (ok && type_is(n, "identifier") && nlen == len && memcmp(t, text, len) == 0 && !ts_node_eq(n, name) &&
-            !is_binding_target(n) && !is_list_growth(m, n))
-            ok = fn(m, n, depth);
-        if (ts_tree_cursor_goto_first_child(&c))
-            continue;
-        while (!ts_tree_cursor_goto_next_sibling(&c))
-            if (!ts_tree_cursor_goto_parent(&c)) {
-                more = false;
-                break;
-            }
-    }
-    ts_tree_cursor_delete(&c);
-    return ok;
+    read_walk w = {m, name, text, len, fn, depth, true};
+    oom_pymodel_walk(m, home, visit_read, &w);
+    return w.ok;
 }
 
 /* ---- read as a number ------------------------------------------------------------------------ */

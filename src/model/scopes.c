@@ -249,3 +249,23 @@ const oom_nodes *oom_pymodel_layout(const oom_pymodel *m)
 {
     return m->nodes;
 }
+
+void oom_pymodel_walk(const oom_pymodel *m, TSNode root, oom_node_visit visit, void *ctx)
+{
+    if (ts_node_is_null(root))
+        return;
+    uint32_t at = m->nodes ? oom_nodes_find_near(m->nodes, root, m->at) : UINT32_MAX;
+    if (at != UINT32_MAX) {
+        for (uint32_t i = at, end = m->nodes->items[at].end; i < end; i++)
+            if (!visit(ctx, m->nodes->items[i].node))
+                return;
+        return;
+    }
+    /* no layout at hand (the model outlived the linter's): lay the subtree out */
+    oom_nodes own;
+    oom_nodes_init(&own);
+    oom_nodes_build(&own, root);
+    for (uint32_t i = 0; i < own.len && visit(ctx, own.items[i].node); i++)
+        ;
+    oom_nodes_free(&own);
+}

@@ -333,81 +333,86 @@ bool oom_project_may_link_deepspeed(const char *text, size_t len)
 
 /* The links of one script, from its text, model and tree (the worker that
  * linted it holds them). */
+/* A walk over one script's calls, with what it needs at each. */
+typedef struct {
+    const char *script;
+    oom_source *src;
+    oom_pymodel *m;
+    int opened;        /* find_yaml_loads: open("x.yaml") calls seen */
+    yaml_loads *loads;
+    link_list *out;    /* collect_links: the links found */
+} call_walk;
+
+static bool visit_open(void *ctx, TSNode n)
+{
+    call_walk *w = ctx;
+    if (strcmp(ts_node_type(n), "call") != 0)
+        return true;
+    TSNode fn = oom_child(n, "function", 8);
+    TSNode args = oom_child(n, "arguments", 9);
+    uint32_t a = ts_node_start_byte(fn), b = ts_node_end_byte(fn);
+    if (!ts_node_is_null(args) && b - a == 4 && memcmp(w->src->text + a, "open", 4) == 0 &&
+        ts_node_named_child_count(args) > 0) {
+        oom_buf s;
+        oom_buf_init(&s);
+        if (oom_pymodel_string_value(w->m, ts_node_named_child(args, 0), &s) && s.len &&
+            oom_lang_for_path(s.data) == OOM_LANG_YAML && w->opened++ == 0)
+            w->loads->yaml_path = resolve_beside(w->script, s.data);
+        oom_buf_free(&s);
+    }
+    return true;
+}
+
 /* The one YAML file the script opens with a literal path, if one. */
 static void find_yaml_loads(const char *script, oom_source *src, oom_pymodel *m, TSNode root, yaml_loads *out)
 {
-    int opened = 0;
-    TSTreeCursor cur = ts_tree_cursor_new(root);
-    for (;;) {
-        TSNode n = ts_tree_cursor_current_node(&cur);
-        if (strcmp(ts_node_type(n), "call") == 0) {
-            TSNode fn = oom_child(n, "function", 8);
-            TSNode args = oom_child(n, "arguments", 9);
-            uint32_t a = ts_node_start_byte(fn), b = ts_node_end_byte(fn);
-            if (!ts_node_is_null(args) && b - a == 4 && memcmp(src->text + a, "open", 4) == 0 &&
-                ts_node_named_child_count(args) > 0) {
-                oom_buf s;
-                oom_buf_init(&s);
-                if (oom_pymodel_string_value(m, ts_node_named_child(args, 0), &s) && s.len &&
-                    oom_lang_for_path(s.data) == OOM_LANG_YAML && opened++ == 0)
-                    out->yaml_path = resolve_beside(script, s.data);
-                oom_buf_free(&s);
-            }
-        }
-        if (ts_tree_cursor_goto_first_child(&cur))
-            continue;
-        while (!ts_tree_cursor_goto_next_sibling(&cur))
-            if (!ts_tree_cursor_goto_parent(&cur))
-                goto done;
-    }
-done:
-    ts_tree_cursor_delete(&cur);
-    if (opened > 1) { /* which one feeds which call is not known */
+    call_walk w = {script, src, m, 0, out, NULL};
+    oom_pymodel_walk(m, root, visit_open, &w);
+    if (w.opened > 1) { /* which one feeds which call is not known */
         free(out->yaml_path);
         out->yaml_path = NULL;
     }
 }
 
+static bool visit_link_call(void *ctx, TSNode n)
+{
+    call_walk *w = ctx;
+    if (strcmp(ts_node_type(n), "call") != 0)
+        return true;
+    TSNode fn = oom_child(n, "function", 8);
+    TSNode args = oom_child(n, "arguments", 9);
+    if (ts_node_is_null(args) || strcmp(ts_node_type(args), "argument_list") != 0)
+        return true;
+    char *callee = ts_node_is_null(fn) ? oom_xstrdup("") : node_string(w->src->text, fn);
+    bool json = oom_str_ends_with(callee, "parse_json_file");
+    if ((json || oom_str_ends_with(callee, "parse_yaml_file")) && ts_node_named_child_count(args) > 0) {
+        oom_buf s;
+        oom_buf_init(&s);
+        if (oom_pymodel_string_value(w->m, ts_node_named_child(args, 0), &s) && s.len) {
+            char *p = resolve_beside(w->script, s.data);
+            if (json)
+                links_from_args_json(p, w->out);
+            else
+                links_from_args_yaml(p, w->out);
+            free(p);
+        }
+        oom_buf_free(&s);
+    } else {
+        links_from_call(w->m, w->src, w->script, args, w->loads, w->out);
+    }
+    free(callee);
+    return true;
+}
+
+/* The links of one script, from its text, model and tree (the worker that
+ * linted it holds them). */
 static void collect_links(const char *script, oom_source *src, oom_pymodel *m, TSNode root, link_list *out)
 {
     yaml_loads loads = {NULL};
     if (memmem(src->text, src->len, "yaml", 4))
         find_yaml_loads(script, src, m, root, &loads);
-    TSTreeCursor cur = ts_tree_cursor_new(root);
-    for (;;) { /* iterative walk over the calls */
-        TSNode n = ts_tree_cursor_current_node(&cur);
-        if (strcmp(ts_node_type(n), "call") == 0) {
-            TSNode fn = oom_child(n, "function", 8);
-            TSNode args = oom_child(n, "arguments", 9);
-            char *callee = ts_node_is_null(fn) ? oom_xstrdup("") : node_string(src->text, fn);
-            if (!ts_node_is_null(args) && strcmp(ts_node_type(args), "argument_list") == 0) {
-                bool json = oom_str_ends_with(callee, "parse_json_file");
-                if ((json || oom_str_ends_with(callee, "parse_yaml_file")) && ts_node_named_child_count(args) > 0) {
-                    oom_buf s;
-                    oom_buf_init(&s);
-                    if (oom_pymodel_string_value(m, ts_node_named_child(args, 0), &s) && s.len) {
-                        char *p = resolve_beside(script, s.data);
-                        if (json)
-                            links_from_args_json(p, out);
-                        else
-                            links_from_args_yaml(p, out);
-                        free(p);
-                    }
-                    oom_buf_free(&s);
-                } else {
-                    links_from_call(m, src, script, args, &loads, out);
-                }
-            }
-            free(callee);
-        }
-        if (ts_tree_cursor_goto_first_child(&cur))
-            continue;
-        while (!ts_tree_cursor_goto_next_sibling(&cur))
-            if (!ts_tree_cursor_goto_parent(&cur))
-                goto done;
-    }
-done:
-    ts_tree_cursor_delete(&cur);
+    call_walk w = {script, src, m, 0, &loads, out};
+    oom_pymodel_walk(m, root, visit_link_call, &w);
     free(loads.yaml_path);
 }
 
