@@ -52,6 +52,9 @@ typedef enum {
 oom_callee_kind oom_pymodel_call_callee(const oom_pymodel *m, size_t i, oom_buf *module);
 
 bool oom_pymodel_in_loop(const oom_pymodel *m, TSNode node);
+/* A name its function declares `global` or `nonlocal`: storage that outlives
+ * the call, which each call of the function adds to. */
+bool oom_pymodel_declared_outside(const oom_pymodel *m, TSNode name);
 oom_grad_state oom_pymodel_grad_state(const oom_pymodel *m, TSNode node);
 /* Evaluation code: a function named for evaluation (eval, validate, test,
  * predict, infer, score ... as a word part), or code after `x.eval()` and

@@ -93,6 +93,7 @@ static bool sem_string(const oom_sem_env *env, TSNode n, TSNode site, const oom_
 }
 
 SEM_PY(sem_in_loop, oom_pymodel_in_loop(m, n))
+SEM_PY(sem_declared_outside, oom_pymodel_declared_outside(m, n))
 SEM_PY(sem_grad_enabled, oom_pymodel_grad_state(m, n) == OOM_GRAD_ENABLED)
 SEM_PY(sem_eval_code, oom_pymodel_is_eval_code(m, n))
 SEM_PY(sem_model_call, oom_pymodel_is_model_call(m, n))
@@ -507,6 +508,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "the value carries autograd history", false, false},
     {"oom-outlives-iteration", sem_outlives, 0, 0, OOM_SEM_PYTHON, false,
      "storage that outlives the loop iteration", false, false},
+    {"oom-declared-outside", sem_declared_outside, 0, 0, OOM_SEM_PYTHON, false,
+     "a name its function declares global or nonlocal: it outlives the call", false, false},
     {"oom-backpropagated", sem_backpropagated, 0, 0, OOM_SEM_PYTHON, false,
      ".backward() is called on this name", false, false},
     {"oom-literal", sem_literal, 0, 0, OOM_SEM_PYTHON, false,

@@ -10,6 +10,44 @@
 
 /* ---- loops and storage ---------------------------------------------------- */
 
+typedef struct {
+    const oom_pymodel *m;
+    int scope;
+    const char *name;
+    uint32_t len;
+    bool found;
+} declaration_walk;
+
+static bool visit_declaration(void *ctx, TSNode n)
+{
+    declaration_walk *w = ctx;
+    const char *type = ts_node_type(n);
+    if (strcmp(type, "global_statement") != 0 && strcmp(type, "nonlocal_statement") != 0)
+        return true;
+    if (oom_model_scope_at(w->m, ts_node_start_byte(n)) != w->scope)
+        return true; /* a nested function's declaration is its own */
+    uint32_t count = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < count && !w->found; i++) {
+        uint32_t len;
+        const char *text = oom_node_text(w->m, oom_model_named_child(w->m, n, i), &len);
+        w->found = len == w->len && memcmp(text, w->name, len) == 0;
+    }
+    return !w->found;
+}
+
+bool oom_pymodel_declared_outside(const oom_pymodel *m, TSNode name)
+{
+    if (ts_node_symbol(name) != m->sym.identifier)
+        return false;
+    int scope = oom_model_scope_at(m, ts_node_start_byte(name));
+    if (scope <= 0 || ts_node_is_null(m->scopes[scope].def))
+        return false;
+    declaration_walk w = {m, scope, NULL, 0, false};
+    w.name = oom_node_text(m, name, &w.len);
+    oom_pymodel_walk(m, m->scopes[scope].def, visit_declaration, &w);
+    return w.found;
+}
+
 static const oom_loop *innermost_loop(const oom_pymodel *m, uint32_t pos, int scope)
 {
     const oom_loop *best = NULL;

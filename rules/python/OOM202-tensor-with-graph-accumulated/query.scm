@@ -11,6 +11,21 @@
   (#oom-carries-graph? @value)
   (#not-oom-backpropagated? @total)) @report
 
+; running_loss += loss in a function that declares `global running_loss` (or
+; `nonlocal` in a closure): no loop in sight, the caller is the loop, and the
+; total outlives every call with each call's graph
+(augmented_assignment
+  left: (identifier) @total
+  operator: ["+=" "-="]
+  right: (_) @value
+  (#oom-declared-outside? @total)
+  (#not-oom-in-loop? @total)
+  (#oom-grad-enabled? @total)
+  (#not-oom-in-forward-code? @value)
+  (#oom-builds-graphs? @value)
+  (#oom-carries-graph? @value)
+  (#not-oom-backpropagated? @total)) @report
+
 ; total_loss = total_loss + loss
 (assignment
   left: (identifier) @total
