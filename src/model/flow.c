@@ -151,7 +151,8 @@ typedef struct {
     uint32_t stmt; /* the statement (FR_BLOCK: the next statement to visit) */
     uint32_t end;  /* FR_BLOCK: past the last statement */
     uint32_t a, b, c, d; /* per kind: joins, tests, the next clause */
-    uint32_t saved_exc;
+    uint32_t saved_exc;   /* FR_TRY: where exceptions went before it */
+    size_t pending_from;  /* FR_TRY: the pending exits recorded since its finally opened */
 } frame;
 
 typedef struct {
@@ -186,9 +187,8 @@ typedef struct {
     size_t final_count, final_cap;
     pending_exit *pending;
     size_t pending_count, pending_cap;
-    const char **nonlocals; /* names declared global or nonlocal, with their lengths */
-    uint32_t *nonlocal_lens;
-    size_t nonlocal_count, nonlocal_cap, nonlocal_len_cap;
+    oom_flow_name *nonlocals; /* names declared global or nonlocal */
+    size_t nonlocal_count, nonlocal_cap;
     uint32_t cur;  /* the block control is in; NONE after a jump */
     uint32_t exc;  /* where an exception raised here goes; NONE: out of the body */
     uint32_t exit; /* the body's exit */
@@ -265,11 +265,9 @@ static void note_nonlocal(builder *b, uint32_t stmt)
     for (uint32_t c = stmt + 1; c < node_end(b->n, stmt); c = node_end(b->n, c)) {
         if (b->n->items[c].symbol != b->s->identifier)
             continue;
-        uint32_t len;
-        const char *name = oom_node_text(b->m, b->n->items[c].node, &len);
+        oom_flow_name name;
+        name.text = oom_node_text(b->m, b->n->items[c].node, &name.len);
         OOM_PUSH(b->nonlocals, b->nonlocal_count, b->nonlocal_cap, name);
-        b->nonlocal_count--;
-        OOM_PUSH(b->nonlocal_lens, b->nonlocal_count, b->nonlocal_len_cap, len);
     }
 }
 
@@ -398,7 +396,7 @@ static uint32_t child_of_symbol_after(const builder *b, uint32_t parent, uint32_
 
 static void push_frame(builder *b, frame_kind kind, uint32_t stmt, uint32_t end)
 {
-    frame f = {kind, 0, stmt, end, NONE, NONE, NONE, NONE, NONE};
+    frame f = {kind, 0, stmt, end, NONE, NONE, NONE, NONE, NONE, 0};
     OOM_PUSH(b->frames, b->frame_count, b->frame_cap, f);
 }
 
@@ -412,7 +410,6 @@ static void push_block(builder *b, uint32_t block)
  * control runs each of them first, then goes on. */
 static void jump(builder *b, uint32_t target, size_t depth)
 {
-    uint32_t to = target;
     for (size_t k = depth; k < b->final_count; k++) {
         /* innermost first: cur -> F(top) -> ... -> F(depth) -> target */
         size_t f = b->final_count - 1 - (k - depth);
@@ -424,7 +421,7 @@ static void jump(builder *b, uint32_t target, size_t depth)
         OOM_PUSH(b->pending, b->pending_count, b->pending_cap, p);
     }
     if (depth == b->final_count)
-        add_edge(b, b->cur, to);
+        add_edge(b, b->cur, target);
     b->cur = NONE;
 }
 
@@ -565,6 +562,7 @@ static void step_try(builder *b, frame *f)
         f->c = fin == NONE ? NONE : new_join(b);
         f->d = child_of_symbol(b->n, stmt, s->except_clause);
         f->b = f->d == NONE ? NONE : new_join(b);
+        f->pending_from = b->pending_count;
         if (f->c != NONE) {
             finally_ctx fc = {f->c};
             OOM_PUSH(b->finals, b->final_count, b->final_cap, fc);
@@ -622,13 +620,21 @@ static void step_try(builder *b, frame *f)
         f->stage = 4;
         push_block(b, child_of_symbol(b->n, fin, s->block));
         return;
-    default:
+    default: {
+        /* the finally clause's end goes on to where each jump through it
+         * was going; the exits recorded for outer clauses stay */
         add_edge(b, b->cur, f->a);
-        for (size_t i = 0; i < b->pending_count; i++)
+        size_t kept = f->pending_from;
+        for (size_t i = f->pending_from; i < b->pending_count; i++) {
             if (b->pending[i].fin == f->c)
                 add_edge(b, b->cur, b->pending[i].to);
+            else
+                b->pending[kept++] = b->pending[i];
+        }
+        b->pending_count = kept;
         b->cur = f->a;
         b->frame_count--;
+    }
     }
 }
 
@@ -990,7 +996,6 @@ static void build_unit(oom_flow_unit *u, const oom_pymodel *m, int scope)
     u->block_count = (uint32_t)b.block_count;
     b.blocks = NULL;
     u->nonlocals = b.nonlocals;
-    u->nonlocal_lens = b.nonlocal_lens;
     u->nonlocal_count = (uint32_t)b.nonlocal_count;
     take_edges(u, &b);
     take_definitions(u, &b);
@@ -1015,7 +1020,6 @@ static void unit_free(oom_flow_unit *u)
     free(u->anchored);
     free(u->in);
     free(u->nonlocals);
-    free(u->nonlocal_lens);
 }
 
 void oom_model_flow_free(oom_pymodel *m)
@@ -1137,7 +1141,7 @@ static uint32_t block_at(const oom_flow_unit *u, uint32_t node)
 static bool declared_nonlocal(const oom_flow_unit *u, const char *name, uint32_t len)
 {
     for (uint32_t i = 0; i < u->nonlocal_count; i++)
-        if (u->nonlocal_lens[i] == len && memcmp(u->nonlocals[i], name, len) == 0)
+        if (u->nonlocals[i].len == len && memcmp(u->nonlocals[i].text, name, len) == 0)
             return true;
     return false;
 }

@@ -149,6 +149,11 @@ typedef struct {
     bool deletes;
 } oom_flow_def;
 
+typedef struct {
+    const char *text; /* into the source */
+    uint32_t len;
+} oom_flow_name;
+
 /* The graph and reaching definitions of one function body (or the module's). */
 typedef struct {
     signed char state; /* 0: not built yet; 1: built; -1: not analysed (no layout, too large) */
@@ -164,8 +169,7 @@ typedef struct {
     uint32_t anchored_count;
     uint64_t *in;          /* per block, `words` words: the definitions reaching its start */
     uint32_t words;
-    const char **nonlocals; /* names declared global or nonlocal: not local */
-    uint32_t *nonlocal_lens;
+    oom_flow_name *nonlocals; /* names declared global or nonlocal: not local */
     uint32_t nonlocal_count;
 } oom_flow_unit;
 

@@ -190,6 +190,24 @@ static void try_except_finally(void)
     /* the return runs the finally clause first */
     CHECK_STR(reach(&c, "cleanup(x)", "x"), "15 17");
     close_case(&c);
+
+    /* a break leaves through two finally clauses, the inner one first */
+    open_case(&c, "def nested(items):\n"
+                  "    for item in items:\n"
+                  "        a = 1\n"
+                  "        try:\n"
+                  "            try:\n"
+                  "                a = 2\n"
+                  "                break\n"
+                  "            finally:\n"
+                  "                a = 3\n"
+                  "        finally:\n"
+                  "            use(a)\n"
+                  "    return a\n");
+    CHECK_STR(reach(&c, "use(a)", "a"), "3 9");
+    /* asked at a binding's own target: what the name held before it */
+    CHECK_STR(reach(&c, "a = 3", "a"), "3 6");
+    close_case(&c);
 }
 
 static void with_and_walrus(void)
