@@ -779,7 +779,8 @@ static int by_block_then_effect(const void *x, const void *y)
 static void take_definitions(oom_flow_unit *u, builder *b)
 {
     u->def_count = (uint32_t)b->def_count;
-    qsort(b->defs, b->def_count, sizeof(*b->defs), raw_by_name);
+    if (b->def_count > 1)
+        qsort(b->defs, b->def_count, sizeof(*b->defs), raw_by_name);
     u->defs = oom_xcalloc(b->def_count ? b->def_count : 1, sizeof(*u->defs));
     u->group_first = oom_xcalloc(b->def_count + 1, sizeof(uint32_t));
     block_def *order = oom_xcalloc(b->def_count ? b->def_count : 1, sizeof(*order));
@@ -802,7 +803,8 @@ static void take_definitions(oom_flow_unit *u, builder *b)
     }
     u->group_count = groups;
     u->group_first[groups] = u->def_count;
-    qsort(order, u->def_count, sizeof(*order), by_block_then_effect);
+    if (u->def_count > 1)
+        qsort(order, u->def_count, sizeof(*order), by_block_then_effect);
     u->block_defs = oom_xcalloc(u->def_count ? u->def_count : 1, sizeof(uint32_t));
     for (uint32_t i = 0; i < u->def_count; i++) {
         u->block_defs[i] = order[i].def;
