@@ -549,93 +549,101 @@ static uint32_t except_alias(const builder *b, uint32_t clause)
 /* try / except / else / finally. a: the join after it; b: the dispatch of
  * exceptions to the handlers; c: the finally clause's entry; d: the next
  * except clause. */
-static void step_try(builder *b, frame *f)
+static void try_open(builder *b, frame *f)
 {
     const flow_symbols *s = b->s;
-    uint32_t stmt = f->stmt;
-    uint32_t fin = child_of_symbol(b->n, stmt, s->finally_clause);
-    uint32_t normal_exit;
-    switch (f->stage) {
-    case 0: {
-        f->saved_exc = b->exc;
-        f->a = new_join(b);
-        f->c = fin == NONE ? NONE : new_join(b);
-        f->d = child_of_symbol(b->n, stmt, s->except_clause);
-        f->b = f->d == NONE ? NONE : new_join(b);
-        f->pending_from = b->pending_count;
-        if (f->c != NONE) {
-            finally_ctx fc = {f->c};
-            OOM_PUSH(b->finals, b->final_count, b->final_cap, fc);
-            if (b->exc != NONE) { /* an exception the handlers miss leaves after the finally */
-                pending_exit p = {f->c, b->exc};
-                OOM_PUSH(b->pending, b->pending_count, b->pending_cap, p);
-            }
-        }
-        uint32_t handler_exc = f->c != NONE ? f->c : b->exc;
-        add_edge(b, f->b, handler_exc); /* not caught by any handler */
-        b->exc = f->b != NONE ? f->b : handler_exc;
-        uint32_t entry = new_join(b); /* an exception before the first statement */
-        add_edge(b, b->cur, entry);
-        add_edge(b, entry, b->exc);
-        b->cur = entry;
-        f->stage = 1;
-        push_block(b, child_in(b->n, stmt, s->f_body));
-        return;
-    }
-    case 1: {
-        b->exc = f->c != NONE ? f->c : f->saved_exc; /* handlers and else */
-        uint32_t orelse = child_of_symbol(b->n, stmt, s->else_clause);
-        f->stage = 2;
-        if (orelse != NONE) {
-            push_block(b, child_in(b->n, orelse, s->f_body));
-            return;
+    f->saved_exc = b->exc;
+    f->a = new_join(b);
+    f->c = child_of_symbol(b->n, f->stmt, s->finally_clause) == NONE ? NONE : new_join(b);
+    f->d = child_of_symbol(b->n, f->stmt, s->except_clause);
+    f->b = f->d == NONE ? NONE : new_join(b);
+    f->pending_from = b->pending_count;
+    if (f->c != NONE) {
+        finally_ctx fc = {f->c};
+        OOM_PUSH(b->finals, b->final_count, b->final_cap, fc);
+        if (b->exc != NONE) { /* an exception the handlers miss leaves after the finally */
+            pending_exit p = {f->c, b->exc};
+            OOM_PUSH(b->pending, b->pending_count, b->pending_cap, p);
         }
     }
-    /* fall through */
-    case 2:
-    case 3:
-        normal_exit = f->c != NONE ? f->c : f->a;
-        add_edge(b, b->cur, normal_exit);
-        if (f->stage == 3)
-            f->d = child_of_symbol_after(b, stmt, f->d);
-        if (f->d != NONE) {
-            uint32_t clause = f->d;
-            uint32_t body = child_of_symbol(b->n, clause, s->block);
-            b->cur = f->b;
-            uint32_t head = new_block(b, clause, body == NONE ? node_end(b->n, clause) : body);
-            bind_targets(b, head, except_alias(b, clause),
-                         body == NONE ? end_byte(b->n, clause) : b->n->items[body].start, false);
-            f->stage = 3;
-            push_block(b, body);
-            return;
-        }
-        b->exc = f->saved_exc;
-        if (f->c == NONE) {
-            b->cur = f->a;
-            b->frame_count--;
-            return;
-        }
-        b->final_count--;
-        b->cur = f->c;
-        f->stage = 4;
-        push_block(b, child_of_symbol(b->n, fin, s->block));
+    uint32_t handler_exc = f->c != NONE ? f->c : b->exc;
+    add_edge(b, f->b, handler_exc); /* not caught by any handler */
+    b->exc = f->b != NONE ? f->b : handler_exc;
+    uint32_t entry = new_join(b); /* an exception before the first statement */
+    add_edge(b, b->cur, entry);
+    add_edge(b, entry, b->exc);
+    b->cur = entry;
+    f->stage = 1;
+    push_block(b, child_in(b->n, f->stmt, s->f_body));
+}
+
+/* After the body and its else (stage 2) or a handler (stage 3): the next
+ * handler, from the dispatch; then the finally clause. */
+static void try_next_clause(builder *b, frame *f)
+{
+    const flow_symbols *s = b->s;
+    add_edge(b, b->cur, f->c != NONE ? f->c : f->a);
+    if (f->stage == 3)
+        f->d = child_of_symbol_after(b, f->stmt, f->d);
+    if (f->d != NONE) {
+        uint32_t clause = f->d;
+        uint32_t body = child_of_symbol(b->n, clause, s->block);
+        b->cur = f->b;
+        uint32_t head = new_block(b, clause, body == NONE ? node_end(b->n, clause) : body);
+        bind_targets(b, head, except_alias(b, clause),
+                     body == NONE ? end_byte(b->n, clause) : b->n->items[body].start, false);
+        f->stage = 3;
+        push_block(b, body);
         return;
-    default: {
-        /* the finally clause's end goes on to where each jump through it
-         * was going; the exits recorded for outer clauses stay */
-        add_edge(b, b->cur, f->a);
-        size_t kept = f->pending_from;
-        for (size_t i = f->pending_from; i < b->pending_count; i++) {
-            if (b->pending[i].fin == f->c)
-                add_edge(b, b->cur, b->pending[i].to);
-            else
-                b->pending[kept++] = b->pending[i];
-        }
-        b->pending_count = kept;
+    }
+    b->exc = f->saved_exc;
+    if (f->c == NONE) {
         b->cur = f->a;
         b->frame_count--;
+        return;
     }
+    b->final_count--;
+    b->cur = f->c;
+    f->stage = 4;
+    push_block(b, child_of_symbol(b->n, child_of_symbol(b->n, f->stmt, s->finally_clause), s->block));
+}
+
+/* The finally clause's end goes on to where each jump through it was
+ * going; the exits recorded for outer clauses stay. */
+static void try_close(builder *b, frame *f)
+{
+    add_edge(b, b->cur, f->a);
+    size_t kept = f->pending_from;
+    for (size_t i = f->pending_from; i < b->pending_count; i++) {
+        if (b->pending[i].fin == f->c)
+            add_edge(b, b->cur, b->pending[i].to);
+        else
+            b->pending[kept++] = b->pending[i];
     }
+    b->pending_count = kept;
+    b->cur = f->a;
+    b->frame_count--;
+}
+
+static void step_try(builder *b, frame *f)
+{
+    if (f->stage == 0) {
+        try_open(b, f);
+        return;
+    }
+    if (f->stage == 1) { /* the body is done: handlers and else raise to the finally */
+        b->exc = f->c != NONE ? f->c : f->saved_exc;
+        uint32_t orelse = child_of_symbol(b->n, f->stmt, b->s->else_clause);
+        f->stage = 2;
+        if (orelse != NONE) {
+            push_block(b, child_in(b->n, orelse, b->s->f_body));
+            return;
+        }
+    }
+    if (f->stage <= 3)
+        try_next_clause(b, f);
+    else
+        try_close(b, f);
 }
 
 /* match: a: the join after it; b: where the next case is tried from;
