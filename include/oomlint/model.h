@@ -296,6 +296,30 @@ bool oom_pymodel_beside_keyword(const oom_pymodel *m, TSNode argument, const cha
  * `T.no_grad()`; NULL when no import binds it. Not NUL-terminated: *len. */
 const char *oom_pymodel_module_alias(const oom_pymodel *m, const char *module, uint32_t *len);
 
+/* ---- reaching definitions (model/flow.c) ---- */
+
+typedef enum {
+    OOM_FLOW_LOCAL,   /* a local name of the function (or module) it is read in */
+    OOM_FLOW_OUTER,   /* bound nowhere in that body: an enclosing function's, the module's, a builtin */
+    OOM_FLOW_INNER,   /* bound by the lambda or comprehension it is read in */
+    OOM_FLOW_UNKNOWN, /* declared global or nonlocal, read in a class body, not an identifier,
+                         or a body too large to analyse */
+} oom_flow_answer;
+
+/* Which bindings of the name `name` (an identifier being read) may reach
+ * it over the real control flow of its function: both branches of an if,
+ * a loop's back edge, break and continue, return and raise, try / except /
+ * else / finally, with, match. Fills `sites` with up to `cap` of the
+ * identifiers that bind it (in source order), sets `*count` to how many
+ * there are and `*may_be_unbound` when some path binds nothing (or `del`s
+ * it). Control flow is computed per function on the first question. */
+oom_flow_answer oom_pymodel_reaching_definitions(const oom_pymodel *m, TSNode name, TSNode *sites, size_t cap,
+                                                 size_t *count, bool *may_be_unbound);
+/* Computes the flow of every body and asks about every identifier,
+ * checking what must hold (each answer binds the same name, in the same
+ * body); false when something does not. For the fuzz target. */
+bool oom_pymodel_flow_check(const oom_pymodel *m);
+
 /* Splits an identifier into lower-case word parts (snake_case and camelCase)
  * and reports whether any part is in the NULL-terminated list `words`. */
 bool oom_name_has_word(const char *name, size_t len, const char *const *words);

@@ -1146,8 +1146,9 @@ oom_pymodel *oom_pymodel_build(const TSTree *tree, const char *src, size_t len)
     oom_nodes_init(&nodes);
     oom_nodes_build(&nodes, ts_tree_root_node(tree));
     oom_pymodel *m = oom_pymodel_build_from(&nodes, src, len);
-    m->nodes = NULL; /* freed here: later questions go to tree-sitter */
-    oom_nodes_free(&nodes);
+    /* the model keeps the layout: the flow questions walk it */
+    m->own_nodes = nodes;
+    m->nodes = &m->own_nodes;
     return m;
 }
 
@@ -1176,5 +1177,9 @@ void oom_pymodel_free(oom_pymodel *m)
     free(m->keywords);
     oom_strlist_free(&m->pretrained_ids);
     free(m->pretrained_scopes);
+    oom_model_flow_free(m);
+    if (m->nodes == &m->own_nodes)
+        oom_nodes_free(&m->own_nodes);
+    free(m->carry_seen);
     free(m);
 }

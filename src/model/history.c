@@ -471,6 +471,34 @@ static const oom_binding *binding_read_at(const oom_pymodel *m, TSNode id)
     return oom_model_visible_binding(m, oom_model_scope_at(m, pos), name, len, pos, false);
 }
 
+/* The bindings that may reach the name `id` where it is read (model/flow.c),
+ * as the model's binding records; false when the flow cannot say (a name
+ * of an enclosing function or the module, a class body, no reaching
+ * binding at all, too many), and the nearest binding above decides then. */
+static bool reaching_bindings(const oom_pymodel *m, TSNode id, oom_flow_reach *r)
+{
+    oom_model_reaching(m, id, r);
+    return r->answer == OOM_FLOW_LOCAL && r->count > 0 && r->count <= OOM_FLOW_MAX_REACH;
+}
+
+static const oom_binding *binding_of(const oom_pymodel *m, const oom_flow_def *d)
+{
+    return d->binding >= 0 ? &m->bindings[d->binding] : NULL;
+}
+
+/* Every binding that may reach `id` was made where autograd was off
+ * (`with torch.no_grad(): out = model(x)`), on every path to it. */
+static bool read_without_grad(const oom_pymodel *m, TSNode id)
+{
+    oom_flow_reach r;
+    if (!reaching_bindings(m, id, &r))
+        return bound_without_grad(m, binding_read_at(m, id));
+    for (uint32_t i = 0; i < r.count; i++)
+        if (!bound_without_grad(m, binding_of(m, r.defs[i])))
+            return false;
+    return true;
+}
+
 /* `outputs.loss`, `out["logits"][0]`, `out.logits.float()`: read from a
  * name bound under no_grad, so without history whatever is done to it. */
 static bool derived_without_grad(const oom_pymodel *m, TSNode e)
@@ -478,7 +506,7 @@ static bool derived_without_grad(const oom_pymodel *m, TSNode e)
     for (int depth = 0; depth < 16 && !ts_node_is_null(e); depth++) {
         TSSymbol s = ts_node_symbol(e);
         if (s == m->sym.identifier)
-            return bound_without_grad(m, binding_read_at(m, e));
+            return read_without_grad(m, e);
         if (s == m->sym.attribute)
             e = oom_model_child(m, e, "object", 6);
         else if (s == m->sym.call && ts_node_symbol(oom_model_child(m, e, "function", 8)) == m->sym.attribute)
@@ -526,7 +554,9 @@ static bool unpacked_call_carries(const oom_pymodel *m, const oom_binding *b, in
     return carries(m, b->value, depth + 1);
 }
 
-static bool identifier_carries(const oom_pymodel *m, TSNode id, int depth)
+/* The name the nearest binding above decides, as Python would resolve it
+ * if every statement ran in order: for names the flow cannot answer for. */
+static bool nearest_binding_carries(const oom_pymodel *m, TSNode id, int depth)
 {
     uint32_t len;
     const char *name = oom_node_text(m, id, &len);
@@ -557,6 +587,96 @@ static bool identifier_carries(const oom_pymodel *m, TSNode id, int depth)
     return carries(m, b->value, depth + 1);
 }
 
+/* A binding has no history to give: made under no_grad, or read from a
+ * name that was (`loss = outputs.loss`, outputs bound under no_grad). */
+static bool binding_without_history(const oom_pymodel *m, const oom_binding *b)
+{
+    return bound_without_grad(m, b) || (b && b->kind == OOM_BIND_VALUE && derived_without_grad(m, b->value));
+}
+
+/* Whether this question has looked at binding `b` already: a loop's
+ * bindings reach each other, and each needs answering once. */
+static bool seen_before(const oom_pymodel *m, const oom_binding *b)
+{
+    oom_pymodel *mm = (oom_pymodel *)m; /* scratch of one file's model, one thread */
+    if (!mm->carry_seen)
+        mm->carry_seen = oom_xcalloc(m->binding_count ? m->binding_count : 1, sizeof(uint32_t));
+    size_t i = (size_t)(b - m->bindings);
+    if (mm->carry_seen[i] == m->carry_stamp)
+        return true;
+    mm->carry_seen[i] = m->carry_stamp;
+    return false;
+}
+
+static bool binding_carries(const oom_pymodel *m, const oom_binding *b, int depth);
+
+static void new_question(const oom_pymodel *m)
+{
+    oom_pymodel *mm = (oom_pymodel *)m;
+    if (++mm->carry_stamp == 0) { /* wrapped: forget every stamp */
+        if (mm->carry_seen)
+            memset(mm->carry_seen, 0, (m->binding_count ? m->binding_count : 1) * sizeof(uint32_t));
+        mm->carry_stamp = 1;
+    }
+}
+
+/* `total += loss`: what `total` may have held before, on every path that
+ * reaches the statement (itself too, around a loop). */
+static bool augmented_prior_carries(const oom_pymodel *m, const oom_binding *b, int depth)
+{
+    TSNode left = oom_model_child(m, b->value, "left", 4);
+    oom_flow_reach r;
+    if (ts_node_is_null(left) || !reaching_bindings(m, left, &r)) {
+        const oom_binding *prior =
+            oom_model_last_binding(m, b->scope, b->name, b->name_len, ts_node_start_byte(b->value), false);
+        if (!prior || prior->kind == OOM_BIND_OPAQUE || prior == b)
+            return false;
+        return prior->kind != OOM_BIND_AUGMENTED && carries(m, prior->value, depth + 1);
+    }
+    for (uint32_t i = 0; i < r.count; i++)
+        if (binding_carries(m, binding_of(m, r.defs[i]), depth + 1))
+            return true;
+    return false;
+}
+
+static bool binding_carries(const oom_pymodel *m, const oom_binding *b, int depth)
+{
+    if (depth > OOM_MODEL_MAX_DEPTH || !b || b->kind == OOM_BIND_OPAQUE || binding_without_history(m, b) ||
+        seen_before(m, b))
+        return false;
+    if (b->kind == OOM_BIND_AUGMENTED) {
+        TSNode right = oom_model_child(m, b->value, "right", 5);
+        if (!ts_node_is_null(right) && carries(m, right, depth + 1))
+            return true;
+        return augmented_prior_carries(m, b, depth);
+    }
+    if (b->kind == OOM_BIND_UNPACK)
+        return unpacked_call_carries(m, b, depth);
+    return carries(m, b->value, depth + 1);
+}
+
+/* A name carries history when any binding that may reach it does
+ * (`loss = None` then `if x: loss = model(x).loss`; a name rebound under
+ * no_grad in one branch only), and has none when every one of them was
+ * made without grad. */
+static bool identifier_carries(const oom_pymodel *m, TSNode id, int depth)
+{
+    oom_flow_reach r;
+    if (!reaching_bindings(m, id, &r))
+        return nearest_binding_carries(m, id, depth);
+    bool some_history = false;
+    for (uint32_t i = 0; i < r.count && !some_history; i++)
+        some_history = !binding_without_history(m, binding_of(m, r.defs[i]));
+    if (!some_history)
+        return false;
+    if (oom_pymodel_is_backward_receiver(m, id))
+        return true;
+    for (uint32_t i = 0; i < r.count; i++)
+        if (binding_carries(m, binding_of(m, r.defs[i]), depth))
+            return true;
+    return false;
+}
+
 static bool any_child_carries(const oom_pymodel *m, TSNode e, int depth)
 {
     uint32_t count = ts_node_named_child_count(e);
@@ -570,6 +690,8 @@ static bool carries(const oom_pymodel *m, TSNode e, int depth)
 {
     if (depth > OOM_MODEL_MAX_DEPTH || ts_node_is_null(e))
         return false;
+    if (depth == 0) /* a new question: no binding looked at yet */
+        new_question(m);
     TSSymbol s = ts_node_symbol(e);
     if (s == m->sym.identifier)
         return identifier_carries(m, e, depth);
@@ -585,7 +707,7 @@ static bool carries(const oom_pymodel *m, TSNode e, int depth)
         if (text_in(name, len, history_free_attributes))
             return false;
         if (text_in(name, len, output_fields) && !oom_node_text_is(m, obj, "self"))
-            return ts_node_symbol(obj) != m->sym.identifier || !bound_without_grad(m, binding_read_at(m, obj));
+            return ts_node_symbol(obj) != m->sym.identifier || !read_without_grad(m, obj);
         return carries(m, obj, depth + 1);
     }
     const char *type = ts_node_type(e);

@@ -126,6 +126,69 @@ typedef struct {
     int index; /* its position among the parameters after self */
 } oom_accumulator;
 
+/* ---- control flow and reaching definitions (model/flow.c) ---- */
+
+/* One block of a body's control-flow graph: the evaluation of a simple
+ * statement or of a compound statement's head (anchored at a range of the
+ * laid-out node array), or a join of paths (no anchor). */
+typedef struct {
+    uint32_t anchor, anchor_end;   /* node-array range; UINT32_MAX for a join */
+    uint32_t succ, succ_count;     /* its successors, in oom_flow_unit.succs */
+    uint32_t first_def, def_count; /* its definitions, in oom_flow_unit.block_defs, in order of effect */
+} oom_flow_block;
+
+/* A place that binds a local name (or unbinds it: `del`). */
+typedef struct {
+    const char *name; /* into the source */
+    uint32_t name_len;
+    uint32_t effect;  /* the byte from which it holds (after `x = f(x)` reads x) */
+    uint32_t block;
+    uint32_t group;   /* its name's index among the unit's names */
+    TSNode site;      /* the identifier it binds */
+    int binding;      /* the same place among oom_pymodel.bindings, or -1 (with/except as, import, def, del) */
+    bool deletes;
+} oom_flow_def;
+
+typedef struct {
+    const char *text; /* into the source */
+    uint32_t len;
+} oom_flow_name;
+
+/* The graph and reaching definitions of one function body (or the module's). */
+typedef struct {
+    signed char state; /* 0: not built yet; 1: built; -1: not analysed (no layout, too large) */
+    oom_flow_block *blocks;
+    uint32_t block_count;
+    uint32_t *succs;
+    uint32_t *block_defs;  /* indices into defs */
+    oom_flow_def *defs;    /* sorted by name: a name's definitions are one run (a group) */
+    uint32_t def_count;
+    uint32_t *group_first; /* each group's first definition; group_count + 1 entries */
+    uint32_t group_count;
+    uint32_t *anchored;    /* blocks with an anchor, by anchor */
+    uint32_t anchored_count;
+    uint64_t *in;          /* per block, `words` words: the definitions reaching its start */
+    uint32_t words;
+    oom_flow_name *nonlocals; /* names declared global or nonlocal: not local */
+    uint32_t nonlocal_count;
+} oom_flow_unit;
+
+#define OOM_FLOW_MAX_REACH 32
+
+typedef struct {
+    oom_flow_answer answer;
+    int scope;                /* OOM_FLOW_LOCAL: the scope whose body it is read in */
+    bool may_be_unbound;      /* a path from the body's entry (or a `del`) binds nothing */
+    uint32_t count;           /* reaching definitions; only the first OOM_FLOW_MAX_REACH are in defs */
+    const oom_flow_def *defs[OOM_FLOW_MAX_REACH];
+} oom_flow_reach;
+
+/* The definitions that may reach the identifier `use`, read where it
+ * stands. Needs the laid-out tree (m->nodes); builds the graph of the body
+ * on the first question about it. */
+void oom_model_reaching(const oom_pymodel *m, TSNode use, oom_flow_reach *r);
+void oom_model_flow_free(oom_pymodel *m);
+
 typedef struct {
     TSSymbol function_definition, class_definition, decorated_definition, decorator,
         for_statement, while_statement, with_statement, with_item, expression_statement,
@@ -186,6 +249,13 @@ struct oom_pymodel {
     oom_strlist pretrained_ids;
     int *pretrained_scopes; /* the scope each id was loaded in */
     size_t pretrained_scope_cap;
+    oom_flow_unit *flows; /* per scope, each built on the first question (model/flow.c); NULL before */
+    oom_nodes own_nodes;  /* the layout oom_pymodel_build made, kept for the flow questions */
+    /* history.c: the bindings one top-level question has looked at already
+     * (stamp == carry_stamp), so that loops and joins of bindings are
+     * followed once each, not once per path */
+    uint32_t *carry_seen;
+    uint32_t carry_stamp;
 };
 
 /* A field's id from its name. The names are literals at every call, so once

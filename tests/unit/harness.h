@@ -41,6 +41,7 @@ void test_suppress_suite(void);
 void test_select_suite(void);
 void test_report_suite(void);
 void test_model_suite(void);
+void test_flow_suite(void);
 void test_rules_suite(void);
 void test_query_suite(void);
 void test_kb_suite(void);
