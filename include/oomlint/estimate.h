@@ -75,11 +75,41 @@ typedef struct {
     long long classes;         /* logits per image for the loss */
     bool frozen_backbone;
     double buffer_bytes;       /* BatchNorm running statistics (fp32) */
+    /* ---- per-part precision and the real layer shapes (docs/estimation.md §11);
+     * every field's zero is the behaviour before it existed ---- */
+    long long intermediate;    /* MLP width; 0: 4 x hidden */
+    long long kv_heads;        /* grouped-query attention's K/V heads; 0: heads */
+    bool gated_mlp;            /* SwiGLU MLP (LLaMA, Mistral, Qwen2, Gemma): gate, up, down; no dropout */
+    bool tied_embeddings;      /* the head shares the input embedding */
+    /* 4-bit base weights: bitsandbytes NF4/FP4 keep one absmax per 64 weights,
+     * fp32, or with double quantisation 8-bit, with one fp32 per 256 of those */
+    bool double_quant;
+    bool head_quantized;       /* the LM head quantised too (Fabric's bitsandbytes plugin) */
+    /* bytes per parameter of what bitsandbytes leaves unquantised (embeddings,
+     * head, norms): 0 = 2, the 16-bit dtype transformers loads them in;
+     * 4 after peft's prepare_model_for_kbit_training, which also makes the
+     * residual stream, and so each checkpointed layer input, fp32 */
+    int unquantized_bytes;
+    /* bytes per adapter parameter (LoRA): 0 = 4, peft's fp32 adapters; 2 for
+     * a model trained wholly in 16 bits (litgpt bf16-true, torchtune) */
+    int adapter_bytes;
+    int lora_dropout_modules;  /* LoRA targets per layer with dropout > 0: each keeps a mask and a copy of its input */
+    /* the loss over the vocabulary runs in the logits' 16-bit dtype (litgpt,
+     * torchtune): no fp32 copy */
+    bool loss_16bit;
+    /* PyTorch before 2.0: zero_grad() zeroed gradients instead of freeing
+     * them, and optimizers looped over parameters (no foreach temporaries) */
+    bool pre_torch2;
+    bool fused_optimizer;      /* AdamW(fused=True): no step temporaries */
 } oom_estimate_input;
 
 /* Bytes per GPU, by component. */
 typedef struct {
     double context, weights, gradients, optimizer, activations, logits, slack, total;
+    /* the two phases whose larger one is the peak (before slack and context):
+     * forward and backward with the activations alive, and the optimizer step
+     * with its temporaries; `step_temp` is those temporaries */
+    double forward_backward, step, step_temp;
     double logit_values; /* batch x sequence x vocabulary of a language-model head; 0 without one */
 } oom_estimate;
 

@@ -86,6 +86,28 @@ static void use_model_task(oom_script_inputs *s, const oom_model *m)
     oom_script_inputs_set_task(s, t, why);
 }
 
+/* Families whose MLP is SwiGLU (gate, up, down) without dropout: their
+ * layers keep what the intermediate width says, not a GPT layer's 4h. */
+static bool gated_mlp_family(const char *model_type)
+{
+    static const char *const types[] = {"llama", "mistral", "qwen2", "qwen3", "gemma",
+                                        "gemma2", "phi3", "olmo", "olmo2", "granite", "cohere", NULL};
+    for (int i = 0; types[i]; i++)
+        if (strcmp(model_type, types[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The widths the activations and a quantised model's unquantised part
+ * depend on: MLP width, K/V heads, whether the head is tied. */
+static void use_model_shape(oom_script_inputs *s, const oom_model *m)
+{
+    s->in.intermediate = m->config.intermediate_size > 0 ? m->config.intermediate_size : 0;
+    s->in.kv_heads = m->config.num_key_value_heads > 0 ? m->config.num_key_value_heads : 0;
+    s->in.gated_mlp = gated_mlp_family(m->config.model_type);
+    s->in.tied_embeddings = m->config.tie_word_embeddings == 1;
+}
+
 bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const char *id, const char *why)
 {
     const oom_model *m = oom_kb_find_model(kb, id);
@@ -108,6 +130,7 @@ bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const c
     s->in.layers = m->config.num_hidden_layers + (m->config.num_decoder_layers > 0 ? m->config.num_decoder_layers : 0);
     s->in.heads = m->config.num_attention_heads;
     s->in.vocab = m->config.vocab_size;
+    use_model_shape(s, m);
     snprintf(s->model_id, sizeof s->model_id, "%s", m->id);
     s->model_known = true;
     use_model_task(s, m);
