@@ -254,19 +254,25 @@ static double residual_bytes(const oom_estimate_input *in)
     return in->precision == OOM_PREC_FP32 || fp32_norms ? 4.0 : 2.0;
 }
 
+/* With gradient checkpointing: one checkpoint (the layer input) per layer. */
+static double checkpoint_bytes(const oom_estimate_input *in)
+{
+    if (!in->training || in->layers <= 0 || !in->gradient_checkpointing || in->image_bytes > 0)
+        return 0;
+    return (double)in->layers * residual_bytes(in) * (double)in->seq_len * (double)in->micro_batch *
+           (double)in->hidden;
+}
+
 static double activation_bytes(const oom_estimate_input *in)
 {
     if (!in->training || in->layers <= 0)
         return 0;
     double layer = layer_activation_bytes(in);
-    double layers = (double)in->layers;
-    if (in->gradient_checkpointing) {
-        /* one checkpoint (the layer input) per layer, plus one layer
-         * recomputed in full during backward (Korthikanti §5) */
-        return layers * residual_bytes(in) * (double)in->seq_len * (double)in->micro_batch * (double)in->hidden +
-               layer;
-    }
-    return layers * layer;
+    /* checkpointed: the checkpoints, plus one layer recomputed in full
+     * during backward (Korthikanti §5) */
+    if (in->gradient_checkpointing)
+        return checkpoint_bytes(in) + layer;
+    return (double)in->layers * layer;
 }
 
 /* Tokens of a ViT: one per patch, plus the class token. */
@@ -349,13 +355,18 @@ static double vocab_logit_values(const oom_estimate_input *in)
 static double vocab_logit_bytes(const oom_estimate_input *in)
 {
     double n = vocab_logit_values(in);
-    /* a loss in the logits' own 16-bit dtype (litgpt, torchtune) has no
-     * fp32 copy: its log_softmax output and gradients are 16-bit too */
-    double loss_value = in->loss_16bit && logit_value_bytes(in) < 4 ? logit_value_bytes(in) : 4.0;
-    double logits = logit_value_bytes(in) * n, loss_copy = loss_value * n;
+    /* A loss taken chunk by chunk in the logits' 16-bit dtype (litgpt's
+     * chunked_cross_entropy, torchtune's CEWithChunkedOutputLoss) keeps one
+     * 16-bit log_softmax output per value for backward, the logits
+     * themselves being needed by no backward; its gradients live one chunk
+     * at a time. litgpt's measured LoRA tables leave room for no more: a
+     * second micro-batch adds what the layers keep and 0-2 bytes per value. */
+    if (in->loss_16bit && logit_value_bytes(in) < 4)
+        return logit_value_bytes(in) * n;
+    double logits = logit_value_bytes(in) * n, loss_copy = 4.0 * n;
     if (!in->training)
         return logits + loss_copy;
-    return logits + loss_copy + 2 * loss_value * n;
+    return logits + loss_copy + 2 * 4.0 * n;
 }
 
 static double logit_bytes(const oom_estimate_input *in)
@@ -406,7 +417,15 @@ void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out)
      * freed before the optimizer step allocates its temporaries. Before 2.0
      * the gradients stayed (zeroed) through the forward pass. */
     double states = out->weights + out->optimizer;
-    out->forward_backward = states + out->activations + out->logits + (in->pre_torch2 ? out->gradients : 0);
+    /* Checkpointed, the loss's tensors are freed before backward recomputes
+     * the first layer: the checkpoints plus the larger of the two */
+    double transient = out->activations + out->logits;
+    double kept = checkpoint_bytes(in);
+    if (kept > 0) {
+        double layer = out->activations - kept;
+        transient = kept + (layer > out->logits ? layer : out->logits);
+    }
+    out->forward_backward = states + transient + (in->pre_torch2 ? out->gradients : 0);
     out->step = in->training ? states + out->gradients + out->step_temp : 0;
     double live = out->forward_backward > out->step ? out->forward_backward : out->step;
     out->slack = OOM_ALLOCATOR_SLACK * live;
