@@ -110,6 +110,11 @@ typedef struct {
      * forward and backward with the activations alive, and the optimizer step
      * with its temporaries; `step_temp` is those temporaries */
     double forward_backward, step, step_temp;
+    /* what is alive at the peak, so that context + weights + optimizer +
+     * these + slack = total: the gradients, activations and logits alive at
+     * that moment, and the step's temporaries if the step is the peak */
+    double peak_gradients, peak_activations, peak_logits, peak_step_temp;
+    bool step_is_peak;
     double logit_values; /* batch x sequence x vocabulary of a language-model head; 0 without one */
 } oom_estimate;
 
@@ -128,6 +133,15 @@ double oom_estimate_zero_model_states(double params, int stage, int nd);
 double oom_estimate_deepspeed_zero2_gpu(double params, int gpus, bool offload_optimizer, bool legacy);
 double oom_estimate_deepspeed_zero3_gpu(double params, double largest_layer, int gpus,
                                         bool offload_optimizer, bool offload_params);
+
+/* in + out features of the linear layer a LoRA target names, from the
+ * model's widths (q_proj, k_proj with grouped-query attention's narrower
+ * K/V, gate/up/down_proj with the real MLP width, GPT-2's c_attn/c_fc,
+ * litgpt's query/value); 0 for a name it does not know. A LoRA of rank r
+ * on it trains r x that many parameters per layer. */
+long long oom_estimate_lora_features(const oom_estimate_input *in, const char *target);
+/* The same summed over "all-linear" (peft: every linear layer of a block). */
+long long oom_estimate_lora_all_linear_features(const oom_estimate_input *in);
 
 const char *oom_precision_name(oom_precision p);
 const char *oom_optimizer_name(oom_optimizer o);

@@ -22,15 +22,22 @@ typedef struct {
     const char *color;
 } part;
 
-static void parts_of(const oom_estimate *e, part out[7])
+#define N_PARTS 8
+
+/* The parts alive at the peak, which add up to the total: at the optimizer
+ * step the activations are gone and the step's temporaries are there; in
+ * forward and backward (PyTorch 2 frees the gradients between steps) the
+ * other way round. */
+static void parts_of(const oom_estimate *e, part out[N_PARTS])
 {
-    part p[7] = {{"CUDA context", e->context, 'C', "#9e9e9e"},
-                 {"weights", e->weights, 'W', "#1f77b4"},
-                 {"gradients", e->gradients, 'G', "#ff7f0e"},
-                 {"optimizer states", e->optimizer, 'O', "#2ca02c"},
-                 {"activations", e->activations, 'A', "#d62728"},
-                 {"logits and loss", e->logits, 'L', "#9467bd"},
-                 {"allocator slack", e->slack, 'S', "#bcbd22"}};
+    part p[N_PARTS] = {{"CUDA context", e->context, 'C', "#9e9e9e"},
+                       {"weights", e->weights, 'W', "#1f77b4"},
+                       {"gradients", e->peak_gradients, 'G', "#ff7f0e"},
+                       {"optimizer states", e->optimizer, 'O', "#2ca02c"},
+                       {"step temporaries", e->peak_step_temp, 'T', "#17becf"},
+                       {"activations", e->peak_activations, 'A', "#d62728"},
+                       {"logits and loss", e->peak_logits, 'L', "#9467bd"},
+                       {"allocator slack", e->slack, 'S', "#bcbd22"}};
     memcpy(out, p, sizeof p);
 }
 
@@ -103,20 +110,35 @@ static void input_value(const oom_script_inputs *s, int k, char *buf, size_t n)
     }
 }
 
+/* Which moment sets the peak, and what is not alive then. */
+static void print_peak_phase(const oom_estimate *e, FILE *f)
+{
+    if (e->step <= 0)
+        return;
+    if (e->step_is_peak)
+        fprintf(f, "    (peak at the optimizer step: the activations and logits, %.2f GiB, are freed by then)\n",
+                (e->activations + e->logits) / OOM_GIB);
+    else if (e->peak_gradients < e->gradients || e->step_temp > 0)
+        fprintf(f, "    (peak in forward/backward: the gradients, %.2f GiB, are freed between steps%s)\n",
+                (e->gradients - e->peak_gradients) / OOM_GIB,
+                e->step_temp > 0 ? ", the step's temporaries come later" : "");
+}
+
 static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom_estimate *e, FILE *f)
 {
-    part p[7];
+    part p[N_PARTS];
     parts_of(e, p);
     double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0;
     fprintf(f, "Peak GPU memory per GPU: %s%s%s\n\n", s->model_known ? s->model_id : "(unknown model)",
             gpu ? " on " : "", gpu ? gpu->name : "");
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < N_PARTS; i++) {
         fprintf(f, "  %c %-18s %8.2f GiB", p[i].glyph, p[i].label, p[i].bytes / OOM_GIB);
         if (p[i].glyph == 'L' && e->logit_values > 0) /* the size of one copy, for checking by hand */
             fprintf(f, "   (%lld x %lld x %lld values, %.2f GiB per fp32 copy)", s->in.micro_batch,
                     s->in.seq_len, s->in.vocab, 4.0 * e->logit_values / OOM_GIB);
         fputc('\n', f);
     }
+    print_peak_phase(e, f);
     fprintf(f, "    %-18s %8.2f GiB", "total", e->total / OOM_GIB);
     if (cap > 0)
         fprintf(f, "  of %.0f GiB (%.0f%%)%s", gpu->memory_gib, 100 * e->total / cap,
@@ -125,7 +147,7 @@ static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom
     const int width = 60;
     double scale = (cap > e->total ? cap : e->total) / width;
     int col = 0;
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < N_PARTS; i++) {
         int n = (int)(p[i].bytes / scale + 0.5);
         for (int k = 0; k < n && col < width; k++, col++)
             fputc(p[i].glyph, f);
@@ -153,11 +175,11 @@ static cJSON *to_json(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
     cJSON_AddStringToObject(root, "gpu", gpu ? gpu->id : "");
     cJSON_AddNumberToObject(root, "capacity_bytes", gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0);
     cJSON *c = cJSON_AddObjectToObject(root, "bytes");
-    part p[7];
+    part p[N_PARTS];
     parts_of(e, p);
     static const char *const keys[] = {"cuda_context", "weights", "gradients", "optimizer_states",
-                                       "activations", "logits", "allocator_slack"};
-    for (int i = 0; i < 7; i++)
+                                       "optimizer_step_temporaries", "activations", "logits", "allocator_slack"};
+    for (int i = 0; i < N_PARTS; i++)
         cJSON_AddNumberToObject(c, keys[i], p[i].bytes);
     cJSON_AddNumberToObject(root, "total_bytes", e->total);
     cJSON_AddNumberToObject(root, "logit_values", e->logit_values);
@@ -175,7 +197,7 @@ static cJSON *to_json(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
 
 static void write_svg(const oom_script_inputs *s, const oom_gpu *gpu, const oom_estimate *e, oom_buf *svg)
 {
-    part p[7];
+    part p[N_PARTS];
     parts_of(e, p);
     double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0;
     double full = cap > e->total ? cap : e->total;
@@ -191,7 +213,7 @@ static void write_svg(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
     }
     oom_buf_puts(svg, "</text>\n");
     double x = x0;
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < N_PARTS; i++) {
         double pw = w * p[i].bytes / full;
         oom_buf_printf(svg, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\"><title>%s %.2f GiB</title></rect>\n",
                        x, y, pw, h, p[i].color, p[i].label, p[i].bytes / OOM_GIB);

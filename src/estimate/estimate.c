@@ -50,6 +50,40 @@ bool oom_task_has_vocab_logits(oom_task t)
     return t == OOM_TASK_CAUSAL_LM || t == OOM_TASK_SEQ2SEQ || t == OOM_TASK_MASKED_LM;
 }
 
+long long oom_estimate_lora_features(const oom_estimate_input *in, const char *t)
+{
+    long long h = in->hidden;
+    long long kv = in->kv_heads > 0 && in->heads > 0 ? h / in->heads * in->kv_heads : h;
+    long long mlp = in->intermediate > 0 ? in->intermediate : 4 * h;
+    static const char *const square[] = {"q_proj", "o_proj", "query", "out_proj", "dense", "q", "o", NULL};
+    static const char *const narrow[] = {"k_proj", "v_proj", "key", "value", "k", "v", NULL};
+    static const char *const wide[] = {"gate_proj", "up_proj", "down_proj", "fc1", "fc2", "c_fc", "w1", "w2",
+                                       "w3", "wi", "wo", NULL};
+    if (h <= 0)
+        return 0;
+    for (int i = 0; square[i]; i++)
+        if (strcmp(t, square[i]) == 0)
+            return 2 * h;
+    for (int i = 0; narrow[i]; i++)
+        if (strcmp(t, narrow[i]) == 0)
+            return h + kv;
+    for (int i = 0; wide[i]; i++)
+        if (strcmp(t, wide[i]) == 0)
+            return h + mlp;
+    if (strcmp(t, "c_attn") == 0 || strcmp(t, "query_key_value") == 0 || strcmp(t, "qkv_proj") == 0)
+        return h + h + 2 * kv; /* fused q, k, v */
+    return 0;
+}
+
+long long oom_estimate_lora_all_linear_features(const oom_estimate_input *in)
+{
+    long long h = in->hidden;
+    long long kv = in->kv_heads > 0 && in->heads > 0 ? h / in->heads * in->kv_heads : h;
+    long long mlp = in->intermediate > 0 ? in->intermediate : 4 * h;
+    long long attention = 2 * h + 2 * h + 2 * (h + kv); /* q, o, k, v */
+    return attention + (in->gated_mlp ? 3 : 2) * (h + mlp);
+}
+
 const char *oom_optimizer_name(oom_optimizer o)
 {
     static const char *const names[] = {"AdamW", "SGD", "SGD with momentum", "Adafactor",
@@ -381,9 +415,15 @@ static double logit_bytes(const oom_estimate_input *in)
  * one state (torch/optim/adamw.py, _multi_tensor_adamw: exp_avg_sq_sqrt).
  * The fused kernel and the per-parameter loop before 2.0 keep at most one
  * parameter's worth. */
+/* PyTorch before 1.13 (eager module loading) is before 2.0 too. */
+static bool before_torch2(const oom_estimate_input *in)
+{
+    return in->pre_torch2 || in->eager_module_loading;
+}
+
 static double step_temporary_bytes(const oom_estimate_input *in)
 {
-    if (!in->training || in->pre_torch2 || in->fused_optimizer || in->optimizer != OOM_OPT_ADAMW)
+    if (!in->training || before_torch2(in) || in->fused_optimizer || in->optimizer != OOM_OPT_ADAMW)
         return 0;
     return trainable_value_bytes(in) * (double)in->trainable;
 }
@@ -419,15 +459,24 @@ void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out)
     double states = out->weights + out->optimizer;
     /* Checkpointed, the loss's tensors are freed before backward recomputes
      * the first layer: the checkpoints plus the larger of the two */
-    double transient = out->activations + out->logits;
+    double acts = out->activations, logits = out->logits;
     double kept = checkpoint_bytes(in);
     if (kept > 0) {
         double layer = out->activations - kept;
-        transient = kept + (layer > out->logits ? layer : out->logits);
+        if (layer > logits)
+            logits = 0;
+        else
+            acts = kept;
     }
-    out->forward_backward = states + transient + (in->pre_torch2 ? out->gradients : 0);
+    double grads = before_torch2(in) ? out->gradients : 0;
+    out->forward_backward = states + acts + logits + grads;
     out->step = in->training ? states + out->gradients + out->step_temp : 0;
-    double live = out->forward_backward > out->step ? out->forward_backward : out->step;
+    out->step_is_peak = out->step > out->forward_backward;
+    out->peak_gradients = out->step_is_peak ? out->gradients : grads;
+    out->peak_activations = out->step_is_peak ? 0 : acts;
+    out->peak_logits = out->step_is_peak ? 0 : logits;
+    out->peak_step_temp = out->step_is_peak ? out->step_temp : 0;
+    double live = out->step_is_peak ? out->step : out->forward_backward;
     out->slack = OOM_ALLOCATOR_SLACK * live;
     out->total = out->context + live + out->slack;
 }

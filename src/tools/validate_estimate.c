@@ -238,22 +238,6 @@ static bool case_precision(const cJSON *st, oom_precision *p)
     return true;
 }
 
-/* in + out features of a LoRA target, from the model's widths: HF's
- * q/k/v/o_proj, gate/up/down_proj; litgpt's query/value share the fused qkv
- * input. 0 for a name not known. */
-static long long target_features(const oom_estimate_input *in, const char *t)
-{
-    long long h = in->hidden, kv = in->kv_heads > 0 && in->heads > 0 ? h / in->heads * in->kv_heads : h;
-    long long i = in->intermediate > 0 ? in->intermediate : 4 * h;
-    if (!strcmp(t, "q_proj") || !strcmp(t, "o_proj") || !strcmp(t, "query"))
-        return 2 * h;
-    if (!strcmp(t, "k_proj") || !strcmp(t, "v_proj") || !strcmp(t, "value") || !strcmp(t, "key"))
-        return h + kv;
-    if (!strcmp(t, "gate_proj") || !strcmp(t, "up_proj") || !strcmp(t, "down_proj"))
-        return h + i;
-    return 0;
-}
-
 /* LoRA: the trainable count the source states, or r x (in + out) per
  * target and layer. */
 static bool case_lora(const cJSON *lora, oom_estimate_input *in)
@@ -266,7 +250,7 @@ static bool case_lora(const cJSON *lora, oom_estimate_input *in)
         cJSON *t;
         cJSON_ArrayForEach(t, item(lora, "targets"))
         {
-            long long f = cJSON_IsString(t) ? target_features(in, t->valuestring) : 0;
+            long long f = cJSON_IsString(t) ? oom_estimate_lora_features(in, t->valuestring) : 0;
             if (f <= 0)
                 return false;
             per_layer += f;
