@@ -128,7 +128,7 @@ static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom
 {
     part p[N_PARTS];
     parts_of(e, p);
-    double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0;
+    double cap = oom_gpu_capacity_bytes(gpu);
     fprintf(f, "Peak GPU memory per GPU: %s%s%s\n\n", s->model_known ? s->model_id : "(unknown model)",
             gpu ? " on " : "", gpu ? gpu->name : "");
     for (int i = 0; i < N_PARTS; i++) {
@@ -141,7 +141,7 @@ static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom
     print_peak_phase(e, f);
     fprintf(f, "    %-18s %8.2f GiB", "total", e->total / OOM_GIB);
     if (cap > 0)
-        fprintf(f, "  of %.0f GiB (%.0f%%)%s", gpu->memory_gib, 100 * e->total / cap,
+        fprintf(f, "  of %.3g GiB (%.0f%%)%s", cap / OOM_GIB, 100 * e->total / cap,
                 e->total > cap ? "  -> out of memory" : e->total > OOM_NEAR_CAPACITY * cap ? "  -> near capacity" : "");
     fputs("\n\n  ", f);
     const int width = 60;
@@ -155,7 +155,7 @@ static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom
     for (; col < width; col++)
         fputc('.', f);
     if (cap > 0)
-        fprintf(f, "\n  %*s| %.0f GiB", (int)(cap / scale), "", gpu->memory_gib);
+        fprintf(f, "\n  %*s| %.3g GiB", (int)(cap / scale), "", cap / OOM_GIB);
     fputs("\n\nInputs:\n", f);
     for (int k = 0; k < OOM_IN_COUNT; k++) {
         char value[160];
@@ -173,7 +173,7 @@ static cJSON *to_json(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
     cJSON_AddStringToObject(root, "model", s->model_known ? s->model_id : "");
     cJSON_AddNumberToObject(root, "params", (double)s->in.params);
     cJSON_AddStringToObject(root, "gpu", gpu ? gpu->id : "");
-    cJSON_AddNumberToObject(root, "capacity_bytes", gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0);
+    cJSON_AddNumberToObject(root, "capacity_bytes", oom_gpu_capacity_bytes(gpu));
     cJSON *c = cJSON_AddObjectToObject(root, "bytes");
     part p[N_PARTS];
     parts_of(e, p);
@@ -199,7 +199,7 @@ static void write_svg(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
 {
     part p[N_PARTS];
     parts_of(e, p);
-    double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0;
+    double cap = oom_gpu_capacity_bytes(gpu);
     double full = cap > e->total ? cap : e->total;
     const double x0 = 20, w = 760, y = 50, h = 40;
     oom_buf_printf(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"200\" "
@@ -225,8 +225,8 @@ static void write_svg(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
     if (cap > 0) {
         double cx = x0 + w * cap / full;
         oom_buf_printf(svg, "<line x1=\"%.1f\" y1=\"40\" x2=\"%.1f\" y2=\"100\" stroke=\"black\" stroke-width=\"2\"/>"
-                            "<text x=\"%.1f\" y=\"112\" text-anchor=\"end\">capacity %.0f GiB</text>\n",
-                       cx, cx, cx, gpu->memory_gib);
+                            "<text x=\"%.1f\" y=\"112\" text-anchor=\"end\">capacity %.3g GiB</text>\n",
+                       cx, cx, cx, cap / OOM_GIB);
     }
     oom_buf_puts(svg, "</svg>\n");
 }
@@ -370,7 +370,7 @@ static void apply_flags(const oom_settings *s, const oom_run_context *run, oom_s
 
 static void print_plan(const oom_script_inputs *in, const oom_gpu *gpu, const oom_estimate *e)
 {
-    double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0;
+    double cap = oom_gpu_capacity_bytes(gpu);
     if (cap <= 0 || e->total <= OOM_NEAR_CAPACITY * cap)
         return;
     oom_buf plan;
@@ -394,7 +394,7 @@ static long long hard_position_limit(const oom_kb *kb, const oom_script_inputs *
 static void add_max_batch_json(cJSON *root, const oom_settings *s, const oom_kb *kb, const oom_script_inputs *in,
                                const oom_gpu *gpu)
 {
-    double target = OOM_NEAR_CAPACITY * gpu->memory_gib * OOM_GIB;
+    double target = OOM_NEAR_CAPACITY * oom_gpu_capacity_bytes(gpu);
     if (s->estimate_batch > 0 && !oom_script_inputs_is_image(in)) {
         long long seq;
         oom_estimate at;
@@ -417,7 +417,7 @@ static void add_max_batch_json(cJSON *root, const oom_settings *s, const oom_kb 
 static int print_max_batch(const oom_settings *s, const oom_kb *kb, const oom_script_inputs *in,
                            const oom_gpu *gpu)
 {
-    double target = OOM_NEAR_CAPACITY * gpu->memory_gib * OOM_GIB;
+    double target = OOM_NEAR_CAPACITY * oom_gpu_capacity_bytes(gpu);
     if (s->estimate_batch > 0 && !oom_script_inputs_is_image(in)) {
         long long limit = hard_position_limit(kb, in);
         long long seq;
