@@ -143,7 +143,7 @@ $(BUILD)/tools/validate-estimate: $(BUILD)/obj/tools/validate_estimate.o $(BUILD
 # (tests/gpu/measure.py writes them to tests/gpu/results/), and image models
 # against the CPU measurements of tests/gpu/cnn_profile.py.
 validate-estimate: $(BUILD)/tools/validate-estimate
-	@$(BUILD)/tools/validate-estimate tests/gpu/results tests/gpu/cnn_profile.json
+	@$(BUILD)/tools/validate-estimate tests/gpu/results tests/gpu/cnn_profile.json tests/estimate/measured.json
 
 $(BUILD)/obj/tools/%.o: src/tools/%.c $(HEADERS) $(DEPS_OK)
 	@mkdir -p $(dir $@)

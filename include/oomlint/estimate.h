@@ -75,11 +75,46 @@ typedef struct {
     long long classes;         /* logits per image for the loss */
     bool frozen_backbone;
     double buffer_bytes;       /* BatchNorm running statistics (fp32) */
+    /* ---- per-part precision and the real layer shapes (docs/estimation.md §11);
+     * every field's zero is the behaviour before it existed ---- */
+    long long intermediate;    /* MLP width; 0: 4 x hidden */
+    long long kv_heads;        /* grouped-query attention's K/V heads; 0: heads */
+    bool gated_mlp;            /* SwiGLU MLP (LLaMA, Mistral, Qwen2, Gemma): gate, up, down; no dropout */
+    bool tied_embeddings;      /* the head shares the input embedding */
+    /* 4-bit base weights: bitsandbytes NF4/FP4 keep one absmax per 64 weights,
+     * fp32, or with double quantisation 8-bit, with one fp32 per 256 of those */
+    bool double_quant;
+    bool head_quantized;       /* the LM head quantised too (Fabric's bitsandbytes plugin) */
+    /* bytes per parameter of what bitsandbytes leaves unquantised (embeddings,
+     * head, norms): 0 = 2, the 16-bit dtype transformers loads them in;
+     * 4 after peft's prepare_model_for_kbit_training, which also makes the
+     * residual stream, and so each checkpointed layer input, fp32 */
+    int unquantized_bytes;
+    /* bytes per adapter parameter (LoRA): 0 = 4, peft's fp32 adapters; 2 for
+     * a model trained wholly in 16 bits (litgpt bf16-true, torchtune) */
+    int adapter_bytes;
+    int lora_dropout_modules;  /* LoRA targets per layer with dropout > 0: each keeps a mask and a copy of its input */
+    /* the loss over the vocabulary runs in the logits' 16-bit dtype (litgpt,
+     * torchtune): no fp32 copy */
+    bool loss_16bit;
+    /* PyTorch before 2.0: zero_grad() zeroed gradients instead of freeing
+     * them, and optimizers looped over parameters (no foreach temporaries) */
+    bool pre_torch2;
+    bool fused_optimizer;      /* AdamW(fused=True): no step temporaries */
 } oom_estimate_input;
 
 /* Bytes per GPU, by component. */
 typedef struct {
     double context, weights, gradients, optimizer, activations, logits, slack, total;
+    /* the two phases whose larger one is the peak (before slack and context):
+     * forward and backward with the activations alive, and the optimizer step
+     * with its temporaries; `step_temp` is those temporaries */
+    double forward_backward, step, step_temp;
+    /* what is alive at the peak, so that context + weights + optimizer +
+     * these + slack = total: the gradients, activations and logits alive at
+     * that moment, and the step's temporaries if the step is the peak */
+    double peak_gradients, peak_activations, peak_logits, peak_step_temp;
+    bool step_is_peak;
     double logit_values; /* batch x sequence x vocabulary of a language-model head; 0 without one */
 } oom_estimate;
 
@@ -98,6 +133,15 @@ double oom_estimate_zero_model_states(double params, int stage, int nd);
 double oom_estimate_deepspeed_zero2_gpu(double params, int gpus, bool offload_optimizer, bool legacy);
 double oom_estimate_deepspeed_zero3_gpu(double params, double largest_layer, int gpus,
                                         bool offload_optimizer, bool offload_params);
+
+/* in + out features of the linear layer a LoRA target names, from the
+ * model's widths (q_proj, k_proj with grouped-query attention's narrower
+ * K/V, gate/up/down_proj with the real MLP width, GPT-2's c_attn/c_fc,
+ * litgpt's query/value); 0 for a name it does not know. A LoRA of rank r
+ * on it trains r x that many parameters per layer. */
+long long oom_estimate_lora_features(const oom_estimate_input *in, const char *target);
+/* The same summed over "all-linear" (peft: every linear layer of a block). */
+long long oom_estimate_lora_all_linear_features(const oom_estimate_input *in);
 
 const char *oom_precision_name(oom_precision p);
 const char *oom_optimizer_name(oom_optimizer o);

@@ -17,6 +17,10 @@ typedef struct {
     char *compute_capability; /* "8.0", "gfx942", "n/a" */
     oom_strlist aliases;
     double memory_gib; /* < 0: not fixed (CPU) */
+    /* what PyTorch can use: torch.cuda.get_device_properties().total_memory,
+     * where the knowledge base records it (a T4 "16 GB" reports 15102 MiB);
+     * <= 0: memory_gib */
+    double usable_gib;
     bool bf16, fp16_tensor_cores, tf32, fp8, flash_attention_2;
 } oom_gpu;
 
@@ -93,5 +97,9 @@ bool oom_model_config_from_json(const void *cjson_object, oom_model_config *out)
  * docs/estimation.md §6 (bert, roberta, distilbert, albert, gpt2, opt, gpt_neox,
  * llama, mistral, mixtral, qwen2, gemma, phi, t5); -1 for other families. */
 long long oom_model_param_count(const oom_model_config *c);
+
+/* The bytes a job on the GPU can have: PyTorch's total_memory where known,
+ * else the nominal size; 0 for a GPU of no fixed size. */
+double oom_gpu_capacity_bytes(const oom_gpu *g);
 
 #endif

@@ -22,15 +22,22 @@ typedef struct {
     const char *color;
 } part;
 
-static void parts_of(const oom_estimate *e, part out[7])
+#define N_PARTS 8
+
+/* The parts alive at the peak, which add up to the total: at the optimizer
+ * step the activations are gone and the step's temporaries are there; in
+ * forward and backward (PyTorch 2 frees the gradients between steps) the
+ * other way round. */
+static void parts_of(const oom_estimate *e, part out[N_PARTS])
 {
-    part p[7] = {{"CUDA context", e->context, 'C', "#9e9e9e"},
-                 {"weights", e->weights, 'W', "#1f77b4"},
-                 {"gradients", e->gradients, 'G', "#ff7f0e"},
-                 {"optimizer states", e->optimizer, 'O', "#2ca02c"},
-                 {"activations", e->activations, 'A', "#d62728"},
-                 {"logits and loss", e->logits, 'L', "#9467bd"},
-                 {"allocator slack", e->slack, 'S', "#bcbd22"}};
+    part p[N_PARTS] = {{"CUDA context", e->context, 'C', "#9e9e9e"},
+                       {"weights", e->weights, 'W', "#1f77b4"},
+                       {"gradients", e->peak_gradients, 'G', "#ff7f0e"},
+                       {"optimizer states", e->optimizer, 'O', "#2ca02c"},
+                       {"step temporaries", e->peak_step_temp, 'T', "#17becf"},
+                       {"activations", e->peak_activations, 'A', "#d62728"},
+                       {"logits and loss", e->peak_logits, 'L', "#9467bd"},
+                       {"allocator slack", e->slack, 'S', "#bcbd22"}};
     memcpy(out, p, sizeof p);
 }
 
@@ -103,29 +110,44 @@ static void input_value(const oom_script_inputs *s, int k, char *buf, size_t n)
     }
 }
 
+/* Which moment sets the peak, and what is not alive then. */
+static void print_peak_phase(const oom_estimate *e, FILE *f)
+{
+    if (e->step <= 0)
+        return;
+    if (e->step_is_peak)
+        fprintf(f, "    (peak at the optimizer step: the activations and logits, %.2f GiB, are freed by then)\n",
+                (e->activations + e->logits) / OOM_GIB);
+    else if (e->peak_gradients < e->gradients || e->step_temp > 0)
+        fprintf(f, "    (peak in forward/backward: the gradients, %.2f GiB, are freed between steps%s)\n",
+                (e->gradients - e->peak_gradients) / OOM_GIB,
+                e->step_temp > 0 ? ", the step's temporaries come later" : "");
+}
+
 static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom_estimate *e, FILE *f)
 {
-    part p[7];
+    part p[N_PARTS];
     parts_of(e, p);
-    double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0;
+    double cap = oom_gpu_capacity_bytes(gpu);
     fprintf(f, "Peak GPU memory per GPU: %s%s%s\n\n", s->model_known ? s->model_id : "(unknown model)",
             gpu ? " on " : "", gpu ? gpu->name : "");
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < N_PARTS; i++) {
         fprintf(f, "  %c %-18s %8.2f GiB", p[i].glyph, p[i].label, p[i].bytes / OOM_GIB);
         if (p[i].glyph == 'L' && e->logit_values > 0) /* the size of one copy, for checking by hand */
             fprintf(f, "   (%lld x %lld x %lld values, %.2f GiB per fp32 copy)", s->in.micro_batch,
                     s->in.seq_len, s->in.vocab, 4.0 * e->logit_values / OOM_GIB);
         fputc('\n', f);
     }
+    print_peak_phase(e, f);
     fprintf(f, "    %-18s %8.2f GiB", "total", e->total / OOM_GIB);
     if (cap > 0)
-        fprintf(f, "  of %.0f GiB (%.0f%%)%s", gpu->memory_gib, 100 * e->total / cap,
+        fprintf(f, "  of %.3g GiB (%.0f%%)%s", cap / OOM_GIB, 100 * e->total / cap,
                 e->total > cap ? "  -> out of memory" : e->total > OOM_NEAR_CAPACITY * cap ? "  -> near capacity" : "");
     fputs("\n\n  ", f);
     const int width = 60;
     double scale = (cap > e->total ? cap : e->total) / width;
     int col = 0;
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < N_PARTS; i++) {
         int n = (int)(p[i].bytes / scale + 0.5);
         for (int k = 0; k < n && col < width; k++, col++)
             fputc(p[i].glyph, f);
@@ -133,7 +155,7 @@ static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom
     for (; col < width; col++)
         fputc('.', f);
     if (cap > 0)
-        fprintf(f, "\n  %*s| %.0f GiB", (int)(cap / scale), "", gpu->memory_gib);
+        fprintf(f, "\n  %*s| %.3g GiB", (int)(cap / scale), "", cap / OOM_GIB);
     fputs("\n\nInputs:\n", f);
     for (int k = 0; k < OOM_IN_COUNT; k++) {
         char value[160];
@@ -151,13 +173,13 @@ static cJSON *to_json(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
     cJSON_AddStringToObject(root, "model", s->model_known ? s->model_id : "");
     cJSON_AddNumberToObject(root, "params", (double)s->in.params);
     cJSON_AddStringToObject(root, "gpu", gpu ? gpu->id : "");
-    cJSON_AddNumberToObject(root, "capacity_bytes", gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0);
+    cJSON_AddNumberToObject(root, "capacity_bytes", oom_gpu_capacity_bytes(gpu));
     cJSON *c = cJSON_AddObjectToObject(root, "bytes");
-    part p[7];
+    part p[N_PARTS];
     parts_of(e, p);
     static const char *const keys[] = {"cuda_context", "weights", "gradients", "optimizer_states",
-                                       "activations", "logits", "allocator_slack"};
-    for (int i = 0; i < 7; i++)
+                                       "optimizer_step_temporaries", "activations", "logits", "allocator_slack"};
+    for (int i = 0; i < N_PARTS; i++)
         cJSON_AddNumberToObject(c, keys[i], p[i].bytes);
     cJSON_AddNumberToObject(root, "total_bytes", e->total);
     cJSON_AddNumberToObject(root, "logit_values", e->logit_values);
@@ -175,9 +197,9 @@ static cJSON *to_json(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
 
 static void write_svg(const oom_script_inputs *s, const oom_gpu *gpu, const oom_estimate *e, oom_buf *svg)
 {
-    part p[7];
+    part p[N_PARTS];
     parts_of(e, p);
-    double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0;
+    double cap = oom_gpu_capacity_bytes(gpu);
     double full = cap > e->total ? cap : e->total;
     const double x0 = 20, w = 760, y = 50, h = 40;
     oom_buf_printf(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"200\" "
@@ -191,7 +213,7 @@ static void write_svg(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
     }
     oom_buf_puts(svg, "</text>\n");
     double x = x0;
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < N_PARTS; i++) {
         double pw = w * p[i].bytes / full;
         oom_buf_printf(svg, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\"><title>%s %.2f GiB</title></rect>\n",
                        x, y, pw, h, p[i].color, p[i].label, p[i].bytes / OOM_GIB);
@@ -203,8 +225,8 @@ static void write_svg(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
     if (cap > 0) {
         double cx = x0 + w * cap / full;
         oom_buf_printf(svg, "<line x1=\"%.1f\" y1=\"40\" x2=\"%.1f\" y2=\"100\" stroke=\"black\" stroke-width=\"2\"/>"
-                            "<text x=\"%.1f\" y=\"112\" text-anchor=\"end\">capacity %.0f GiB</text>\n",
-                       cx, cx, cx, gpu->memory_gib);
+                            "<text x=\"%.1f\" y=\"112\" text-anchor=\"end\">capacity %.3g GiB</text>\n",
+                       cx, cx, cx, cap / OOM_GIB);
     }
     oom_buf_puts(svg, "</svg>\n");
 }
@@ -348,7 +370,7 @@ static void apply_flags(const oom_settings *s, const oom_run_context *run, oom_s
 
 static void print_plan(const oom_script_inputs *in, const oom_gpu *gpu, const oom_estimate *e)
 {
-    double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0;
+    double cap = oom_gpu_capacity_bytes(gpu);
     if (cap <= 0 || e->total <= OOM_NEAR_CAPACITY * cap)
         return;
     oom_buf plan;
@@ -372,7 +394,7 @@ static long long hard_position_limit(const oom_kb *kb, const oom_script_inputs *
 static void add_max_batch_json(cJSON *root, const oom_settings *s, const oom_kb *kb, const oom_script_inputs *in,
                                const oom_gpu *gpu)
 {
-    double target = OOM_NEAR_CAPACITY * gpu->memory_gib * OOM_GIB;
+    double target = OOM_NEAR_CAPACITY * oom_gpu_capacity_bytes(gpu);
     if (s->estimate_batch > 0 && !oom_script_inputs_is_image(in)) {
         long long seq;
         oom_estimate at;
@@ -395,7 +417,7 @@ static void add_max_batch_json(cJSON *root, const oom_settings *s, const oom_kb 
 static int print_max_batch(const oom_settings *s, const oom_kb *kb, const oom_script_inputs *in,
                            const oom_gpu *gpu)
 {
-    double target = OOM_NEAR_CAPACITY * gpu->memory_gib * OOM_GIB;
+    double target = OOM_NEAR_CAPACITY * oom_gpu_capacity_bytes(gpu);
     if (s->estimate_batch > 0 && !oom_script_inputs_is_image(in)) {
         long long limit = hard_position_limit(kb, in);
         long long seq;

@@ -50,6 +50,40 @@ bool oom_task_has_vocab_logits(oom_task t)
     return t == OOM_TASK_CAUSAL_LM || t == OOM_TASK_SEQ2SEQ || t == OOM_TASK_MASKED_LM;
 }
 
+long long oom_estimate_lora_features(const oom_estimate_input *in, const char *t)
+{
+    long long h = in->hidden;
+    long long kv = in->kv_heads > 0 && in->heads > 0 ? h / in->heads * in->kv_heads : h;
+    long long mlp = in->intermediate > 0 ? in->intermediate : 4 * h;
+    static const char *const square[] = {"q_proj", "o_proj", "query", "out_proj", "dense", "q", "o", NULL};
+    static const char *const narrow[] = {"k_proj", "v_proj", "key", "value", "k", "v", NULL};
+    static const char *const wide[] = {"gate_proj", "up_proj", "down_proj", "fc1", "fc2", "c_fc", "w1", "w2",
+                                       "w3", "wi", "wo", NULL};
+    if (h <= 0)
+        return 0;
+    for (int i = 0; square[i]; i++)
+        if (strcmp(t, square[i]) == 0)
+            return 2 * h;
+    for (int i = 0; narrow[i]; i++)
+        if (strcmp(t, narrow[i]) == 0)
+            return h + kv;
+    for (int i = 0; wide[i]; i++)
+        if (strcmp(t, wide[i]) == 0)
+            return h + mlp;
+    if (strcmp(t, "c_attn") == 0 || strcmp(t, "query_key_value") == 0 || strcmp(t, "qkv_proj") == 0)
+        return h + h + 2 * kv; /* fused q, k, v */
+    return 0;
+}
+
+long long oom_estimate_lora_all_linear_features(const oom_estimate_input *in)
+{
+    long long h = in->hidden;
+    long long kv = in->kv_heads > 0 && in->heads > 0 ? h / in->heads * in->kv_heads : h;
+    long long mlp = in->intermediate > 0 ? in->intermediate : 4 * h;
+    long long attention = 2 * h + 2 * h + 2 * (h + kv); /* q, o, k, v */
+    return attention + (in->gated_mlp ? 3 : 2) * (h + mlp);
+}
+
 const char *oom_optimizer_name(oom_optimizer o)
 {
     static const char *const names[] = {"AdamW", "SGD", "SGD with momentum", "Adafactor",
@@ -101,6 +135,32 @@ double oom_estimate_deepspeed_zero3_gpu(double params, double largest_layer, int
     return largest + (double)(long long)(18 * params / gpus);
 }
 
+/* Parameters bitsandbytes leaves in 16 or 32 bits in a quantised model: the
+ * input embedding, the LM head unless it is tied or quantised itself, and
+ * (too small to count) the norms. Only a known vocabulary and width say. */
+static double unquantized_params(const oom_estimate_input *in)
+{
+    if (in->vocab <= 0 || in->hidden <= 0)
+        return 0;
+    double table = (double)in->vocab * (double)in->hidden;
+    double n = table + (in->tied_embeddings || in->head_quantized ? 0 : table);
+    return n < (double)in->params ? n : 0;
+}
+
+/* Bytes per quantised weight: bitsandbytes' 4-bit formats store two weights
+ * a byte and one absmax per block of 64 (fp32; with double quantisation an
+ * 8-bit absmax plus one fp32 per 256 blocks: bitsandbytes docs, "4-bit
+ * quantization", blocksize 64 for weights); LLM.int8() one byte and an fp32
+ * scale per output row (negligible). */
+static double quantized_weight_bytes(const oom_estimate_input *in)
+{
+    if (in->precision == OOM_PREC_INT8)
+        return 1.0;
+    return 0.5 + (in->double_quant ? 1.0 / 64 + 4.0 / (64 * 256) : 4.0 / 64);
+}
+
+/* Base weights: one precision for a plain model; for a quantised one the
+ * quantised layers and the 16/32-bit rest apart. */
 static double parameter_bytes(const oom_estimate_input *in)
 {
     double p = (double)in->params;
@@ -116,25 +176,45 @@ static double parameter_bytes(const oom_estimate_input *in)
     case OOM_PREC_PURE_BF16:
         return 2 * p;
     case OOM_PREC_INT8:
-        return 1 * p;
-    case OOM_PREC_NF4:
-        return 0.5 * p + 0.0625 * p; /* plus block scales (one fp32 per 64) */
+    case OOM_PREC_NF4: {
+        double rest = unquantized_params(in);
+        double rest_bytes = in->unquantized_bytes > 0 ? in->unquantized_bytes : 2;
+        return (p - rest) * quantized_weight_bytes(in) + rest * rest_bytes;
+    }
     }
     return 4 * p;
 }
 
+/* Whether only adapters train (LoRA, adapters): their own dtype then. */
+static bool adapters_only(const oom_estimate_input *in)
+{
+    return in->trainable > 0 && in->trainable < in->params;
+}
+
+/* Bytes per trainable parameter's value (weight, gradient, each Adam state):
+ * peft keeps adapters in fp32 (autocast_adapter_dtype, the default since
+ * peft 0.12) whatever the base; a model trained wholly in 16 bits keeps its
+ * gradients and states in 16 bits; otherwise fp32. */
+static double trainable_value_bytes(const oom_estimate_input *in)
+{
+    if (adapters_only(in))
+        return in->adapter_bytes > 0 ? in->adapter_bytes : 4;
+    return in->precision == OOM_PREC_PURE_BF16 ? 2.0 : 4.0;
+}
+
 static double weight_bytes(const oom_estimate_input *in)
 {
-    /* BatchNorm running statistics stay fp32 whatever the precision */
-    return parameter_bytes(in) + in->buffer_bytes;
+    /* BatchNorm running statistics stay fp32 whatever the precision; the
+     * adapters are parameters of their own, beside the base */
+    double adapters = in->training && adapters_only(in) ? trainable_value_bytes(in) * (double)in->trainable : 0;
+    return parameter_bytes(in) + in->buffer_bytes + adapters;
 }
 
 static double gradient_bytes(const oom_estimate_input *in)
 {
     if (!in->training)
         return 0;
-    /* fp32 and AMP keep fp32 gradients; bf16 models keep bf16 ones */
-    return (in->precision == OOM_PREC_PURE_BF16 ? 2.0 : 4.0) * (double)in->trainable;
+    return trainable_value_bytes(in) * (double)in->trainable;
 }
 
 static double optimizer_bytes(const oom_estimate_input *in)
@@ -145,7 +225,7 @@ static double optimizer_bytes(const oom_estimate_input *in)
     switch (in->optimizer) {
     case OOM_OPT_ADAMW:
         /* two states per parameter, in the parameters' dtype */
-        return (in->precision == OOM_PREC_PURE_BF16 ? 4.0 : 8.0) * t;
+        return 2 * trainable_value_bytes(in) * t;
     case OOM_OPT_SGD:
         return 0;
     case OOM_OPT_SGD_MOMENTUM:
@@ -161,14 +241,32 @@ static double optimizer_bytes(const oom_estimate_input *in)
     return 8 * t;
 }
 
-/* Korthikanti et al. Eq. 1: s·b·h·(34 + 5·a·s/h) bytes per layer with 16-bit
- * tensors; the 5as/h attention scores vanish with SDPA/FlashAttention. */
+/* Bytes per token and hidden unit one layer keeps for backward, 16-bit
+ * tensors. Korthikanti et al. Eq. 1 for a GPT/BERT layer (4h GeLU MLP,
+ * dropout): 34, plus 5as/h of attention scores that SDPA/FlashAttention do
+ * not keep. A SwiGLU decoder layer (LLaMA, Mistral, Qwen2; no dropout),
+ * counted the same way with its real widths (kv = K/V heads / heads, m =
+ * intermediate / hidden): attention 10 + 4kv (norm input, projections'
+ * input, q, k, v, the attention output and the output projection's input),
+ * rotary embeddings 2 + 2kv (q and k before rotation), MLP 4 + 8m (norm
+ * input, input, gate, up, activation, product). Each LoRA target with
+ * dropout keeps a 1-byte mask and a 16-bit copy of its input: 3. */
+static double layer_bytes_per_token_hidden(const oom_estimate_input *in)
+{
+    double s = (double)in->seq_len, h = (double)in->hidden, a = (double)in->heads;
+    double scores = in->memory_efficient_attention || h <= 0 ? 0 : 5.0 * a * s / h;
+    double dropout = 3.0 * in->lora_dropout_modules;
+    if (!in->gated_mlp || h <= 0 || in->intermediate <= 0)
+        return 34.0 + scores + dropout;
+    double kv = in->kv_heads > 0 && in->heads > 0 ? (double)in->kv_heads / a : 1.0;
+    double m = (double)in->intermediate / h;
+    return 10.0 + 4.0 * kv + 2.0 + 2.0 * kv + 4.0 + 8.0 * m + scores + dropout;
+}
+
 static double layer_activation_bytes(const oom_estimate_input *in)
 {
     double s = (double)in->seq_len, b = (double)in->micro_batch, h = (double)in->hidden;
-    double a = (double)in->heads;
-    double per_token = 34.0 + (in->memory_efficient_attention || h <= 0 ? 0 : 5.0 * a * s / h);
-    double bytes16 = s * b * h * per_token;
+    double bytes16 = s * b * h * layer_bytes_per_token_hidden(in);
     /* fp32 tensors: twice; autocast keeps softmax/LayerNorm/GELU outputs in
      * fp32: 0.81x the fp32 figure measured by HF (docs/estimation.md §3.2) */
     switch (in->precision) {
@@ -182,20 +280,33 @@ static double layer_activation_bytes(const oom_estimate_input *in)
     }
 }
 
+/* Bytes per value of the residual stream between layers: fp32 in fp32
+ * training and in a quantised model whose norms peft upcast to fp32. */
+static double residual_bytes(const oom_estimate_input *in)
+{
+    bool fp32_norms = (in->precision == OOM_PREC_NF4 || in->precision == OOM_PREC_INT8) && in->unquantized_bytes == 4;
+    return in->precision == OOM_PREC_FP32 || fp32_norms ? 4.0 : 2.0;
+}
+
+/* With gradient checkpointing: one checkpoint (the layer input) per layer. */
+static double checkpoint_bytes(const oom_estimate_input *in)
+{
+    if (!in->training || in->layers <= 0 || !in->gradient_checkpointing || in->image_bytes > 0)
+        return 0;
+    return (double)in->layers * residual_bytes(in) * (double)in->seq_len * (double)in->micro_batch *
+           (double)in->hidden;
+}
+
 static double activation_bytes(const oom_estimate_input *in)
 {
     if (!in->training || in->layers <= 0)
         return 0;
     double layer = layer_activation_bytes(in);
-    double layers = (double)in->layers;
-    if (in->gradient_checkpointing) {
-        /* one checkpoint (the layer input, 2sbh 16-bit) per layer, plus one
-         * layer recomputed in full during backward (Korthikanti §5) */
-        double factor = in->precision == OOM_PREC_FP32 ? 2.0 : 1.0;
-        return layers * 2.0 * (double)in->seq_len * (double)in->micro_batch * (double)in->hidden * factor +
-               layer;
-    }
-    return layers * layer;
+    /* checkpointed: the checkpoints, plus one layer recomputed in full
+     * during backward (Korthikanti §5) */
+    if (in->gradient_checkpointing)
+        return checkpoint_bytes(in) + layer;
+    return (double)in->layers * layer;
 }
 
 /* Tokens of a ViT: one per patch, plus the class token. */
@@ -278,6 +389,14 @@ static double vocab_logit_values(const oom_estimate_input *in)
 static double vocab_logit_bytes(const oom_estimate_input *in)
 {
     double n = vocab_logit_values(in);
+    /* A loss taken chunk by chunk in the logits' 16-bit dtype (litgpt's
+     * chunked_cross_entropy, torchtune's CEWithChunkedOutputLoss) keeps one
+     * 16-bit log_softmax output per value for backward, the logits
+     * themselves being needed by no backward; its gradients live one chunk
+     * at a time. litgpt's measured LoRA tables leave room for no more: a
+     * second micro-batch adds what the layers keep and 0-2 bytes per value. */
+    if (in->loss_16bit && logit_value_bytes(in) < 4)
+        return logit_value_bytes(in) * n;
     double logits = logit_value_bytes(in) * n, loss_copy = 4.0 * n;
     if (!in->training)
         return logits + loss_copy;
@@ -289,6 +408,24 @@ static double logit_bytes(const oom_estimate_input *in)
     if (in->image_bytes > 0) /* fp32 logits over the classes, and their gradient */
         return 4.0 * (double)in->micro_batch * (double)in->classes * (in->training ? 2 : 1);
     return vocab_logit_bytes(in);
+}
+
+/* The optimizer step's own allocations: PyTorch 2's foreach AdamW (the
+ * default on CUDA) computes sqrt(v) for every parameter at once, a copy of
+ * one state (torch/optim/adamw.py, _multi_tensor_adamw: exp_avg_sq_sqrt).
+ * The fused kernel and the per-parameter loop before 2.0 keep at most one
+ * parameter's worth. */
+/* PyTorch before 1.13 (eager module loading) is before 2.0 too. */
+static bool before_torch2(const oom_estimate_input *in)
+{
+    return in->pre_torch2 || in->eager_module_loading;
+}
+
+static double step_temporary_bytes(const oom_estimate_input *in)
+{
+    if (!in->training || before_torch2(in) || in->fused_optimizer || in->optimizer != OOM_OPT_ADAMW)
+        return 0;
+    return trainable_value_bytes(in) * (double)in->trainable;
 }
 
 void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out)
@@ -309,7 +446,37 @@ void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out)
     out->activations = in->image_bytes > 0 ? image_activation_bytes(in) : activation_bytes(in);
     out->logits = logit_bytes(in);
     out->logit_values = vocab_logit_values(in);
-    double live = out->weights + out->gradients + out->optimizer + out->activations + out->logits;
+    out->step_temp = step_temporary_bytes(in);
+    if (in->zero_stage >= 1) /* each rank steps its own shard */
+        out->step_temp /= nd;
+    if (in->offload_optimizer)
+        out->step_temp = 0;
+    /* The peak is the larger of two moments, not their sum: with PyTorch 2's
+     * zero_grad(set_to_none=True) the gradients of the last step are gone
+     * while the next forward builds its activations, and the activations are
+     * freed before the optimizer step allocates its temporaries. Before 2.0
+     * the gradients stayed (zeroed) through the forward pass. */
+    double states = out->weights + out->optimizer;
+    /* Checkpointed, the loss's tensors are freed before backward recomputes
+     * the first layer: the checkpoints plus the larger of the two */
+    double acts = out->activations, logits = out->logits;
+    double kept = checkpoint_bytes(in);
+    if (kept > 0) {
+        double layer = out->activations - kept;
+        if (layer > logits)
+            logits = 0;
+        else
+            acts = kept;
+    }
+    double grads = before_torch2(in) ? out->gradients : 0;
+    out->forward_backward = states + acts + logits + grads;
+    out->step = in->training ? states + out->gradients + out->step_temp : 0;
+    out->step_is_peak = out->step > out->forward_backward;
+    out->peak_gradients = out->step_is_peak ? out->gradients : grads;
+    out->peak_activations = out->step_is_peak ? 0 : acts;
+    out->peak_logits = out->step_is_peak ? 0 : logits;
+    out->peak_step_temp = out->step_is_peak ? out->step_temp : 0;
+    double live = out->step_is_peak ? out->step : out->forward_backward;
     out->slack = OOM_ALLOCATOR_SLACK * live;
     out->total = out->context + live + out->slack;
 }

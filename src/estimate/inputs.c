@@ -86,6 +86,28 @@ static void use_model_task(oom_script_inputs *s, const oom_model *m)
     oom_script_inputs_set_task(s, t, why);
 }
 
+/* Families whose MLP is SwiGLU (gate, up, down) without dropout: their
+ * layers keep what the intermediate width says, not a GPT layer's 4h. */
+static bool gated_mlp_family(const char *model_type)
+{
+    static const char *const types[] = {"llama", "mistral", "qwen2", "qwen3", "gemma",
+                                        "gemma2", "phi3", "olmo", "olmo2", "granite", "cohere", NULL};
+    for (int i = 0; types[i]; i++)
+        if (strcmp(model_type, types[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The widths the activations and a quantised model's unquantised part
+ * depend on: MLP width, K/V heads, whether the head is tied. */
+static void use_model_shape(oom_script_inputs *s, const oom_model *m)
+{
+    s->in.intermediate = m->config.intermediate_size > 0 ? m->config.intermediate_size : 0;
+    s->in.kv_heads = m->config.num_key_value_heads > 0 ? m->config.num_key_value_heads : 0;
+    s->in.gated_mlp = gated_mlp_family(m->config.model_type);
+    s->in.tied_embeddings = m->config.tie_word_embeddings == 1;
+}
+
 bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const char *id, const char *why)
 {
     const oom_model *m = oom_kb_find_model(kb, id);
@@ -108,6 +130,7 @@ bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const c
     s->in.layers = m->config.num_hidden_layers + (m->config.num_decoder_layers > 0 ? m->config.num_decoder_layers : 0);
     s->in.heads = m->config.num_attention_heads;
     s->in.vocab = m->config.vocab_size;
+    use_model_shape(s, m);
     snprintf(s->model_id, sizeof s->model_id, "%s", m->id);
     s->model_known = true;
     use_model_task(s, m);
@@ -242,6 +265,8 @@ void oom_est_read_precision(reader *r, const char *key, TSNode value)
         set_precision(r, OOM_PREC_AMP_FP16, value, "fp16=True");
     } else if (strcmp(key, "load_in_4bit") == 0 && is_true) {
         set_precision(r, OOM_PREC_NF4, value, "load_in_4bit=True");
+    } else if (strcmp(key, "bnb_4bit_use_double_quant") == 0 && is_true) {
+        r->out->in.double_quant = true;
     } else if (strcmp(key, "load_in_8bit") == 0 && is_true) {
         set_precision(r, OOM_PREC_INT8, value, "load_in_8bit=True");
     } else if (strcmp(key, "precision") == 0) {
@@ -273,17 +298,52 @@ void oom_est_read_optimizer(reader *r, TSNode value)
     oom_est_note(r, OOM_IN_OPTIMIZER, value, what);
 }
 
-/* LoRA: each targeted projection gets r·(in + out) parameters per layer. */
-static void read_lora(reader *r, TSNode rank_value, TSNode targets)
+/* in + out features of the targets: each named module's real widths
+ * (2h for a name the estimate does not know), or every linear layer of a
+ * block for "all-linear"; *modules counts them. */
+static long long lora_target_features(reader *r, TSNode targets, long long *modules)
+{
+    const oom_estimate_input *in = &r->out->in;
+    *modules = 2; /* PEFT's default for most models: q and v */
+    if (ts_node_is_null(targets))
+        return oom_estimate_lora_features(in, "q_proj") + oom_estimate_lora_features(in, "v_proj");
+    oom_buf name;
+    oom_buf_init(&name);
+    long long sum = 0;
+    if (oom_pymodel_string_value(r->m, targets, &name) && strcmp(name.data, "all-linear") == 0) {
+        *modules = in->gated_mlp ? 7 : 6;
+        sum = oom_estimate_lora_all_linear_features(in);
+    } else if (strcmp(ts_node_type(targets), "list") == 0) {
+        *modules = ts_node_named_child_count(targets);
+        for (uint32_t i = 0; i < ts_node_named_child_count(targets); i++) {
+            oom_buf_clear(&name);
+            long long f = 0;
+            if (oom_pymodel_string_value(r->m, ts_node_named_child(targets, i), &name))
+                f = oom_estimate_lora_features(in, name.data);
+            sum += f > 0 ? f : 2 * in->hidden;
+        }
+    } else {
+        sum = 2 * 2 * in->hidden;
+    }
+    oom_buf_free(&name);
+    return sum;
+}
+
+/* LoRA: each targeted projection gets r·(in + out) parameters per layer;
+ * with dropout each also keeps a mask and a copy of its input. */
+static void read_lora(reader *r, TSNode rank_value, TSNode targets, TSNode dropout)
 {
     long long rank;
     oom_script_inputs *s = r->out;
     if (!oom_pymodel_int_value(r->m, rank_value, &rank) || rank <= 0 || s->in.hidden <= 0)
         return;
-    long long modules = 2; /* PEFT's default for most models: q and v */
-    if (!ts_node_is_null(targets) && strcmp(ts_node_type(targets), "list") == 0)
-        modules = ts_node_named_child_count(targets);
-    s->in.trainable = s->in.layers * modules * rank * 2 * s->in.hidden;
+    long long modules;
+    long long features = lora_target_features(r, targets, &modules);
+    s->in.trainable = s->in.layers * rank * features;
+    char p[32];
+    s->in.lora_dropout_modules = 0;
+    if (!ts_node_is_null(dropout) && oom_est_text_of(r, dropout, p, sizeof p) && atof(p) > 0)
+        s->in.lora_dropout_modules = (int)modules;
     char what[96];
     snprintf(what, sizeof what, "LoraConfig(r=%lld), %lld target modules", rank, modules);
     oom_est_note(r, OOM_IN_LORA, rank_value, what);
@@ -305,7 +365,8 @@ static void name_for_plan(const reader *r, const char *key, char *out, size_t si
 }
 
 /* One keyword argument of a call the estimate reads. */
-static void read_keyword(reader *r, const char *key, TSNode value, TSNode *lora_rank, TSNode *lora_targets)
+static void read_keyword(reader *r, const char *key, TSNode value, TSNode *lora_rank, TSNode *lora_targets,
+                         TSNode *lora_dropout)
 {
     static const char *const batch_keys[] = {"per_device_train_batch_size", "batch_size", "train_batch_size",
                                              "micro_batch_size", NULL};
@@ -348,6 +409,8 @@ static void read_keyword(reader *r, const char *key, TSNode value, TSNode *lora_
         *lora_rank = value;
     } else if (strcmp(key, "target_modules") == 0) {
         *lora_targets = value;
+    } else if (strcmp(key, "lora_dropout") == 0) {
+        *lora_dropout = value;
     } else if (!r->via || s->from[OOM_IN_PRECISION].assumed) {
         oom_est_read_precision(r, key, value);
     }
@@ -399,7 +462,7 @@ static bool in_evaluation_call(const reader *r, TSNode value)
  * any default. */
 static void read_keywords(reader *r)
 {
-    TSNode lora_rank = {{0}, NULL, NULL}, lora_targets = {{0}, NULL, NULL};
+    TSNode lora_rank = {{0}, NULL, NULL}, lora_targets = {{0}, NULL, NULL}, lora_dropout = {{0}, NULL, NULL};
     for (int pass = 0; pass < 4; pass++)
         for (size_t i = 0; i < oom_pymodel_keyword_count(r->m); i++) {
             bool through_settings = pass % 2 == 1, evaluation = pass >= 2;
@@ -419,11 +482,11 @@ static void read_keywords(reader *r)
             r->via = via;
             if (via && !ts_node_is_null(via->value))
                 value = via->value; /* the readers read the default's text */
-            read_keyword(r, key, value, &lora_rank, &lora_targets);
+            read_keyword(r, key, value, &lora_rank, &lora_targets, &lora_dropout);
             r->via = NULL;
         }
     if (!ts_node_is_null(lora_rank))
-        read_lora(r, lora_rank, lora_targets);
+        read_lora(r, lora_rank, lora_targets, lora_dropout);
 }
 
 /* deepspeed="ds.json": the ZeRO stage and optimizer offload. */
@@ -514,6 +577,10 @@ void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel
     out->launcher_decides = oom_pymodel_file_calls(m, "Accelerator") ||
                             (oom_pymodel_file_calls(m, "initialize") && oom_pymodel_is_import_alias(m, "deepspeed", 9));
     oom_est_read_defaults(&r);
+    /* peft's prepare_model_for_kbit_training casts what bitsandbytes left
+     * in 16 bits (embeddings, head, norms) to fp32 */
+    if (oom_pymodel_file_calls(m, "prepare_model_for_kbit_training"))
+        out->in.unquantized_bytes = 4;
     /* a script that only loads or evaluates a model is not a training job */
     out->in.training = oom_pymodel_file_trains(m);
     if (oom_pymodel_file_calls(m, "gradient_checkpointing_enable")) {

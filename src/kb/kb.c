@@ -80,6 +80,8 @@ static int load_gpus(oom_kb *kb, oom_buf *err)
         read_aliases(g, &gpu.aliases);
         cJSON *mem = cJSON_GetObjectItemCaseSensitive(g, "memory_gib");
         gpu.memory_gib = cJSON_IsNumber(mem) ? mem->valuedouble : -1;
+        cJSON *usable = cJSON_GetObjectItemCaseSensitive(g, "torch_total_memory_mib");
+        gpu.usable_gib = cJSON_IsNumber(usable) ? usable->valuedouble / 1024.0 : 0;
         gpu.bf16 = flag(g, "bf16");
         gpu.fp16_tensor_cores = flag(g, "fp16_tensor_cores");
         gpu.tf32 = flag(g, "tf32");
@@ -336,4 +338,11 @@ const oom_model *oom_kb_find_model(const oom_kb *kb, const char *id)
                 return m;
     }
     return NULL;
+}
+
+double oom_gpu_capacity_bytes(const oom_gpu *g)
+{
+    if (!g || g->memory_gib <= 0)
+        return 0;
+    return (g->usable_gib > 0 ? g->usable_gib : g->memory_gib) * 1024.0 * 1024.0 * 1024.0;
 }

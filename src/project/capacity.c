@@ -69,7 +69,7 @@ static void check_script(const capacity_check *c, const char *path, oom_script_i
      * GPU predicts an OOM the real run may never have */
     if (s.launcher_decides && s.from[OOM_IN_PRECISION].assumed && s.from[OOM_IN_ZERO].assumed)
         return;
-    double cap = c->gpu->memory_gib * OOM_GIB;
+    double cap = oom_gpu_capacity_bytes(c->gpu);
     if (c->num_gpus > 0)
         s.in.num_gpus = c->num_gpus;
     s.in.eager_module_loading = c->eager_module_loading;
@@ -87,8 +87,8 @@ static void check_script(const capacity_check *c, const char *path, oom_script_i
                  s.in.image_w > 0 ? s.in.image_w : s.in.image_ref);
     else
         snprintf(shape, sizeof shape, "sequence %lld", s.in.seq_len);
-    oom_buf_printf(&msg, "estimated peak %.1f GiB per GPU %s the %s's %.0f GiB (%s, batch %lld, %s, %s, %s)",
-                   e.total / OOM_GIB, over ? "exceeds" : "is within 10% of", c->gpu->name, c->gpu->memory_gib,
+    oom_buf_printf(&msg, "estimated peak %.1f GiB per GPU %s the %s's %.3g GiB (%s, batch %lld, %s, %s, %s)",
+                   e.total / OOM_GIB, over ? "exceeds" : "is within 10% of", c->gpu->name, cap / OOM_GIB,
                    s.model_id, s.in.micro_batch, shape, oom_precision_name(s.in.precision),
                    oom_optimizer_name(s.in.optimizer));
     oom_estimate after;

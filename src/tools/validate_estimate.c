@@ -1,9 +1,10 @@
 /* validate-estimate: the estimate against every published figure the unit
  * tests use, against measured results (the JSON files in tests/gpu/results,
- * written by tests/gpu/measure.py on a GPU machine), and, for image models,
+ * written by tests/gpu/measure.py on a GPU machine), for image models
  * against the CPU measurements of tests/gpu/cnn_profile.py at other batches
- * and sizes than the knowledge base's, as one table with the median and
- * worst error. */
+ * and sizes than the knowledge base's, and against the peaks others measured
+ * and published (tests/estimate/measured.json), with the median and worst
+ * error of each group: the fit cases apart from the holdout ones. */
 #include <cJSON.h>
 #include <dirent.h>
 #include <math.h>
@@ -16,14 +17,25 @@
 
 #define MIB (1024.0 * 1024.0)
 
-static double errors[256];
-static size_t n_errors;
+/* Errors by group: the published tables and own measurements, and the
+ * measured cases of tests/estimate/measured.json that may tune constants
+ * (fit) and that may not (holdout). */
+typedef enum { GROUP_PUBLISHED, GROUP_FIT, GROUP_HOLDOUT, GROUP_COUNT } error_group;
+static const char *const group_names[GROUP_COUNT] = {"published tables and own measurements",
+                                                     "measured.json fit", "measured.json holdout"};
+static double errors[GROUP_COUNT][256];
+static double signed_errors[GROUP_COUNT][256];
+static size_t n_errors[GROUP_COUNT];
+static error_group current_group = GROUP_PUBLISHED;
 
 static void row(const char *name, double estimate_mib, double reference_mib, const char *source)
 {
     double err = (estimate_mib - reference_mib) / reference_mib;
-    if (n_errors < 256)
-        errors[n_errors++] = fabs(err);
+    size_t *n = &n_errors[current_group];
+    if (*n < 256) {
+        errors[current_group][*n] = fabs(err);
+        signed_errors[current_group][(*n)++] = err;
+    }
     printf("%-46s %10.0f %10.0f %+7.1f%%  %s\n", name, estimate_mib, reference_mib, 100 * err, source);
 }
 
@@ -56,8 +68,9 @@ static void published(void)
                                  .heads = 16, .vocab = 30522, .seq_len = 512, .micro_batch = hf[i].batch,
                                  .training = true, .precision = hf[i].p, .optimizer = hf[i].o, .num_gpus = 1,
                                  .gradient_checkpointing = hf[i].gc,
-                                 /* measured in 2021 (CUDA 11.2): every kernel loaded at start-up */
-                                 .eager_module_loading = true};
+                                 /* measured in 2021 (CUDA 11.2, PyTorch 1.x): every kernel loaded at
+                                  * start-up, zero_grad() kept the gradients */
+                                 .eager_module_loading = true, .pre_torch2 = true};
         oom_estimate e;
         oom_estimate_compute(&in, &e);
         row(hf[i].name, e.total / MIB, hf[i].mib, "HF perf_train_gpu_one (V100, measured)");
@@ -185,20 +198,193 @@ static void measured_file(const char *path)
     cJSON_Delete(root);
 }
 
+/* ---- tests/estimate/measured.json ------------------------------------------------- */
+
+static cJSON *item(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static double number_or(const cJSON *o, const char *key, double fallback)
+{
+    cJSON *v = item(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : fallback;
+}
+
+static const char *string_or(const cJSON *o, const char *key, const char *fallback)
+{
+    const char *v = cJSON_GetStringValue(item(o, key));
+    return v ? v : fallback;
+}
+
+/* The precision as one of ours: 16-bit weights without autocast are a
+ * 16-bit model; fp32 weights with a mixed switch are autocast; quantised
+ * weights are quantised whatever the switch (it sets the compute dtype). */
+static bool case_precision(const cJSON *st, oom_precision *p)
+{
+    const char *w = string_or(st, "weights", "fp32"), *mixed = string_or(st, "mixed", "none");
+    if (strcmp(w, "nf4") == 0)
+        *p = OOM_PREC_NF4;
+    else if (strcmp(w, "int8") == 0)
+        *p = OOM_PREC_INT8;
+    else if (strcmp(w, "bf16") == 0 || strcmp(w, "fp16") == 0)
+        *p = OOM_PREC_PURE_BF16;
+    else if (strcmp(w, "fp32") == 0)
+        *p = strcmp(mixed, "bf16") == 0 ? OOM_PREC_AMP_BF16
+             : strcmp(mixed, "fp16") == 0 ? OOM_PREC_AMP_FP16
+                                          : OOM_PREC_FP32;
+    else
+        return false;
+    return true;
+}
+
+/* LoRA: the trainable count the source states, or r x (in + out) per
+ * target and layer. */
+static bool case_lora(const cJSON *lora, oom_estimate_input *in)
+{
+    if (!lora)
+        return true;
+    long long trainable = (long long)number_or(lora, "trainable", 0);
+    if (trainable <= 0) {
+        long long r = (long long)number_or(lora, "r", 0), per_layer = 0;
+        cJSON *t;
+        cJSON_ArrayForEach(t, item(lora, "targets"))
+        {
+            long long f = cJSON_IsString(t) ? oom_estimate_lora_features(in, t->valuestring) : 0;
+            if (f <= 0)
+                return false;
+            per_layer += f;
+        }
+        trainable = in->layers * r * per_layer;
+    }
+    if (trainable <= 0)
+        return false;
+    in->trainable = trainable;
+    in->adapter_bytes = (int)number_or(lora, "adapter_bytes", 0);
+    in->lora_dropout_modules = (int)number_or(lora, "dropout_modules", 0);
+    return true;
+}
+
+static bool case_inputs(const oom_kb *kb, const cJSON *c, oom_estimate_input *in)
+{
+    const cJSON *st = item(c, "settings");
+    oom_script_inputs s;
+    oom_script_inputs_init(&s);
+    if (!st || !oom_script_inputs_use_model(&s, kb, string_or(c, "model", ""), NULL))
+        return false;
+    *in = s.in;
+    in->training = cJSON_IsTrue(item(st, "training"));
+    in->micro_batch = (long long)number_or(st, "batch", 1);
+    in->seq_len = (long long)number_or(st, "seq", 512);
+    in->num_gpus = (int)number_or(st, "num_gpus", 1);
+    in->gradient_checkpointing = cJSON_IsTrue(item(st, "gradient_checkpointing"));
+    in->memory_efficient_attention = strcmp(string_or(st, "attention", "sdpa"), "eager") != 0;
+    in->double_quant = cJSON_IsTrue(item(st, "double_quant"));
+    in->head_quantized = cJSON_IsTrue(item(st, "head_quantized"));
+    in->unquantized_bytes = (int)number_or(st, "unquantized_bytes", 0);
+    in->loss_16bit = strcmp(string_or(st, "loss", "fp32"), "16bit") == 0;
+    const char *opt = string_or(st, "optimizer", "adamw");
+    in->optimizer = strcmp(opt, "sgd") == 0 ? OOM_OPT_SGD : OOM_OPT_ADAMW;
+    in->fused_optimizer = cJSON_IsTrue(item(st, "fused_optimizer"));
+    return case_precision(st, &in->precision) && case_lora(item(st, "lora"), in);
+}
+
+/* The measured figure in MiB, and the estimate of the same thing: the
+ * allocator's peak leaves out the context and the cache's slack; the
+ * reserved peak the context; nvidia-smi nothing. */
+static bool case_compare(const cJSON *m, const oom_estimate *e, double *estimate_mib, double *measured_mib)
+{
+    const char *unit = string_or(m, "unit", ""), *what = string_or(m, "what", "");
+    double v = number_or(m, "value", -1), scale = 0;
+    if (!strcmp(unit, "B"))
+        scale = 1;
+    else if (!strcmp(unit, "GB"))
+        scale = 1e9;
+    else if (!strcmp(unit, "GiB"))
+        scale = OOM_GIB;
+    else if (!strcmp(unit, "MiB"))
+        scale = MIB;
+    if (v <= 0 || scale == 0)
+        return false;
+    *measured_mib = v * scale / MIB;
+    if (!strcmp(what, "max_memory_allocated"))
+        *estimate_mib = (e->total - e->context - e->slack) / MIB;
+    else if (!strcmp(what, "max_memory_reserved"))
+        *estimate_mib = (e->total - e->context) / MIB;
+    else if (!strcmp(what, "nvidia-smi"))
+        *estimate_mib = e->total / MIB;
+    else
+        return false;
+    return true;
+}
+
+static void measured_cases(const oom_kb *kb, const char *path)
+{
+    cJSON *root = oom_json_read_file(path);
+    if (!root) {
+        printf("(no measured cases: %s cannot be read as JSON)\n", path);
+        return;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        const char *want = pass == 0 ? "fit" : "holdout";
+        current_group = pass == 0 ? GROUP_FIT : GROUP_HOLDOUT;
+        printf("\n-- %s, %s cases --\n", path, want);
+        cJSON *c;
+        cJSON_ArrayForEach(c, item(root, "cases"))
+        {
+            if (strcmp(string_or(c, "set", ""), want) != 0)
+                continue;
+            oom_estimate_input in;
+            oom_estimate e;
+            double est, ref;
+            const char *id = string_or(c, "id", "?");
+            if (!case_inputs(kb, c, &in)) {
+                printf("%-46s (skipped: model not in the knowledge base or settings not understood)\n", id);
+                continue;
+            }
+            oom_estimate_compute(&in, &e);
+            if (!case_compare(item(c, "measured"), &e, &est, &ref)) {
+                printf("%-46s (skipped: measured value, unit or kind not understood)\n", id);
+                continue;
+            }
+            char src[64];
+            snprintf(src, sizeof src, "%s, %s", string_or(item(c, "measured"), "what", ""),
+                     e.step > e.forward_backward ? "step peak" : "fwd/bwd peak");
+            row(id, est, ref, src);
+        }
+    }
+    current_group = GROUP_PUBLISHED;
+    cJSON_Delete(root);
+}
+
+static void summary(error_group g)
+{
+    size_t n = n_errors[g];
+    if (!n)
+        return;
+    double mean = 0;
+    for (size_t i = 0; i < n; i++)
+        mean += signed_errors[g][i];
+    qsort(errors[g], n, sizeof(double), cmp_double);
+    printf("%-40s %3zu cases: median error %.1f%%, worst %.1f%%, mean signed %+.1f%%\n", group_names[g], n,
+           100 * errors[g][n / 2], 100 * errors[g][n - 1], 100 * mean / (double)n);
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "tests/gpu/results";
     const char *profile = argc > 2 ? argv[2] : "tests/gpu/cnn_profile.json";
+    const char *measured_json = argc > 3 ? argv[3] : "tests/estimate/measured.json";
     printf("%-46s %10s %10s %8s  %s\n", "case", "estimate", "reference", "error", "source (MiB)");
     published();
     oom_kb kb;
     oom_buf err;
     oom_buf_init(&err);
-    if (oom_kb_load_embedded(&kb, &err) == 0)
+    bool kb_ok = oom_kb_load_embedded(&kb, &err) == 0;
+    if (kb_ok)
         image_models(&kb, profile);
     else
         printf("(knowledge base: %s)\n", err.data);
-    oom_kb_free(&kb);
     oom_buf_free(&err);
     DIR *d = opendir(dir);
     size_t measured = 0;
@@ -216,9 +402,11 @@ int main(int argc, char **argv)
         closedir(d);
     if (!measured)
         printf("(no GPU measurements in %s: run tests/gpu/measure.py on a GPU machine)\n", dir);
-    qsort(errors, n_errors, sizeof(double), cmp_double);
-    if (n_errors)
-        printf("\n%zu cases: median error %.1f%%, worst %.1f%%\n", n_errors, 100 * errors[n_errors / 2],
-               100 * errors[n_errors - 1]);
+    if (kb_ok)
+        measured_cases(&kb, measured_json);
+    oom_kb_free(&kb);
+    printf("\n");
+    for (int g = 0; g < GROUP_COUNT; g++)
+        summary((error_group)g);
     return 0;
 }

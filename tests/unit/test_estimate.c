@@ -77,7 +77,9 @@ static void hf_bert_large_table(void)
                                  .training = true, .precision = rows[i].precision,
                                  .optimizer = rows[i].optimizer, .num_gpus = 1,
                                  .gradient_checkpointing = rows[i].checkpointing,
-                                 .eager_module_loading = true}; /* measured with CUDA 11.2 */
+                                 /* measured with CUDA 11.2 and PyTorch 1.x, whose zero_grad()
+                                  * kept the gradients through the next forward pass */
+                                 .eager_module_loading = true, .pre_torch2 = true};
         oom_estimate e;
         oom_estimate_compute(&in, &e);
         double mib = e.total / (1024.0 * 1024);
@@ -104,7 +106,9 @@ static void context_follows_the_torch_version(void)
     CHECK(!oom_torch_loads_eagerly("", &ok) && !ok);
     oom_estimate_input in = {.params = 124439808, .trainable = 124439808, .hidden = 768, .layers = 12,
                              .heads = 12, .vocab = 50257, .seq_len = 1024, .micro_batch = 1, .training = true,
-                             .precision = OOM_PREC_FP32, .optimizer = OOM_OPT_ADAMW, .num_gpus = 1};
+                             .precision = OOM_PREC_FP32, .optimizer = OOM_OPT_ADAMW, .num_gpus = 1,
+                             /* PyTorch 1.13: lazy loading, but still before 2.0's zero_grad(set_to_none) */
+                             .pre_torch2 = true};
     oom_estimate lazy, eager;
     oom_estimate_compute(&in, &lazy);
     in.eager_module_loading = true;
