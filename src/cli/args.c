@@ -309,6 +309,12 @@ int oom_cli_parse(int argc, char **argv, oom_settings *s, oom_buf *err)
     for (; c.i < argc; c.i++) {
         const char *arg = argv[c.i];
         if (!only_paths && strcmp(arg, "--") == 0) {
+            if (s->command == OOM_CMD_ESTIMATE) { /* estimate -- torchrun ... train.py ...: the launch command */
+                s->estimate_launch = true;
+                for (c.i++; c.i < argc; c.i++)
+                    oom_strlist_push(&s->launch_argv, argv[c.i]);
+                break;
+            }
             only_paths = true;
             continue;
         }
@@ -386,6 +392,7 @@ int oom_cli_parse(int argc, char **argv, oom_settings *s, oom_buf *err)
 void oom_settings_free(oom_settings *s)
 {
     oom_strlist_free(&s->paths);
+    oom_strlist_free(&s->launch_argv);
     oom_strlist_free(&s->exclude);
     oom_strlist_free(&s->rule_dirs);
     oom_strlist_free(&s->fixable);
