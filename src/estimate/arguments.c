@@ -263,7 +263,7 @@ static void give(binder *b, oom_est_setting *s, takes kind, const oom_launch_wor
         while (b->i < b->l->arg_count && !is_option(&b->l->args[b->i]))
             b->i++;
     if (vw && vw->unresolved) {
-        reject(b->r, w, name, said, "is not set in the script (the variable is unresolved); the default stands");
+        reject(b->r, w, name, said, "is not known before the shell script runs; the default stands");
         return;
     }
     if (kind == TAKES_SWITCH) {

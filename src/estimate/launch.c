@@ -223,8 +223,8 @@ static int read_count(cursor *c, const oom_launch_word *w, const char *opt, cons
     char where[160];
     oom_launch_where(c->l, w, where, sizeof where);
     if (w->unresolved)
-        oom_est_launch_note(c->l, "%s: %s %s: %s is not set in the script; 1 assumed", where, opt, value,
-                            w->unresolved);
+        oom_est_launch_note(c->l, "%s: %s %s: %s is not known before the shell script runs; 1 assumed", where, opt,
+                            value, w->unresolved);
     else
         oom_est_launch_note(c->l, "%s: %s %s is decided when the job starts (all the node's GPUs); 1 assumed",
                             where, opt, value);
@@ -285,16 +285,17 @@ static void read_zero_json(oom_launch *l, const char *path, const char *where);
 
 static char *in_dir(const oom_launch *l, const char *path);
 
-/* One option of the launcher, with its value (NULL for a switch). */
-static void apply_opt(cursor *c, const launcher_opt *o, const oom_launch_word *w, const char *opt,
-                      const char *value)
+/* One option of the launcher in word `w`, with its value (NULL for a
+ * switch) from word `vw` (`w` itself for `--opt=value`). */
+static void apply_opt(cursor *c, const launcher_opt *o, const oom_launch_word *w, const oom_launch_word *vw,
+                      const char *opt, const char *value)
 {
     char where[160];
     oom_launch_where(c->l, w, where, sizeof where);
     switch (o->role) {
     case OPT_NPROC:
     case OPT_NUM_GPUS:
-        c->nproc = read_count(c, w, opt, value, &c->nproc_assumed);
+        c->nproc = read_count(c, vw, opt, value, &c->nproc_assumed);
         c->nproc_word = *w;
         break;
     case OPT_NNODES: {
@@ -304,12 +305,12 @@ static void apply_opt(cursor *c, const launcher_opt *o, const oom_launch_word *w
         char *colon = strchr(first, ':');
         if (colon)
             *colon = '\0';
-        c->nnodes = read_count(c, w, opt, first, &c->nproc_assumed);
+        c->nnodes = read_count(c, vw, opt, first, &c->nproc_assumed);
         c->nnodes_word = *w;
         break;
     }
     case OPT_NUM_PROCESSES:
-        c->l->processes = read_count(c, w, opt, value, &c->l->processes_assumed);
+        c->l->processes = read_count(c, vw, opt, value, &c->l->processes_assumed);
         set_from(c, w, opt, value, c->l->processes_from, sizeof c->l->processes_from);
         break;
     case OPT_INCLUDE:
@@ -374,12 +375,15 @@ static void read_launcher_options(cursor *c, const launcher_opt *table)
         const char *eq = strchr(w->text, '=');
         const launcher_opt *o = find_opt(table, name);
         const char *value = NULL;
-        if (eq)
+        const oom_launch_word *vw = w;
+        if (eq) {
             value = eq + 1;
-        else if ((o ? o->value : (c->i < c->n && c->words[c->i].text[0] != '-' &&
-                                  !oom_str_ends_with(c->words[c->i].text, ".py"))) &&
-                 c->i < c->n)
-            value = c->words[c->i++].text;
+        } else if ((o ? o->value : (c->i < c->n && c->words[c->i].text[0] != '-' &&
+                                    !oom_str_ends_with(c->words[c->i].text, ".py"))) &&
+                   c->i < c->n) {
+            vw = &c->words[c->i++];
+            value = vw->text;
+        }
         if (!o) {
             char where[160];
             oom_launch_where(c->l, w, where, sizeof where);
@@ -395,7 +399,7 @@ static void read_launcher_options(cursor *c, const launcher_opt *table)
         }
         char opt[72];
         oom_est_printf(opt, sizeof opt, "--%s", name);
-        apply_opt(c, o, w, w->text[1] == '-' ? opt : w->text, value);
+        apply_opt(c, o, w, vw, w->text[1] == '-' ? opt : w->text, value);
     }
 }
 
@@ -504,8 +508,8 @@ static void read_script(cursor *c)
     if (c->no_python) {
         oom_est_launch_note(l, "%s: --no_python runs the program %s, not a Python script", where, w->text);
     } else if (w->unresolved) {
-        oom_est_launch_note(l, "%s: the script's name %s has %s, which the script does not set", where, w->text,
-                            w->unresolved);
+        oom_est_launch_note(l, "%s: the script's name %s has %s, which is not known before the shell script runs",
+                            where, w->text, w->unresolved);
     } else {
         l->script = c->module ? module_path(l, w->text) : in_dir(l, w->text);
         l->script_exists = is_file(l->script);

@@ -78,6 +78,7 @@ typedef struct {
     oom_buf text;
     char *unresolved;
     bool conditional; /* a variable set in a block went into the word */
+    bool unterminated; /* a quote or $( the line does not close */
 } lexer;
 
 static void unresolved(lexer *lx, const char *what, size_t len)
@@ -133,6 +134,8 @@ static void skip_command_substitution(lexer *lx, char open, char close)
             break;
         }
     }
+    if (depth > 0 || (open == close && lx->i == lx->n && lx->s[lx->n - 1] != close))
+        lx->unterminated = true;
     size_t from = open == '`' ? start : start - 1; /* keep the $ */
     oom_buf_append(&lx->text, lx->s + from, lx->i - from);
     unresolved(lx, lx->s + from, lx->i - from);
@@ -204,6 +207,8 @@ static void double_quoted(lexer *lx)
     }
     if (lx->i < lx->n)
         lx->i++;
+    else
+        lx->unterminated = true;
 }
 
 static bool is_separator(char c)
@@ -240,6 +245,7 @@ static token next_word(lexer *lx)
             while (end < lx->n && lx->s[end] != '\'')
                 end++;
             oom_buf_append(&lx->text, lx->s + lx->i + 1, end - lx->i - 1);
+            lx->unterminated |= end >= lx->n;
             lx->i = end < lx->n ? end + 1 : end;
         } else if (c == '"') {
             double_quoted(lx);
@@ -276,7 +282,7 @@ static void skip_redirection(lexer *lx)
 /* The tokens of a logical line: words and separators (; && || | & ( )). */
 static token *tokenize(shell *sh, const char *s, size_t n, const unsigned *line_of, size_t *count)
 {
-    lexer lx = {sh, s, line_of, 0, n, {0}, NULL, false};
+    lexer lx = {sh, s, line_of, 0, n, {0}, NULL, false, false};
     oom_buf_init(&lx.text);
     token *toks = NULL;
     size_t len = 0, cap = 0;
@@ -304,6 +310,12 @@ static token *tokenize(shell *sh, const char *s, size_t n, const unsigned *line_
         } else {
             OOM_PUSH(toks, len, cap, next_word(&lx));
         }
+    }
+    if (lx.unterminated) {
+        char note[256];
+        oom_est_printf(note, sizeof note, "%s:%u: a quote or $( is not closed on its line; read to the line's end",
+                       sh->path, n ? line_of[0] : 0);
+        oom_strlist_push(&sh->notes, note);
     }
     oom_buf_free(&lx.text);
     *count = len;
