@@ -263,7 +263,9 @@ static void give(binder *b, oom_est_setting *s, takes kind, const oom_launch_wor
         while (b->i < b->l->arg_count && !is_option(&b->l->args[b->i]))
             b->i++;
     if (vw && vw->unresolved) {
-        reject(b->r, w, name, said, "is not known before the shell script runs; the default stands");
+        char why[96];
+        oom_est_printf(why, sizeof why, "%s; the default stands", oom_est_unresolved_why(vw->unresolved));
+        reject(b->r, w, name, said, why);
         return;
     }
     if (kind == TAKES_SWITCH) {

@@ -152,6 +152,9 @@ bool oom_est_launch_from_words(oom_launch *l, oom_launch_word *words, size_t n, 
 void oom_est_launch_note(oom_launch *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* snprintf into a text for people, cut short when it does not fit. */
 void oom_est_printf(char *dst, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Why a word of a shell script stayed unresolved: "is not set in the shell
+ * script" ($VAR), "is not known before the shell script runs" ($1, $(...)). */
+const char *oom_est_unresolved_why(const char *unresolved);
 /* A DeepSpeed JSON config's ZeRO stage and optimizer offload; false when it
  * cannot be read or names no stage. */
 bool oom_est_read_zero_json(const char *path, int *stage, bool *offload);

@@ -3,6 +3,7 @@
  * script, then the script's arguments, which stay words here (the reader
  * binds them to the script's options, estimate/arguments.c). An accelerate
  * config named by --config_file is read for what the flags would say. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,14 @@ void oom_est_launch_note(oom_launch *l, const char *fmt, ...)
     va_end(ap);
     oom_strlist_push(&l->notes, b.data);
     oom_buf_free(&b);
+}
+
+const char *oom_est_unresolved_why(const char *unresolved)
+{
+    char after = unresolved[0] == '$' ? unresolved[1] : '\0';
+    bool variable = after == '{' || after == '_' || isalpha((unsigned char)after);
+    bool runs = unresolved[0] == '`' || (unresolved[0] == '$' && !variable); /* $(...), $1, $@ */
+    return runs ? "is not known before the shell script runs" : "is not set in the shell script";
 }
 
 /* ---- options ---------------------------------------------------------------- */
@@ -223,8 +232,8 @@ static int read_count(cursor *c, const oom_launch_word *w, const char *opt, cons
     char where[160];
     oom_launch_where(c->l, w, where, sizeof where);
     if (w->unresolved)
-        oom_est_launch_note(c->l, "%s: %s %s: %s is not known before the shell script runs; 1 assumed", where, opt,
-                            value, w->unresolved);
+        oom_est_launch_note(c->l, "%s: %s %s: %s %s; 1 assumed", where, opt, value, w->unresolved,
+                            oom_est_unresolved_why(w->unresolved));
     else
         oom_est_launch_note(c->l, "%s: %s %s is decided when the job starts (all the node's GPUs); 1 assumed",
                             where, opt, value);
@@ -508,8 +517,8 @@ static void read_script(cursor *c)
     if (c->no_python) {
         oom_est_launch_note(l, "%s: --no_python runs the program %s, not a Python script", where, w->text);
     } else if (w->unresolved) {
-        oom_est_launch_note(l, "%s: the script's name %s has %s, which is not known before the shell script runs",
-                            where, w->text, w->unresolved);
+        oom_est_launch_note(l, "%s: the script's name %s has %s, which %s", where, w->text, w->unresolved,
+                            oom_est_unresolved_why(w->unresolved) + 3);
     } else {
         l->script = c->module ? module_path(l, w->text) : in_dir(l, w->text);
         l->script_exists = is_file(l->script);

@@ -245,7 +245,7 @@ static void shell_words(void)
     /* here-documents are not commands; a variable the script never sets stays unresolved */
     CHECK(shell(&l, "cat > cfg <<EOF\ntorchrun --nproc_per_node 8 x.py\nEOF\ntorchrun --nproc_per_node $N t.py\n"));
     CHECK(l.processes == 1 && l.processes_assumed);
-    CHECK(has_note(&l.notes, "$N is not set in the script"));
+    CHECK(has_note(&l.notes, "$N is not set in the shell script"));
     oom_launch_free(&l);
 }
 
