@@ -411,6 +411,15 @@ else
 fi
 run_oomlint estimate scripts/train.sh
 expect_contains "launch-shell-line-shown" "$OUT" "(scripts/train.sh:7)"
+# `-- bash train.sh ARGS`: the script's $1, $2 are ARGS; ${2:-2} its default
+printf 'MODEL=${1:-gpt2}\npython train.py --model_name_or_path $MODEL --per_device_train_batch_size ${2:-2}\n' > scripts/pos.sh
+run_oomlint estimate --format json -- bash scripts/pos.sh gpt2-large
+v=$(printf '%s' "$OUT" | jq -r '[.model, .inputs.batch.value, .inputs.batch.source] | join("|")' 2>/dev/null)
+if [ "$v" = "gpt2-large|2|scripts/pos.sh:2: --per_device_train_batch_size 2" ]; then pass "launch-bash-script-arguments"; else fail "launch-bash-script-arguments" "got $v; $ERR"; fi
+# a terminal never interprets what a shell script holds
+printf 'python train.py --tag "\033[31mred"\n' > scripts/esc.sh
+run_oomlint estimate scripts/esc.sh
+expect_not_contains "launch-escapes-control-characters" "$OUT" "$(printf '\033')"
 # loops and conditionals: read through once, their values assumed, with notes
 cat > scripts/sweep.sh <<'SH'
 for bs in 4 8; do

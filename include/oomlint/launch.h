@@ -61,9 +61,11 @@ void oom_launch_init(oom_launch *l);
 void oom_launch_free(oom_launch *l);
 
 /* Reads a command given as words (what follows `--` on oomlint's command
- * line). Returns false, with a reason in err, only when there is nothing to
- * read (no words); a command without a script is read, and says so in its
- * notes (script NULL). */
+ * line). `bash train.sh ARGS` (or `./train.sh ARGS`) reads the shell script,
+ * its $1... being ARGS. Returns false, with a reason in err, when there is
+ * nothing to read (no words, a shell script that cannot be read or runs no
+ * training command); a command without a script is read, and says so in
+ * its notes (script NULL). */
 bool oom_launch_from_argv(int argc, const char *const *argv, oom_launch *out, oom_buf *err);
 
 /* Reads the launch line of a shell script: lines joined at `\`, comments

@@ -13,6 +13,7 @@
 #include "oomlint/estimate.h"
 #include "oomlint/report.h"
 #include "oomlint/source.h"
+#include "oomlint/text.h"
 
 
 /* The launch command the inputs were read under, when there was one. */
@@ -110,14 +111,29 @@ static void input_value(const oom_script_inputs *s, int k, char *buf, size_t n)
     }
 }
 
+/* Text from a script or a command, shown so that a terminal never
+ * interprets it (a shell script may hold any byte). */
+static void put_display(FILE *f, const char *s)
+{
+    oom_buf b;
+    oom_buf_init(&b);
+    oom_text_append_display(&b, s, strlen(s), 0);
+    fputs(b.data ? b.data : "", f);
+    oom_buf_free(&b);
+}
+
 static void print_launch(const launch_read *lr, FILE *f)
 {
     if (!lr->used)
         return;
     const oom_launch *l = &lr->launch;
-    fprintf(f, "\nLaunch: %s", l->command ? l->command : "");
-    if (l->file && l->line)
-        fprintf(f, "  (%s:%u)", l->file, l->line);
+    fputs("\nLaunch: ", f);
+    put_display(f, l->command ? l->command : "");
+    if (l->file && l->line) {
+        fputs("  (", f);
+        put_display(f, l->file);
+        fprintf(f, ":%u)", l->line);
+    }
     fputc('\n', f);
 }
 
@@ -126,8 +142,11 @@ static void print_notes(const launch_read *lr, FILE *f)
     if (!lr->used || lr->notes.len == 0)
         return;
     fputs("\nNotes:\n", f);
-    for (size_t i = 0; i < lr->notes.len; i++)
-        fprintf(f, "  - %s\n", lr->notes.items[i]);
+    for (size_t i = 0; i < lr->notes.len; i++) {
+        fputs("  - ", f);
+        put_display(f, lr->notes.items[i]);
+        fputc('\n', f);
+    }
 }
 
 static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom_estimate *e,
@@ -170,8 +189,9 @@ static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom
         if (!input_applies(s, k))
             continue;
         input_value(s, k, value, sizeof value);
-        fprintf(f, "  %-13s %-28s %s%s\n", input_names[k], value, s->from[k].assumed ? "assumed: " : "",
-                s->from[k].text);
+        fprintf(f, "  %-13s %-28s %s", input_names[k], value, s->from[k].assumed ? "assumed: " : "");
+        put_display(f, s->from[k].text);
+        fputc('\n', f);
     }
     print_notes(lr, f);
 }
@@ -564,8 +584,11 @@ int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_run_cont
     memset(&lr, 0, sizeof lr);
     oom_launch_init(&lr.launch);
     if (!load_inputs(s, kb, &in, &lr, &err)) {
-        for (size_t i = 0; i < lr.notes.len; i++)
-            fprintf(stderr, "oomlint: note: %s\n", lr.notes.items[i]);
+        for (size_t i = 0; i < lr.notes.len; i++) {
+            fputs("oomlint: note: ", stderr);
+            put_display(stderr, lr.notes.items[i]);
+            fputc('\n', stderr);
+        }
         fprintf(stderr, "oomlint: error: %s\n", err.data);
         oom_buf_free(&err);
         launch_read_free(&lr);

@@ -149,6 +149,9 @@ void oom_est_use_image_model(oom_script_inputs *s, const oom_model *m);
 
 /* Reads a launch command's words (shell.c hands over a script's launch line). */
 bool oom_est_launch_from_words(oom_launch *l, oom_launch_word *words, size_t n, oom_buf *err);
+/* A shell script's launch line, run as `bash path ARGS...`: $1... are the ARGS. */
+bool oom_est_launch_from_shell_run(const char *path, int argc, const char *const *argv, oom_launch *out,
+                                   oom_buf *err);
 void oom_est_launch_note(oom_launch *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* snprintf into a text for people, cut short when it does not fit. */
 void oom_est_printf(char *dst, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -636,8 +636,29 @@ bool oom_est_launch_from_words(oom_launch *l, oom_launch_word *words, size_t n, 
     return true;
 }
 
+/* `bash train.sh ARGS`, `sh -e train.sh`, `./train.sh`: the shell script's
+ * index among argv, or -1. */
+static int shell_script_word(int argc, const char *const *argv)
+{
+    if (argc < 1)
+        return -1;
+    if (oom_str_ends_with(argv[0], ".sh"))
+        return 0;
+    const char *base = strrchr(argv[0], '/');
+    base = base ? base + 1 : argv[0];
+    if (strcmp(base, "bash") != 0 && strcmp(base, "sh") != 0 && strcmp(base, "zsh") != 0)
+        return -1;
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] != '-')
+            return i;
+    return -1;
+}
+
 bool oom_launch_from_argv(int argc, const char *const *argv, oom_launch *out, oom_buf *err)
 {
+    int sh = shell_script_word(argc, argv);
+    if (sh >= 0)
+        return oom_est_launch_from_shell_run(argv[sh], argc - sh - 1, argv + sh + 1, out, err);
     oom_launch_init(out);
     out->dir = oom_xstrdup(".");
     oom_launch_word *words = oom_xcalloc(argc > 0 ? (size_t)argc : 1, sizeof *words);

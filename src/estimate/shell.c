@@ -173,8 +173,13 @@ static void expand(lexer *lx)
         return;
     }
     size_t name = lx->i;
-    if (lx->i < lx->n && (isdigit((unsigned char)s[lx->i]) || strchr("@*#?$!-", s[lx->i]))) {
-        lx->i++; /* $1, $@: the script's own arguments, unknown here */
+    if (lx->i < lx->n && isdigit((unsigned char)s[lx->i])) {
+        lx->i++; /* $1: the script's argument, when `bash train.sh ARGS` gives it */
+        substitute(lx, s + name, 1, NULL, 0, s + dollar, lx->i - dollar);
+        return;
+    }
+    if (lx->i < lx->n && strchr("@*#?$!-", s[lx->i])) {
+        lx->i++; /* $@, $#: unknown here */
         oom_buf_append(&lx->text, s + dollar, lx->i - dollar);
         unresolved(lx, s + dollar, lx->i - dollar);
         return;
@@ -634,6 +639,12 @@ static bool read_launch(shell *sh, const char *path, oom_launch *out, oom_buf *e
 
 bool oom_launch_from_shell(const char *path, oom_launch *out, oom_buf *err)
 {
+    return oom_est_launch_from_shell_run(path, 0, NULL, out, err);
+}
+
+bool oom_est_launch_from_shell_run(const char *path, int argc, const char *const *argv, oom_launch *out,
+                                   oom_buf *err)
+{
     oom_launch_init(out);
     oom_source src;
     char why[256];
@@ -645,6 +656,10 @@ bool oom_launch_from_shell(const char *path, oom_launch *out, oom_buf *err)
     shell sh;
     memset(&sh, 0, sizeof sh);
     sh.path = path;
+    for (int i = 0; i < argc && i < 9; i++) { /* `bash train.sh gpt2 8`: $1, $2 */
+        char name[2] = {(char)('1' + i), '\0'};
+        set_var(&sh, name, 1, argv[i], 0);
+    }
     read_script_text(&sh, src.text, src.len);
     oom_source_free(&src);
     if (sh.best_n == 0) {

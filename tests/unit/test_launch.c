@@ -242,7 +242,21 @@ static void shell_words(void)
     CHECK(strstr(where, "run.sh:8") != NULL);
     oom_launch_free(&l);
 
-    /* here-documents are not commands; a variable the script never sets stays unresolved */
+    /* `bash run.sh ARGS` from the command line: $1 and ${2:-4} */
+    char path[256];
+    write_file("run.sh", "python t.py --m \"$1\" --b ${2:-4} --c $3\n", path, sizeof path);
+    const char *argv[] = {"bash", "-e", path, "gpt2", NULL};
+    CHECK(parse(&l, argv));
+    CHECK(l.arg_count == 6);
+    if (l.arg_count == 6) {
+        CHECK_STR(l.args[1].text, "gpt2");
+        CHECK(l.args[1].unresolved == NULL);
+        CHECK_STR(l.args[3].text, "4");
+        CHECK_STR(l.args[5].unresolved, "$3");
+    }
+    oom_launch_free(&l);
+
+        /* here-documents are not commands; a variable the script never sets stays unresolved */
     CHECK(shell(&l, "cat > cfg <<EOF\ntorchrun --nproc_per_node 8 x.py\nEOF\ntorchrun --nproc_per_node $N t.py\n"));
     CHECK(l.processes == 1 && l.processes_assumed);
     CHECK(has_note(&l.notes, "$N is not set in the shell script"));
