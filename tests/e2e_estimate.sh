@@ -453,6 +453,9 @@ if [ "$v" = "gpt2|3|false|command word 4: missing.py does not exist; the argumen
 else
     fail "launch-missing-script-estimated-from-arguments" "got $v; $ERR"
 fi
+run_oomlint estimate -- python train.py --model_name_or_path my-org/private-model
+expect_rc "launch-unknown-model-exit-2" 2
+expect_contains "launch-unknown-model-names-the-argument" "$ERR" "command word 3: --model_name_or_path my-org/private-model is not a model the knowledge base knows"
 run_oomlint estimate -- python missing.py --lr 1
 expect_rc "launch-missing-script-no-model-exit-2" 2
 expect_contains "launch-missing-script-says-so" "$ERR" "missing.py does not exist"

@@ -291,17 +291,18 @@ static void give(binder *b, oom_est_setting *s, takes kind, const oom_launch_wor
 
 /* An option the script does not have: noted, its value (if it seems to
  * have one) passed over. */
-static void unknown(binder *b, const oom_launch_word *w, const char *name)
+static void unknown(binder *b, const oom_launch_word *w)
 {
     const char *script = b->l->script_word.text ? b->l->script_word.text : "the script";
     if (!strchr(w->text, '=') && b->i < b->l->arg_count && !is_option(&b->l->args[b->i]))
         b->i++;
-    if (!ts_node_is_null(b->parser))
+    if (w->text[1] != '-')
+        note(b->r, w, "%s: a short option, not matched to %s's options; not used", w->text, script);
+    else if (!ts_node_is_null(b->parser))
         note(b->r, w, "%s is not declared in %s (its TrainingArguments may take it); not used by the estimate",
              w->text, script);
     else
         note(b->r, w, "%s is not an option of %s; not used", w->text, script);
-    (void)name;
 }
 
 /* Without the script, what an option takes is guessed from what follows it:
@@ -331,7 +332,7 @@ static void bind_option(binder *b, const oom_launch_word *w)
     } else {
         int f = trainer_field(name);
         if (f < 0 || ts_node_is_null(b->parser)) {
-            unknown(b, w, name);
+            unknown(b, w);
             return;
         }
         kind = trainer_fields[f].kind;
@@ -462,13 +463,25 @@ static void apply_model_argument(oom_est_reader *r)
 {
     static const char *const names[] = {"model_name_or_path", "model_name", "model", "model_id", "base_model",
                                         "pretrained_model_name_or_path", NULL};
+    const oom_est_setting *unknown_model = NULL;
     for (int i = 0; names[i] && !r->out->model_known; i++) {
         const oom_est_setting *s = oom_est_setting_named(r, names[i]);
-        if (!s || !s->given || !oom_script_inputs_use_model(r->out, r->kb, s->given, NULL))
+        if (!s || !s->given)
             continue;
+        if (!oom_script_inputs_use_model(r->out, r->kb, s->given, NULL)) {
+            unknown_model = unknown_model ? unknown_model : s;
+            continue;
+        }
         r->via = s;
         oom_est_note(r, OOM_IN_MODEL, s->at, s->name);
         r->via = NULL;
+    }
+    if (!r->out->model_known && unknown_model) { /* say which argument named a model that cannot be sized */
+        char where[160], why[256];
+        oom_launch_where(r->launch, unknown_model->given_word, where, sizeof where);
+        oom_est_printf(why, sizeof why, "%s: %s is not a model the knowledge base knows", where,
+                       unknown_model->given_said);
+        oom_est_assume(r->out, OOM_IN_MODEL, why);
     }
 }
 
