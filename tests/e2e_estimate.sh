@@ -381,7 +381,7 @@ run_oomlint estimate --gpu a100-80gb -- accelerate launch --num_processes 2 --mi
 expect_rc "launch-accelerate-exit-0" 0
 expect_contains "launch-accelerate-command-shown" "$OUT" "Launch: accelerate launch --num_processes 2"
 expect_contains "launch-accelerate-precision" "$OUT" "accelerate launch --mixed_precision fp16 (command word 5)"
-expect_contains "launch-unknown-argument-noted" "$OUT" "command word 10: --frobnicate is not declared in train.py"
+expect_contains "launch-unknown-argument-noted" "$OUT" "command: not declared in train.py, left to its TrainingArguments, not used by the estimate: --learning_rate (word 8), --frobnicate (word 10)"
 # an accelerate config file
 printf 'distributed_type: MULTI_GPU\nmixed_precision: bf16\nnum_processes: 8\n' > acc.yaml
 run_oomlint estimate --format json -- accelerate launch --config_file acc.yaml train.py

@@ -54,6 +54,7 @@ static const struct {
                       {"gradient_checkpointing", TAKES_SWITCH},
                       {"optim", TAKES_TEXT},
                       {"deepspeed", TAKES_TEXT},
+                      {"fsdp", TAKES_TEXT},
                       {"max_seq_length", TAKES_INT}, /* TRL's SFTConfig */
                       {"max_length", TAKES_INT},
                       {"model_name_or_path", TAKES_TEXT}, /* TRL's ModelConfig */
@@ -230,6 +231,8 @@ typedef struct {
     const oom_launch *l;
     size_t i; /* the next argument */
     TSNode parser; /* the HfArgumentParser, null when none */
+    const char *script; /* the file read, for notes */
+    oom_buf left; /* options left to TrainingArguments: "--output_dir (line 5), ..." */
 } binder;
 
 /* The value an option takes from the words after it; NULL when it has none. */
@@ -293,16 +296,17 @@ static void give(binder *b, oom_est_setting *s, takes kind, const oom_launch_wor
  * have one) passed over. */
 static void unknown(binder *b, const oom_launch_word *w)
 {
-    const char *script = b->l->script_word.text ? b->l->script_word.text : "the script";
     if (!strchr(w->text, '=') && b->i < b->l->arg_count && !is_option(&b->l->args[b->i]))
         b->i++;
-    if (w->text[1] != '-')
-        note(b->r, w, "%s: a short option, not matched to %s's options; not used", w->text, script);
-    else if (!ts_node_is_null(b->parser))
-        note(b->r, w, "%s is not declared in %s (its TrainingArguments may take it); not used by the estimate",
-             w->text, script);
-    else
-        note(b->r, w, "%s is not an option of %s; not used", w->text, script);
+    if (w->text[1] != '-') {
+        note(b->r, w, "%s: a short option, not matched to %s's options; not used", w->text, b->script);
+    } else if (!ts_node_is_null(b->parser)) {
+        /* one note for them all: a real launch line gives TrainingArguments dozens */
+        oom_buf_printf(&b->left, "%s%.*s (%s %u)", b->left.len ? ", " : "", (int)strcspn(w->text, "="), w->text,
+                       b->l->file && w->line ? "line" : "word", b->l->file && w->line ? w->line : w->index);
+    } else {
+        note(b->r, w, "%s is not an option of %s; not used", w->text, b->script);
+    }
 }
 
 /* Without the script, what an option takes is guessed from what follows it:
@@ -352,8 +356,9 @@ static void bind_option(binder *b, const oom_launch_word *w)
 
 void oom_est_bind_arguments(oom_est_reader *r)
 {
-    binder b = {r, r->launch, 0, hf_parser(r)};
-    const char *script = r->launch->script_word.text ? r->launch->script_word.text : "the script";
+    const char *script = r->launch->script_exists ? r->path : "the script";
+    binder b = {r, r->launch, 0, hf_parser(r), script, {0}};
+    oom_buf_init(&b.left);
     while (b.i < b.l->arg_count) {
         const oom_launch_word *w = &b.l->args[b.i++];
         if (is_option(w) && strcmp(w->text, "--") != 0) {
@@ -367,6 +372,15 @@ void oom_est_bind_arguments(oom_est_reader *r)
             note(r, w, "%s is not an option of %s; not used", w->text, script);
         }
     }
+    if (b.left.len) {
+        oom_buf n;
+        oom_buf_init(&n);
+        oom_buf_printf(&n, "%s: not declared in %s, left to its TrainingArguments, not used by the estimate: %s",
+                       b.l->file ? b.l->file : "command", script, b.left.data);
+        oom_strlist_push(r->notes, n.data);
+        oom_buf_free(&n);
+    }
+    oom_buf_free(&b.left);
 }
 
 /* ---- after the script is read ------------------------------------------------------- */
@@ -442,8 +456,28 @@ static void apply_zero_config(oom_est_reader *r, const oom_est_setting *s)
     free(path);
 }
 
+/* TrainingArguments' --fsdp "full_shard auto_wrap": FSDP's sharding as the
+ * ZeRO stage it equals (full_shard and hybrid_shard shard the parameters too,
+ * shard_grad_op gradients and optimizer states); "offload" moves them off. */
+static void apply_fsdp(oom_est_reader *r, const oom_est_setting *s)
+{
+    int stage = strstr(s->given, "full_shard") || strstr(s->given, "hybrid_shard") ? 3
+                : strstr(s->given, "shard_grad_op")                                 ? 2
+                                                                                    : -1;
+    if (stage < 0)
+        return;
+    r->out->in.zero_stage = stage;
+    r->out->in.offload_optimizer = strstr(s->given, "offload") != NULL;
+    char where[160], text[256];
+    oom_launch_where(r->launch, s->given_word, where, sizeof where);
+    oom_est_printf(text, sizeof text, "%s: %s: FSDP, sharded as ZeRO stage %d%s", where, s->given_said, stage,
+                   r->out->in.offload_optimizer ? ", offloaded" : "");
+    set_from(r->out, OOM_IN_ZERO, text, false);
+    r->out->from[OOM_IN_ZERO].line = s->given_word->line;
+}
+
 /* The arguments the readers do not see through a call: accumulation, the
- * DeepSpeed config. */
+ * DeepSpeed config, FSDP. */
 static void apply_given_settings(oom_est_reader *r)
 {
     for (size_t i = 0; i < r->settings.len; i++) {
@@ -455,6 +489,8 @@ static void apply_given_settings(oom_est_reader *r)
         else if ((strcmp(s->name, "deepspeed") == 0 || strcmp(s->name, "deepspeed_config") == 0) &&
                  oom_str_ends_with(s->given, ".json"))
             apply_zero_config(r, s);
+        else if (strcmp(s->name, "fsdp") == 0)
+            apply_fsdp(r, s);
     }
 }
 

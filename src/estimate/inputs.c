@@ -626,6 +626,64 @@ bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_input
     return true;
 }
 
+/* Whether a script's text parses command-line arguments itself. */
+static bool parses_arguments(const char *text)
+{
+    return strstr(text, "parse_args") || strstr(text, "add_argument") || strstr(text, "HfArgumentParser") ||
+           strstr(text, "TrlParser");
+}
+
+/* The module an import line names, as a file under `base` ("a.b.c" ->
+ * base/a/b/c.py); a relative import (`from .train`) under the script's own
+ * folder. NULL when none is there. */
+static char *module_file(const char *base, const char *script, const char *module, size_t len)
+{
+    oom_buf p;
+    oom_buf_init(&p);
+    if (module[0] == '.') { /* one dot: the script's package */
+        const char *slash = strrchr(script, '/');
+        oom_buf_printf(&p, "%.*s%s", slash ? (int)(slash - script) : 1, slash ? script : ".", "/");
+        module++, len--;
+    } else if (base && strcmp(base, ".") != 0) {
+        oom_buf_printf(&p, "%s/", base);
+    }
+    for (size_t i = 0; i < len; i++)
+        oom_buf_putc(&p, module[i] == '.' ? '/' : module[i]);
+    oom_buf_puts(&p, ".py");
+    struct stat st;
+    if (stat(p.data, &st) == 0 && S_ISREG(st.st_mode))
+        return oom_buf_take(&p);
+    oom_buf_free(&p);
+    return NULL;
+}
+
+/* A launched script that is a thin wrapper (FastChat's and LLaVA's
+ * train_mem.py: patch attention, then `from pkg.train import train;
+ * train()`): the module it imports from that parses the arguments. One
+ * hop; NULL when the script parses its own or no such module is found. */
+static char *argument_parsing_module(const oom_launch *l, const oom_source *src)
+{
+    if (parses_arguments(src->text))
+        return NULL;
+    char *found = NULL;
+    for (const char *line = src->text; line && *line && !found; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        if (strncmp(line, "from ", 5) != 0)
+            continue;
+        const char *module = line + 5;
+        size_t len = strcspn(module, " \t\n");
+        char *path = module_file(l->dir, l->script, module, len);
+        oom_source candidate;
+        char why[64];
+        if (path && oom_source_read(path, path, &candidate, why, sizeof why) == OOM_SOURCE_OK &&
+            parses_arguments(candidate.text))
+            found = oom_xstrdup(path);
+        if (path)
+            oom_source_free(&candidate);
+        free(path);
+    }
+    return found;
+}
+
 bool oom_script_inputs_read_launch(const oom_launch *l, const oom_kb *kb, oom_script_inputs *out,
                                    oom_strlist *notes, oom_buf *err)
 {
@@ -638,6 +696,21 @@ bool oom_script_inputs_read_launch(const oom_launch *l, const oom_kb *kb, oom_sc
     if (have_script && !read_script(l->script, &src, err)) {
         oom_source_free(&src);
         return false;
+    }
+    char *module = have_script ? argument_parsing_module(l, &src) : NULL;
+    if (module) {
+        oom_buf n;
+        oom_buf_init(&n);
+        oom_buf_printf(&n, "%s parses no arguments; they are read by %s, which it imports", l->script, module);
+        oom_strlist_push(notes, n.data);
+        oom_buf_free(&n);
+        oom_source_free(&src);
+        if (!read_script(module, &src, err)) {
+            oom_source_free(&src);
+            free(module);
+            return false;
+        }
+        name = module;
     }
     if (!have_script) {
         /* no script to read: the arguments alone, by their usual names */
@@ -658,5 +731,6 @@ bool oom_script_inputs_read_launch(const oom_launch *l, const oom_kb *kb, oom_sc
     if (!have_script)
         out->in.training = true; /* a launched job trains; nothing says otherwise */
     oom_source_free(&src);
+    free(module);
     return true;
 }
