@@ -241,12 +241,10 @@ static const oom_launch_word *value_word(binder *b, takes kind, bool store_actio
     if (b->i >= b->l->arg_count)
         return NULL;
     const oom_launch_word *next = &b->l->args[b->i];
-    if (kind == TAKES_SWITCH && store_action) {
-        return NULL; /* argparse's store_true takes no value */
-    } else if (is_option(next)) {
-        /* HfArgumentParser's switches take an optional value (nargs="?"), the next word unless it is an option */
+    /* argparse's store_true takes no value; HfArgumentParser's switches an
+     * optional one (nargs="?"): the next word, unless it is an option */
+    if ((kind == TAKES_SWITCH && store_action) || is_option(next))
         return NULL;
-    }
     b->i++;
     return next;
 }
@@ -311,11 +309,16 @@ static void unknown(binder *b, const oom_launch_word *w)
 
 /* Without the script, what an option takes is guessed from what follows it:
  * nothing or another option, a switch; true/false, a switch; else a value. */
+static bool switch_word(const char *v)
+{
+    return isalpha((unsigned char)v[0]) && switch_value(v); /* true, yes; not 1, a batch size */
+}
+
 static takes guessed(const binder *b, const oom_launch_word *w)
 {
     if (strchr(w->text, '='))
-        return switch_value(strchr(w->text, '=') + 1) ? TAKES_SWITCH : TAKES_TEXT;
-    if (b->i >= b->l->arg_count || is_option(&b->l->args[b->i]) || switch_value(b->l->args[b->i].text))
+        return switch_word(strchr(w->text, '=') + 1) ? TAKES_SWITCH : TAKES_TEXT;
+    if (b->i >= b->l->arg_count || is_option(&b->l->args[b->i]) || switch_word(b->l->args[b->i].text))
         return TAKES_SWITCH;
     return TAKES_TEXT;
 }

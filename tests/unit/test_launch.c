@@ -438,10 +438,11 @@ static void hf_binding(void)
 
     /* the script is not there: the arguments by their usual names */
     const char *c[] = {"python", "/nonexistent/train.py", "--model_name_or_path", "gpt2", "--fp16",
-                       "--per_device_train_batch_size", "3", NULL};
+                       "--per_device_train_batch_size", "1", "--gradient_checkpointing", "yes", NULL};
     CHECK(read_launched(c, &s, &notes));
     CHECK(s.model_known && strcmp(s.model_id, "gpt2") == 0);
-    CHECK(s.in.micro_batch == 3);
+    CHECK(s.in.micro_batch == 1);
+    CHECK(s.in.gradient_checkpointing);
     CHECK(s.in.precision == OOM_PREC_AMP_FP16);
     CHECK(s.in.training);
     CHECK(has_note(&notes, "/nonexistent/train.py does not exist"));
