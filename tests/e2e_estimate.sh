@@ -472,6 +472,17 @@ expect_rc "launch-missing-shell-exit-2" 2
 printf 'torchrun --nproc_per_node "$(nproc train.py \\\n' > scripts/broken.sh
 run_oomlint estimate scripts/broken.sh
 expect_rc "launch-broken-shell-no-crash" 2
+head -c 2000 /dev/urandom | tr -d '\n' > scripts/binary.sh; printf '\000' >> scripts/binary.sh
+run_oomlint estimate scripts/binary.sh
+expect_rc "launch-binary-shell-exit-2" 2
+expect_contains "launch-binary-shell-says-so" "$ERR" "scripts/binary.sh: binary file"
+run_oomlint estimate -- ""
+expect_rc "launch-empty-word-exit-2" 2
+expect_contains "launch-empty-word-says-so" "$ERR" "an empty word where the script's name should be"
+awk 'BEGIN { for (i = 0; i < 300; i++) print "if true; then"; print "python train.py --per_device_train_batch_size 2"; for (i = 0; i < 300; i++) print "fi" }' > scripts/deep.sh
+run_oomlint estimate scripts/deep.sh --format json
+v=$(printf '%s' "$OUT" | jq -r '[.inputs.batch.value, .inputs.batch.assumed] | join("|")' 2>/dev/null)
+if [ "$v" = "2|false" ]; then pass "launch-deeply-nested-shell"; else fail "launch-deeply-nested-shell" "got $v; $ERR"; fi
 run_oomlint estimate train.py -- python train.py
 expect_rc "launch-file-and-command-exit-2" 2
 cd "$ROOT" || exit 1

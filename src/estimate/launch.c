@@ -514,7 +514,9 @@ static void read_script(cursor *c)
     l->script_word = word_dup(w);
     char where[160];
     oom_launch_where(l, w, where, sizeof where);
-    if (c->no_python) {
+    if (!w->text[0]) {
+        oom_est_launch_note(l, "%s: an empty word where the script's name should be", where);
+    } else if (c->no_python) {
         oom_est_launch_note(l, "%s: --no_python runs the program %s, not a Python script", where, w->text);
     } else if (w->unresolved) {
         oom_est_launch_note(l, "%s: the script's name %s has %s, which %s", where, w->text, w->unresolved,

@@ -61,10 +61,19 @@ static const shell_var *lookup(const shell *sh, const char *name, size_t len)
     return NULL;
 }
 
+#define MAX_BLOCKS ((int)(sizeof ((shell *)0)->blocks / sizeof *((shell *)0)->blocks))
+
+/* The blocks recorded: the innermost MAX_BLOCKS of a deeper nesting are not. */
+static int recorded_blocks(const shell *sh)
+{
+    return sh->depth < MAX_BLOCKS ? sh->depth : MAX_BLOCKS;
+}
+
 static void set_var(shell *sh, const char *name, size_t len, const char *value, unsigned line)
 {
+    int blocks = recorded_blocks(sh);
     shell_var v = {oom_xstrndup(name, len), oom_xstrdup(value), line,
-                   sh->depth > 0 ? sh->blocks[sh->depth - 1] : NULL, false};
+                   sh->depth > 0 ? (blocks > 0 ? sh->blocks[blocks - 1] : "nested") : NULL, false};
     OOM_PUSH(sh->vars, sh->var_count, sh->var_cap, v);
 }
 
@@ -398,7 +407,7 @@ static void keep_if_best(shell *sh, token *t, size_t n)
     oom_strlist_free(&sh->best_notes);
     for (size_t i = 0; i < sh->notes.len; i++)
         oom_strlist_push(&sh->best_notes, sh->notes.items[i]);
-    for (int d = 0; d < sh->depth; d++) {
+    for (int d = 0; d < recorded_blocks(sh); d++) {
         oom_buf note;
         oom_buf_init(&note);
         oom_buf_printf(&note, "%s: the launch line is inside the %s block of line %u; read as if it ran once",
@@ -412,7 +421,7 @@ static void keep_if_best(shell *sh, token *t, size_t n)
 
 static void open_block(shell *sh, const char *kind, unsigned line)
 {
-    if (sh->depth < (int)(sizeof sh->blocks / sizeof *sh->blocks)) {
+    if (sh->depth < MAX_BLOCKS) {
         sh->blocks[sh->depth] = kind;
         sh->block_lines[sh->depth] = line;
     }
@@ -525,7 +534,8 @@ static void read_script_text(shell *sh, const char *text, size_t len)
 {
     oom_buf logical;
     oom_buf_init(&logical);
-    unsigned *line_of = oom_xmalloc((len + 1) * sizeof *line_of);
+    unsigned *line_of = NULL; /* the file's line of each byte of the logical line */
+    size_t line_cap = 0;
     unsigned line = 1;
     char terminator[64] = "";
     size_t at = 0;
@@ -546,7 +556,9 @@ static void read_script_text(shell *sh, const char *text, size_t len)
             continue;
         }
         bool continues = n > 0 && s[n - 1] == '\\';
-        for (size_t i = 0; i < n - (continues ? 1 : 0); i++) {
+        size_t keep = n - (continues ? 1 : 0);
+        oom_grow((void **)&line_of, &line_cap, logical.len + keep + 1, sizeof *line_of);
+        for (size_t i = 0; i < keep; i++) {
             line_of[logical.len] = line;
             oom_buf_putc(&logical, s[i]);
         }
