@@ -341,3 +341,153 @@ run_oomlint estimate "$T/lit.yaml" --gpu a100-80gb
 expect_contains "litgpt-yaml-model" "$OUT" "checkpoint_dir: meta-llama/Llama-2-7b-hf"
 expect_contains "litgpt-yaml-batch" "$OUT" "train.micro_batch_size: 2"
 expect_contains "litgpt-yaml-precision" "$OUT" "precision: bf16-true"
+
+# Launch commands: `estimate -- COMMAND` and `estimate train.sh`. The script's
+# arguments are bound to its options over their defaults; the launcher's
+# processes and precision feed the estimate; each input names its word or line.
+mkdir -p "$T/launch/scripts"
+cat > "$T/launch/train.py" <<'PY'
+from dataclasses import dataclass, field
+from typing import Optional
+from transformers import AutoModelForCausalLM, HfArgumentParser, Trainer, TrainingArguments
+
+@dataclass
+class ModelArguments:
+    model_name_or_path: Optional[str] = field(default="gpt2-medium")
+    max_seq_length: int = field(default=512)
+
+parser = HfArgumentParser((ModelArguments, TrainingArguments))
+model_args, training_args = parser.parse_args_into_dataclasses()
+model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path)
+Trainer(model=model, args=training_args).train()
+PY
+cd "$T/launch" || exit 1
+run_oomlint estimate --format json -- torchrun --nproc_per_node 4 train.py --model_name_or_path gpt2 --per_device_train_batch_size 4
+v=$(printf '%s' "$OUT" | jq -r '[.model, .inputs.batch.value, .inputs.batch.source, .inputs.GPUs.value, .inputs.GPUs.source, .launch.launcher] | join("|")' 2>/dev/null)
+if [ "$v" = "gpt2|4|command word 7: --per_device_train_batch_size 4|4|torchrun: 4 per node (command word 2) x 1 node|torchrun" ]; then
+    pass "launch-torchrun-arguments-over-defaults"
+else
+    fail "launch-torchrun-arguments-over-defaults" "got $v; $ERR"
+fi
+# without arguments the script's defaults stand; with them, four processes shard ZeRO-3
+printf '{"zero_optimization": {"stage": 3}}\n' > ds.json
+run_oomlint estimate --format json -- python train.py
+v=$(printf '%s' "$OUT" | jq -r '[.model, .inputs.batch.value, .inputs.GPUs.value] | join("|")' 2>/dev/null)
+if [ "$v" = "gpt2-medium|8|1" ]; then pass "launch-python-defaults"; else fail "launch-python-defaults" "got $v"; fi
+run_oomlint estimate --format json -- deepspeed --num_gpus=4 train.py --deepspeed ds.json --bf16 True
+v=$(printf '%s' "$OUT" | jq -r '[.inputs.sharding.value, .inputs.GPUs.value, .inputs.precision.value] | join("|")' 2>/dev/null)
+if [ "$v" = "ZeRO 3|4|bf16 mixed precision" ]; then pass "launch-deepspeed-zero-config"; else fail "launch-deepspeed-zero-config" "got $v"; fi
+w=$(printf '%s' "$OUT" | jq -r '.bytes.weights' 2>/dev/null)
+run_oomlint estimate --format json --num-gpus 1 -- deepspeed --num_gpus=4 train.py --deepspeed ds.json --bf16 True
+w1=$(printf '%s' "$OUT" | jq -r '.bytes.weights' 2>/dev/null)
+if [ -n "$w" ] && [ "$(echo "$w1 > 3.9 * $w" | bc)" = 1 ]; then pass "launch-processes-shard-the-weights"; else fail "launch-processes-shard-the-weights" "4 GPUs $w, 1 GPU $w1"; fi
+# the text report shows the command and the notes
+run_oomlint estimate --gpu a100-80gb -- accelerate launch --num_processes 2 --mixed_precision fp16 train.py --learning_rate 1e-5 --frobnicate
+expect_rc "launch-accelerate-exit-0" 0
+expect_contains "launch-accelerate-command-shown" "$OUT" "Launch: accelerate launch --num_processes 2"
+expect_contains "launch-accelerate-precision" "$OUT" "accelerate launch --mixed_precision fp16 (command word 5)"
+expect_contains "launch-unknown-argument-noted" "$OUT" "command: not declared in train.py, left to its TrainingArguments, not used by the estimate: --learning_rate (word 8), --frobnicate (word 10)"
+# an accelerate config file
+printf 'distributed_type: MULTI_GPU\nmixed_precision: bf16\nnum_processes: 8\n' > acc.yaml
+run_oomlint estimate --format json -- accelerate launch --config_file acc.yaml train.py
+v=$(printf '%s' "$OUT" | jq -r '[.inputs.GPUs.value, .inputs.GPUs.source, .inputs.precision.value] | join("|")' 2>/dev/null)
+if [ "$v" = "8|accelerate config acc.yaml:3 num_processes: 8|bf16 mixed precision" ]; then pass "launch-accelerate-config-file"; else fail "launch-accelerate-config-file" "got $v"; fi
+
+# a shell script: variables, defaults, quoting, continuation lines
+cat > scripts/train.sh <<'SH'
+#!/bin/bash
+set -e
+MODEL="gpt2"
+export BS=2
+NGPU=${NGPU:-2}
+python -c "print('warm-up')"
+torchrun --nproc_per_node=$NGPU train.py \
+    --model_name_or_path "$MODEL" \
+    --per_device_train_batch_size ${BS} \
+    --output_dir "out dir" \
+    --seed $1 2>&1 | tee train.log
+SH
+run_oomlint estimate scripts/train.sh --format json
+v=$(printf '%s' "$OUT" | jq -r '[.model, .inputs.model.source, .inputs.batch.value, .inputs.batch.source, .inputs.GPUs.value] | join("|")' 2>/dev/null)
+if [ "$v" = "gpt2|scripts/train.sh:8: --model_name_or_path gpt2 (AutoModelForCausalLM.from_pretrained(\"gpt2\"))|2|scripts/train.sh:9: --per_device_train_batch_size 2|2" ]; then
+    pass "launch-shell-script"
+else
+    fail "launch-shell-script" "got $v; $ERR"
+fi
+run_oomlint estimate scripts/train.sh
+expect_contains "launch-shell-line-shown" "$OUT" "(scripts/train.sh:7)"
+# `-- bash train.sh ARGS`: the script's $1, $2 are ARGS; ${2:-2} its default
+printf 'MODEL=${1:-gpt2}\npython train.py --model_name_or_path $MODEL --per_device_train_batch_size ${2:-2}\n' > scripts/pos.sh
+run_oomlint estimate --format json -- bash scripts/pos.sh gpt2-large
+v=$(printf '%s' "$OUT" | jq -r '[.model, .inputs.batch.value, .inputs.batch.source] | join("|")' 2>/dev/null)
+if [ "$v" = "gpt2-large|2|scripts/pos.sh:2: --per_device_train_batch_size 2" ]; then pass "launch-bash-script-arguments"; else fail "launch-bash-script-arguments" "got $v; $ERR"; fi
+# a terminal never interprets what a shell script holds
+printf 'python train.py --tag "\033[31mred"\n' > scripts/esc.sh
+run_oomlint estimate scripts/esc.sh
+expect_not_contains "launch-escapes-control-characters" "$OUT" "$(printf '\033')"
+# loops and conditionals: read through once, their values assumed, with notes
+cat > scripts/sweep.sh <<'SH'
+for bs in 4 8; do
+  if [ "$bs" -gt 4 ]; then
+    MODEL=gpt2-large
+  else
+    MODEL=gpt2
+  fi
+  python train.py --model_name_or_path $MODEL --per_device_train_batch_size $bs
+done
+SH
+run_oomlint estimate scripts/sweep.sh --format json
+v=$(printf '%s' "$OUT" | jq -r '[.model, .inputs.batch.value, .inputs.batch.assumed, (.launch.notes | length)] | join("|")' 2>/dev/null)
+if [ "$v" = "gpt2|4|true|3" ]; then pass "launch-shell-loops-assumed"; else fail "launch-shell-loops-assumed" "got $v; $ERR"; fi
+run_oomlint estimate scripts/sweep.sh
+expect_contains "launch-shell-loop-note" "$OUT" "bs takes the values of a for loop; the first (4) is used"
+
+# bad input: a clear message, an estimate where one is possible, never a crash
+run_oomlint estimate -- torchrun --nproc_per_node 4
+expect_rc "launch-no-script-exit-2" 2
+expect_contains "launch-no-script-says-so" "$ERR" "torchrun runs no script"
+run_oomlint estimate --model gpt2 -- torchrun --nproc_per_node 4
+expect_rc "launch-no-script-with-model" 0
+run_oomlint estimate --
+expect_rc "launch-empty-command-exit-2" 2
+expect_contains "launch-empty-command-says-so" "$ERR" "no command to read"
+run_oomlint estimate --format json -- torchrun --nproc_per_node 2 missing.py --model_name_or_path gpt2 --per_device_train_batch_size 3
+v=$(printf '%s' "$OUT" | jq -r '[.model, .inputs.batch.value, .launch.script_exists, .launch.notes[0]] | join("|")' 2>/dev/null)
+if [ "$v" = "gpt2|3|false|command word 4: missing.py does not exist; the arguments are read by their usual names" ]; then
+    pass "launch-missing-script-estimated-from-arguments"
+else
+    fail "launch-missing-script-estimated-from-arguments" "got $v; $ERR"
+fi
+run_oomlint estimate -- python train.py --model_name_or_path my-org/private-model
+expect_rc "launch-unknown-model-exit-2" 2
+expect_contains "launch-unknown-model-names-the-argument" "$ERR" "command word 3: --model_name_or_path my-org/private-model is not a model the knowledge base knows"
+run_oomlint estimate -- python missing.py --lr 1
+expect_rc "launch-missing-script-no-model-exit-2" 2
+expect_contains "launch-missing-script-says-so" "$ERR" "missing.py does not exist"
+run_oomlint estimate --format json -- python train.py --per_device_train_batch_size abc
+v=$(printf '%s' "$OUT" | jq -r '[.inputs.batch.value, .inputs.batch.assumed] | join("|")' 2>/dev/null)
+if [ "$v" = "8|true" ]; then pass "launch-wrong-type-keeps-default-assumed"; else fail "launch-wrong-type-keeps-default-assumed" "got $v"; fi
+expect_contains "launch-wrong-type-says-so" "$OUT" "--per_device_train_batch_size abc is not a whole number"
+printf 'echo hello\nls -l\n' > scripts/none.sh
+run_oomlint estimate scripts/none.sh
+expect_rc "launch-shell-without-launch-exit-2" 2
+expect_contains "launch-shell-without-launch-says-so" "$ERR" "no line runs python, torchrun, accelerate launch or deepspeed"
+run_oomlint estimate scripts/missing.sh
+expect_rc "launch-missing-shell-exit-2" 2
+printf 'torchrun --nproc_per_node "$(nproc train.py \\\n' > scripts/broken.sh
+run_oomlint estimate scripts/broken.sh
+expect_rc "launch-broken-shell-no-crash" 2
+head -c 2000 /dev/urandom | tr -d '\n' > scripts/binary.sh; printf '\000' >> scripts/binary.sh
+run_oomlint estimate scripts/binary.sh
+expect_rc "launch-binary-shell-exit-2" 2
+expect_contains "launch-binary-shell-says-so" "$ERR" "scripts/binary.sh: binary file"
+run_oomlint estimate -- ""
+expect_rc "launch-empty-word-exit-2" 2
+expect_contains "launch-empty-word-says-so" "$ERR" "an empty word where the script's name should be"
+awk 'BEGIN { for (i = 0; i < 300; i++) print "if true; then"; print "python train.py --per_device_train_batch_size 2"; for (i = 0; i < 300; i++) print "fi" }' > scripts/deep.sh
+run_oomlint estimate scripts/deep.sh --format json
+v=$(printf '%s' "$OUT" | jq -r '[.inputs.batch.value, .inputs.batch.assumed] | join("|")' 2>/dev/null)
+if [ "$v" = "2|false" ]; then pass "launch-deeply-nested-shell"; else fail "launch-deeply-nested-shell" "got $v; $ERR"; fi
+run_oomlint estimate train.py -- python train.py
+expect_rc "launch-file-and-command-exit-2" 2
+cd "$ROOT" || exit 1

@@ -68,6 +68,9 @@ typedef struct {
     int estimate_task;                          /* an oom_task; -1: from the script or the model */
     bool estimate_checkpointing;
     char *plot_file;
+    /* estimate -- COMMAND...: the words of the launch command (launch.h) */
+    bool estimate_launch;
+    oom_strlist launch_argv;
 } oom_settings;
 
 /* Returns 0, or -1 with a one-line reason in err. */

@@ -161,6 +161,7 @@ oom_task oom_task_of_class(const char *name);
 /* ---- from a script to the estimate's inputs ------------------------------------------ */
 
 #include "oomlint/kb.h"
+#include "oomlint/launch.h"
 #include "oomlint/model.h"
 #include "oomlint/source.h"
 #include "oomlint/util.h"
@@ -207,6 +208,18 @@ void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel
 /* Reads a Python script or a notebook's code cells (and the DeepSpeed config it names) for the inputs.
  * Returns false, with a reason in err, when the file cannot be read. */
 bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err);
+/* Reads the script a launch command runs (launch.h), with the command's
+ * arguments bound to the script's options as argparse / HfArgumentParser
+ * would bind them and applied over its defaults, then the processes,
+ * mixed precision and sharding the launcher sets; each input's provenance
+ * names the word of the command (or the shell script's line) it came from.
+ * Without a script (none named, or not there) the arguments are read by
+ * their usual names. What is not used (an argument the script has no
+ * option for, a value its option would refuse, a variable left unresolved)
+ * goes to `notes`. Returns false, with a reason in err, when the script is
+ * there but cannot be read. */
+bool oom_script_inputs_read_launch(const oom_launch *l, const oom_kb *kb, oom_script_inputs *out,
+                                   oom_strlist *notes, oom_buf *err);
 /* Reads a YAML training config (axolotl, LLaMA-Factory, a TRL recipe, a
  * Lightning CLI config) for the inputs: the model, micro-batch, sequence,
  * precision, quantisation, adapter, checkpointing and optimizer it names.

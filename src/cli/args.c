@@ -29,6 +29,12 @@ int oom_cli_parse(int argc, char **argv, oom_settings *s, oom_buf *err)
     for (; i < argc; i++) {
         const char *arg = argv[i];
         if (!only_paths && strcmp(arg, "--") == 0) {
+            if (s->command == OOM_CMD_ESTIMATE) { /* estimate -- torchrun ... train.py ...: the launch command */
+                s->estimate_launch = true;
+                for (i++; i < argc; i++)
+                    oom_strlist_push(&s->launch_argv, argv[i]);
+                break;
+            }
             only_paths = true;
             continue;
         }
@@ -106,6 +112,7 @@ int oom_cli_parse(int argc, char **argv, oom_settings *s, oom_buf *err)
 void oom_settings_free(oom_settings *s)
 {
     oom_strlist_free(&s->paths);
+    oom_strlist_free(&s->launch_argv);
     oom_strlist_free(&s->exclude);
     oom_strlist_free(&s->rule_dirs);
     oom_strlist_free(&s->fixable);

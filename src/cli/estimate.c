@@ -13,7 +13,15 @@
 #include "oomlint/estimate.h"
 #include "oomlint/report.h"
 #include "oomlint/source.h"
+#include "oomlint/text.h"
 
+
+/* The launch command the inputs were read under, when there was one. */
+typedef struct {
+    bool used;
+    oom_launch launch;
+    oom_strlist notes; /* the launcher's and the arguments' (estimate.h) */
+} launch_read;
 
 typedef struct {
     const char *label;
@@ -124,7 +132,46 @@ static void print_peak_phase(const oom_estimate *e, FILE *f)
                 e->step_temp > 0 ? ", the step's temporaries come later" : "");
 }
 
-static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom_estimate *e, FILE *f)
+/* Text from a script or a command, shown so that a terminal never
+ * interprets it (a shell script may hold any byte). */
+static void put_display(FILE *f, const char *s)
+{
+    oom_buf b;
+    oom_buf_init(&b);
+    oom_text_append_display(&b, s, strlen(s), 0);
+    fputs(b.data ? b.data : "", f);
+    oom_buf_free(&b);
+}
+
+static void print_launch(const launch_read *lr, FILE *f)
+{
+    if (!lr->used)
+        return;
+    const oom_launch *l = &lr->launch;
+    fputs("\nLaunch: ", f);
+    put_display(f, l->command ? l->command : "");
+    if (l->file && l->line) {
+        fputs("  (", f);
+        put_display(f, l->file);
+        fprintf(f, ":%u)", l->line);
+    }
+    fputc('\n', f);
+}
+
+static void print_notes(const launch_read *lr, FILE *f)
+{
+    if (!lr->used || lr->notes.len == 0)
+        return;
+    fputs("\nNotes:\n", f);
+    for (size_t i = 0; i < lr->notes.len; i++) {
+        fputs("  - ", f);
+        put_display(f, lr->notes.items[i]);
+        fputc('\n', f);
+    }
+}
+
+static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom_estimate *e,
+                       const launch_read *lr, FILE *f)
 {
     part p[N_PARTS];
     parts_of(e, p);
@@ -156,15 +203,35 @@ static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom
         fputc('.', f);
     if (cap > 0)
         fprintf(f, "\n  %*s| %.3g GiB", (int)(cap / scale), "", cap / OOM_GIB);
-    fputs("\n\nInputs:\n", f);
+    fputc('\n', f);
+    print_launch(lr, f);
+    fputs("\nInputs:\n", f);
     for (int k = 0; k < OOM_IN_COUNT; k++) {
         char value[160];
         if (!input_applies(s, k))
             continue;
         input_value(s, k, value, sizeof value);
-        fprintf(f, "  %-13s %-28s %s%s\n", input_names[k], value, s->from[k].assumed ? "assumed: " : "",
-                s->from[k].text);
+        fprintf(f, "  %-13s %-28s %s", input_names[k], value, s->from[k].assumed ? "assumed: " : "");
+        put_display(f, s->from[k].text);
+        fputc('\n', f);
     }
+    print_notes(lr, f);
+}
+
+static void add_launch_json(cJSON *root, const launch_read *lr)
+{
+    if (!lr->used)
+        return;
+    const oom_launch *l = &lr->launch;
+    cJSON *o = cJSON_AddObjectToObject(root, "launch");
+    cJSON_AddStringToObject(o, "launcher", oom_launcher_name(l->launcher));
+    cJSON_AddStringToObject(o, "command", l->command ? l->command : "");
+    cJSON_AddStringToObject(o, "script", l->script ? l->script : "");
+    cJSON_AddBoolToObject(o, "script_exists", l->script_exists);
+    cJSON_AddNumberToObject(o, "processes", l->processes);
+    cJSON *notes = cJSON_AddArrayToObject(o, "notes");
+    for (size_t i = 0; i < lr->notes.len; i++)
+        cJSON_AddItemToArray(notes, cJSON_CreateString(lr->notes.items[i]));
 }
 
 static cJSON *to_json(const oom_script_inputs *s, const oom_gpu *gpu, const oom_estimate *e)
@@ -280,14 +347,37 @@ static bool inputs_from_config(const char *path, oom_script_inputs *in, oom_buf 
     return true;
 }
 
+/* A launch command after `--`, or the launch line of a shell script: the
+ * script it runs, its arguments over the script's defaults. */
+static bool inputs_from_launch(const oom_settings *s, const char *path, const oom_kb *kb, oom_script_inputs *in,
+                               launch_read *lr, oom_buf *err)
+{
+    lr->used = true;
+    if (s->estimate_launch && path) {
+        oom_buf_printf(err, "give a file to estimate (%s) or a launch command after --, not both", path);
+        return false;
+    }
+    bool ok = s->estimate_launch
+                  ? oom_launch_from_argv((int)s->launch_argv.len, (const char *const *)s->launch_argv.items,
+                                         &lr->launch, err)
+                  : oom_launch_from_shell(path, &lr->launch, err);
+    return ok && oom_script_inputs_read_launch(&lr->launch, kb, in, &lr->notes, err);
+}
+
 /* The inputs from what the command line names: a script, a folder, a
- * config.json, a YAML training config, and/or --model. */
-static bool load_inputs(const oom_settings *s, const oom_kb *kb, oom_script_inputs *in, oom_buf *err)
+ * config.json, a YAML training config, a launch command or a shell script
+ * that has one, and/or --model. */
+static bool load_inputs(const oom_settings *s, const oom_kb *kb, oom_script_inputs *in, launch_read *lr,
+                        oom_buf *err)
 {
     const char *path = s->paths.len ? s->paths.items[0] : NULL;
     char *chosen = NULL;
     struct stat st;
-    if (path && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (s->estimate_launch || (path && oom_str_ends_with(path, ".sh"))) {
+        if (!inputs_from_launch(s, path, kb, in, lr, err))
+            return false;
+        path = lr->launch.script ? lr->launch.script : "the launch command (it runs no script)";
+    } else if (path && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         path = chosen = script_in_folder(path, kb);
         if (!chosen) {
             oom_buf_printf(err, "%s: no script in this folder loads a model the knowledge base knows; "
@@ -296,13 +386,15 @@ static bool load_inputs(const oom_settings *s, const oom_kb *kb, oom_script_inpu
         }
     }
     bool ok = true;
-    oom_script_inputs_init(in);
-    if (path && oom_str_ends_with(path, ".json"))
-        ok = inputs_from_config(path, in, err);
-    else if (path && oom_lang_for_path(path) == OOM_LANG_YAML)
-        ok = oom_script_inputs_read_yaml(path, kb, in, err);
-    else if (path)
-        ok = oom_script_inputs_read(path, kb, in, err);
+    if (!lr->used) {
+        oom_script_inputs_init(in);
+        if (path && oom_str_ends_with(path, ".json"))
+            ok = inputs_from_config(path, in, err);
+        else if (path && oom_lang_for_path(path) == OOM_LANG_YAML)
+            ok = oom_script_inputs_read_yaml(path, kb, in, err);
+        else if (path)
+            ok = oom_script_inputs_read(path, kb, in, err);
+    }
     free(chosen);
     if (ok && s->estimate_model) {
         char why[200];
@@ -313,7 +405,11 @@ static bool load_inputs(const oom_settings *s, const oom_kb *kb, oom_script_inpu
                            s->estimate_model);
         in->from[OOM_IN_MODEL].assumed = false;
     }
-    if (ok && !in->model_known) {
+    if (ok && !in->model_known && lr->used && !lr->launch.script_exists && lr->launch.script) {
+        oom_buf_printf(err, "no model to size: %s does not exist and no argument names a model the knowledge base "
+                            "knows; pass --model HUB_ID", lr->launch.script);
+        ok = false;
+    } else if (ok && !in->model_known) {
         const char *why = in->from[OOM_IN_MODEL].text;
         bool said = !oom_str_starts_with(why, "no model"); /* a reason the script's model was not taken */
         oom_buf_printf(err, "no model to size: %s loads none the knowledge base knows%s%s%s; pass --model HUB_ID",
@@ -461,6 +557,41 @@ static int write_plot(const char *file, const oom_script_inputs *in, const oom_g
     return rc;
 }
 
+/* The estimate of the inputs read, the flags over them, in the format asked. */
+static int estimate_and_report(const oom_settings *s, const oom_kb *kb, const oom_run_context *run,
+                               const oom_script_inputs *loaded, const launch_read *lr)
+{
+    const oom_gpu *gpu = run->gpu;
+    oom_script_inputs in = *loaded;
+    apply_flags(s, run, &in);
+    oom_estimate e;
+    oom_estimate_compute(&in.in, &e);
+    if (s->format == OOM_FORMAT_JSON) {
+        cJSON *j = to_json(&in, gpu, &e);
+        add_launch_json(j, lr);
+        if (s->estimate_max_batch)
+            add_max_batch_json(j, s, kb, &in, gpu);
+        char *text = cJSON_Print(j);
+        printf("%s\n", text);
+        free(text);
+        cJSON_Delete(j);
+    } else {
+        print_text(&in, gpu, &e, lr, stdout);
+        print_plan(&in, gpu, &e);
+        if (s->estimate_max_batch && print_max_batch(s, kb, &in, gpu) != OOM_EXIT_CLEAN)
+            return OOM_EXIT_FAILURE;
+    }
+    if (s->plot_file && write_plot(s->plot_file, &in, gpu, &e) != 0)
+        return OOM_EXIT_FAILURE;
+    return OOM_EXIT_CLEAN;
+}
+
+static void launch_read_free(launch_read *lr)
+{
+    oom_launch_free(&lr->launch);
+    oom_strlist_free(&lr->notes);
+}
+
 int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_run_context *run)
 {
     const oom_gpu *gpu = run->gpu;
@@ -471,30 +602,22 @@ int oom_cli_estimate(const oom_settings *s, const oom_kb *kb, const oom_run_cont
     oom_script_inputs in;
     oom_buf err;
     oom_buf_init(&err);
-    if (!load_inputs(s, kb, &in, &err)) {
+    launch_read lr;
+    memset(&lr, 0, sizeof lr);
+    oom_launch_init(&lr.launch);
+    if (!load_inputs(s, kb, &in, &lr, &err)) {
+        for (size_t i = 0; i < lr.notes.len; i++) {
+            fputs("oomlint: note: ", stderr);
+            put_display(stderr, lr.notes.items[i]);
+            fputc('\n', stderr);
+        }
         fprintf(stderr, "oomlint: error: %s\n", err.data);
         oom_buf_free(&err);
+        launch_read_free(&lr);
         return OOM_EXIT_FAILURE;
     }
     oom_buf_free(&err);
-    apply_flags(s, run, &in);
-    oom_estimate e;
-    oom_estimate_compute(&in.in, &e);
-    if (s->format == OOM_FORMAT_JSON) {
-        cJSON *j = to_json(&in, gpu, &e);
-        if (s->estimate_max_batch)
-            add_max_batch_json(j, s, kb, &in, gpu);
-        char *text = cJSON_Print(j);
-        printf("%s\n", text);
-        free(text);
-        cJSON_Delete(j);
-    } else {
-        print_text(&in, gpu, &e, stdout);
-        print_plan(&in, gpu, &e);
-        if (s->estimate_max_batch && print_max_batch(s, kb, &in, gpu) != OOM_EXIT_CLEAN)
-            return OOM_EXIT_FAILURE;
-    }
-    if (s->plot_file && write_plot(s->plot_file, &in, gpu, &e) != 0)
-        return OOM_EXIT_FAILURE;
-    return OOM_EXIT_CLEAN;
+    int rc = estimate_and_report(s, kb, run, &in, &lr);
+    launch_read_free(&lr);
+    return rc;
 }

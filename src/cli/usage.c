@@ -15,8 +15,15 @@ static const char commands[] =
     "  oomlint rules                         list every rule\n"
     "  oomlint gpus                          list the GPUs oomlint knows\n"
     "  oomlint predicates                    list the semantic predicates rules can ask\n"
-    "  oomlint estimate [OPTIONS] [SCRIPT|config.json|train.yaml]\n"
-    "                                        peak GPU memory of the training job, per GPU\n"
+    "  oomlint estimate [OPTIONS] [SCRIPT|config.json|train.yaml|train.sh]\n"
+    "  oomlint estimate [OPTIONS] -- COMMAND...\n"
+    "                                        peak GPU memory of the training job, per GPU;\n"
+    "                                        COMMAND: python, torchrun (--nproc_per_node, --nnodes),\n"
+    "                                        accelerate launch (--num_processes, --mixed_precision,\n"
+    "                                        --config_file), deepspeed (--num_gpus) and the script's\n"
+    "                                        own arguments, read over its defaults; train.sh: the\n"
+    "                                        launch line of a shell script, with the variables it\n"
+    "                                        sets; what cannot be resolved is marked assumed\n"
     "  oomlint manpage                       print the manual page (roff)\n";
 
 static const char notes[] =

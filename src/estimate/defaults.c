@@ -47,6 +47,13 @@ static void user_name(const oom_est_setting *s, char *buf, size_t size)
 
 static void note_setting(oom_est_reader *r, oom_input_kind k, const oom_est_setting *s, const char *prefix)
 {
+    if (s->given) { /* the launch command's value: its word is the provenance */
+        const oom_est_setting *was = r->via;
+        r->via = s;
+        oom_est_note(r, k, s->at, prefix ? prefix : s->name);
+        r->via = was;
+        return;
+    }
     char what[140];
     oom_est_setting_describe(s, what, sizeof what);
     if (prefix) {
@@ -167,7 +174,7 @@ static void read_optimizer(oom_est_reader *r)
 {
     for (int i = 0; optimizer_names[i] && r->out->from[OOM_IN_OPTIMIZER].assumed; i++) {
         const oom_est_setting *s = oom_est_setting_named(r, optimizer_names[i]);
-        if (!s || !type_is(s->value, "string"))
+        if (!s || (!type_is(s->value, "string") && !s->given))
             continue;
         r->via = s;
         oom_est_read_optimizer(r, s->value);
@@ -269,6 +276,35 @@ static void read_trainer_defaults(oom_est_reader *r)
     assume_trainer_default(r, OOM_IN_PRECISION, ts.parser, "TrainingArguments default: bf16 and fp16 off");
     assume_trainer_default(r, OOM_IN_CHECKPOINTING, ts.parser, "TrainingArguments default: no checkpointing");
     assume_trainer_default(r, OOM_IN_OPTIMIZER, ts.parser, "TrainingArguments default optim (AdamW)");
+}
+
+static bool named_in(const char *name, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return true;
+    return false;
+}
+
+int oom_est_input_for_name(const char *name)
+{
+    static const char *const precision_names[] = {"bf16", "fp16", "amp", "use_amp", "mixed_precision",
+                                                  "precision", "torch_dtype", "load_in_4bit", "load_in_8bit", NULL};
+    static const char *const model_names[] = {"model_name_or_path", "model_name", "model", "model_id",
+                                              "base_model", "pretrained_model_name_or_path", NULL};
+    if (named_in(name, batch_names))
+        return OOM_IN_BATCH;
+    if (named_in(name, seq_names))
+        return OOM_IN_SEQ;
+    if (named_in(name, checkpointing_names))
+        return OOM_IN_CHECKPOINTING;
+    if (named_in(name, optimizer_names))
+        return OOM_IN_OPTIMIZER;
+    if (named_in(name, precision_names))
+        return OOM_IN_PRECISION;
+    if (named_in(name, model_names))
+        return OOM_IN_MODEL;
+    return -1;
 }
 
 void oom_est_read_defaults(oom_est_reader *r)

@@ -13,9 +13,28 @@
 
 typedef oom_est_reader reader;
 
+/* An input the launch command's argument decides: the word (or .sh line)
+ * and the argument as written, and what it fed when that says more. */
+static void note_given(reader *r, oom_provenance *p, const char *what)
+{
+    const oom_est_setting *s = r->via;
+    char where[160];
+    oom_launch_where(r->launch, s->given_word, where, sizeof where);
+    bool says_more = strstr(what, s->name) == NULL;
+    oom_est_printf(p->text, sizeof p->text, "%s: %s%s%s%s", where, s->given_said, says_more ? " (" : "",
+             says_more ? what : "", says_more ? ")" : "");
+    p->assumed = false; /* given_assumed is marked once every reader is done (oom_est_apply_launch) */
+    p->line = s->given_word->line;
+    p->col = 0;
+}
+
 void oom_est_note(reader *r, oom_input_kind k, TSNode at, const char *what)
 {
     oom_provenance *p = &r->out->from[k];
+    if (r->via && r->via->given && r->launch) {
+        note_given(r, p, what);
+        return;
+    }
     char setting[128] = "";
     if (r->via) {
         /* the value is the setting's default: point at its declaration, where
@@ -44,6 +63,15 @@ void oom_est_assume(oom_script_inputs *s, oom_input_kind k, const char *what)
 static bool name_is(const char *name, size_t len, const char *want)
 {
     return strlen(want) == len && memcmp(name, want, len) == 0;
+}
+
+bool oom_est_value_text(const reader *r, TSNode n, char *buf, size_t size)
+{
+    if (r->via && r->via->given) {
+        int len = snprintf(buf, size, "\"%s\"", r->via->given);
+        return len > 0 && (size_t)len < size;
+    }
+    return oom_est_text_of(r, n, buf, size);
 }
 
 bool oom_est_text_of(const reader *r, TSNode n, char *buf, size_t size)
@@ -243,7 +271,7 @@ static TSNode dtype_value(const reader *r, TSNode value)
 static void read_model_dtype(reader *r, TSNode value)
 {
     char v[64];
-    if (oom_est_in_autocast_call(r, value) || !oom_est_text_of(r, dtype_value(r, value), v, sizeof v))
+    if (oom_est_in_autocast_call(r, value) || !oom_est_value_text(r, dtype_value(r, value), v, sizeof v))
         return;
     if (strstr(v, "bfloat16") || strstr(v, "float16"))
         set_precision(r, OOM_PREC_PURE_BF16, value, "16-bit weights (torch_dtype)");
@@ -257,7 +285,7 @@ void oom_est_read_precision(reader *r, const char *key, TSNode value)
         return;
     }
     bool is_true = value_switch(r, value) == 1;
-    if (!oom_est_text_of(r, value, v, sizeof v) && !is_true)
+    if (!oom_est_value_text(r, value, v, sizeof v) && !is_true)
         return;
     if (strcmp(key, "bf16") == 0 && is_true) {
         set_precision(r, OOM_PREC_AMP_BF16, value, "bf16=True");
@@ -282,7 +310,7 @@ void oom_est_read_precision(reader *r, const char *key, TSNode value)
 void oom_est_read_optimizer(reader *r, TSNode value)
 {
     char v[64];
-    if (!oom_est_text_of(r, value, v, sizeof v))
+    if (!oom_est_value_text(r, value, v, sizeof v))
         return;
     oom_script_inputs *s = r->out;
     if (strstr(v, "adafactor"))
@@ -401,7 +429,7 @@ static void read_keyword(reader *r, const char *key, TSNode value, TSNode *lora_
             oom_est_read_optimizer(r, value);
     } else if (strcmp(key, "attn_implementation") == 0) {
         char v[48];
-        if (oom_est_text_of(r, value, v, sizeof v)) {
+        if (oom_est_value_text(r, value, v, sizeof v)) {
             s->in.memory_efficient_attention = strstr(v, "eager") == NULL;
             oom_est_note(r, OOM_IN_ATTENTION, value, v);
         }
@@ -489,6 +517,22 @@ static void read_keywords(reader *r)
         read_lora(r, lora_rank, lora_targets, lora_dropout);
 }
 
+bool oom_est_read_zero_json(const char *path, int *stage, bool *offload)
+{
+    cJSON *root = oom_json_read_file(path);
+    cJSON *zero = cJSON_GetObjectItemCaseSensitive(root, "zero_optimization");
+    cJSON *st = cJSON_GetObjectItemCaseSensitive(zero, "stage");
+    bool ok = cJSON_IsNumber(st);
+    if (ok) {
+        *stage = (int)st->valuedouble;
+        cJSON *off = cJSON_GetObjectItemCaseSensitive(zero, "offload_optimizer");
+        cJSON *dev = cJSON_GetObjectItemCaseSensitive(off, "device");
+        *offload = cJSON_IsString(dev) && strcmp(dev->valuestring, "none") != 0;
+    }
+    cJSON_Delete(root);
+    return ok;
+}
+
 /* deepspeed="ds.json": the ZeRO stage and optimizer offload. */
 static void read_deepspeed(reader *r)
 {
@@ -507,22 +551,15 @@ static void read_deepspeed(reader *r)
         oom_buf p;
         oom_buf_init(&p);
         oom_buf_printf(&p, "%.*s%s%s", slash ? (int)(slash - r->path) : 0, r->path, slash ? "/" : "", v.data);
-        cJSON *root = oom_json_read_file(p.data);
-        {
-            cJSON *zero = cJSON_GetObjectItemCaseSensitive(root, "zero_optimization");
-            cJSON *stage = cJSON_GetObjectItemCaseSensitive(zero, "stage");
-            if (cJSON_IsNumber(stage)) {
-                r->out->in.zero_stage = (int)stage->valuedouble;
-                cJSON *off = cJSON_GetObjectItemCaseSensitive(zero, "offload_optimizer");
-                cJSON *dev = cJSON_GetObjectItemCaseSensitive(off, "device");
-                r->out->in.offload_optimizer = cJSON_IsString(dev) && strcmp(dev->valuestring, "none") != 0;
-                char what[160];
-                snprintf(what, sizeof what, "ZeRO stage %d from %s%s", r->out->in.zero_stage, p.data,
-                         r->out->in.offload_optimizer ? ", optimizer offloaded" : "");
-                oom_est_note(r, OOM_IN_ZERO, value, what);
-            }
+        int stage;
+        bool offload;
+        if (oom_est_read_zero_json(p.data, &stage, &offload)) {
+            r->out->in.zero_stage = stage;
+            r->out->in.offload_optimizer = offload;
+            char what[160];
+            snprintf(what, sizeof what, "ZeRO stage %d from %s%s", stage, p.data, offload ? ", optimizer offloaded" : "");
+            oom_est_note(r, OOM_IN_ZERO, value, what);
         }
-        cJSON_Delete(root);
         oom_buf_free(&p);
         oom_buf_free(&v);
     }
@@ -561,14 +598,19 @@ bool oom_script_inputs_is_image(const oom_script_inputs *s)
     return s->in.image_bytes > 0;
 }
 
-void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel *m, TSNode root,
-                                  const oom_kb *kb, oom_script_inputs *out)
+/* The inputs from a modelled script; under a launch command, its arguments
+ * over the script's defaults and the launcher's own settings after. */
+static void read_modelled(const char *path, oom_source *src, oom_pymodel *m, TSNode root, const oom_kb *kb,
+                          const oom_launch *launch, oom_strlist *notes, oom_script_inputs *out)
 {
     oom_script_inputs_init(out);
     reader r;
     memset(&r, 0, sizeof r);
     r.path = path, r.src = src, r.m = m, r.out = out, r.kb = kb, r.root = root;
+    r.launch = launch, r.notes = notes;
     oom_est_settings_collect(&r);
+    if (launch)
+        oom_est_bind_arguments(&r);
     oom_est_read_model(&r);
     read_keywords(&r);
     oom_est_read_vision(&r);
@@ -590,7 +632,16 @@ void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel
         out->from[OOM_IN_CHECKPOINTING].assumed = false;
     }
     read_deepspeed(&r);
+    if (launch)
+        oom_est_apply_launch(&r);
     oom_est_settings_free(&r.settings);
+    free(r.rejected);
+}
+
+void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel *m, TSNode root,
+                                  const oom_kb *kb, oom_script_inputs *out)
+{
+    read_modelled(path, src, m, root, kb, NULL, NULL, out);
 }
 
 /* A script, or a notebook as the module of its code cells. */
@@ -616,6 +667,19 @@ static bool read_script(const char *path, oom_source *src, oom_buf *err)
     return false;
 }
 
+/* Parses and models a script's source, then reads it. */
+static void read_source(const char *path, oom_source *src, const oom_kb *kb, const oom_launch *launch,
+                        oom_strlist *notes, oom_script_inputs *out)
+{
+    TSParser *parser = ts_parser_new();
+    TSTree *tree = oom_parse_python(parser, src->text, src->len);
+    oom_pymodel *m = oom_pymodel_build(tree, src->text, src->len);
+    read_modelled(path, src, m, ts_tree_root_node(tree), kb, launch, notes, out);
+    oom_pymodel_free(m);
+    ts_tree_delete(tree);
+    ts_parser_delete(parser);
+}
+
 bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err)
 {
     oom_script_inputs_init(out);
@@ -624,13 +688,116 @@ bool oom_script_inputs_read(const char *path, const oom_kb *kb, oom_script_input
         oom_source_free(&src);
         return false;
     }
-    TSParser *parser = ts_parser_new();
-    TSTree *tree = oom_parse_python(parser, src.text, src.len);
-    oom_pymodel *m = oom_pymodel_build(tree, src.text, src.len);
-    oom_script_inputs_from_model(path, &src, m, ts_tree_root_node(tree), kb, out);
-    oom_pymodel_free(m);
-    ts_tree_delete(tree);
-    ts_parser_delete(parser);
+    read_source(path, &src, kb, NULL, NULL, out);
     oom_source_free(&src);
+    return true;
+}
+
+/* Whether a script's text parses command-line arguments itself. */
+static bool parses_arguments(const char *text)
+{
+    return strstr(text, "parse_args") || strstr(text, "add_argument") || strstr(text, "HfArgumentParser") ||
+           strstr(text, "TrlParser");
+}
+
+/* The module an import line names, as a file under `base` ("a.b.c" ->
+ * base/a/b/c.py); a relative import (`from .train`) under the script's own
+ * folder. NULL when none is there. */
+static char *module_file(const char *base, const char *script, const char *module, size_t len)
+{
+    oom_buf p;
+    oom_buf_init(&p);
+    if (module[0] == '.') { /* one dot: the script's package */
+        const char *slash = strrchr(script, '/');
+        oom_buf_printf(&p, "%.*s%s", slash ? (int)(slash - script) : 1, slash ? script : ".", "/");
+        module++, len--;
+    } else if (base && strcmp(base, ".") != 0) {
+        oom_buf_printf(&p, "%s/", base);
+    }
+    for (size_t i = 0; i < len; i++)
+        oom_buf_putc(&p, module[i] == '.' ? '/' : module[i]);
+    oom_buf_puts(&p, ".py");
+    struct stat st;
+    if (stat(p.data, &st) == 0 && S_ISREG(st.st_mode))
+        return oom_buf_take(&p);
+    oom_buf_free(&p);
+    return NULL;
+}
+
+/* A launched script that is a thin wrapper (FastChat's and LLaVA's
+ * train_mem.py: patch attention, then `from pkg.train import train;
+ * train()`): the module it imports from that parses the arguments. One
+ * hop; NULL when the script parses its own or no such module is found. */
+static char *argument_parsing_module(const oom_launch *l, const oom_source *src)
+{
+    if (parses_arguments(src->text))
+        return NULL;
+    char *found = NULL;
+    for (const char *line = src->text; line && *line && !found; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+        if (strncmp(line, "from ", 5) != 0)
+            continue;
+        const char *module = line + 5;
+        size_t len = strcspn(module, " \t\n");
+        char *path = module_file(l->dir, l->script, module, len);
+        oom_source candidate;
+        char why[64];
+        if (path && oom_source_read(path, path, &candidate, why, sizeof why) == OOM_SOURCE_OK &&
+            parses_arguments(candidate.text))
+            found = oom_xstrdup(path);
+        if (path)
+            oom_source_free(&candidate);
+        free(path);
+    }
+    return found;
+}
+
+bool oom_script_inputs_read_launch(const oom_launch *l, const oom_kb *kb, oom_script_inputs *out,
+                                   oom_strlist *notes, oom_buf *err)
+{
+    oom_script_inputs_init(out);
+    for (size_t i = 0; i < l->notes.len; i++)
+        oom_strlist_push(notes, l->notes.items[i]);
+    oom_source src;
+    const char *name = l->script ? l->script : "(no script)";
+    bool have_script = l->script && l->script_exists;
+    if (have_script && !read_script(l->script, &src, err)) {
+        oom_source_free(&src);
+        return false;
+    }
+    char *module = have_script ? argument_parsing_module(l, &src) : NULL;
+    if (module) {
+        oom_buf n;
+        oom_buf_init(&n);
+        oom_buf_printf(&n, "%s parses no arguments; they are read by %s, which it imports", l->script, module);
+        oom_strlist_push(notes, n.data);
+        oom_buf_free(&n);
+        oom_source_free(&src);
+        if (!read_script(module, &src, err)) {
+            oom_source_free(&src);
+            free(module);
+            return false;
+        }
+        name = module;
+    }
+    if (!have_script) {
+        /* no script to read: the arguments alone, by their usual names */
+        if (l->script) {
+            char where[160];
+            oom_launch_where(l, &l->script_word, where, sizeof where);
+            oom_buf n;
+            oom_buf_init(&n);
+            oom_buf_printf(&n, "%s: %s does not exist; the arguments are read by their usual names", where,
+                           l->script);
+            oom_strlist_push(notes, n.data);
+            oom_buf_free(&n);
+        }
+        char why[64];
+        oom_source_from_memory(name, "", 0, &src, why, sizeof why);
+    }
+    read_source(name, &src, kb, l, notes, out);
+    if (!have_script)
+        out->in.training = true; /* a launched job trains; nothing says otherwise */
+    oom_source_free(&src);
+    free(module);
     return true;
 }

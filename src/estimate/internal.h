@@ -7,6 +7,7 @@
 #include <tree_sitter/api.h>
 
 #include "oomlint/estimate.h"
+#include "oomlint/launch.h"
 #include "oomlint/model.h"
 #include "oomlint/source.h"
 
@@ -30,7 +31,20 @@ typedef struct {
     TSNode at;         /* the declaration: add_argument(...), the field, the assignment */
     bool int_type;     /* argparse type=int: a string default is converted */
     signed char flag;  /* action="store_true": 0, "store_false": 1 (the default without default=); -1 */
+    /* the value a launch command gives it, over the default (arguments.c):
+     * the text the readers read instead of `value`, and the option's word */
+    const char *given;
+    const oom_launch_word *given_word;
+    char given_said[96]; /* "--per_device_train_batch_size 4", as the command has it */
+    bool given_assumed;  /* the value came from a variable set inside a loop or conditional */
 } oom_est_setting;
+
+/* An argument of the launch command the script would refuse (`--batch_size
+ * abc` to an int option): its input keeps the default, marked assumed. */
+typedef struct {
+    char name[64];
+    char why[224];
+} oom_est_rejected;
 
 typedef struct {
     oom_est_setting *items;
@@ -49,6 +63,11 @@ typedef struct {
      * declaration becomes the input's line (oom_est_note) */
     const oom_est_setting *via;
     TSNode model_call; /* the from_pretrained call that loaded the model, if one did */
+    /* the launch command the script is read under, or NULL (arguments.c) */
+    const oom_launch *launch;
+    oom_strlist *notes;
+    oom_est_rejected *rejected;
+    size_t rejected_len, rejected_cap;
 } oom_est_reader;
 
 /* Visits every node under `root` in order, without recursion (a deeply
@@ -93,6 +112,10 @@ static inline void oom_est_copy(char *dst, size_t size, const char *src)
 
 /* Records that input `k` came from the script at `at`, described by `what`. */
 void oom_est_note(oom_est_reader *r, oom_input_kind k, TSNode at, const char *what);
+/* The text of a value the readers compare (`"bf16"`, `torch.bfloat16`):
+ * what the launch command gives the setting being read (r->via), quoted,
+ * else the source text of `n`. */
+bool oom_est_value_text(const oom_est_reader *r, TSNode n, char *buf, size_t size);
 /* Records that input `k` is an assumption. */
 void oom_est_assume(oom_script_inputs *s, oom_input_kind k, const char *what);
 /* The source text of `n` into buf; false when it does not fit. */
@@ -121,5 +144,33 @@ void oom_est_read_defaults(oom_est_reader *r);
 void oom_est_read_vision(oom_est_reader *r);
 /* Fills the image side of the inputs from a knowledge-base entry. */
 void oom_est_use_image_model(oom_script_inputs *s, const oom_model *m);
+
+/* ---- launch commands (launch.c, shell.c, arguments.c) --------------------------- */
+
+/* Reads a launch command's words (shell.c hands over a script's launch line). */
+bool oom_est_launch_from_words(oom_launch *l, oom_launch_word *words, size_t n, oom_buf *err);
+/* A shell script's launch line, run as `bash path ARGS...`: $1... are the ARGS. */
+bool oom_est_launch_from_shell_run(const char *path, int argc, const char *const *argv, oom_launch *out,
+                                   oom_buf *err);
+void oom_est_launch_note(oom_launch *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* snprintf into a text for people, cut short when it does not fit. */
+void oom_est_printf(char *dst, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Why a word of a shell script stayed unresolved: "is not set in the shell
+ * script" ($VAR), "is not known before the shell script runs" ($1, $(...)). */
+const char *oom_est_unresolved_why(const char *unresolved);
+/* A DeepSpeed JSON config's ZeRO stage and optimizer offload; false when it
+ * cannot be read or names no stage. */
+bool oom_est_read_zero_json(const char *path, int *stage, bool *offload);
+/* The input a setting's usual name feeds (batch, sequence, precision ...);
+ * -1 for a name the estimate does not read (defaults.c). */
+int oom_est_input_for_name(const char *name);
+/* Binds the script's arguments to its settings (r->launch, after the
+ * settings are collected), as argparse and HfArgumentParser would: each
+ * setting given a value carries it; what binds to nothing is a note. */
+void oom_est_bind_arguments(oom_est_reader *r);
+/* After the script is read: the launcher's processes, precision and
+ * sharding, the ZeRO config and accumulation the arguments name, and
+ * rejected values marked on their inputs. */
+void oom_est_apply_launch(oom_est_reader *r);
 
 #endif

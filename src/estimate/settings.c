@@ -318,6 +318,8 @@ static bool parse_int(const char *text, long long *out)
 
 bool oom_est_setting_int(const oom_est_reader *r, const oom_est_setting *s, long long *out)
 {
+    if (s && s->given)
+        return parse_int(s->given, out);
     if (!s || ts_node_is_null(s->value))
         return false;
     if (oom_pymodel_int_value(r->m, s->value, out))
@@ -333,6 +335,11 @@ bool oom_est_setting_int(const oom_est_reader *r, const oom_est_setting *s, long
 
 bool oom_est_setting_string(const oom_est_reader *r, const oom_est_setting *s, oom_buf *out)
 {
+    if (s && s->given) {
+        oom_buf_clear(out);
+        oom_buf_puts(out, s->given);
+        return true;
+    }
     return s && !ts_node_is_null(s->value) && oom_pymodel_string_value(r->m, s->value, out);
 }
 
@@ -340,6 +347,8 @@ int oom_est_setting_switch(const oom_est_reader *r, const oom_est_setting *s)
 {
     if (!s)
         return -1;
+    if (s->given) /* the launch command's True / False / yes / 1 (arguments.c normalises them) */
+        return strcmp(s->given, "True") == 0 ? 1 : strcmp(s->given, "False") == 0 ? 0 : -1;
     if (type_is(s->value, "true"))
         return 1;
     if (type_is(s->value, "false"))
