@@ -302,7 +302,7 @@ static bool load_inputs(const oom_settings *s, const oom_kb *kb, oom_script_inpu
     if (ok && !in->model_known) {
         const char *why = in->from[OOM_IN_MODEL].text;
         bool said = !oom_str_starts_with(why, "no model"); /* a reason the script's model was not taken */
-        oom_buf_printf(err, "no model to size: %s loads none the knowledge base knows%s%s%s; pass --model HUB_ID",
+        oom_buf_printf(err, "no model to size: %s loads none the knowledge base knows and defines none oomlint can size%s%s%s; pass --model HUB_ID",
                        path ? path : "no script given;", said ? " (" : "", said ? why : "", said ? ")" : "");
         ok = false;
     }

@@ -122,6 +122,7 @@ static bool text(const ctx *c, TSNode n, char *buf, size_t size)
     return oom_est_text_of(c->r, n, buf, size);
 }
 
+/* 1-based, as provenance lines are. */
 static unsigned line_of(const ctx *c, TSNode n)
 {
     uint32_t row = 0, col = 0;
@@ -156,7 +157,7 @@ static void unresolved(ctx *c, TSNode at, const char *what)
     for (char *p = t; *p; p++)
         if (*p == '\n')
             *p = ' ';
-    snprintf(c->why, sizeof c->why, "`%s` (%s, line %u)", t, what, ts_node_is_null(at) ? 0 : line_of(c, at) + 1);
+    snprintf(c->why, sizeof c->why, "`%s` (%s, line %u)", t, what, ts_node_is_null(at) ? 0 : line_of(c, at));
 }
 
 static value unknown(void)
@@ -2404,7 +2405,7 @@ static size_t find_builds(ctx *c, build_site *sites, size_t max)
                     text(c, field(cls, "name"), b, sizeof b);
                     char what[160];
                     snprintf(what, sizeof what, "`%s` is a %s (line %u) or a %s, as the run decides", s.target, a,
-                             line_of(c, sites[i].call) + 1, b);
+                             line_of(c, sites[i].call), b);
                     unresolved(c, s.call, what);
                 }
             }
@@ -2480,7 +2481,7 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
         text(c, field(sites[i].cls, "name"), nm, sizeof nm);
         size_t used = strlen(names), lused = strlen(lines);
         snprintf(names + used, sizeof names - used, "%s%s", i ? " + " : "", nm);
-        snprintf(lines + lused, sizeof lines - lused, "%s%u", i ? ", " : "", line_of(c, sites[i].cls) + 1);
+        snprintf(lines + lused, sizeof lines - lused, "%s%u", i ? ", " : "", line_of(c, sites[i].cls));
     }
     oom_est_copy(out->model_id, sizeof out->model_id, names);
     char what[224];
@@ -2494,7 +2495,7 @@ static void report_unresolved(ctx *c, const build_site *site)
 {
     char nm[48] = "?", what[256];
     text(c, field(site->cls, "name"), nm, sizeof nm);
-    snprintf(what, sizeof what, "%s (class at line %u) not sized: %s", nm, line_of(c, site->cls) + 1, c->why);
+    snprintf(what, sizeof what, "%s (class at line %u) not sized: %s", nm, line_of(c, site->cls), c->why);
     oom_est_note(c->r, OOM_IN_MODEL, site->call, what);
     c->r->out->from[OOM_IN_MODEL].assumed = true;
 }
