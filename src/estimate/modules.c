@@ -91,9 +91,9 @@ typedef struct {
     oom_est_reader *r;
     const oom_nodes *layout;
     named_node *classes, *functions;
-    size_t nclasses, nfunctions, ccap, fcap2;
+    size_t nclasses, nfunctions, classes_cap, functions_cap;
     frame **frames; /* every frame made, freed at the end */
-    size_t nframes, fcap;
+    size_t nframes, frames_cap;
     char why[200]; /* the first size that could not be told */
     int depth, steps, nesting;
     long long side; /* the image side the next convolution sees */
@@ -222,7 +222,7 @@ static frame *frame_new(ctx *c, frame *parent)
 {
     frame *f = oom_xcalloc(1, sizeof *f);
     f->parent = parent;
-    OOM_PUSH(c->frames, c->nframes, c->fcap, f);
+    OOM_PUSH(c->frames, c->nframes, c->frames_cap, f);
     return f;
 }
 
@@ -400,23 +400,21 @@ static value linear(ctx *c, frame *f, TSNode call)
  * first dimension's stride, padding and dilation ("same" keeps the side). */
 static bool conv_side(ctx *c, frame *f, TSNode call, long long k, bool transposed, long long *side)
 {
-    long long stride[MAX_INTS] = {1}, dil[MAX_INTS] = {1}, pad = 0;
-    int ns, nd;
+    long long stride = 1, dil = 1, pad = 0;
     TSNode s = arg(c, call, 3, "stride"), p = arg(c, call, 4, "padding"), d = arg(c, call, transposed ? 8 : 5, "dilation");
     value sv = ts_node_is_null(s) ? int_value(1) : eval(c, f, s);
     value dv = ts_node_is_null(d) ? int_value(1) : eval(c, f, d);
     value pv = ts_node_is_null(p) ? int_value(0) : eval(c, f, p);
-    (void)ns, (void)nd;
     if (sv.kind == V_INT)
-        stride[0] = sv.i;
+        stride = sv.i;
     else if (sv.kind == V_INTS)
-        stride[0] = sv.ints[0];
+        stride = sv.ints[0];
     else
         return false;
     if (dv.kind == V_INT)
-        dil[0] = dv.i;
+        dil = dv.i;
     else if (dv.kind == V_INTS)
-        dil[0] = dv.ints[0];
+        dil = dv.ints[0];
     else
         return false;
     bool same_pad = pv.kind == V_STR && strcmp(pv.s, "same") == 0;
@@ -426,13 +424,13 @@ static bool conv_side(ctx *c, frame *f, TSNode call, long long k, bool transpose
         pad = pv.ints[0];
     else if (!same_pad && !(pv.kind == V_STR && strcmp(pv.s, "valid") == 0))
         return false;
-    if (stride[0] <= 0)
+    if (stride <= 0)
         return false;
     long long h = c->side;
     if (transposed)
-        h = (h - 1) * stride[0] - 2 * pad + dil[0] * (k - 1) + 1;
+        h = (h - 1) * stride - 2 * pad + dil * (k - 1) + 1;
     else if (!same_pad)
-        h = (h + 2 * pad - dil[0] * (k - 1) - 1) / stride[0] + 1;
+        h = (h + 2 * pad - dil * (k - 1) - 1) / stride + 1;
     *side = h < 1 ? 1 : h;
     return true;
 }
@@ -2319,9 +2317,9 @@ static void collect_definitions(ctx *c)
             up = L->items[up].parent;
         bool module_level = up != UINT32_MAX && is(L->items[up].node, "module");
         if (cls) {
-            OOM_PUSH(c->classes, c->nclasses, c->ccap, d);
+            OOM_PUSH(c->classes, c->nclasses, c->classes_cap, d);
         } else if (module_level) {
-            OOM_PUSH(c->functions, c->nfunctions, c->fcap2, d);
+            OOM_PUSH(c->functions, c->nfunctions, c->functions_cap, d);
         }
     }
 }
