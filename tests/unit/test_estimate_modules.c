@@ -343,6 +343,17 @@ static void rough_activations(void)
     CHECK(s.in.module_ref == 32 && s.in.module_spatial_elems == 2.0 * (8 * 32 * 32 + 16 * 14 * 14));
     CHECK(s.from[OOM_IN_IMAGE].assumed);
 
+    /* the side from an img_size setting (PyTorch-GAN's --img_size): a stride-2
+     * Conv2d(1, 4, 3, 2, 1) on 28 gives (28 + 2 - 2 - 1) // 2 + 1 = 14 */
+    oom_test_read_script(&kb,
+                         HEAD "import argparse\np = argparse.ArgumentParser()\n"
+                              "p.add_argument('--img_size', type=int, default=28)\nopt = p.parse_args()\n"
+                              "class D(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                              "        self.c = nn.Conv2d(1, 4, 3, 2, 1)\nmodel = D()\n",
+                         &s);
+    CHECK(s.in.module_ref == 28 && s.in.module_spatial_elems == 2.0 * 4 * 14 * 14);
+    CHECK(!s.from[OOM_IN_IMAGE].assumed && s.from[OOM_IN_IMAGE].line == 5);
+
     /* an embedding and an LSTM: per position, emb 16 + LSTM (4 gates + cell +
      * output) 6*32; the head onto the vocabulary is the logits term's */
     oom_test_read_script(&kb,
