@@ -491,3 +491,32 @@ if [ "$v" = "2|false" ]; then pass "launch-deeply-nested-shell"; else fail "laun
 run_oomlint estimate train.py -- python train.py
 expect_rc "launch-file-and-command-exit-2" 2
 cd "$ROOT" || exit 1
+# Models the script defines: the exact parameter count from the classes'
+# __init__ (counts derived by hand in each fixture's comment in
+# tests/unit/test_estimate_modules.c and docs/estimation.md §11), with the
+# line of the build and of the class.
+#   MLP: 784*512+512 + 2*(512*512+512) + 512*10+10
+#   CNN: convs 864+18432+73728, BatchNorms 64+128+256, fc1 2048*256+256, fc2 2570
+#   LSTM LM: Embedding 10000*200, LSTM 2*(4*200*400+8*200), Linear 200*10000+10000
+#   Transformer: Embedding 5000*256, 4*789760, LayerNorm 512, head 256*5000+5000
+run_oomlint estimate fixtures/estimate/mlp.py
+expect_contains "module-mlp-exact-params" "$OUT" "mlp.py:30 MLP built here (class at line 16): 932362 parameters"
+expect_contains "module-mlp-batch-from-argparse" "$OUT" "--batch-size default"
+run_oomlint estimate fixtures/estimate/cnn_cifar.py
+expect_contains "module-cnn-exact-params" "$OUT" "cnn_cifar.py:43 Net built here (class at line 24): 620586 parameters"
+expect_contains "module-cnn-image-side-assumed" "$OUT" "assumed: 32x32 images"
+run_oomlint estimate fixtures/estimate/lstm_lm.py
+expect_contains "module-lstm-exact-params" "$OUT" "lstm_lm.py:42 RNNModel built here (class at line 20): 4653200 parameters"
+expect_contains "module-lstm-lm-head" "$OUT" "causal-lm, vocab 10000"
+run_oomlint estimate fixtures/estimate/small_transformer.py --format json
+p=$(printf '%s' "$OUT" | jq -r '.params' 2>/dev/null)
+if [ "$p" = "5724552" ]; then pass "module-transformer-exact-params"; else fail "module-transformer-exact-params" "got $p"; fi
+expect_contains "module-activations-marked-rough" "$OUT" "activations rough"
+# a size oomlint cannot read: no guess, the reason, exit 2
+printf 'import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n        self.fc = nn.Linear(n, 2)\nmodel = Net(len(open("x").read()))\n' > "$T/unsized.py"
+run_oomlint estimate "$T/unsized.py"
+expect_rc "module-unsized-exit-2" 2
+expect_contains "module-unsized-names-the-size" "$ERR" "\`n\` (in_features of nn.Linear, line 5)"
+# the capacity rules stay quiet on a script-defined model (rough activations)
+run_oomlint --format concise --isolated --gpu t4 fixtures/estimate/small_transformer.py
+expect_not_contains "module-no-capacity-finding" "$OUT" "OOM60"

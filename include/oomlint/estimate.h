@@ -101,6 +101,13 @@ typedef struct {
      * them, and optimizers looped over parameters (no foreach temporaries) */
     bool pre_torch2;
     bool fused_optimizer;      /* AdamW(fused=True): no step temporaries */
+    /* A model the script defines itself (modules.c): activations are the
+     * outputs of its layers, counted from __init__ (rough, docs/estimation.md
+     * §11): elements per sample, per sequence position, and per sample at
+     * module_ref x module_ref pixels (convolutions; grows with H x W). */
+    bool module_defined;
+    double module_sample_elems, module_token_elems, module_spatial_elems;
+    long long module_ref;
 } oom_estimate_input;
 
 /* Bytes per GPU, by component. */

@@ -58,6 +58,13 @@ static const char *const input_names[OOM_IN_COUNT] = {"model", "batch", "sequenc
 static bool input_applies(const oom_script_inputs *s, int k)
 {
     bool image = oom_script_inputs_is_image(s);
+    if (s->in.module_defined) { /* a model the script defines: what its layers work on */
+        if (k == OOM_IN_IMAGE)
+            return s->in.module_spatial_elems > 0;
+        if (k == OOM_IN_SEQ || k == OOM_IN_TASK)
+            return s->in.module_token_elems > 0;
+        return k != OOM_IN_ATTENTION && k != OOM_IN_CHECKPOINTING;
+    }
     if (k == OOM_IN_IMAGE)
         return image;
     return !image || (k != OOM_IN_SEQ && k != OOM_IN_ATTENTION && k != OOM_IN_CHECKPOINTING && k != OOM_IN_TASK);
@@ -74,11 +81,12 @@ static void input_value(const oom_script_inputs *s, int k, char *buf, size_t n)
             snprintf(buf, n, "%s (%.2fB params)", s->model_known ? s->model_id : "unknown", in->params / 1e9);
         break;
     case OOM_IN_IMAGE:
-        if (oom_script_inputs_is_image(s))
-            snprintf(buf, n, "%lldx%lld", in->image_h > 0 ? in->image_h : in->image_ref,
-                     in->image_w > 0 ? in->image_w : in->image_ref);
-        else
+        if (oom_script_inputs_is_image(s) || (in->module_defined && in->module_spatial_elems > 0)) {
+            long long ref = in->module_defined ? in->module_ref : in->image_ref;
+            snprintf(buf, n, "%lldx%lld", in->image_h > 0 ? in->image_h : ref, in->image_w > 0 ? in->image_w : ref);
+        } else {
             snprintf(buf, n, "n/a");
+        }
         break;
     case OOM_IN_BATCH:
         snprintf(buf, n, "%lld", in->micro_batch);
@@ -412,7 +420,7 @@ static bool load_inputs(const oom_settings *s, const oom_kb *kb, oom_script_inpu
     } else if (ok && !in->model_known) {
         const char *why = in->from[OOM_IN_MODEL].text;
         bool said = !oom_str_starts_with(why, "no model"); /* a reason the script's model was not taken */
-        oom_buf_printf(err, "no model to size: %s loads none the knowledge base knows%s%s%s; pass --model HUB_ID",
+        oom_buf_printf(err, "no model to size: %s loads none the knowledge base knows and defines none oomlint can size%s%s%s; pass --model HUB_ID",
                        path ? path : "no script given;", said ? " (" : "", said ? why : "", said ? ")" : "");
         ok = false;
     }

@@ -355,6 +355,28 @@ static double image_activation_bytes(const oom_estimate_input *in)
     return per_image * (double)in->micro_batch * image_scale(in);
 }
 
+/* A model the script defines: the outputs of its layers (already doubled for
+ * the nonlinearity or norm after each, modules.c), per sample, per position
+ * and per pixel, at 4 bytes in fp32, 0.81 x that under autocast (the ratio HF
+ * measured, docs/estimation.md §3.2) and 2 bytes in a 16-bit model
+ * (docs/estimation.md §11). */
+static double module_activation_bytes(const oom_estimate_input *in)
+{
+    if (!in->training)
+        return 0;
+    double ref = (double)in->module_ref;
+    double h = in->image_h > 0 ? (double)in->image_h : ref, w = in->image_w > 0 ? (double)in->image_w : ref;
+    double pixels = ref > 0 ? h * w / (ref * ref) : 1;
+    double elems = in->module_sample_elems + in->module_token_elems * (double)in->seq_len +
+                   in->module_spatial_elems * pixels;
+    double bytes = 4.0;
+    if (in->precision == OOM_PREC_AMP_FP16 || in->precision == OOM_PREC_AMP_BF16)
+        bytes = 0.81 * 4.0;
+    else if (in->precision != OOM_PREC_FP32)
+        bytes = 2.0;
+    return elems * bytes * (double)in->micro_batch;
+}
+
 /* Bytes of one logit as the head computes it: fp32, or 16-bit under autocast
  * and for 16-bit or quantized models (whose head computes in the 16-bit
  * dtype the script loads them with). */
@@ -443,7 +465,9 @@ void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out)
         out->weights /= nd;
     if (in->offload_optimizer)
         out->optimizer = 0;
-    out->activations = in->image_bytes > 0 ? image_activation_bytes(in) : activation_bytes(in);
+    out->activations = in->image_bytes > 0    ? image_activation_bytes(in)
+                       : in->module_defined ? module_activation_bytes(in)
+                                            : activation_bytes(in);
     out->logits = logit_bytes(in);
     out->logit_values = vocab_logit_values(in);
     out->step_temp = step_temporary_bytes(in);

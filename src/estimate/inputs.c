@@ -616,6 +616,8 @@ static void read_modelled(const char *path, oom_source *src, oom_pymodel *m, TSN
     oom_est_read_vision(&r);
     if (!oom_script_inputs_is_image(out))
         oom_est_read_task(&r);
+    if (!out->model_known)
+        oom_est_read_modules(&r);
     out->launcher_decides = oom_pymodel_file_calls(m, "Accelerator") ||
                             (oom_pymodel_file_calls(m, "initialize") && oom_pymodel_is_import_alias(m, "deepspeed", 9));
     oom_est_read_defaults(&r);

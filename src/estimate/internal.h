@@ -142,6 +142,10 @@ void oom_est_read_defaults(oom_est_reader *r);
 /* torchvision / timm image models, their input size, autocast, optimizer
  * classes and frozen layers (vision.c). */
 void oom_est_read_vision(oom_est_reader *r);
+/* A model the script defines (an nn.Module subclass it instantiates),
+ * sized exactly from its __init__ where every size can be read; otherwise
+ * the model input says which size could not be (modules.c). */
+void oom_est_read_modules(oom_est_reader *r);
 /* Fills the image side of the inputs from a knowledge-base entry. */
 void oom_est_use_image_model(oom_script_inputs *s, const oom_model *m);
 

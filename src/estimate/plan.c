@@ -46,6 +46,10 @@ static bool applicable(const candidate *c, int step)
     const oom_estimate_input *in = &c->in;
     if (in->image_bytes > 0 && language_only(step))
         return false;
+    /* a model the script defines: no checkpointing switch or LoRA targets
+     * oomlint can name; a shorter sequence only where it reads sequences */
+    if (in->module_defined && language_only(step) && (step != STEP_SHORTER_SEQ || in->module_token_elems <= 0))
+        return false;
     switch (step) {
     case STEP_CHECKPOINTING:
         return in->training && !in->gradient_checkpointing;

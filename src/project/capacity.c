@@ -62,7 +62,10 @@ typedef struct {
 /* The estimate of one training script against the target GPU. */
 static void check_script(const capacity_check *c, const char *path, oom_script_inputs s, oom_diag_list *out)
 {
-    if (!s.model_known || !s.in.training)
+    /* a model the script defines has exact parameters but rough activations
+     * (docs/estimation.md §11): `oomlint estimate` shows it, the capacity
+     * rules do not fire on it */
+    if (!s.model_known || !s.in.training || s.in.module_defined)
         return;
     /* precision and sharding decide most of the estimate; where the launcher
      * picks both from a config no file names, assuming fp32 on one unsharded
