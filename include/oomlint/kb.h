@@ -91,7 +91,8 @@ const oom_model *oom_kb_find_model(const oom_kb *kb, const char *id);
 bool oom_model_config_from_json(const void *cjson_object, oom_model_config *out);
 /* Exact parameter count of the model, from its config, for the families in
  * docs/estimation.md §6 (bert, roberta, distilbert, albert, gpt2, opt, gpt_neox,
- * llama, mistral, mixtral, qwen2, gemma, phi, t5); -1 for other families. */
+ * llama, mistral, mixtral, qwen2, qwen3, gemma, gemma2, gemma3_text, phi, phi3, t5,
+ * modernbert); -1 for other families. */
 long long oom_model_param_count(const oom_model_config *c);
 
 #endif
