@@ -336,3 +336,9 @@ run_oomlint estimate "$T/lit.yaml" --gpu a100-80gb
 expect_contains "litgpt-yaml-model" "$OUT" "checkpoint_dir: meta-llama/Llama-2-7b-hf"
 expect_contains "litgpt-yaml-batch" "$OUT" "train.micro_batch_size: 2"
 expect_contains "litgpt-yaml-precision" "$OUT" "precision: bf16-true"
+
+# The fix plan's last step: a smaller model of the same family (issue 16, item 5)
+run_oomlint estimate --model meta-llama/Llama-2-70b-hf --gpu T4 --batch-size 1 --seq-len 512 --precision bf16
+expect_contains "plan-smaller-model-of-family" "$OUT" "QLoRA); a smaller model of the same family: meta-llama/Llama-2-13b-hf (13.02B parameters against 68.98B) -> about 12.0 GiB"
+run_oomlint estimate --model Qwen/Qwen2.5-7B --gpu T4 --batch-size 1 --seq-len 512 --precision bf16
+expect_not_contains "plan-keeps-model-when-toolbox-enough" "$OUT" "smaller model"

@@ -138,6 +138,13 @@ typedef enum {
     OOM_IN_COUNT
 } oom_input_kind;
 
+/* A smaller checkpoint of the same family: what the estimate needs of it. */
+#define OOM_SMALLER_MODELS 4
+typedef struct {
+    char id[96];
+    long long params, hidden, layers, heads, vocab;
+} oom_smaller_model;
+
 typedef struct {
     oom_estimate_input in;
     char model_id[128];
@@ -152,6 +159,10 @@ typedef struct {
      * `Accelerator()`, `deepspeed.initialize`): `accelerate launch` or
      * `deepspeed` decides them from a config the script does not name */
     bool launcher_decides;
+    /* the fix plan's last resort: smaller models of the checkpoint's family
+     * in the knowledge base, largest first (oom_script_inputs_use_model) */
+    oom_smaller_model smaller[OOM_SMALLER_MODELS];
+    size_t smaller_count;
 } oom_script_inputs;
 
 /* Defaults for everything, each marked assumed. */

@@ -66,6 +66,9 @@ typedef struct {
      * encoder without a head); "" for image models and when not stated */
     char task[16];
     long long params;     /* published exact count, or -1 */
+    /* checkpoints of one family share a tokenizer and an architecture and
+     * differ in size ("bert", "llama-3", "qwen2.5"); "" when none is given */
+    char family[24];
 } oom_model;
 
 typedef struct {
@@ -85,6 +88,12 @@ const oom_gpu *oom_kb_find_gpu(const oom_kb *kb, const char *name);
 size_t oom_kb_closest_gpus(const oom_kb *kb, const char *name, const char **out, size_t max);
 /* By hub id or alias, ignoring case. */
 const oom_model *oom_kb_find_model(const oom_kb *kb, const char *id);
+
+/* The parameter count the estimate uses: the published one, or the formula's. */
+long long oom_kb_model_params(const oom_model *m);
+/* Models of m's family with fewer parameters, largest first, one per size,
+ * at most `max`; 0 when m has no family or is the smallest. */
+size_t oom_kb_smaller_in_family(const oom_kb *kb, const oom_model *m, const oom_model **out, size_t max);
 
 /* Fills a config from a parsed config.json (a cJSON object), family synonyms
  * applied. Returns false when it is not a model config. */

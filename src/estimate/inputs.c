@@ -86,16 +86,34 @@ static void use_model_task(oom_script_inputs *s, const oom_model *m)
     oom_script_inputs_set_task(s, t, why);
 }
 
+/* The smaller checkpoints of m's family, for the fix plan's last step. */
+static void list_smaller_models(oom_script_inputs *s, const oom_kb *kb, const oom_model *m)
+{
+    const oom_model *found[OOM_SMALLER_MODELS];
+    s->smaller_count = oom_kb_smaller_in_family(kb, m, found, OOM_SMALLER_MODELS);
+    for (size_t i = 0; i < s->smaller_count; i++) {
+        const oom_model_config *c = &found[i]->config;
+        oom_smaller_model *o = &s->smaller[i];
+        oom_est_copy(o->id, sizeof o->id, found[i]->id);
+        o->params = oom_kb_model_params(found[i]);
+        o->hidden = c->hidden_size;
+        o->layers = c->num_hidden_layers + (c->num_decoder_layers > 0 ? c->num_decoder_layers : 0);
+        o->heads = c->num_attention_heads;
+        o->vocab = c->vocab_size;
+    }
+}
+
 bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const char *id, const char *why)
 {
     const oom_model *m = oom_kb_find_model(kb, id);
     if (!m)
         return false;
-    long long params = m->params >= 0 ? m->params : oom_model_param_count(&m->config);
+    long long params = oom_kb_model_params(m);
     if (params <= 0)
         return false;
     s->in.params = params;
     s->in.trainable = params;
+    s->smaller_count = 0;
     oom_est_use_image_model(s, m); /* or clears the image fields of another model */
     if (m->vision.resolution > 0) {
         snprintf(s->model_id, sizeof s->model_id, "%s", m->id);
@@ -111,6 +129,7 @@ bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const c
     snprintf(s->model_id, sizeof s->model_id, "%s", m->id);
     s->model_known = true;
     use_model_task(s, m);
+    list_smaller_models(s, kb, m);
     if (why)
         snprintf(s->from[OOM_IN_MODEL].text, sizeof s->from[OOM_IN_MODEL].text, "%s", why);
     return true;

@@ -188,6 +188,7 @@ static int load_models(oom_kb *kb, oom_buf *err)
         oom_model_config_from_json(m, &model.config);
         model.position_limit = str_dup_or(m, "position_limit", "hard");
         copy_string(m, "task", model.task, sizeof model.task);
+        copy_string(m, "family", model.family, sizeof model.family);
         cJSON *p = cJSON_GetObjectItemCaseSensitive(m, "params");
         model.params = cJSON_IsNumber(p) ? (long long)p->valuedouble : -1;
         read_vision(m, &model.vision);
@@ -335,4 +336,35 @@ const oom_model *oom_kb_find_model(const oom_kb *kb, const char *id)
                 return m;
     }
     return NULL;
+}
+
+long long oom_kb_model_params(const oom_model *m)
+{
+    return m->params >= 0 ? m->params : oom_model_param_count(&m->config);
+}
+
+size_t oom_kb_smaller_in_family(const oom_kb *kb, const oom_model *m, const oom_model **out, size_t max)
+{
+    long long size = oom_kb_model_params(m);
+    size_t n = 0;
+    if (!m->family[0] || size <= 0)
+        return 0;
+    /* the largest size below the last one taken, each size once (Meta-Llama-3-8B
+     * and Llama-3.1-8B have one count: the first in the file stands for both) */
+    for (long long below = size; n < max;) {
+        const oom_model *best = NULL;
+        for (size_t i = 0; i < kb->model_count; i++) {
+            const oom_model *c = &kb->models[i];
+            long long p = oom_kb_model_params(c);
+            if (strcmp(c->family, m->family) != 0 || p <= 0 || p >= below)
+                continue;
+            if (!best || p > oom_kb_model_params(best))
+                best = c;
+        }
+        if (!best)
+            break;
+        out[n++] = best;
+        below = oom_kb_model_params(best);
+    }
+    return n;
 }
