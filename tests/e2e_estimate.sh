@@ -342,3 +342,15 @@ run_oomlint estimate --model meta-llama/Llama-2-70b-hf --gpu T4 --batch-size 1 -
 expect_contains "plan-smaller-model-of-family" "$OUT" "QLoRA); a smaller model of the same family: meta-llama/Llama-2-13b-hf (13.02B parameters against 68.98B) -> about 12.0 GiB"
 run_oomlint estimate --model Qwen/Qwen2.5-7B --gpu T4 --batch-size 1 --seq-len 512 --precision bf16
 expect_not_contains "plan-keeps-model-when-toolbox-enough" "$OUT" "smaller model"
+
+# A frozen Hugging Face base: only the head trains (issue 16, item 8)
+cat > "$T/frozen.py" <<'PY'
+from transformers import AutoModelForSequenceClassification, Trainer, TrainingArguments
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased", num_labels=5)
+for p in model.bert.parameters():
+    p.requires_grad = False
+Trainer(model=model, args=TrainingArguments(output_dir="o", per_device_train_batch_size=32)).train()
+PY
+run_oomlint estimate "$T/frozen.py" --gpu T4
+expect_contains "frozen-base-provenance" "$OUT" "frozen.py:3 model.bert frozen, only the head trains (\`classifier\`, 5 labels): 3845 trainable params"
+expect_contains "frozen-base-no-gradients" "$OUT" "G gradients              0.00 GiB"

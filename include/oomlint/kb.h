@@ -71,11 +71,25 @@ typedef struct {
     char family[24];
 } oom_model;
 
+/* The heads of a model type's *For... classes (models.json "heads"), for
+ * scripts that freeze the base and train the head. */
+typedef struct {
+    char model_type[32];
+    char base[24];        /* the attribute holding the base model: "bert", "model", "transformer" */
+    char modules[2][24];  /* the classification head's modules: "classifier", "pre_classifier" */
+    /* its parameters: per_h2·h² + per_h·h + per_h_label·h·labels + per_label·labels */
+    long long per_h2, per_h, per_h_label, per_label;
+    char lm_head[16];     /* the language-model head's attribute; "" when none */
+    bool lm_head_bias;    /* phi: vocab more */
+} oom_head_shape;
+
 typedef struct {
     oom_gpu *gpus;
     size_t gpu_count, gpu_cap;
     oom_model *models;
     size_t model_count, model_cap;
+    oom_head_shape *heads;
+    size_t head_count, head_cap;
 } oom_kb;
 
 /* Loads rules/kb/gpus.json and rules/kb/models.json from the binary. */
@@ -88,6 +102,11 @@ const oom_gpu *oom_kb_find_gpu(const oom_kb *kb, const char *name);
 size_t oom_kb_closest_gpus(const oom_kb *kb, const char *name, const char **out, size_t max);
 /* By hub id or alias, ignoring case. */
 const oom_model *oom_kb_find_model(const oom_kb *kb, const char *id);
+
+/* The heads of a model type, or NULL. */
+const oom_head_shape *oom_kb_find_heads(const oom_kb *kb, const char *model_type);
+/* Parameters of the classification head for `labels` labels over hidden size h. */
+long long oom_head_classifier_params(const oom_head_shape *hs, long long h, long long labels);
 
 /* The parameter count the estimate uses: the published one, or the formula's. */
 long long oom_kb_model_params(const oom_model *m);

@@ -188,6 +188,10 @@ static double activation_bytes(const oom_estimate_input *in)
         return 0;
     double layer = layer_activation_bytes(in);
     double layers = (double)in->layers;
+    /* a frozen base keeps nothing for backward: its layers' tensors live one
+     * layer at a time, as in a forward pass without grad (estimation.md 9.7) */
+    if (in->frozen_backbone)
+        return layer;
     if (in->gradient_checkpointing) {
         /* one checkpoint (the layer input, 2sbh 16-bit) per layer, plus one
          * layer recomputed in full during backward (Korthikanti §5) */

@@ -530,6 +530,7 @@ void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel
     oom_est_read_vision(&r);
     if (!oom_script_inputs_is_image(out))
         oom_est_read_task(&r);
+    oom_est_read_frozen_base(&r);
     out->launcher_decides = oom_pymodel_file_calls(m, "Accelerator") ||
                             (oom_pymodel_file_calls(m, "initialize") && oom_pymodel_is_import_alias(m, "deepspeed", 9));
     oom_est_read_defaults(&r);

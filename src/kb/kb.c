@@ -173,6 +173,41 @@ static void read_vision(cJSON *model, oom_vision_profile *v)
     v->stem_forward_peak = number_or(stem, "forward_peak_bytes_per_image_no_grad", 0);
 }
 
+static void read_head_shape(cJSON *o, oom_head_shape *hs)
+{
+    copy_string(o, "base", hs->base, sizeof hs->base);
+    copy_string(o, "lm_head", hs->lm_head, sizeof hs->lm_head);
+    hs->lm_head_bias = flag(o, "lm_head_bias");
+    cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "classification");
+    cJSON *mods = cJSON_GetObjectItemCaseSensitive(c, "modules"), *mod;
+    size_t n = 0;
+    cJSON_ArrayForEach(mod, mods)
+    {
+        if (cJSON_IsString(mod) && n < sizeof hs->modules / sizeof hs->modules[0])
+            snprintf(hs->modules[n++], sizeof hs->modules[0], "%s", mod->valuestring);
+    }
+    hs->per_h2 = (long long)number_or(c, "per_h2", 0);
+    hs->per_h = (long long)number_or(c, "per_h", 0);
+    hs->per_h_label = (long long)number_or(c, "per_h_label", 0);
+    hs->per_label = (long long)number_or(c, "per_label", 0);
+}
+
+/* models.json "heads": model_type -> its heads ("_doc" explains the fields). */
+static void load_heads(oom_kb *kb, cJSON *root)
+{
+    cJSON *h;
+    cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(root, "heads"))
+    {
+        if (!cJSON_IsObject(h) || !h->string)
+            continue;
+        oom_head_shape hs;
+        memset(&hs, 0, sizeof hs);
+        snprintf(hs.model_type, sizeof hs.model_type, "%s", h->string);
+        read_head_shape(h, &hs);
+        OOM_PUSH(kb->heads, kb->head_count, kb->head_cap, hs);
+    }
+}
+
 static int load_models(oom_kb *kb, oom_buf *err)
 {
     cJSON *root = parse_embedded("kb/models.json", err);
@@ -194,6 +229,7 @@ static int load_models(oom_kb *kb, oom_buf *err)
         read_vision(m, &model.vision);
         OOM_PUSH(kb->models, kb->model_count, kb->model_cap, model);
     }
+    load_heads(kb, root);
     cJSON_Delete(root);
     return 0;
 }
@@ -204,6 +240,19 @@ int oom_kb_load_embedded(oom_kb *kb, oom_buf *err)
     if (load_gpus(kb, err) != 0 || load_models(kb, err) != 0)
         return -1;
     return 0;
+}
+
+const oom_head_shape *oom_kb_find_heads(const oom_kb *kb, const char *model_type)
+{
+    for (size_t i = 0; i < kb->head_count; i++)
+        if (strcmp(kb->heads[i].model_type, model_type) == 0)
+            return &kb->heads[i];
+    return NULL;
+}
+
+long long oom_head_classifier_params(const oom_head_shape *hs, long long h, long long labels)
+{
+    return hs->per_h2 * h * h + hs->per_h * h + hs->per_h_label * h * labels + hs->per_label * labels;
 }
 
 void oom_kb_free(oom_kb *kb)
@@ -224,6 +273,7 @@ void oom_kb_free(oom_kb *kb)
     }
     free(kb->gpus);
     free(kb->models);
+    free(kb->heads);
     memset(kb, 0, sizeof(*kb));
 }
 

@@ -47,6 +47,7 @@ void test_kb_suite(void);
 void test_estimate_suite(void);
 void test_estimate_inputs_suite(void);
 void test_plan_suite(void);
+void test_estimate_modes_suite(void);
 void test_diffbase_suite(void);
 void test_project_suite(void);
 void test_words_suite(void);

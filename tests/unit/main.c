@@ -28,6 +28,7 @@ int main(int argc, char **argv)
     test_estimate_suite();
     test_estimate_inputs_suite();
     test_plan_suite();
+    test_estimate_modes_suite();
     test_diffbase_suite();
     test_project_suite();
     test_words_suite();
