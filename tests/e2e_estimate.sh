@@ -354,3 +354,26 @@ PY
 run_oomlint estimate "$T/frozen.py" --gpu T4
 expect_contains "frozen-base-provenance" "$OUT" "frozen.py:3 model.bert frozen, only the head trains (\`classifier\`, 5 labels): 3845 trainable params"
 expect_contains "frozen-base-no-gradients" "$OUT" "G gradients              0.00 GiB"
+
+# Inference-only scripts: weights, one step's activations, generate()'s KV cache (issue 16, item 7)
+cat > "$T/generate.py" <<'PY'
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+tok = AutoTokenizer.from_pretrained("meta-llama/Llama-3.1-8B")
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B", torch_dtype=torch.bfloat16)
+inputs = tok(prompts, return_tensors="pt", max_length=1024, truncation=True)
+with torch.no_grad():
+    out = model.generate(**inputs, max_new_tokens=512)
+PY
+run_oomlint estimate "$T/generate.py" --gpu T4 --batch-size 4
+expect_contains "inference-title" "$OUT" "Peak GPU memory per GPU (inference): meta-llama/Llama-3.1-8B"
+expect_contains "inference-kv-cache" "$OUT" "K KV cache               0.75 GiB"
+expect_contains "inference-mode-provenance" "$OUT" "generate.py:7 generate(max_new_tokens=512): KV cache for 1024 + 512 positions"
+expect_not_contains "inference-no-optimizer-input" "$OUT" "assumed: AdamW"
+expect_contains "inference-plan-4bit" "$OUT" "load the model in 4 bits (BitsAndBytesConfig(load_in_4bit=True))"
+run_oomlint estimate "$T/generate.py" --gpu T4 --batch-size 4 --format json
+kv=$(printf '%s' "$OUT" | jq -r '.bytes.kv_cache, .inputs.mode.value' 2>/dev/null | tr '\n' ' ')
+if [ "$kv" = "805306368 inference, generate() " ]; then pass "inference-json"; else fail "inference-json" "got $kv"; fi
+run_oomlint estimate "$T/train.py" --gpu a100-80gb --format json
+m=$(printf '%s' "$OUT" | jq -r '.inputs.mode.value, .bytes.kv_cache' 2>/dev/null | tr '\n' ' ')
+if [ "$m" = "training 0 " ]; then pass "training-mode-json"; else fail "training-mode-json" "got $m"; fi

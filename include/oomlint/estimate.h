@@ -75,11 +75,17 @@ typedef struct {
     long long classes;         /* logits per image for the loss */
     bool frozen_backbone;
     double buffer_bytes;       /* BatchNorm running statistics (fp32) */
+    /* Inference (training false) that calls generate(): the KV cache holds
+     * keys and values for seq_len + new_tokens positions (estimation.md 9.8) */
+    bool generates;
+    long long new_tokens;      /* generate(max_new_tokens=) */
+    long long kv_heads, head_dim; /* 0: heads and hidden / heads */
 } oom_estimate_input;
 
 /* Bytes per GPU, by component. */
 typedef struct {
     double context, weights, gradients, optimizer, activations, logits, slack, total;
+    double kv_cache; /* generate()'s keys and values; 0 in training */
     double logit_values; /* batch x sequence x vocabulary of a language-model head; 0 without one */
 } oom_estimate;
 
@@ -134,7 +140,7 @@ typedef struct {
 typedef enum {
     OOM_IN_MODEL, OOM_IN_BATCH, OOM_IN_SEQ, OOM_IN_PRECISION, OOM_IN_OPTIMIZER,
     OOM_IN_CHECKPOINTING, OOM_IN_ATTENTION, OOM_IN_ZERO, OOM_IN_GPUS, OOM_IN_LORA, OOM_IN_IMAGE,
-    OOM_IN_TASK,
+    OOM_IN_TASK, OOM_IN_MODE,
     OOM_IN_COUNT
 } oom_input_kind;
 
@@ -142,7 +148,7 @@ typedef enum {
 #define OOM_SMALLER_MODELS 4
 typedef struct {
     char id[96];
-    long long params, hidden, layers, heads, vocab;
+    long long params, hidden, layers, heads, vocab, kv_heads, head_dim;
 } oom_smaller_model;
 
 typedef struct {

@@ -22,21 +22,25 @@ typedef struct {
     const char *color;
 } part;
 
-static void parts_of(const oom_estimate *e, part out[7])
+#define PARTS 8
+
+static void parts_of(const oom_estimate *e, part out[PARTS])
 {
-    part p[7] = {{"CUDA context", e->context, 'C', "#9e9e9e"},
+    part p[PARTS] = {{"CUDA context", e->context, 'C', "#9e9e9e"},
                  {"weights", e->weights, 'W', "#1f77b4"},
                  {"gradients", e->gradients, 'G', "#ff7f0e"},
                  {"optimizer states", e->optimizer, 'O', "#2ca02c"},
                  {"activations", e->activations, 'A', "#d62728"},
                  {"logits and loss", e->logits, 'L', "#9467bd"},
+                 {"KV cache", e->kv_cache, 'K', "#17becf"},
                  {"allocator slack", e->slack, 'S', "#bcbd22"}};
     memcpy(out, p, sizeof p);
 }
 
 static const char *const input_names[OOM_IN_COUNT] = {"model", "batch", "sequence", "precision",
                                                       "optimizer", "checkpointing", "attention",
-                                                      "sharding", "GPUs", "trainable", "image", "task"};
+                                                      "sharding", "GPUs", "trainable", "image", "task",
+                                                      "mode"};
 
 /* The inputs that mean something for this kind of model: an image model has
  * no sequence and a fixed attention; a language model no image size. */
@@ -45,6 +49,8 @@ static bool input_applies(const oom_script_inputs *s, int k)
     bool image = oom_script_inputs_is_image(s);
     if (k == OOM_IN_IMAGE)
         return image;
+    if (!s->in.training && (k == OOM_IN_OPTIMIZER || k == OOM_IN_CHECKPOINTING || k == OOM_IN_LORA))
+        return false; /* inference has no optimizer, backward or trainable part */
     return !image || (k != OOM_IN_SEQ && k != OOM_IN_ATTENTION && k != OOM_IN_CHECKPOINTING && k != OOM_IN_TASK);
 }
 
@@ -89,6 +95,9 @@ static void input_value(const oom_script_inputs *s, int k, char *buf, size_t n)
     case OOM_IN_GPUS:
         snprintf(buf, n, "%d", in->num_gpus);
         break;
+    case OOM_IN_MODE:
+        snprintf(buf, n, "%s", in->training ? "training" : in->generates ? "inference, generate()" : "inference");
+        break;
     case OOM_IN_TASK:
         if (in->lm_head)
             snprintf(buf, n, "%s, vocab %lld", oom_task_id(s->task), in->vocab);
@@ -105,16 +114,19 @@ static void input_value(const oom_script_inputs *s, int k, char *buf, size_t n)
 
 static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom_estimate *e, FILE *f)
 {
-    part p[7];
+    part p[PARTS];
     parts_of(e, p);
     double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0;
-    fprintf(f, "Peak GPU memory per GPU: %s%s%s\n\n", s->model_known ? s->model_id : "(unknown model)",
-            gpu ? " on " : "", gpu ? gpu->name : "");
-    for (int i = 0; i < 7; i++) {
+    fprintf(f, "Peak GPU memory per GPU%s: %s%s%s\n\n", s->in.training ? "" : " (inference)",
+            s->model_known ? s->model_id : "(unknown model)", gpu ? " on " : "", gpu ? gpu->name : "");
+    for (int i = 0; i < PARTS; i++) {
+        if (p[i].glyph == 'K' && p[i].bytes <= 0)
+            continue; /* training keeps no KV cache */
         fprintf(f, "  %c %-18s %8.2f GiB", p[i].glyph, p[i].label, p[i].bytes / OOM_GIB);
         if (p[i].glyph == 'L' && e->logit_values > 0) /* the size of one copy, for checking by hand */
             fprintf(f, "   (%lld x %lld x %lld values, %.2f GiB per fp32 copy)", s->in.micro_batch,
-                    s->in.seq_len, s->in.vocab, 4.0 * e->logit_values / OOM_GIB);
+                    s->in.generates && !s->in.training ? 1 : s->in.seq_len, s->in.vocab,
+                    4.0 * e->logit_values / OOM_GIB);
         fputc('\n', f);
     }
     fprintf(f, "    %-18s %8.2f GiB", "total", e->total / OOM_GIB);
@@ -125,7 +137,7 @@ static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom
     const int width = 60;
     double scale = (cap > e->total ? cap : e->total) / width;
     int col = 0;
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < PARTS; i++) {
         int n = (int)(p[i].bytes / scale + 0.5);
         for (int k = 0; k < n && col < width; k++, col++)
             fputc(p[i].glyph, f);
@@ -153,11 +165,11 @@ static cJSON *to_json(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
     cJSON_AddStringToObject(root, "gpu", gpu ? gpu->id : "");
     cJSON_AddNumberToObject(root, "capacity_bytes", gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0);
     cJSON *c = cJSON_AddObjectToObject(root, "bytes");
-    part p[7];
+    part p[PARTS];
     parts_of(e, p);
     static const char *const keys[] = {"cuda_context", "weights", "gradients", "optimizer_states",
-                                       "activations", "logits", "allocator_slack"};
-    for (int i = 0; i < 7; i++)
+                                       "activations", "logits", "kv_cache", "allocator_slack"};
+    for (int i = 0; i < PARTS; i++)
         cJSON_AddNumberToObject(c, keys[i], p[i].bytes);
     cJSON_AddNumberToObject(root, "total_bytes", e->total);
     cJSON_AddNumberToObject(root, "logit_values", e->logit_values);
@@ -175,7 +187,7 @@ static cJSON *to_json(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
 
 static void write_svg(const oom_script_inputs *s, const oom_gpu *gpu, const oom_estimate *e, oom_buf *svg)
 {
-    part p[7];
+    part p[PARTS];
     parts_of(e, p);
     double cap = gpu && gpu->memory_gib > 0 ? gpu->memory_gib * OOM_GIB : 0;
     double full = cap > e->total ? cap : e->total;
@@ -191,7 +203,7 @@ static void write_svg(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
     }
     oom_buf_puts(svg, "</text>\n");
     double x = x0;
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < PARTS; i++) {
         double pw = w * p[i].bytes / full;
         oom_buf_printf(svg, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\"><title>%s %.2f GiB</title></rect>\n",
                        x, y, pw, h, p[i].color, p[i].label, p[i].bytes / OOM_GIB);

@@ -184,13 +184,14 @@ static double layer_activation_bytes(const oom_estimate_input *in)
 
 static double activation_bytes(const oom_estimate_input *in)
 {
-    if (!in->training || in->layers <= 0)
+    if (in->layers <= 0)
         return 0;
     double layer = layer_activation_bytes(in);
     double layers = (double)in->layers;
-    /* a frozen base keeps nothing for backward: its layers' tensors live one
-     * layer at a time, as in a forward pass without grad (estimation.md 9.7) */
-    if (in->frozen_backbone)
+    /* inference, or a frozen base, keeps nothing for backward: the layers'
+     * tensors live one layer at a time, as in a forward pass without grad
+     * (estimation.md 9.7, 9.8); the prompt's step is the largest */
+    if (!in->training || in->frozen_backbone)
         return layer;
     if (in->gradient_checkpointing) {
         /* one checkpoint (the layer input, 2sbh 16-bit) per layer, plus one
@@ -256,12 +257,28 @@ static double logit_value_bytes(const oom_estimate_input *in)
     return in->precision == OOM_PREC_FP32 ? 4.0 : 2.0;
 }
 
-/* N: batch x sequence x vocabulary, for a language-model head. */
+/* N: batch x sequence x vocabulary, for a language-model head; generate()
+ * computes the last position's logits only (transformers' logits_to_keep). */
 static double vocab_logit_values(const oom_estimate_input *in)
 {
     if (in->image_bytes > 0 || !in->lm_head || in->vocab <= 0)
         return 0;
-    return (double)in->seq_len * (double)in->micro_batch * (double)in->vocab;
+    double positions = in->generates && !in->training ? 1.0 : (double)in->seq_len;
+    return positions * (double)in->micro_batch * (double)in->vocab;
+}
+
+/* generate()'s KV cache: for every layer, a key and a value per position of
+ * prompt and new tokens: b x (s + new) x L x 2 x kv_heads x head_dim, in the
+ * compute dtype (16-bit but for fp32 models). */
+static double kv_cache_bytes(const oom_estimate_input *in)
+{
+    if (in->training || !in->generates || in->image_bytes > 0 || in->layers <= 0 || in->heads <= 0)
+        return 0;
+    double kv = (double)(in->kv_heads > 0 ? in->kv_heads : in->heads);
+    double d = in->head_dim > 0 ? (double)in->head_dim : (double)in->hidden / (double)in->heads;
+    double positions = (double)(in->seq_len + (in->new_tokens > 0 ? in->new_tokens : 0));
+    double bytes = in->precision == OOM_PREC_FP32 ? 4.0 : 2.0;
+    return (double)in->micro_batch * positions * (double)in->layers * 2.0 * kv * d * bytes;
 }
 
 /* The language-model loss over N = batch x sequence x vocabulary values, as
@@ -313,7 +330,8 @@ void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out)
     out->activations = in->image_bytes > 0 ? image_activation_bytes(in) : activation_bytes(in);
     out->logits = logit_bytes(in);
     out->logit_values = vocab_logit_values(in);
-    double live = out->weights + out->gradients + out->optimizer + out->activations + out->logits;
+    out->kv_cache = kv_cache_bytes(in);
+    double live = out->weights + out->gradients + out->optimizer + out->activations + out->logits + out->kv_cache;
     out->slack = OOM_ALLOCATOR_SLACK * live;
     out->total = out->context + live + out->slack;
 }

@@ -100,6 +100,8 @@ static void list_smaller_models(oom_script_inputs *s, const oom_kb *kb, const oo
         o->layers = c->num_hidden_layers + (c->num_decoder_layers > 0 ? c->num_decoder_layers : 0);
         o->heads = c->num_attention_heads;
         o->vocab = c->vocab_size;
+        o->kv_heads = c->num_key_value_heads > 0 ? c->num_key_value_heads : 0;
+        o->head_dim = c->head_dim > 0 ? c->head_dim : 0;
     }
 }
 
@@ -126,6 +128,8 @@ bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const c
     s->in.layers = m->config.num_hidden_layers + (m->config.num_decoder_layers > 0 ? m->config.num_decoder_layers : 0);
     s->in.heads = m->config.num_attention_heads;
     s->in.vocab = m->config.vocab_size;
+    s->in.kv_heads = m->config.num_key_value_heads > 0 ? m->config.num_key_value_heads : 0;
+    s->in.head_dim = m->config.head_dim > 0 ? m->config.head_dim : 0;
     snprintf(s->model_id, sizeof s->model_id, "%s", m->id);
     s->model_known = true;
     use_model_task(s, m);
@@ -510,6 +514,7 @@ void oom_script_inputs_init(oom_script_inputs *s)
     oom_est_assume(s, OOM_IN_LORA, "all parameters trained");
     oom_est_assume(s, OOM_IN_IMAGE, "not an image model");
     oom_est_assume(s, OOM_IN_TASK, "no language-model head found: no vocabulary logits");
+    oom_est_assume(s, OOM_IN_MODE, "training");
 }
 
 bool oom_script_inputs_is_image(const oom_script_inputs *s)
@@ -536,6 +541,7 @@ void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel
     oom_est_read_defaults(&r);
     /* a script that only loads or evaluates a model is not a training job */
     out->in.training = oom_pymodel_file_trains(m);
+    oom_est_read_inference(&r);
     if (oom_pymodel_file_calls(m, "gradient_checkpointing_enable")) {
         out->in.gradient_checkpointing = true;
         snprintf(out->from[OOM_IN_CHECKPOINTING].text, sizeof out->from[0].text,

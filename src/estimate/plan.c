@@ -65,8 +65,8 @@ static bool applicable(const candidate *c, int step)
         return in->training && !in->offload_optimizer && (in->zero_stage >= 2 || in->num_gpus > 1);
     case STEP_LORA:
         return in->training && in->trainable == in->params && in->hidden > 0;
-    case STEP_QLORA:
-        return in->training && in->precision != OOM_PREC_NF4 && in->hidden > 0;
+    case STEP_QLORA: /* in inference, 4-bit weights alone */
+        return in->precision != OOM_PREC_NF4 && in->hidden > 0;
     case STEP_SHORTER_SEQ:
         return in->seq_len > 256;
     case STEP_SMALLER_MODEL:
@@ -91,6 +91,8 @@ static void use_smaller_model(candidate *c, int k)
     in->layers = m->layers;
     in->heads = m->heads;
     in->vocab = m->vocab;
+    in->kv_heads = m->kv_heads;
+    in->head_dim = m->head_dim;
     c->model = k;
 }
 
@@ -179,7 +181,9 @@ static void describe(const oom_script_inputs *s, const candidate *c, unsigned ma
                 oom_buf_puts(plan, gpu && gpu->bf16 ? "bf16=True" : "fp16=True");
             break;
         case STEP_HALVE_BATCH:
-            if (image)
+            if (!c->in.training)
+                oom_buf_printf(plan, "%s=%lld", s->batch_name, c->in.micro_batch);
+            else if (image)
                 oom_buf_printf(plan, "%s=%lld, accumulating gradients over %d steps (the same global batch)",
                                s->batch_name, c->in.micro_batch, c->grad_accum);
             else
@@ -199,7 +203,9 @@ static void describe(const oom_script_inputs *s, const candidate *c, unsigned ma
             oom_buf_puts(plan, "LoRA: LoraConfig(r=16, target_modules=[\"q_proj\", \"k_proj\", \"v_proj\", \"o_proj\"])");
             break;
         case STEP_QLORA:
-            oom_buf_puts(plan, "load the base model in 4 bits (BitsAndBytesConfig(load_in_4bit=True), QLoRA)");
+            oom_buf_puts(plan, c->in.training
+                                   ? "load the base model in 4 bits (BitsAndBytesConfig(load_in_4bit=True), QLoRA)"
+                                   : "load the model in 4 bits (BitsAndBytesConfig(load_in_4bit=True))");
             break;
         case STEP_SHORTER_SEQ:
             oom_buf_printf(plan, "%s=%lld", s->seq_name, c->in.seq_len);

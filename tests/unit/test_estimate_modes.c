@@ -1,6 +1,7 @@
 /* Scripts that train only a head on a frozen Hugging Face base (issue 16,
  * item 8): what they train, from the knowledge base's heads, and what that
- * costs. */
+ * costs; scripts that do not train (item 7): weights, one step's
+ * activations and generate()'s KV cache. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -104,6 +105,84 @@ static void frozen_base_estimate(void)
     CHECK(e.weights == full.weights);
 }
 
+#define GENERATES(id, extra, gen_args)                                                                    \
+    "import torch\nfrom transformers import AutoModelForCausalLM, AutoTokenizer\n"            /* 1-2 */ \
+    "tok = AutoTokenizer.from_pretrained(\"" id "\")\n"                                        /* 3 */   \
+    "model = AutoModelForCausalLM.from_pretrained(\"" id "\", torch_dtype=torch.bfloat16)\n"  /* 4 */   \
+    "inputs = tok(prompts, return_tensors=\"pt\", max_length=1024, truncation=True)\n" extra  /* 5 */   \
+    "with torch.no_grad():\n    out = model.generate(**inputs" gen_args ")\n"                /* 6-7 */
+
+static bool mode_from(const oom_script_inputs *s, unsigned line, const char *words)
+{
+    const oom_provenance *p = &s->from[OOM_IN_MODE];
+    bool ok = p->line == line && strstr(p->text, words) != NULL;
+    if (!ok)
+        printf("  mode: %s (line %u), want line %u with \"%s\"\n", p->text, p->line, line, words);
+    return ok;
+}
+
+/* Llama-3.1-8B in bf16 generating 512 tokens after 1024-token prompts, batch
+ * 4: every term by hand. */
+static void inference_with_generate(void)
+{
+    oom_script_inputs s;
+    oom_test_read_script(&kb, GENERATES("meta-llama/Llama-3.1-8B", "", ", max_new_tokens=512"), &s);
+    CHECK(!s.in.training && s.in.generates && s.in.new_tokens == 512 && s.in.seq_len == 1024);
+    CHECK(!s.from[OOM_IN_MODE].assumed && mode_from(&s, 7, "generate(max_new_tokens=512): KV cache for 1024 + 512 positions"));
+    CHECK(s.in.kv_heads == 8 && s.in.head_dim == 128);
+    s.in.micro_batch = 4;
+    oom_estimate e;
+    oom_estimate_compute(&s.in, &e);
+    /* b x (prompt + new) x L x 2 x kv heads x head_dim x 2 bytes */
+    CHECK(e.kv_cache == 4.0 * (1024 + 512) * 32 * 2 * 8 * 128 * 2); /* 805,306,368 B = 0.75 GiB */
+    CHECK(e.gradients == 0 && e.optimizer == 0);
+    CHECK(e.weights == 2.0 * 8030261248LL);
+    CHECK(e.activations == 1024.0 * 4 * 4096 * 34); /* one layer of the prompt's step, 16-bit, SDPA */
+    CHECK(e.logit_values == 4.0 * 128256 && e.logits == 6.0 * 4 * 128256); /* the last position only */
+    double live = e.weights + e.activations + e.logits + e.kv_cache;
+    CHECK(fabs(e.total - (e.context + 1.1 * live)) < 1.0);
+
+    /* max_length counts the prompt */
+    oom_test_read_script(&kb, GENERATES("meta-llama/Llama-3.1-8B", "", ", max_length=2048"), &s);
+    CHECK(s.in.generates && s.in.new_tokens == 1024 && mode_from(&s, 7, "generate(max_length=2048): KV cache for 2048 positions"));
+    /* a setting's default */
+    oom_test_read_script(&kb, GENERATES("meta-llama/Llama-3.1-8B",
+                                        "import argparse\np = argparse.ArgumentParser()\n"
+                                        "p.add_argument(\"--max_new_tokens\", type=int, default=256)\nargs = p.parse_args()\n",
+                                        ", max_new_tokens=args.max_new_tokens"), &s);
+    CHECK(s.in.new_tokens == 256 && mode_from(&s, 8, "--max_new_tokens default"));
+    /* no number: the prompt's cache, and the input marked assumed */
+    oom_test_read_script(&kb, GENERATES("meta-llama/Llama-3.1-8B", "", ""), &s);
+    CHECK(s.in.generates && s.in.new_tokens == 0 && s.from[OOM_IN_MODE].assumed);
+
+    /* head_dim where it differs from h / heads: Qwen3-0.6B, 1024 / 16 = 64 but 128 */
+    oom_test_read_script(&kb, GENERATES("Qwen/Qwen3-0.6B", "", ", max_new_tokens=1024"), &s);
+    s.in.micro_batch = 1;
+    oom_estimate_compute(&s.in, &e);
+    CHECK(e.kv_cache == 1.0 * (1024 + 1024) * 28 * 2 * 8 * 128 * 2);
+}
+
+static void inference_without_generate(void)
+{
+    oom_script_inputs s;
+    /* evaluation: a forward pass with labels, no KV cache, the loss's logits */
+    oom_test_read_script(&kb, "import torch\nfrom transformers import AutoModelForCausalLM\n"
+                              "model = AutoModelForCausalLM.from_pretrained(\"gpt2\")\nmodel.eval()\n"
+                              "with torch.no_grad():\n    for batch in loader:\n        loss = model(**batch).loss\n", &s);
+    CHECK(!s.in.training && !s.in.generates);
+    CHECK(!s.from[OOM_IN_MODE].assumed && strstr(s.from[OOM_IN_MODE].text, "no backward()") != NULL);
+    oom_estimate e;
+    oom_estimate_compute(&s.in, &e);
+    CHECK(e.kv_cache == 0 && e.gradients == 0 && e.optimizer == 0);
+    CHECK(e.activations == 2.0 * s.in.seq_len * s.in.micro_batch * 768 * 34); /* one fp32 layer */
+    CHECK(e.logit_values == 1.0 * s.in.seq_len * s.in.micro_batch * 50257);
+    /* a training script keeps no KV cache even where it calls generate() */
+    oom_test_read_script(&kb, GENERATES("gpt2", "", ", max_new_tokens=64") TRAINS, &s);
+    CHECK(s.in.training && !s.in.generates && strstr(s.from[OOM_IN_MODE].text, "backward()") != NULL);
+    oom_estimate_compute(&s.in, &e);
+    CHECK(e.kv_cache == 0);
+}
+
 void test_estimate_modes_suite(void)
 {
     oom_buf err;
@@ -113,5 +192,7 @@ void test_estimate_modes_suite(void)
     oom_test_run("estimate: frozen Hugging Face bases train their head (knowledge base heads)", frozen_bases);
     oom_test_run("estimate: freezes that leave the whole model trained", what_is_not_a_frozen_base);
     oom_test_run("estimate: a frozen base's gradients, optimizer states and activations", frozen_base_estimate);
+    oom_test_run("estimate: inference with generate(): weights, one step, KV cache", inference_with_generate);
+    oom_test_run("estimate: inference without generate(), and training scripts", inference_without_generate);
     oom_kb_free(&kb);
 }
