@@ -377,3 +377,17 @@ if [ "$kv" = "805306368 inference, generate() " ]; then pass "inference-json"; e
 run_oomlint estimate "$T/train.py" --gpu a100-80gb --format json
 m=$(printf '%s' "$OUT" | jq -r '.inputs.mode.value, .bytes.kv_cache' 2>/dev/null | tr '\n' ' ')
 if [ "$m" = "training 0 " ]; then pass "training-mode-json"; else fail "training-mode-json" "got $m"; fi
+
+# FSDP shards over the GPUs the launch gives: no capacity finding without a GPU count
+cat > "$T/fsdp.py" <<'PY'
+from torch.distributed.fsdp import fully_shard
+from transformers import AutoModelForCausalLM
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B")
+fully_shard(model)
+for batch in loader:
+    model(**batch).loss.backward()
+PY
+run_oomlint --gpu v100 --select OOM601 --format concise "$T/fsdp.py"
+expect_not_contains "fsdp-quiet-without-gpu-count" "$OUT" "OOM601"
+run_oomlint --gpu v100 --num-gpus 2 --select OOM601 --format concise "$T/fsdp.py"
+expect_contains "fsdp-checked-with-gpu-count" "$OUT" "OOM601"

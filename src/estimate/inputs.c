@@ -206,15 +206,33 @@ static void read_lightning_precision(reader *r, const char *v, TSNode value)
         set_precision(r, bf16 ? OOM_PREC_AMP_BF16 : OOM_PREC_AMP_FP16, value, what);
 }
 
+/* `args.bits == 4` (QLoRA's `load_in_4bit=args.bits == 4`): a setting's
+ * whole-number default compared with a number; -1 when it is not that. */
+static int comparison_switch(const reader *r, TSNode value)
+{
+    if (strcmp(ts_node_type(value), "comparison_operator") != 0 || ts_node_named_child_count(value) != 2 ||
+        ts_node_child_count(value) != 3)
+        return -1;
+    const char *op = ts_node_type(ts_node_child(value, 1));
+    const oom_est_setting *s = oom_est_setting_read_by(r, ts_node_named_child(value, 0));
+    long long a, b;
+    if ((strcmp(op, "==") != 0 && strcmp(op, "!=") != 0) || !s || !oom_est_setting_int(r, s, &a) ||
+        !oom_pymodel_int_value(r->m, ts_node_named_child(value, 1), &b))
+        return -1;
+    return (a == b) == (strcmp(op, "==") == 0);
+}
+
 /* A switch's value: True / False written in the call, or the default of
- * the setting the call reads (`bf16=args.bf16` with `--bf16` store_true);
- * 1 on, 0 off, -1 neither. */
+ * the setting the call reads (`bf16=args.bf16` with `--bf16` store_true),
+ * or a comparison of one with a number; 1 on, 0 off, -1 neither. */
 static int value_switch(const reader *r, TSNode value)
 {
     if (r->via)
         return oom_est_setting_switch(r, r->via);
     if (ts_node_is_null(value))
         return -1;
+    if (strcmp(ts_node_type(value), "comparison_operator") == 0)
+        return comparison_switch(r, value);
     return strcmp(ts_node_type(value), "true") == 0 ? 1 : strcmp(ts_node_type(value), "false") == 0 ? 0 : -1;
 }
 
@@ -488,6 +506,28 @@ static void read_deepspeed(reader *r)
     }
 }
 
+/* FSDP (torch's FullyShardedDataParallel or fully_shard, accelerate's
+ * FullyShardedDataParallelPlugin or ParallelismConfig, TrainingArguments'
+ * fsdp=): parameters, gradients and optimizer states sharded like ZeRO-3
+ * over however many GPUs the launch gives it. */
+static void read_fsdp(reader *r)
+{
+    static const char *const sharders[] = {"FullyShardedDataParallel", "FSDP", "fully_shard",
+                                           "FullyShardedDataParallelPlugin", "ParallelismConfig", NULL};
+    oom_script_inputs *out = r->out;
+    if (!out->from[OOM_IN_ZERO].assumed)
+        return;
+    for (size_t i = 0; sharders[i]; i++)
+        if (oom_pymodel_file_calls(r->m, sharders[i])) {
+            out->in.zero_stage = 3;
+            snprintf(out->from[OOM_IN_ZERO].text, sizeof out->from[OOM_IN_ZERO].text,
+                     "%s calls %s: sharded like ZeRO-3 over the GPUs the launch gives it", r->path, sharders[i]);
+            out->from[OOM_IN_ZERO].assumed = false;
+            out->from[OOM_IN_ZERO].line = 0;
+            return;
+        }
+}
+
 void oom_script_inputs_init(oom_script_inputs *s)
 {
     memset(s, 0, sizeof(*s));
@@ -549,6 +589,7 @@ void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel
         out->from[OOM_IN_CHECKPOINTING].assumed = false;
     }
     read_deepspeed(&r);
+    read_fsdp(&r);
     oom_est_settings_free(&r.settings);
 }
 

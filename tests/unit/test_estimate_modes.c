@@ -183,6 +183,29 @@ static void inference_without_generate(void)
     CHECK(e.kv_cache == 0);
 }
 
+/* What used to hide behind a newly known model (ecosystem: qlora.py loads
+ * pythia-12b with `load_in_4bit=args.bits == 4`; accelerate's FSDP examples
+ * load Hermes-3-Llama-3.1-8B): a switch compared with a setting's default,
+ * and FSDP's sharding. */
+static void qlora_bits_and_fsdp(void)
+{
+    oom_script_inputs s;
+    const char *qlora = "from dataclasses import dataclass, field\n"
+                        "from transformers import AutoModelForCausalLM, HfArgumentParser\n"
+                        "@dataclass\nclass Args:\n    bits: int = field(default=4)\n"
+                        "args, = HfArgumentParser(Args).parse_args_into_dataclasses()\n"
+                        "model = AutoModelForCausalLM.from_pretrained(\"EleutherAI/pythia-12b\", load_in_4bit=args.bits == 4,\n"
+                        "    load_in_8bit=args.bits == 8)\n" TRAINS;
+    oom_test_read_script(&kb, qlora, &s);
+    CHECK(s.in.precision == OOM_PREC_NF4 && !s.from[OOM_IN_PRECISION].assumed);
+    oom_test_read_script(&kb, "import torch\nfrom torch.distributed.fsdp import fully_shard\n"
+                              "from transformers import AutoModelForCausalLM\n"
+                              "model = AutoModelForCausalLM.from_pretrained(\"NousResearch/Hermes-3-Llama-3.1-8B\")\n"
+                              "fully_shard(model)\n" TRAINS, &s);
+    CHECK(s.in.zero_stage == 3 && !s.from[OOM_IN_ZERO].assumed && strstr(s.from[OOM_IN_ZERO].text, "fully_shard") &&
+          s.from[OOM_IN_GPUS].assumed);
+}
+
 void test_estimate_modes_suite(void)
 {
     oom_buf err;
@@ -194,5 +217,6 @@ void test_estimate_modes_suite(void)
     oom_test_run("estimate: a frozen base's gradients, optimizer states and activations", frozen_base_estimate);
     oom_test_run("estimate: inference with generate(): weights, one step, KV cache", inference_with_generate);
     oom_test_run("estimate: inference without generate(), and training scripts", inference_without_generate);
+    oom_test_run("estimate inputs: load_in_4bit=args.bits == 4, and FSDP's sharding", qlora_bits_and_fsdp);
     oom_kb_free(&kb);
 }
