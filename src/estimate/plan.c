@@ -120,8 +120,10 @@ static candidate apply_with_model(const candidate *base, unsigned mask, int mode
         if (c.in.zero_stage < 2)
             c.in.zero_stage = 2;
     }
-    if (mask & ((1u << STEP_LORA) | (1u << STEP_QLORA)))
+    if (mask & ((1u << STEP_LORA) | (1u << STEP_QLORA))) {
         c.in.trainable = c.in.layers * 4 * 16 * 2 * c.in.hidden; /* r=16 on q, k, v, o */
+        c.in.frozen_backbone = false; /* adapters in every layer: backward runs through them all */
+    }
     if (mask & (1u << STEP_QLORA))
         c.in.precision = OOM_PREC_NF4;
     if (mask & (1u << STEP_HALVE_BATCH))

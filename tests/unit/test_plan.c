@@ -118,9 +118,39 @@ static void plan_ends_with_a_smaller_model(void)
     oom_buf_free(&err);
 }
 
+/* A frozen base keeps one layer's activations; the plan's QLoRA puts
+ * adapters in every layer, whose backward keeps them all. */
+static void plan_lora_unfreezes(void)
+{
+    oom_kb kb;
+    oom_buf err;
+    oom_buf_init(&err);
+    CHECK(oom_kb_load_embedded(&kb, &err) == 0);
+    const oom_gpu *t4 = oom_kb_find_gpu(&kb, "T4");
+    double target = OOM_NEAR_CAPACITY * t4->memory_gib * OOM_GIB;
+    oom_script_inputs s;
+    oom_script_inputs_init(&s);
+    CHECK(oom_script_inputs_use_model(&s, &kb, "meta-llama/Llama-2-13b-hf", NULL));
+    s.in.micro_batch = 1, s.in.seq_len = 512;
+    s.in.trainable = 5120 * 2, s.in.frozen_backbone = true; /* `score` over 2 labels */
+    oom_buf plan;
+    oom_buf_init(&plan);
+    oom_estimate after, want;
+    CHECK(oom_estimate_fix_plan(&s, t4, target, &plan, &after));
+    CHECK(strstr(plan.data, "4 bits") != NULL);
+    oom_estimate_input in = s.in;
+    in.precision = OOM_PREC_NF4, in.trainable = 40LL * 4 * 16 * 2 * 5120, in.frozen_backbone = false;
+    oom_estimate_compute(&in, &want);
+    CHECK(fabs(after.total - want.total) < 1.0 && fabs(after.activations - want.activations) < 1.0);
+    oom_buf_free(&plan);
+    oom_kb_free(&kb);
+    oom_buf_free(&err);
+}
+
 void test_plan_suite(void)
 {
     oom_test_run("plan: smaller models of a family, from the knowledge base", smaller_models_of_a_family);
     oom_test_run("plan: a smaller model of the family comes last, with the memory it reaches",
                  plan_ends_with_a_smaller_model);
+    oom_test_run("plan: LoRA on a frozen-base script trains through every layer", plan_lora_unfreezes);
 }
