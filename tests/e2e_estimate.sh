@@ -520,3 +520,59 @@ expect_contains "module-unsized-names-the-size" "$ERR" "\`n\` (in_features of nn
 # the capacity rules stay quiet on a script-defined model (rough activations)
 run_oomlint --format concise --isolated --gpu t4 fixtures/estimate/small_transformer.py
 expect_not_contains "module-no-capacity-finding" "$OUT" "OOM60"
+# The fix plan's last step: a smaller model of the same family (issue 16, item 5).
+# On a T4 (14.7 GiB as PyTorch sees it, 13.3 GiB at 90%) even QLoRA leaves
+# Llama-2-13b at about 13.5 GiB: 7b is the largest of the family that fits.
+run_oomlint estimate --model meta-llama/Llama-2-70b-hf --gpu T4 --batch-size 1 --seq-len 512 --precision bf16
+expect_contains "plan-smaller-model-of-family" "$OUT" "QLoRA); a smaller model of the same family: meta-llama/Llama-2-7b-hf (6.74B parameters against 68.98B) -> about 8.0 GiB"
+run_oomlint estimate --model Qwen/Qwen2.5-7B --gpu T4 --batch-size 1 --seq-len 512 --precision bf16
+expect_not_contains "plan-keeps-model-when-toolbox-enough" "$OUT" "smaller model"
+
+# A frozen Hugging Face base: only the head trains (issue 16, item 8)
+cat > "$T/frozen.py" <<'PY'
+from transformers import AutoModelForSequenceClassification, Trainer, TrainingArguments
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased", num_labels=5)
+for p in model.bert.parameters():
+    p.requires_grad = False
+Trainer(model=model, args=TrainingArguments(output_dir="o", per_device_train_batch_size=32)).train()
+PY
+run_oomlint estimate "$T/frozen.py" --gpu T4
+expect_contains "frozen-base-provenance" "$OUT" "frozen.py:3 model.bert frozen, only the head trains (\`classifier\`, 5 labels): 3845 trainable params"
+expect_contains "frozen-base-no-gradients" "$OUT" "G gradients              0.00 GiB"
+
+# Inference-only scripts: weights, one step's activations, generate()'s KV cache (issue 16, item 7)
+cat > "$T/generate.py" <<'PY'
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+tok = AutoTokenizer.from_pretrained("meta-llama/Llama-3.1-8B")
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B", torch_dtype=torch.bfloat16)
+inputs = tok(prompts, return_tensors="pt", max_length=1024, truncation=True)
+with torch.no_grad():
+    out = model.generate(**inputs, max_new_tokens=512)
+PY
+run_oomlint estimate "$T/generate.py" --gpu T4 --batch-size 4
+expect_contains "inference-title" "$OUT" "Peak GPU memory per GPU (inference): meta-llama/Llama-3.1-8B"
+expect_contains "inference-kv-cache" "$OUT" "K KV cache               0.75 GiB"
+expect_contains "inference-mode-provenance" "$OUT" "generate.py:7 generate(max_new_tokens=512): KV cache for 1024 + 512 positions"
+expect_not_contains "inference-no-optimizer-input" "$OUT" "assumed: AdamW"
+expect_contains "inference-plan-4bit" "$OUT" "load the model in 4 bits (BitsAndBytesConfig(load_in_4bit=True))"
+run_oomlint estimate "$T/generate.py" --gpu T4 --batch-size 4 --format json
+kv=$(printf '%s' "$OUT" | jq -r '.bytes.kv_cache, .inputs.mode.value' 2>/dev/null | tr '\n' ' ')
+if [ "$kv" = "805306368 inference, generate() " ]; then pass "inference-json"; else fail "inference-json" "got $kv"; fi
+run_oomlint estimate "$T/train.py" --gpu a100-80gb --format json
+m=$(printf '%s' "$OUT" | jq -r '.inputs.mode.value, .bytes.kv_cache' 2>/dev/null | tr '\n' ' ')
+if [ "$m" = "training 0 " ]; then pass "training-mode-json"; else fail "training-mode-json" "got $m"; fi
+
+# FSDP shards over the GPUs the launch gives: no capacity finding without a GPU count
+cat > "$T/fsdp.py" <<'PY'
+from torch.distributed.fsdp import fully_shard
+from transformers import AutoModelForCausalLM
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B")
+fully_shard(model)
+for batch in loader:
+    model(**batch).loss.backward()
+PY
+run_oomlint --gpu v100 --select OOM601 --format concise "$T/fsdp.py"
+expect_not_contains "fsdp-quiet-without-gpu-count" "$OUT" "OOM601"
+run_oomlint --gpu v100 --num-gpus 2 --select OOM601 --format concise "$T/fsdp.py"
+expect_contains "fsdp-checked-with-gpu-count" "$OUT" "OOM601"

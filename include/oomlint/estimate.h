@@ -108,6 +108,11 @@ typedef struct {
     bool module_defined;
     double module_sample_elems, module_token_elems, module_spatial_elems;
     long long module_ref;
+    /* Inference (training false) that calls generate(): the KV cache holds
+     * keys and values for seq_len + new_tokens positions (estimation.md 9.8) */
+    bool generates;
+    long long new_tokens;      /* generate(max_new_tokens=) */
+    long long head_dim;        /* 0: hidden / heads (kv_heads above: 0 means heads) */
 } oom_estimate_input;
 
 /* Bytes per GPU, by component. */
@@ -122,6 +127,7 @@ typedef struct {
      * that moment, and the step's temporaries if the step is the peak */
     double peak_gradients, peak_activations, peak_logits, peak_step_temp;
     bool step_is_peak;
+    double kv_cache; /* generate()'s keys and values; 0 in training */
     double logit_values; /* batch x sequence x vocabulary of a language-model head; 0 without one */
 } oom_estimate;
 
@@ -186,9 +192,18 @@ typedef struct {
 typedef enum {
     OOM_IN_MODEL, OOM_IN_BATCH, OOM_IN_SEQ, OOM_IN_PRECISION, OOM_IN_OPTIMIZER,
     OOM_IN_CHECKPOINTING, OOM_IN_ATTENTION, OOM_IN_ZERO, OOM_IN_GPUS, OOM_IN_LORA, OOM_IN_IMAGE,
-    OOM_IN_TASK,
+    OOM_IN_TASK, OOM_IN_MODE,
     OOM_IN_COUNT
 } oom_input_kind;
+
+/* A smaller checkpoint of the same family: what the estimate needs of it. */
+#define OOM_SMALLER_MODELS 4
+typedef struct {
+    char id[96];
+    long long params, hidden, layers, heads, vocab, kv_heads, head_dim;
+    long long intermediate; /* MLP width (0: 4 x hidden); same family, same MLP kind */
+    bool tied_embeddings;
+} oom_smaller_model;
 
 typedef struct {
     oom_estimate_input in;
@@ -204,6 +219,10 @@ typedef struct {
      * `Accelerator()`, `deepspeed.initialize`): `accelerate launch` or
      * `deepspeed` decides them from a config the script does not name */
     bool launcher_decides;
+    /* the fix plan's last resort: smaller models of the checkpoint's family
+     * in the knowledge base, largest first (oom_script_inputs_use_model) */
+    oom_smaller_model smaller[OOM_SMALLER_MODELS];
+    size_t smaller_count;
 } oom_script_inputs;
 
 /* Defaults for everything, each marked assumed. */

@@ -70,13 +70,30 @@ typedef struct {
      * encoder without a head); "" for image models and when not stated */
     char task[16];
     long long params;     /* published exact count, or -1 */
+    /* checkpoints of one family share a tokenizer and an architecture and
+     * differ in size ("bert", "llama-3", "qwen2.5"); "" when none is given */
+    char family[24];
 } oom_model;
+
+/* The heads of a model type's *For... classes (models.json "heads"), for
+ * scripts that freeze the base and train the head. */
+typedef struct {
+    char model_type[32];
+    char base[24];        /* the attribute holding the base model: "bert", "model", "transformer" */
+    char modules[2][24];  /* the classification head's modules: "classifier", "pre_classifier" */
+    /* its parameters: per_h2·h² + per_h·h + per_h_label·h·labels + per_label·labels */
+    long long per_h2, per_h, per_h_label, per_label;
+    char lm_head[16];     /* the language-model head's attribute; "" when none */
+    bool lm_head_bias;    /* phi: vocab more */
+} oom_head_shape;
 
 typedef struct {
     oom_gpu *gpus;
     size_t gpu_count, gpu_cap;
     oom_model *models;
     size_t model_count, model_cap;
+    oom_head_shape *heads;
+    size_t head_count, head_cap;
 } oom_kb;
 
 /* Loads rules/kb/gpus.json and rules/kb/models.json from the binary. */
@@ -90,12 +107,24 @@ size_t oom_kb_closest_gpus(const oom_kb *kb, const char *name, const char **out,
 /* By hub id or alias, ignoring case. */
 const oom_model *oom_kb_find_model(const oom_kb *kb, const char *id);
 
+/* The heads of a model type, or NULL. */
+const oom_head_shape *oom_kb_find_heads(const oom_kb *kb, const char *model_type);
+/* Parameters of the classification head for `labels` labels over hidden size h. */
+long long oom_head_classifier_params(const oom_head_shape *hs, long long h, long long labels);
+
+/* The parameter count the estimate uses: the published one, or the formula's. */
+long long oom_kb_model_params(const oom_model *m);
+/* Models of m's family with fewer parameters, largest first, one per size,
+ * at most `max`; 0 when m has no family or is the smallest. */
+size_t oom_kb_smaller_in_family(const oom_kb *kb, const oom_model *m, const oom_model **out, size_t max);
+
 /* Fills a config from a parsed config.json (a cJSON object), family synonyms
  * applied. Returns false when it is not a model config. */
 bool oom_model_config_from_json(const void *cjson_object, oom_model_config *out);
 /* Exact parameter count of the model, from its config, for the families in
  * docs/estimation.md §6 (bert, roberta, distilbert, albert, gpt2, opt, gpt_neox,
- * llama, mistral, mixtral, qwen2, gemma, phi, t5); -1 for other families. */
+ * llama, mistral, mixtral, qwen2, qwen3, gemma, gemma2, gemma3_text, phi, phi3, t5,
+ * modernbert); -1 for other families. */
 long long oom_model_param_count(const oom_model_config *c);
 
 /* The bytes a job on the GPU can have: PyTorch's total_memory where known,

@@ -30,12 +30,12 @@ typedef struct {
     const char *color;
 } part;
 
-#define N_PARTS 8
+#define N_PARTS 9
 
 /* The parts alive at the peak, which add up to the total: at the optimizer
  * step the activations are gone and the step's temporaries are there; in
  * forward and backward (PyTorch 2 frees the gradients between steps) the
- * other way round. */
+ * other way round. Inference keeps generate()'s KV cache instead. */
 static void parts_of(const oom_estimate *e, part out[N_PARTS])
 {
     part p[N_PARTS] = {{"CUDA context", e->context, 'C', "#9e9e9e"},
@@ -45,13 +45,15 @@ static void parts_of(const oom_estimate *e, part out[N_PARTS])
                        {"step temporaries", e->peak_step_temp, 'T', "#17becf"},
                        {"activations", e->peak_activations, 'A', "#d62728"},
                        {"logits and loss", e->peak_logits, 'L', "#9467bd"},
+                       {"KV cache", e->kv_cache, 'K', "#8c564b"},
                        {"allocator slack", e->slack, 'S', "#bcbd22"}};
     memcpy(out, p, sizeof p);
 }
 
 static const char *const input_names[OOM_IN_COUNT] = {"model", "batch", "sequence", "precision",
                                                       "optimizer", "checkpointing", "attention",
-                                                      "sharding", "GPUs", "trainable", "image", "task"};
+                                                      "sharding", "GPUs", "trainable", "image", "task",
+                                                      "mode"};
 
 /* The inputs that mean something for this kind of model: an image model has
  * no sequence and a fixed attention; a language model no image size. */
@@ -67,6 +69,8 @@ static bool input_applies(const oom_script_inputs *s, int k)
     }
     if (k == OOM_IN_IMAGE)
         return image;
+    if (!s->in.training && (k == OOM_IN_OPTIMIZER || k == OOM_IN_CHECKPOINTING || k == OOM_IN_LORA))
+        return false; /* inference has no optimizer, backward or trainable part */
     return !image || (k != OOM_IN_SEQ && k != OOM_IN_ATTENTION && k != OOM_IN_CHECKPOINTING && k != OOM_IN_TASK);
 }
 
@@ -111,6 +115,9 @@ static void input_value(const oom_script_inputs *s, int k, char *buf, size_t n)
         break;
     case OOM_IN_GPUS:
         snprintf(buf, n, "%d", in->num_gpus);
+        break;
+    case OOM_IN_MODE:
+        snprintf(buf, n, "%s", in->training ? "training" : in->generates ? "inference, generate()" : "inference");
         break;
     case OOM_IN_TASK:
         if (in->lm_head)
@@ -184,13 +191,16 @@ static void print_text(const oom_script_inputs *s, const oom_gpu *gpu, const oom
     part p[N_PARTS];
     parts_of(e, p);
     double cap = oom_gpu_capacity_bytes(gpu);
-    fprintf(f, "Peak GPU memory per GPU: %s%s%s\n\n", s->model_known ? s->model_id : "(unknown model)",
-            gpu ? " on " : "", gpu ? gpu->name : "");
+    fprintf(f, "Peak GPU memory per GPU%s: %s%s%s\n\n", s->in.training ? "" : " (inference)",
+            s->model_known ? s->model_id : "(unknown model)", gpu ? " on " : "", gpu ? gpu->name : "");
     for (int i = 0; i < N_PARTS; i++) {
+        if (p[i].glyph == 'K' && p[i].bytes <= 0)
+            continue; /* training keeps no KV cache */
         fprintf(f, "  %c %-18s %8.2f GiB", p[i].glyph, p[i].label, p[i].bytes / OOM_GIB);
         if (p[i].glyph == 'L' && e->logit_values > 0) /* the size of one copy, for checking by hand */
             fprintf(f, "   (%lld x %lld x %lld values, %.2f GiB per fp32 copy)", s->in.micro_batch,
-                    s->in.seq_len, s->in.vocab, 4.0 * e->logit_values / OOM_GIB);
+                    s->in.generates && !s->in.training ? 1 : s->in.seq_len, s->in.vocab,
+                    4.0 * e->logit_values / OOM_GIB);
         fputc('\n', f);
     }
     print_peak_phase(e, f);
@@ -253,7 +263,8 @@ static cJSON *to_json(const oom_script_inputs *s, const oom_gpu *gpu, const oom_
     part p[N_PARTS];
     parts_of(e, p);
     static const char *const keys[] = {"cuda_context", "weights", "gradients", "optimizer_states",
-                                       "optimizer_step_temporaries", "activations", "logits", "allocator_slack"};
+                                       "optimizer_step_temporaries", "activations", "logits", "kv_cache",
+                                       "allocator_slack"};
     for (int i = 0; i < N_PARTS; i++)
         cJSON_AddNumberToObject(c, keys[i], p[i].bytes);
     cJSON_AddNumberToObject(root, "total_bytes", e->total);

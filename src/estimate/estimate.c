@@ -186,9 +186,11 @@ static double parameter_bytes(const oom_estimate_input *in)
 }
 
 /* Whether only adapters train (LoRA, adapters): their own dtype then. */
+/* Adapters (LoRA) train beside a base: parameters of their own. A frozen
+ * base's head is part of the model, counted among its parameters. */
 static bool adapters_only(const oom_estimate_input *in)
 {
-    return in->trainable > 0 && in->trainable < in->params;
+    return in->trainable > 0 && in->trainable < in->params && !in->frozen_backbone;
 }
 
 /* Bytes per trainable parameter's value (weight, gradient, each Adam state):
@@ -299,9 +301,14 @@ static double checkpoint_bytes(const oom_estimate_input *in)
 
 static double activation_bytes(const oom_estimate_input *in)
 {
-    if (!in->training || in->layers <= 0)
+    if (in->layers <= 0)
         return 0;
     double layer = layer_activation_bytes(in);
+    /* inference, or a frozen base, keeps nothing for backward: the layers'
+     * tensors live one layer at a time, as in a forward pass without grad
+     * (estimation.md 9.7, 9.8); the prompt's step is the largest */
+    if (!in->training || in->frozen_backbone)
+        return layer;
     /* checkpointed: the checkpoints, plus one layer recomputed in full
      * during backward (Korthikanti §5) */
     if (in->gradient_checkpointing)
@@ -385,12 +392,28 @@ static double logit_value_bytes(const oom_estimate_input *in)
     return in->precision == OOM_PREC_FP32 ? 4.0 : 2.0;
 }
 
-/* N: batch x sequence x vocabulary, for a language-model head. */
+/* N: batch x sequence x vocabulary, for a language-model head; generate()
+ * computes the last position's logits only (transformers' logits_to_keep). */
 static double vocab_logit_values(const oom_estimate_input *in)
 {
     if (in->image_bytes > 0 || !in->lm_head || in->vocab <= 0)
         return 0;
-    return (double)in->seq_len * (double)in->micro_batch * (double)in->vocab;
+    double positions = in->generates && !in->training ? 1.0 : (double)in->seq_len;
+    return positions * (double)in->micro_batch * (double)in->vocab;
+}
+
+/* generate()'s KV cache: for every layer, a key and a value per position of
+ * prompt and new tokens: b x (s + new) x L x 2 x kv_heads x head_dim, in the
+ * compute dtype (16-bit but for fp32 models). */
+static double kv_cache_bytes(const oom_estimate_input *in)
+{
+    if (in->training || !in->generates || in->image_bytes > 0 || in->layers <= 0 || in->heads <= 0)
+        return 0;
+    double kv = (double)(in->kv_heads > 0 ? in->kv_heads : in->heads);
+    double d = in->head_dim > 0 ? (double)in->head_dim : (double)in->hidden / (double)in->heads;
+    double positions = (double)(in->seq_len + (in->new_tokens > 0 ? in->new_tokens : 0));
+    double bytes = in->precision == OOM_PREC_FP32 ? 4.0 : 2.0;
+    return (double)in->micro_batch * positions * (double)in->layers * 2.0 * kv * d * bytes;
 }
 
 /* The language-model loss over N = batch x sequence x vocabulary values, as
@@ -493,7 +516,10 @@ void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out)
             acts = kept;
     }
     double grads = before_torch2(in) ? out->gradients : 0;
-    out->forward_backward = states + acts + logits + grads;
+    /* generate()'s keys and values live through the forward pass (inference
+     * only: a training step has no cache) */
+    out->kv_cache = kv_cache_bytes(in);
+    out->forward_backward = states + acts + logits + grads + out->kv_cache;
     out->step = in->training ? states + out->gradients + out->step_temp : 0;
     out->step_is_peak = out->step > out->forward_backward;
     out->peak_gradients = out->step_is_peak ? out->gradients : grads;

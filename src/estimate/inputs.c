@@ -119,7 +119,7 @@ static void use_model_task(oom_script_inputs *s, const oom_model *m)
 static bool gated_mlp_family(const char *model_type)
 {
     static const char *const types[] = {"llama", "mistral", "qwen2", "qwen3", "gemma",
-                                        "gemma2", "phi3", "olmo", "olmo2", "granite", "cohere", NULL};
+                                        "gemma2", "gemma3_text", "phi3", "olmo", "olmo2", "granite", "cohere", NULL};
     for (int i = 0; types[i]; i++)
         if (strcmp(model_type, types[i]) == 0)
             return true;
@@ -136,16 +136,38 @@ static void use_model_shape(oom_script_inputs *s, const oom_model *m)
     s->in.tied_embeddings = m->config.tie_word_embeddings == 1;
 }
 
+/* The smaller checkpoints of m's family, for the fix plan's last step. */
+static void list_smaller_models(oom_script_inputs *s, const oom_kb *kb, const oom_model *m)
+{
+    const oom_model *found[OOM_SMALLER_MODELS];
+    s->smaller_count = oom_kb_smaller_in_family(kb, m, found, OOM_SMALLER_MODELS);
+    for (size_t i = 0; i < s->smaller_count; i++) {
+        const oom_model_config *c = &found[i]->config;
+        oom_smaller_model *o = &s->smaller[i];
+        oom_est_copy(o->id, sizeof o->id, found[i]->id);
+        o->params = oom_kb_model_params(found[i]);
+        o->hidden = c->hidden_size;
+        o->layers = c->num_hidden_layers + (c->num_decoder_layers > 0 ? c->num_decoder_layers : 0);
+        o->heads = c->num_attention_heads;
+        o->vocab = c->vocab_size;
+        o->kv_heads = c->num_key_value_heads > 0 ? c->num_key_value_heads : 0;
+        o->head_dim = c->head_dim > 0 ? c->head_dim : 0;
+        o->intermediate = c->intermediate_size > 0 ? c->intermediate_size : 0;
+        o->tied_embeddings = c->tie_word_embeddings == 1;
+    }
+}
+
 bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const char *id, const char *why)
 {
     const oom_model *m = oom_kb_find_model(kb, id);
     if (!m)
         return false;
-    long long params = m->params >= 0 ? m->params : oom_model_param_count(&m->config);
+    long long params = oom_kb_model_params(m);
     if (params <= 0)
         return false;
     s->in.params = params;
     s->in.trainable = params;
+    s->smaller_count = 0;
     oom_est_use_image_model(s, m); /* or clears the image fields of another model */
     if (m->vision.resolution > 0) {
         snprintf(s->model_id, sizeof s->model_id, "%s", m->id);
@@ -159,9 +181,11 @@ bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const c
     s->in.heads = m->config.num_attention_heads;
     s->in.vocab = m->config.vocab_size;
     use_model_shape(s, m);
+    s->in.head_dim = m->config.head_dim > 0 ? m->config.head_dim : 0;
     snprintf(s->model_id, sizeof s->model_id, "%s", m->id);
     s->model_known = true;
     use_model_task(s, m);
+    list_smaller_models(s, kb, m);
     if (why)
         snprintf(s->from[OOM_IN_MODEL].text, sizeof s->from[OOM_IN_MODEL].text, "%s", why);
     return true;
@@ -234,15 +258,33 @@ static void read_lightning_precision(reader *r, const char *v, TSNode value)
         set_precision(r, bf16 ? OOM_PREC_AMP_BF16 : OOM_PREC_AMP_FP16, value, what);
 }
 
+/* `args.bits == 4` (QLoRA's `load_in_4bit=args.bits == 4`): a setting's
+ * whole-number default compared with a number; -1 when it is not that. */
+static int comparison_switch(const reader *r, TSNode value)
+{
+    if (strcmp(ts_node_type(value), "comparison_operator") != 0 || ts_node_named_child_count(value) != 2 ||
+        ts_node_child_count(value) != 3)
+        return -1;
+    const char *op = ts_node_type(ts_node_child(value, 1));
+    const oom_est_setting *s = oom_est_setting_read_by(r, ts_node_named_child(value, 0));
+    long long a, b;
+    if ((strcmp(op, "==") != 0 && strcmp(op, "!=") != 0) || !s || !oom_est_setting_int(r, s, &a) ||
+        !oom_pymodel_int_value(r->m, ts_node_named_child(value, 1), &b))
+        return -1;
+    return (a == b) == (strcmp(op, "==") == 0);
+}
+
 /* A switch's value: True / False written in the call, or the default of
- * the setting the call reads (`bf16=args.bf16` with `--bf16` store_true);
- * 1 on, 0 off, -1 neither. */
+ * the setting the call reads (`bf16=args.bf16` with `--bf16` store_true),
+ * or a comparison of one with a number; 1 on, 0 off, -1 neither. */
 static int value_switch(const reader *r, TSNode value)
 {
     if (r->via)
         return oom_est_setting_switch(r, r->via);
     if (ts_node_is_null(value))
         return -1;
+    if (strcmp(ts_node_type(value), "comparison_operator") == 0)
+        return comparison_switch(r, value);
     return strcmp(ts_node_type(value), "true") == 0 ? 1 : strcmp(ts_node_type(value), "false") == 0 ? 0 : -1;
 }
 
@@ -565,6 +607,28 @@ static void read_deepspeed(reader *r)
     }
 }
 
+/* FSDP (torch's FullyShardedDataParallel or fully_shard, accelerate's
+ * FullyShardedDataParallelPlugin or ParallelismConfig, TrainingArguments'
+ * fsdp=): parameters, gradients and optimizer states sharded like ZeRO-3
+ * over however many GPUs the launch gives it. */
+static void read_fsdp(reader *r)
+{
+    static const char *const sharders[] = {"FullyShardedDataParallel", "FSDP", "fully_shard",
+                                           "FullyShardedDataParallelPlugin", "ParallelismConfig", NULL};
+    oom_script_inputs *out = r->out;
+    if (!out->from[OOM_IN_ZERO].assumed)
+        return;
+    for (size_t i = 0; sharders[i]; i++)
+        if (oom_pymodel_file_calls(r->m, sharders[i])) {
+            out->in.zero_stage = 3;
+            snprintf(out->from[OOM_IN_ZERO].text, sizeof out->from[OOM_IN_ZERO].text,
+                     "%s calls %s: sharded like ZeRO-3 over the GPUs the launch gives it", r->path, sharders[i]);
+            out->from[OOM_IN_ZERO].assumed = false;
+            out->from[OOM_IN_ZERO].line = 0;
+            return;
+        }
+}
+
 void oom_script_inputs_init(oom_script_inputs *s)
 {
     memset(s, 0, sizeof(*s));
@@ -591,6 +655,7 @@ void oom_script_inputs_init(oom_script_inputs *s)
     oom_est_assume(s, OOM_IN_LORA, "all parameters trained");
     oom_est_assume(s, OOM_IN_IMAGE, "not an image model");
     oom_est_assume(s, OOM_IN_TASK, "no language-model head found: no vocabulary logits");
+    oom_est_assume(s, OOM_IN_MODE, "training");
 }
 
 bool oom_script_inputs_is_image(const oom_script_inputs *s)
@@ -618,6 +683,7 @@ static void read_modelled(const char *path, oom_source *src, oom_pymodel *m, TSN
         oom_est_read_task(&r);
     if (!out->model_known)
         oom_est_read_modules(&r);
+    oom_est_read_frozen_base(&r);
     out->launcher_decides = oom_pymodel_file_calls(m, "Accelerator") ||
                             (oom_pymodel_file_calls(m, "initialize") && oom_pymodel_is_import_alias(m, "deepspeed", 9));
     oom_est_read_defaults(&r);
@@ -627,6 +693,7 @@ static void read_modelled(const char *path, oom_source *src, oom_pymodel *m, TSN
         out->in.unquantized_bytes = 4;
     /* a script that only loads or evaluates a model is not a training job */
     out->in.training = oom_pymodel_file_trains(m);
+    oom_est_read_inference(&r);
     if (oom_pymodel_file_calls(m, "gradient_checkpointing_enable")) {
         out->in.gradient_checkpointing = true;
         snprintf(out->from[OOM_IN_CHECKPOINTING].text, sizeof out->from[0].text,
@@ -634,6 +701,7 @@ static void read_modelled(const char *path, oom_source *src, oom_pymodel *m, TSN
         out->from[OOM_IN_CHECKPOINTING].assumed = false;
     }
     read_deepspeed(&r);
+    read_fsdp(&r);
     if (launch)
         oom_est_apply_launch(&r);
     oom_est_settings_free(&r.settings);

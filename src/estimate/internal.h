@@ -139,6 +139,13 @@ void oom_est_read_task(oom_est_reader *r);
  * fills them (defaults.c). */
 void oom_est_read_defaults(oom_est_reader *r);
 
+/* A Hugging Face model whose base is frozen: only its head trains (frozen.c). */
+void oom_est_read_frozen_base(oom_est_reader *r);
+
+/* A script that does not train: "inference" in the mode input, and what
+ * its generate() calls keep (max_new_tokens) (generate.c). */
+void oom_est_read_inference(oom_est_reader *r);
+
 /* torchvision / timm image models, their input size, autocast, optimizer
  * classes and frozen layers (vision.c). */
 void oom_est_read_vision(oom_est_reader *r);

@@ -19,12 +19,15 @@ enum {
     STEP_LORA,
     STEP_QLORA,
     STEP_SHORTER_SEQ,
+    STEP_SMALLER_MODEL, /* last: it changes what the script trains */
     STEP_COUNT
 };
 
 typedef struct {
     oom_estimate_input in;
     int grad_accum;
+    const oom_script_inputs *script; /* its smaller models */
+    int model;                       /* index into script->smaller; -1: the script's own */
 } candidate;
 
 static double total(const oom_estimate_input *in)
@@ -38,7 +41,8 @@ static double total(const oom_estimate_input *in)
  * have no checkpointing switch, LoRA targets or sequence. */
 static bool language_only(int step)
 {
-    return step == STEP_CHECKPOINTING || step == STEP_LORA || step == STEP_QLORA || step == STEP_SHORTER_SEQ;
+    return step == STEP_CHECKPOINTING || step == STEP_LORA || step == STEP_QLORA || step == STEP_SHORTER_SEQ ||
+           step == STEP_SMALLER_MODEL;
 }
 
 static bool applicable(const candidate *c, int step)
@@ -65,19 +69,47 @@ static bool applicable(const candidate *c, int step)
         return in->training && !in->offload_optimizer && (in->zero_stage >= 2 || in->num_gpus > 1);
     case STEP_LORA:
         return in->training && in->trainable == in->params && in->hidden > 0;
-    case STEP_QLORA:
-        return in->training && in->precision != OOM_PREC_NF4 && in->hidden > 0;
+    case STEP_QLORA: /* in inference, 4-bit weights alone */
+        return in->precision != OOM_PREC_NF4 && in->hidden > 0;
     case STEP_SHORTER_SEQ:
         return in->seq_len > 256;
+    case STEP_SMALLER_MODEL:
+        return c->script->smaller_count > 0;
     }
     return false;
 }
 
-/* The input with the steps of `mask`; batch and sequence shrink only as far
- * as needed. */
-static candidate apply(const candidate *base, unsigned mask, const oom_gpu *gpu, double target)
+/* The script's run with a smaller model of its family. What the script
+ * trains of it follows the model: all of it, or (a head, adapters) a part
+ * that grows with the hidden size. */
+static void use_smaller_model(candidate *c, int k)
+{
+    const oom_smaller_model *m = &c->script->smaller[k];
+    oom_estimate_input *in = &c->in;
+    if (in->trainable >= in->params)
+        in->trainable = m->params;
+    else if (in->hidden > 0)
+        in->trainable = in->trainable * m->hidden / in->hidden;
+    in->params = m->params;
+    in->hidden = m->hidden;
+    in->layers = m->layers;
+    in->heads = m->heads;
+    in->vocab = m->vocab;
+    in->kv_heads = m->kv_heads;
+    in->head_dim = m->head_dim;
+    in->intermediate = m->intermediate; /* its own widths: the activations follow them */
+    in->tied_embeddings = m->tied_embeddings;
+    c->model = k;
+}
+
+/* The input with the steps of `mask` and model `model` (-1: the script's);
+ * batch and sequence shrink only as far as needed. */
+static candidate apply_with_model(const candidate *base, unsigned mask, int model, const oom_gpu *gpu,
+                                  double target)
 {
     candidate c = *base;
+    if (model >= 0)
+        use_smaller_model(&c, model);
     if (mask & (1u << STEP_CHECKPOINTING))
         c.in.gradient_checkpointing = true;
     if (mask & (1u << STEP_MIXED_PRECISION))
@@ -94,8 +126,10 @@ static candidate apply(const candidate *base, unsigned mask, const oom_gpu *gpu,
         if (c.in.zero_stage < 2)
             c.in.zero_stage = 2;
     }
-    if (mask & ((1u << STEP_LORA) | (1u << STEP_QLORA)))
+    if (mask & ((1u << STEP_LORA) | (1u << STEP_QLORA))) {
         c.in.trainable = c.in.layers * 4 * 16 * 2 * c.in.hidden; /* r=16 on q, k, v, o */
+        c.in.frozen_backbone = false; /* adapters in every layer: backward runs through them all */
+    }
     if (mask & (1u << STEP_QLORA))
         c.in.precision = OOM_PREC_NF4;
     if (mask & (1u << STEP_HALVE_BATCH))
@@ -107,6 +141,30 @@ static candidate apply(const candidate *base, unsigned mask, const oom_gpu *gpu,
         while (total(&c.in) > target && c.in.seq_len > 256)
             c.in.seq_len /= 2;
     return c;
+}
+
+/* With a smaller model among the steps, the largest of the family that fits
+ * with the others (or, when none does, the smallest). */
+static candidate apply(const candidate *base, unsigned mask, const oom_gpu *gpu, double target)
+{
+    if (!(mask & (1u << STEP_SMALLER_MODEL)))
+        return apply_with_model(base, mask, -1, gpu, target);
+    candidate c = *base;
+    for (size_t k = 0; k < base->script->smaller_count; k++) {
+        c = apply_with_model(base, mask, (int)k, gpu, target);
+        if (total(&c.in) <= target)
+            break;
+    }
+    return c;
+}
+
+/* 3.09B, 110M: a parameter count as model cards write it. */
+static void put_count(oom_buf *b, long long n)
+{
+    if (n >= 1000000000LL)
+        oom_buf_printf(b, "%.2fB", (double)n / 1e9);
+    else
+        oom_buf_printf(b, "%.0fM", (double)n / 1e6);
 }
 
 static void describe(const oom_script_inputs *s, const candidate *c, unsigned mask, const oom_gpu *gpu,
@@ -131,7 +189,9 @@ static void describe(const oom_script_inputs *s, const candidate *c, unsigned ma
                 oom_buf_puts(plan, gpu && gpu->bf16 ? "bf16=True" : "fp16=True");
             break;
         case STEP_HALVE_BATCH:
-            if (image)
+            if (!c->in.training)
+                oom_buf_printf(plan, "%s=%lld", s->batch_name, c->in.micro_batch);
+            else if (image)
                 oom_buf_printf(plan, "%s=%lld, accumulating gradients over %d steps (the same global batch)",
                                s->batch_name, c->in.micro_batch, c->grad_accum);
             else
@@ -151,10 +211,19 @@ static void describe(const oom_script_inputs *s, const candidate *c, unsigned ma
             oom_buf_puts(plan, "LoRA: LoraConfig(r=16, target_modules=[\"q_proj\", \"k_proj\", \"v_proj\", \"o_proj\"])");
             break;
         case STEP_QLORA:
-            oom_buf_puts(plan, "load the base model in 4 bits (BitsAndBytesConfig(load_in_4bit=True), QLoRA)");
+            oom_buf_puts(plan, c->in.training
+                                   ? "load the base model in 4 bits (BitsAndBytesConfig(load_in_4bit=True), QLoRA)"
+                                   : "load the model in 4 bits (BitsAndBytesConfig(load_in_4bit=True))");
             break;
         case STEP_SHORTER_SEQ:
             oom_buf_printf(plan, "%s=%lld", s->seq_name, c->in.seq_len);
+            break;
+        case STEP_SMALLER_MODEL:
+            oom_buf_printf(plan, "a smaller model of the same family: %s (", s->smaller[c->model].id);
+            put_count(plan, c->in.params);
+            oom_buf_puts(plan, " parameters against ");
+            put_count(plan, s->in.params);
+            oom_buf_puts(plan, ")");
             break;
         }
     }
@@ -163,7 +232,7 @@ static void describe(const oom_script_inputs *s, const candidate *c, unsigned ma
 bool oom_estimate_fix_plan(const oom_script_inputs *s, const oom_gpu *gpu, double target,
                            oom_buf *plan, oom_estimate *after)
 {
-    candidate base = {s->in, s->grad_accum > 0 ? s->grad_accum : 1};
+    candidate base = {s->in, s->grad_accum > 0 ? s->grad_accum : 1, s, -1};
     unsigned mask = 0;
     candidate c = base;
     for (int step = 0; step < STEP_COUNT && total(&c.in) > target; step++) {

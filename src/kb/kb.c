@@ -176,6 +176,41 @@ static void read_vision(cJSON *model, oom_vision_profile *v)
     v->stem_forward_peak = number_or(stem, "forward_peak_bytes_per_image_no_grad", 0);
 }
 
+static void read_head_shape(cJSON *o, oom_head_shape *hs)
+{
+    copy_string(o, "base", hs->base, sizeof hs->base);
+    copy_string(o, "lm_head", hs->lm_head, sizeof hs->lm_head);
+    hs->lm_head_bias = flag(o, "lm_head_bias");
+    cJSON *c = cJSON_GetObjectItemCaseSensitive(o, "classification");
+    cJSON *mods = cJSON_GetObjectItemCaseSensitive(c, "modules"), *mod;
+    size_t n = 0;
+    cJSON_ArrayForEach(mod, mods)
+    {
+        if (cJSON_IsString(mod) && n < sizeof hs->modules / sizeof hs->modules[0])
+            snprintf(hs->modules[n++], sizeof hs->modules[0], "%s", mod->valuestring);
+    }
+    hs->per_h2 = (long long)number_or(c, "per_h2", 0);
+    hs->per_h = (long long)number_or(c, "per_h", 0);
+    hs->per_h_label = (long long)number_or(c, "per_h_label", 0);
+    hs->per_label = (long long)number_or(c, "per_label", 0);
+}
+
+/* models.json "heads": model_type -> its heads ("_doc" explains the fields). */
+static void load_heads(oom_kb *kb, cJSON *root)
+{
+    cJSON *h;
+    cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(root, "heads"))
+    {
+        if (!cJSON_IsObject(h) || !h->string)
+            continue;
+        oom_head_shape hs;
+        memset(&hs, 0, sizeof hs);
+        snprintf(hs.model_type, sizeof hs.model_type, "%s", h->string);
+        read_head_shape(h, &hs);
+        OOM_PUSH(kb->heads, kb->head_count, kb->head_cap, hs);
+    }
+}
+
 static int load_models(oom_kb *kb, oom_buf *err)
 {
     cJSON *root = parse_embedded("kb/models.json", err);
@@ -191,11 +226,13 @@ static int load_models(oom_kb *kb, oom_buf *err)
         oom_model_config_from_json(m, &model.config);
         model.position_limit = str_dup_or(m, "position_limit", "hard");
         copy_string(m, "task", model.task, sizeof model.task);
+        copy_string(m, "family", model.family, sizeof model.family);
         cJSON *p = cJSON_GetObjectItemCaseSensitive(m, "params");
         model.params = cJSON_IsNumber(p) ? (long long)p->valuedouble : -1;
         read_vision(m, &model.vision);
         OOM_PUSH(kb->models, kb->model_count, kb->model_cap, model);
     }
+    load_heads(kb, root);
     cJSON_Delete(root);
     return 0;
 }
@@ -206,6 +243,19 @@ int oom_kb_load_embedded(oom_kb *kb, oom_buf *err)
     if (load_gpus(kb, err) != 0 || load_models(kb, err) != 0)
         return -1;
     return 0;
+}
+
+const oom_head_shape *oom_kb_find_heads(const oom_kb *kb, const char *model_type)
+{
+    for (size_t i = 0; i < kb->head_count; i++)
+        if (strcmp(kb->heads[i].model_type, model_type) == 0)
+            return &kb->heads[i];
+    return NULL;
+}
+
+long long oom_head_classifier_params(const oom_head_shape *hs, long long h, long long labels)
+{
+    return hs->per_h2 * h * h + hs->per_h * h + hs->per_h_label * h * labels + hs->per_label * labels;
 }
 
 void oom_kb_free(oom_kb *kb)
@@ -226,6 +276,7 @@ void oom_kb_free(oom_kb *kb)
     }
     free(kb->gpus);
     free(kb->models);
+    free(kb->heads);
     memset(kb, 0, sizeof(*kb));
 }
 
@@ -345,4 +396,35 @@ double oom_gpu_capacity_bytes(const oom_gpu *g)
     if (!g || g->memory_gib <= 0)
         return 0;
     return (g->usable_gib > 0 ? g->usable_gib : g->memory_gib) * 1024.0 * 1024.0 * 1024.0;
+}
+
+long long oom_kb_model_params(const oom_model *m)
+{
+    return m->params >= 0 ? m->params : oom_model_param_count(&m->config);
+}
+
+size_t oom_kb_smaller_in_family(const oom_kb *kb, const oom_model *m, const oom_model **out, size_t max)
+{
+    long long size = oom_kb_model_params(m);
+    size_t n = 0;
+    if (!m->family[0] || size <= 0)
+        return 0;
+    /* the largest size below the last one taken, each size once (Meta-Llama-3-8B
+     * and Llama-3.1-8B have one count: the first in the file stands for both) */
+    for (long long below = size; n < max;) {
+        const oom_model *best = NULL;
+        for (size_t i = 0; i < kb->model_count; i++) {
+            const oom_model *c = &kb->models[i];
+            long long p = oom_kb_model_params(c);
+            if (strcmp(c->family, m->family) != 0 || p <= 0 || p >= below)
+                continue;
+            if (!best || p > oom_kb_model_params(best))
+                best = c;
+        }
+        if (!best)
+            break;
+        out[n++] = best;
+        below = oom_kb_model_params(best);
+    }
+    return n;
 }

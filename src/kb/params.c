@@ -1,6 +1,7 @@
 /* kb/params: parameter counts from config fields, one function per family,
  * written from each architecture's modules (the counts in docs/estimation.md §6
  * are the unit tests). */
+#include <stdbool.h>
 #include <string.h>
 
 #include "oomlint/kb.h"
@@ -71,21 +72,42 @@ static ll gpt_neox(const oom_model_config *c)
     return c->tie_word_embeddings == 1 ? n : n + c->vocab_size * h; /* embed_out untied */
 }
 
+/* What sets one Llama-style decoder apart from another. */
+typedef struct {
+    bool qkv_bias;   /* Qwen2: q, k and v have biases */
+    bool qk_norm;    /* Qwen3, Gemma 3: an RMSNorm (head_dim weights) over each head of q and of k */
+    ll norms;        /* RMSNorms per layer: 2, or 4 in Gemma 2 and 3 (before and after each block) */
+    ll experts;      /* Mixtral: experts and a router; 0 for a dense MLP */
+} decoder_shape;
+
 /* Llama-style decoders: RMSNorm (weight only), no biases (but Qwen2's q, k,
  * v), grouped-query attention, gated MLP; Mixtral: experts and a router. */
-static ll llama_like(const oom_model_config *c, bool qkv_bias, ll experts)
+static ll llama_like(const oom_model_config *c, decoder_shape s)
 {
     ll h = c->hidden_size, heads = c->num_attention_heads;
     ll kv = field_or(c->num_key_value_heads, heads);
     ll d = field_or(c->head_dim, heads > 0 ? h / heads : 0);
     ll attn = h * heads * d + 2 * h * kv * d + heads * d * h;
-    if (qkv_bias)
+    if (s.qkv_bias)
         attn += heads * d + 2 * kv * d;
+    if (s.qk_norm)
+        attn += 2 * d;
     ll mlp = 3 * h * c->intermediate_size;
-    if (experts > 0)
-        mlp = experts * mlp + h * experts;
-    ll n = c->vocab_size * h + c->num_hidden_layers * (attn + mlp + 2 * h) + h;
+    if (s.experts > 0)
+        mlp = s.experts * mlp + h * s.experts;
+    ll n = c->vocab_size * h + c->num_hidden_layers * (attn + mlp + s.norms * h) + h;
     return c->tie_word_embeddings == 1 ? n : n + c->vocab_size * h;
+}
+
+/* ModernBERT: no biases, LayerNorms with a weight only, fused Wqkv, a GeGLU
+ * MLP whose input matrix is h x 2·intermediate, RoPE (no position table),
+ * and no norm before the first layer's attention (the embeddings' norm
+ * serves). AutoModel: no head. */
+static ll modernbert(const oom_model_config *c)
+{
+    ll h = c->hidden_size, inter = c->intermediate_size;
+    ll layer = 2 * h + 3 * h * h + h * h + h * 2 * inter + inter * h;
+    return c->vocab_size * h + h + c->num_hidden_layers * layer - h + h;
 }
 
 static ll phi(const oom_model_config *c)
@@ -134,11 +156,19 @@ long long oom_model_param_count(const oom_model_config *c)
     if (type_is(c, "gpt_neox"))
         return gpt_neox(c);
     if (type_is(c, "llama") || type_is(c, "mistral") || type_is(c, "gemma") || type_is(c, "phi3"))
-        return llama_like(c, false, 0);
+        return llama_like(c, (decoder_shape){.norms = 2});
     if (type_is(c, "qwen2"))
-        return llama_like(c, true, 0);
+        return llama_like(c, (decoder_shape){.qkv_bias = true, .norms = 2});
+    if (type_is(c, "qwen3"))
+        return llama_like(c, (decoder_shape){.qk_norm = true, .norms = 2});
+    if (type_is(c, "gemma2"))
+        return llama_like(c, (decoder_shape){.norms = 4});
+    if (type_is(c, "gemma3_text"))
+        return llama_like(c, (decoder_shape){.qk_norm = true, .norms = 4});
     if (type_is(c, "mixtral"))
-        return llama_like(c, false, field_or(c->num_local_experts, 8));
+        return llama_like(c, (decoder_shape){.norms = 2, .experts = field_or(c->num_local_experts, 8)});
+    if (type_is(c, "modernbert"))
+        return c->intermediate_size > 0 ? modernbert(c) : -1;
     if (type_is(c, "phi"))
         return phi(c);
     if (type_is(c, "t5"))

@@ -72,6 +72,10 @@ static void check_script(const capacity_check *c, const char *path, oom_script_i
      * GPU predicts an OOM the real run may never have */
     if (s.launcher_decides && s.from[OOM_IN_PRECISION].assumed && s.from[OOM_IN_ZERO].assumed)
         return;
+    /* sharded (ZeRO-3, FSDP) over a number of GPUs no file and no flag gives:
+     * the share of one GPU is not known */
+    if (s.in.zero_stage >= 3 && s.from[OOM_IN_GPUS].assumed && c->num_gpus <= 0)
+        return;
     double cap = oom_gpu_capacity_bytes(c->gpu);
     if (c->num_gpus > 0)
         s.in.num_gpus = c->num_gpus;

@@ -31,6 +31,8 @@ int main(int argc, char **argv)
     test_estimate_precision_suite();
     test_launch_suite();
     test_estimate_modules_suite();
+    test_plan_suite();
+    test_estimate_modes_suite();
     test_diffbase_suite();
     test_project_suite();
     test_words_suite();

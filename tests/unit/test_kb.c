@@ -88,6 +88,72 @@ static void exact_parameter_counts(void)
     CHECK(oom_model_param_count(&c) == -1);
 }
 
+/* Published as a rounded label: "14.7B" is 14.7e9 to the nearest 0.1e9. */
+#define EXPECT_ROUNDED(config, label, step)                                                 \
+    do {                                                                                    \
+        double got_ = (double)oom_model_param_count(&(config));                             \
+        bool ok_ = got_ >= (label) - (step) / 2 && got_ < (label) + (step) / 2;             \
+        if (!ok_)                                                                           \
+            printf("  %s: got %.0f\n", #label, got_);                                       \
+        CHECK(ok_);                                                                         \
+    } while (0)
+
+/* The families people fine-tune now (issue 16, item 9): counts published
+ * exactly (keras-hub preset metadata, the Pythia paper) and, where only a
+ * rounded label is published (model cards), the label. */
+static void current_family_counts(void)
+{
+    oom_model_config c = cfg("qwen2", 151936, 1536, 28, 12, 2, 8960, 131072, 1);
+    EXPECT_PARAMS(c, 1543714304LL); /* Qwen2.5-1.5B, tied */
+    c = cfg("qwen2", 151936, 2048, 36, 16, 2, 11008, 32768, 1);
+    EXPECT_PARAMS(c, 3085938688LL); /* Qwen2.5-3B */
+    c = cfg("qwen3", 151936, 1024, 28, 16, 8, 3072, 40960, 1);
+    c.head_dim = 128;
+    EXPECT_PARAMS(c, 596049920LL); /* Qwen3-0.6B: q/k norms, head_dim 128 */
+    c = cfg("qwen3", 151936, 2560, 36, 32, 8, 9728, 40960, 1);
+    c.head_dim = 128;
+    EXPECT_PARAMS(c, 4022468096LL); /* Qwen3-4B */
+    c = cfg("qwen3", 151936, 4096, 36, 32, 8, 12288, 40960, 0);
+    c.head_dim = 128;
+    EXPECT_PARAMS(c, 8190735360LL); /* Qwen3-8B, untied */
+    c = cfg("gemma2", 256000, 2304, 26, 8, 4, 9216, 8192, 1);
+    c.head_dim = 256;
+    EXPECT_PARAMS(c, 2614341888LL); /* gemma-2-2b: 4 norms per layer */
+    c = cfg("gemma2", 256000, 3584, 42, 16, 8, 14336, 8192, 1);
+    c.head_dim = 256;
+    EXPECT_PARAMS(c, 9241705984LL); /* gemma-2-9b */
+    c = cfg("gemma3_text", 262144, 1152, 26, 4, 1, 6912, 32768, 1);
+    c.head_dim = 256;
+    EXPECT_PARAMS(c, 999885952LL); /* gemma-3-1b */
+    c = cfg("gemma3_text", 262144, 2560, 34, 8, 4, 10240, 131072, 1);
+    c.head_dim = 256;
+    EXPECT_PARAMS(c, 3880099328LL); /* gemma-3-4b text, keras-hub's 262,144-row vocabulary */
+    c.vocab_size = 262208;
+    EXPECT_PARAMS(c, 3880099328LL + 64 * 2560); /* the Hub config's 262,208 rows */
+    c = cfg("llama", 128256, 8192, 80, 64, 8, 28672, 131072, 0);
+    EXPECT_PARAMS(c, 70553706496LL); /* Llama-3.1-70B */
+    c = cfg("gpt_neox", 50688, 5120, 36, 40, -1, 20480, 2048, 0);
+    EXPECT_PARAMS(c, 11846072320LL); /* pythia-12b, the Pythia paper's table */
+    c = cfg("phi3", 100352, 5120, 40, 40, 10, 17920, 16384, 0);
+    EXPECT_ROUNDED(c, 14.7e9, 0.1e9); /* phi-4 */
+    c = cfg("mistral", 131072, 5120, 40, 32, 8, 14336, 128000, 0);
+    c.head_dim = 128; /* not 5120 / 32 */
+    EXPECT_ROUNDED(c, 12.2e9, 0.1e9); /* Mistral-Nemo-Base-2407 */
+    c = cfg("llama", 49152, 576, 30, 9, 3, 1536, 8192, 1);
+    EXPECT_ROUNDED(c, 135e6, 1e6); /* SmolLM2-135M */
+    c = cfg("llama", 49152, 960, 32, 15, 5, 2560, 8192, 1);
+    EXPECT_ROUNDED(c, 360e6, 10e6); /* SmolLM2-360M */
+    c = cfg("llama", 49152, 2048, 24, 32, 32, 8192, 8192, 1);
+    EXPECT_ROUNDED(c, 1.7e9, 0.1e9); /* SmolLM2-1.7B */
+    c = cfg("modernbert", 50368, 768, 22, 12, -1, 1152, 8192, 1);
+    EXPECT_PARAMS(c, 149014272LL); /* ModernBERT-base without the MLM head */
+    EXPECT_PARAMS(c, 149655232LL - (768LL * 768 + 768 + 50368)); /* card: 149M with the head */
+    c = cfg("modernbert", 50368, 1024, 28, 16, -1, 2624, 8192, 1);
+    EXPECT_ROUNDED(c, 395e6, 1e6); /* ModernBERT-large (card: 395M) */
+    c.intermediate_size = -1;
+    CHECK(oom_model_param_count(&c) == -1); /* no default MLP width to assume */
+}
+
 static void knowledge_base_is_consistent(void)
 {
     oom_kb kb;
@@ -121,5 +187,6 @@ static void knowledge_base_is_consistent(void)
 void test_kb_suite(void)
 {
     oom_test_run("kb: exact parameter counts (docs/estimation.md §6)", exact_parameter_counts);
+    oom_test_run("kb: parameter counts of current families (Qwen3, Gemma 2/3, ModernBERT ...)", current_family_counts);
     oom_test_run("kb: knowledge base loads and agrees with the counts", knowledge_base_is_consistent);
 }
