@@ -254,6 +254,32 @@ bool oom_script_inputs_read_yaml(const char *path, const oom_kb *kb, oom_script_
 /* The same from a YAML config already read and modelled (by the linter). */
 void oom_script_inputs_from_yaml(const char *path, oom_source *src, const oom_yamlmodel *m, const oom_kb *kb,
                                  oom_script_inputs *out);
+/* What `oomlint estimate` is asked to size (estimate/request.c). */
+typedef struct {
+    const char *path;               /* a script, folder, config.json, YAML or .sh; NULL: none */
+    bool launch;                    /* a launch command was given after `--` */
+    const char *const *launch_argv; /* its words */
+    size_t launch_argc;
+    const char *model;              /* --model HUB_ID; NULL: none */
+} oom_estimate_request;
+
+/* The launch command the inputs were read under, when there was one. */
+typedef struct {
+    bool used;
+    oom_launch launch;
+    oom_strlist notes; /* the launcher's and the arguments' */
+} oom_launch_read;
+void oom_launch_read_init(oom_launch_read *lr);
+void oom_launch_read_free(oom_launch_read *lr);
+
+/* The inputs of what the request names: a script, a folder (its first
+ * script that loads a model the knowledge base knows), a model config.json,
+ * a YAML training config, a launch command or a shell script that has one,
+ * and/or a hub id over it. False, with a reason in err, when nothing can be
+ * sized (lr->notes may say more). */
+bool oom_estimate_load_inputs(const oom_estimate_request *req, const oom_kb *kb, oom_script_inputs *in,
+                              oom_launch_read *lr, oom_buf *err);
+
 /* Whether the inputs describe an image model (activations per image). */
 bool oom_script_inputs_is_image(const oom_script_inputs *s);
 /* Fills the shape from a known model: from the knowledge base by id. Where
