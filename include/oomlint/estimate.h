@@ -8,6 +8,8 @@
 
 #include <stdbool.h>
 
+#include "oomlint/kb.h" /* oom_task, the models and GPUs */
+
 /* Bytes in a GiB. */
 #define OOM_GIB (1024.0 * 1024.0 * 1024.0)
 /* An estimate above this share of the GPU's memory is near capacity (OOM602),
@@ -24,18 +26,6 @@ typedef enum {
     OOM_PREC_INT8,       /* load_in_8bit: frozen 8-bit weights */
     OOM_PREC_NF4,        /* load_in_4bit (QLoRA) */
 } oom_precision;
-
-/* What the model's head computes, which decides the logits the loss needs:
- * a language-model head scores every position against the vocabulary. */
-typedef enum {
-    OOM_TASK_UNKNOWN,        /* no head found: no vocabulary logits counted */
-    OOM_TASK_CAUSAL_LM,      /* *ForCausalLM, *LMHeadModel */
-    OOM_TASK_SEQ2SEQ,        /* *ForConditionalGeneration, *ForSeq2SeqLM */
-    OOM_TASK_MASKED_LM,      /* *ForMaskedLM */
-    OOM_TASK_CLASSIFICATION, /* *ForSequenceClassification ...: a few logits per example */
-    OOM_TASK_EMBEDDING,      /* AutoModel, an encoder without a head */
-    OOM_TASK_COUNT
-} oom_task;
 
 typedef enum {
     OOM_OPT_ADAMW,
@@ -158,22 +148,13 @@ long long oom_estimate_lora_all_linear_features(const oom_estimate_input *in);
 
 const char *oom_precision_name(oom_precision p);
 const char *oom_optimizer_name(oom_optimizer o);
-/* "causal-lm", "seq2seq", "masked-lm", "classification", "embedding" (the
- * --task values and the knowledge base's `task`); "unknown". */
-const char *oom_task_id(oom_task t);
-/* The task an id names; false for an unknown id. */
-bool oom_task_from_id(const char *id, oom_task *out);
-/* Whether the task's loss needs logits over the vocabulary. */
-bool oom_task_has_vocab_logits(oom_task t);
-/* The head a class carries, from its (qualified) name, `.from_pretrained`
- * allowed: AutoModelForCausalLM, GPT2LMHeadModel, T5ForConditionalGeneration,
- * BertForSequenceClassification, transformers.AutoModel; TRL's SFTTrainer
- * loads a causal LM from an id. OOM_TASK_UNKNOWN for other names. */
+/* The head a class or trainer brings, from its (qualified) name: the
+ * knowledge base's oom_kb_head_of_class, and TRL's SFTTrainer, which loads
+ * a causal LM from an id. OOM_TASK_UNKNOWN for other names. */
 oom_task oom_task_of_class(const char *name);
 
 /* ---- from a script to the estimate's inputs ------------------------------------------ */
 
-#include "oomlint/kb.h"
 #include "oomlint/launch.h"
 #include "oomlint/model.h"
 #include "oomlint/source.h"

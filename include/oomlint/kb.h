@@ -9,6 +9,32 @@
 
 #include "oomlint/util.h"
 
+/* What the model's head computes, which decides the logits the loss needs:
+ * a language-model head scores every position against the vocabulary. */
+typedef enum {
+    OOM_TASK_UNKNOWN,        /* no head found: no vocabulary logits counted */
+    OOM_TASK_CAUSAL_LM,      /* *ForCausalLM, *LMHeadModel */
+    OOM_TASK_SEQ2SEQ,        /* *ForConditionalGeneration, *ForSeq2SeqLM */
+    OOM_TASK_MASKED_LM,      /* *ForMaskedLM */
+    OOM_TASK_CLASSIFICATION, /* *ForSequenceClassification ...: a few logits per example */
+    OOM_TASK_EMBEDDING,      /* AutoModel, an encoder without a head */
+    OOM_TASK_COUNT
+} oom_task;
+
+/* "causal-lm", "seq2seq", "masked-lm", "classification", "embedding" (the
+ * --task values and the knowledge base's `task`); "unknown". */
+const char *oom_task_id(oom_task t);
+/* The task an id names; false for an unknown id. */
+bool oom_task_from_id(const char *id, oom_task *out);
+/* Whether the task's loss needs logits over the vocabulary. */
+bool oom_task_has_vocab_logits(oom_task t);
+/* The head a Hugging Face class carries, from its (qualified) name, with
+ * `.from_pretrained` or `.from_config` after it: *ForCausalLM, *LMHeadModel,
+ * *ForConditionalGeneration, *ForSeq2SeqLM, *ForMaskedLM, *For...Classification,
+ * SentenceTransformer, transformers.AutoModel (kb/heads.c, the one table of
+ * these names). OOM_TASK_UNKNOWN for other names. */
+oom_task oom_kb_head_of_class(const char *name);
+
 typedef struct {
     char *id;
     char *name;

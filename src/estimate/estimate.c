@@ -27,29 +27,6 @@ const char *oom_precision_name(oom_precision p)
     return names[p];
 }
 
-static const char *const task_ids[OOM_TASK_COUNT] = {"unknown", "causal-lm", "seq2seq", "masked-lm",
-                                                      "classification", "embedding"};
-
-const char *oom_task_id(oom_task t)
-{
-    return t < OOM_TASK_COUNT ? task_ids[t] : task_ids[0];
-}
-
-bool oom_task_from_id(const char *id, oom_task *out)
-{
-    for (int t = OOM_TASK_CAUSAL_LM; t < OOM_TASK_COUNT; t++)
-        if (strcmp(id, task_ids[t]) == 0) {
-            *out = (oom_task)t;
-            return true;
-        }
-    return false;
-}
-
-bool oom_task_has_vocab_logits(oom_task t)
-{
-    return t == OOM_TASK_CAUSAL_LM || t == OOM_TASK_SEQ2SEQ || t == OOM_TASK_MASKED_LM;
-}
-
 long long oom_estimate_lora_features(const oom_estimate_input *in, const char *t)
 {
     long long h = in->hidden;

@@ -173,35 +173,9 @@ void oom_est_read_model(oom_est_reader *r)
 
 oom_task oom_task_of_class(const char *q)
 {
-    static const struct {
-        const char *suffix;
-        oom_task task;
-    } heads[] = {{"ForCausalLM", OOM_TASK_CAUSAL_LM},
-                 {"LMHeadModel", OOM_TASK_CAUSAL_LM},
-                 {"SFTTrainer", OOM_TASK_CAUSAL_LM},
-                 {"ForConditionalGeneration", OOM_TASK_SEQ2SEQ},
-                 {"ForSeq2SeqLM", OOM_TASK_SEQ2SEQ},
-                 {"ForMaskedLM", OOM_TASK_MASKED_LM},
-                 {"WithLMHead", OOM_TASK_MASKED_LM},
-                 {"ForSequenceClassification", OOM_TASK_CLASSIFICATION},
-                 {"ForTokenClassification", OOM_TASK_CLASSIFICATION},
-                 {"ForQuestionAnswering", OOM_TASK_CLASSIFICATION},
-                 {"ForMultipleChoice", OOM_TASK_CLASSIFICATION},
-                 {"ForImageClassification", OOM_TASK_CLASSIFICATION},
-                 {"ForAudioClassification", OOM_TASK_CLASSIFICATION},
-                 {"SentenceTransformer", OOM_TASK_EMBEDDING}};
-    char cls[128];
-    snprintf(cls, sizeof cls, "%s", q);
-    char *dot = strrchr(cls, '.');
-    if (dot && (strcmp(dot, ".from_pretrained") == 0 || strcmp(dot, ".from_config") == 0))
-        *dot = '\0';
-    for (size_t i = 0; i < sizeof heads / sizeof *heads; i++)
-        if (oom_str_ends_with(cls, heads[i].suffix))
-            return heads[i].task;
-    /* transformers.AutoModel, BertModel: the encoder's hidden states */
-    if (oom_str_starts_with(cls, "transformers.") && oom_str_ends_with(cls, "Model"))
-        return OOM_TASK_EMBEDDING;
-    return OOM_TASK_UNKNOWN;
+    if (oom_str_ends_with(q, "SFTTrainer"))
+        return OOM_TASK_CAUSAL_LM;
+    return oom_kb_head_of_class(q);
 }
 
 /* How much a task says about the loss: a head over the vocabulary most, a

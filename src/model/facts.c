@@ -6,6 +6,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "oomlint/kb.h"
 #include "oomlint/lang.h"
 #include "internal.h"
 
@@ -332,26 +333,7 @@ bool oom_pymodel_file_has_keyword(const oom_pymodel *m, const char *name, const 
 
 bool oom_model_is_lm_class_name(const char *q)
 {
-    static const char *const heads[] = {"ForCausalLM", "ForMaskedLM", "ForSeq2SeqLM", "LMHeadModel",
-                                        "ForConditionalGeneration", "WithLMHead", NULL};
-    const char *last = strrchr(q, '.');
-    /* AutoModelForCausalLM.from_pretrained: the class is the part before */
-    if (last && strcmp(last, ".from_pretrained") == 0) {
-        const char *prev = last;
-        while (prev > q && prev[-1] != '.')
-            prev--;
-        size_t n = (size_t)(last - prev);
-        for (size_t i = 0; heads[i]; i++) {
-            size_t h = strlen(heads[i]);
-            if (n >= h && memcmp(prev + n - h, heads[i], h) == 0)
-                return true;
-        }
-        return false;
-    }
-    for (size_t i = 0; heads[i]; i++)
-        if (oom_str_ends_with(q, heads[i]))
-            return true;
-    return false;
+    return oom_task_has_vocab_logits(oom_kb_head_of_class(q));
 }
 
 static bool is_lm_model_expr(const oom_pymodel *m, TSNode e, int depth)
