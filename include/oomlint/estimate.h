@@ -209,7 +209,8 @@ typedef struct {
 /* Defaults for everything, each marked assumed. */
 void oom_script_inputs_init(oom_script_inputs *s);
 /* The same from a file already read, parsed and modelled (the linter's worker
- * thread does this while it holds the file: nothing is read twice). */
+ * thread does this while it holds the file: nothing is read twice), for the
+ * capacity check: models the script defines are not sized here. */
 void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel *m, TSNode root,
                                   const oom_kb *kb, oom_script_inputs *out);
 /* Reads a Python script or a notebook's code cells (and the DeepSpeed config it names) for the inputs.

@@ -664,9 +664,11 @@ bool oom_script_inputs_is_image(const oom_script_inputs *s)
 }
 
 /* The inputs from a modelled script; under a launch command, its arguments
- * over the script's defaults and the launcher's own settings after. */
+ * over the script's defaults and the launcher's own settings after. Models
+ * the script defines are sized only for `oomlint estimate` (`own_models`):
+ * the capacity check does not judge their rough activations. */
 static void read_modelled(const char *path, oom_source *src, oom_pymodel *m, TSNode root, const oom_kb *kb,
-                          const oom_launch *launch, oom_strlist *notes, oom_script_inputs *out)
+                          const oom_launch *launch, oom_strlist *notes, bool own_models, oom_script_inputs *out)
 {
     oom_script_inputs_init(out);
     reader r;
@@ -681,7 +683,7 @@ static void read_modelled(const char *path, oom_source *src, oom_pymodel *m, TSN
     oom_est_read_vision(&r);
     if (!oom_script_inputs_is_image(out))
         oom_est_read_task(&r);
-    if (!out->model_known)
+    if (!out->model_known && own_models)
         oom_est_read_modules(&r);
     oom_est_read_frozen_base(&r);
     out->launcher_decides = oom_pymodel_file_calls(m, "Accelerator") ||
@@ -711,7 +713,7 @@ static void read_modelled(const char *path, oom_source *src, oom_pymodel *m, TSN
 void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel *m, TSNode root,
                                   const oom_kb *kb, oom_script_inputs *out)
 {
-    read_modelled(path, src, m, root, kb, NULL, NULL, out);
+    read_modelled(path, src, m, root, kb, NULL, NULL, false, out);
 }
 
 /* A script, or a notebook as the module of its code cells. */
@@ -744,7 +746,7 @@ static void read_source(const char *path, oom_source *src, const oom_kb *kb, con
     TSParser *parser = ts_parser_new();
     TSTree *tree = oom_parse_python(parser, src->text, src->len);
     oom_pymodel *m = oom_pymodel_build(tree, src->text, src->len);
-    read_modelled(path, src, m, ts_tree_root_node(tree), kb, launch, notes, out);
+    read_modelled(path, src, m, ts_tree_root_node(tree), kb, launch, notes, true, out);
     oom_pymodel_free(m);
     ts_tree_delete(tree);
     ts_parser_delete(parser);

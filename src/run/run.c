@@ -80,7 +80,9 @@ static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, const oom
         oom_file_facts_take_calls(f->facts, model);
     if (f->needs & OOM_FACTS_DEEPSPEED_LINKS)
         f->facts->deepspeed = oom_project_deepspeed_links_take(f->path, src, model, root);
-    if (f->needs & OOM_FACTS_ESTIMATE_INPUTS) {
+    /* the capacity check sizes training jobs only: a file that does not
+     * train is not read for them */
+    if ((f->needs & OOM_FACTS_ESTIMATE_INPUTS) && oom_pymodel_file_trains(model)) {
         f->facts->inputs = oom_xcalloc(1, sizeof *f->facts->inputs);
         oom_script_inputs_from_model(f->path, src, model, root, f->kb, f->facts->inputs);
         if (!f->facts->inputs->model_known || !f->facts->inputs->in.training) {
