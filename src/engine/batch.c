@@ -1,20 +1,33 @@
 /* engine/batch: many files on many threads. Threads take the next file from a
- * shared counter, so a few large files do not leave a thread idle; each
- * thread keeps its findings apart and they are merged and sorted at the end,
- * so the report does not depend on scheduling. A file's tree is freed as soon
- * as its findings are made, so memory stays flat as the file count grows. */
+ * shared queue, so a few large files do not leave a thread idle; each thread
+ * keeps its findings apart and they are merged and sorted at the end, so the
+ * report does not depend on scheduling. A file's tree is freed as soon as its
+ * findings are made, so memory stays flat as the file count grows.
+ *
+ * A file's tree, layout and model take some sixty bytes per byte of source,
+ * so the peak is set by the largest files that run at the same time. Large
+ * files (LARGE_FILE_BYTES and up) are therefore linted one at a time, while
+ * the other threads go on with the small ones: the peak is one large file
+ * and a few small ones, whatever the order of the paths. */
 #include <pthread.h>
-#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "oomlint/engine.h"
+
+#define LARGE_FILE_BYTES (128 * 1024)
 
 typedef struct {
     const oom_compiled *compiled;
     const oom_job *jobs;
-    size_t count;
-    atomic_size_t next;
+    size_t *small, *large; /* job indices, each queue in the jobs' order */
+    size_t small_count, large_count;
+    pthread_mutex_t lock; /* guards what follows */
+    pthread_cond_t large_done;
+    size_t next_small, next_large;
+    bool large_running;
 } shared_work;
 
 typedef struct {
@@ -96,18 +109,77 @@ static void lint_one(oom_linter *linter, const oom_compiled *c, const oom_job *j
     oom_source_free(&src);
 }
 
+static size_t job_bytes(const oom_job *job)
+{
+    if (job->text)
+        return job->text_len;
+    struct stat st;
+    return strcmp(job->path, "-") != 0 && stat(job->path, &st) == 0 ? (size_t)st.st_size : 0;
+}
+
+/* The next job for a worker: a large one when none is running, else a small
+ * one; with no small one left, it waits for the large one to finish. SIZE_MAX
+ * when all are taken. *large says which kind it took. */
+static size_t take_job(shared_work *w, bool *large)
+{
+    pthread_mutex_lock(&w->lock);
+    size_t i = SIZE_MAX;
+    for (;;) {
+        bool large_left = w->next_large < w->large_count;
+        if (large_left && !w->large_running) {
+            i = w->large[w->next_large++];
+            w->large_running = *large = true;
+            break;
+        }
+        if (w->next_small < w->small_count) {
+            i = w->small[w->next_small++];
+            *large = false;
+            break;
+        }
+        if (!large_left)
+            break;
+        pthread_cond_wait(&w->large_done, &w->lock);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return i;
+}
+
+static void large_finished(shared_work *w)
+{
+    pthread_mutex_lock(&w->lock);
+    w->large_running = false;
+    pthread_cond_broadcast(&w->large_done);
+    pthread_mutex_unlock(&w->lock);
+}
+
 static void *work_loop(void *arg)
 {
     worker *w = arg;
     oom_linter *linter = oom_linter_new(w->work->compiled);
     for (;;) {
-        size_t i = atomic_fetch_add(&w->work->next, 1);
-        if (i >= w->work->count)
+        bool large = false;
+        size_t i = take_job(w->work, &large);
+        if (i == SIZE_MAX)
             break;
         lint_one(linter, w->work->compiled, &w->work->jobs[i], &w->found);
+        if (large)
+            large_finished(w->work);
     }
     oom_linter_free(linter);
     return NULL;
+}
+
+/* The jobs split by size into the two queues. */
+static void split_by_size(shared_work *w, size_t count)
+{
+    w->small = oom_xcalloc(count ? count : 1, sizeof(size_t));
+    w->large = oom_xcalloc(count ? count : 1, sizeof(size_t));
+    for (size_t i = 0; i < count; i++) {
+        if (job_bytes(&w->jobs[i]) >= LARGE_FILE_BYTES)
+            w->large[w->large_count++] = i;
+        else
+            w->small[w->small_count++] = i;
+    }
 }
 
 void oom_lint_jobs(const oom_compiled *c, const oom_job *jobs, size_t count, int threads,
@@ -117,7 +189,12 @@ void oom_lint_jobs(const oom_compiled *c, const oom_job *jobs, size_t count, int
         threads = 1;
     if ((size_t)threads > count)
         threads = count ? (int)count : 1;
-    shared_work work = {c, jobs, count, 0};
+    shared_work work;
+    memset(&work, 0, sizeof work);
+    work.compiled = c, work.jobs = jobs;
+    pthread_mutex_init(&work.lock, NULL);
+    pthread_cond_init(&work.large_done, NULL);
+    split_by_size(&work, count);
     worker *workers = oom_xcalloc((size_t)threads, sizeof(worker));
     pthread_t *ids = oom_xcalloc((size_t)threads, sizeof(pthread_t));
     int started = 1;
@@ -137,4 +214,8 @@ void oom_lint_jobs(const oom_compiled *c, const oom_job *jobs, size_t count, int
     oom_diag_list_sort(out);
     free(workers);
     free(ids);
+    free(work.small);
+    free(work.large);
+    pthread_cond_destroy(&work.large_done);
+    pthread_mutex_destroy(&work.lock);
 }
