@@ -82,102 +82,10 @@ static int check_placeholders(const oom_query *q, const oom_rule *r, oom_buf *er
     return 0;
 }
 
-/* Some query shapes make tree-sitter 0.25.1 misbehave instead of reporting
- * an error (all found by fuzz_rule or its sanitizers): an empty string ""
- * hands strncmp or memcpy a NULL pointer, as a node pattern and as a
- * predicate argument alike; a parenthesised group that holds only
- * predicates (`((#eq? @a "x")) @b`), a field whose pattern is a predicate
- * (`arguments: (#eq? ...)`) and a capture or quantifier after a predicate
- * fail assertions. They are refused here with their position. Returns the offset of the first, or -1,
- * and the reason in *why. */
-typedef struct {
-    bool predicate; /* the group starts with #name */
-    bool has_node;  /* it holds a node pattern (a name, "string", _, [...]) */
-    long open;      /* offset of its '(' */
-} query_group;
-
-static long check_query_shape(const char *q, const char **why)
-{
-    query_group stack[64];
-    int depth = 0; /* stack[0] is the top level */
-    stack[0] = (query_group){false, false, 0};
-    bool after_field = false;     /* `name:` was just read: a node must follow */
-    bool after_predicate = false; /* a predicate group just closed */
-    for (const char *p = q; *p; p++) {
-        query_group *top = &stack[depth];
-        if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-            continue;
-        bool was_after_predicate = after_predicate;
-        after_predicate = false;
-        if (was_after_predicate && strchr("@*+?", *p)) {
-            *why = "a capture or quantifier needs a node pattern before it, not a predicate";
-            return p - q;
-        }
-        if (after_field && *p == '(') {
-            const char *n = p + 1;
-            while (*n == ' ' || *n == '\t' || *n == '\n' || *n == '\r')
-                n++;
-            if (*n == '#') {
-                *why = "a field needs a node pattern, not a predicate";
-                return p - q;
-            }
-        }
-        after_field = false;
-        if (*p == ';') {
-            while (*p && *p != '\n')
-                p++;
-            if (!*p)
-                break;
-        } else if (*p == '(') {
-            const char *n = p + 1;
-            while (*n == ' ' || *n == '\t' || *n == '\n' || *n == '\r')
-                n++;
-            if (depth < 63)
-                stack[++depth] = (query_group){*n == '#', false, p - q};
-        } else if (*p == ')') {
-            if (depth == 0)
-                continue; /* unbalanced: tree-sitter reports it */
-            query_group done = stack[depth--];
-            after_predicate = done.predicate;
-            if (!done.predicate && !done.has_node) {
-                *why = "a parenthesised group needs a node pattern, not only predicates";
-                return done.open;
-            }
-            if (!done.predicate)
-                stack[depth].has_node = true;
-        } else if (*p == '"') {
-            const char *start = p++;
-            while (*p && *p != '"') {
-                if (*p == '\\' && p[1])
-                    p++;
-                p++;
-            }
-            if (p == start + 1) {
-                /* as a node pattern or a predicate argument alike */
-                *why = "an empty string \"\" is not supported in queries (tree-sitter 0.25.1 mishandles it); "
-                       "for an empty capture use (#match? @x \"^$\")";
-                return start - q;
-            }
-            if (!top->predicate)
-                top->has_node = true;
-            if (!*p)
-                break;
-        } else if (*p == '@' || *p == '#') {
-            while (p[1] && (isalnum((unsigned char)p[1]) || strchr("_-.?!", p[1])))
-                p++; /* a capture or predicate name is not a node */
-        } else if (isalpha((unsigned char)*p) || *p == '_' || *p == '[') {
-            top->has_node = true;
-            while (p[1] && (isalnum((unsigned char)p[1]) || p[1] == '_'))
-                p++;
-            after_field = p[1] == ':';
-            if (after_field)
-                p++;
-        }
-    }
-    return -1;
-}
-
-static int build_slots(oom_compiled *c, oom_lang lang, oom_buf *src, oom_buf *err)
+/* Each enabled rule's query of this language, one after another in `src`,
+ * with the range it holds. Its shape is checked where it is read (query/
+ * parse.c), before tree-sitter sees any of it. Returns the count. */
+static int build_slots(oom_compiled *c, oom_lang lang, oom_buf *src)
 {
     oom_lang_query *lq = &c->langs[lang];
     size_t cap = 0;
@@ -196,13 +104,6 @@ static int build_slots(oom_compiled *c, oom_lang lang, oom_buf *src, oom_buf *er
         slot.source_start = (uint32_t)src->len;
         oom_buf_puts(src, query);
         oom_buf_putc(src, '\n');
-        slot.source_end = (uint32_t)src->len;
-        const char *why = NULL;
-        long bad = check_query_shape(query, &why);
-        if (bad >= 0) {
-            error_in_rule(err, &slot, slot.source_start + (uint32_t)bad, why);
-            return -1;
-        }
         slot.source_end = (uint32_t)src->len;
         slot.report_capture = UINT32_MAX;
         OOM_PUSH(lq->slots, lq->slot_count, cap, slot);
@@ -471,11 +372,7 @@ static int compile_language(oom_compiled *c, oom_lang lang, oom_buf *err)
     lq->comment_pattern = UINT32_MAX;
     oom_buf src;
     oom_buf_init(&src);
-    int rules = build_slots(c, lang, &src, err);
-    if (rules < 0) {
-        oom_buf_free(&src);
-        return -1;
-    }
+    int rules = build_slots(c, lang, &src);
     uint32_t comment_start = UINT32_MAX;
     if (lang == OOM_LANG_PYTHON) {
         comment_start = (uint32_t)src.len;
