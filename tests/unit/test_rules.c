@@ -1,11 +1,49 @@
 /* Rule loading: the embedded rules are well-formed, and broken rules are
  * reported with file, line and column. */
+#include <dirent.h>
 #include <stdlib.h>
 
+#include <cJSON.h>
+
 #include "harness.h"
+#include "oomlint/jsonfile.h"
 #include "oomlint/engine.h"
 #include "oomlint/model.h"
 #include "oomlint/rules.h"
+
+/* rules/<language>/<CODE>-<name>/: the folder says the rule's code and name,
+ * so that one can be found from the other; a rule renamed in rule.json but
+ * not on disk (or the other way round) is caught here. */
+static void rule_folders_match_their_rules(void)
+{
+    static const char *const langs[] = {"python", "json", "core"};
+    size_t seen = 0;
+    for (size_t l = 0; l < sizeof langs / sizeof *langs; l++) {
+        char dir[64];
+        snprintf(dir, sizeof dir, "rules/%s", langs[l]);
+        DIR *d = opendir(dir);
+        CHECK(d != NULL);
+        for (struct dirent *e; d && (e = readdir(d));) {
+            if (e->d_name[0] == '.')
+                continue;
+            char path[512];
+            snprintf(path, sizeof path, "%s/%s/rule.json", dir, e->d_name);
+            cJSON *rule = oom_json_read_file(path);
+            const char *code = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rule, "code"));
+            const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rule, "name"));
+            char want[256];
+            snprintf(want, sizeof want, "%s-%s", code ? code : "?", name ? name : "?");
+            if (strcmp(want, e->d_name) != 0)
+                printf("  %s/%s holds %s\n", dir, e->d_name, want);
+            CHECK(strcmp(want, e->d_name) == 0);
+            cJSON_Delete(rule);
+            seen++;
+        }
+        if (d)
+            closedir(d);
+    }
+    CHECK(seen >= 30);
+}
 
 static void embedded_rules_are_complete(void)
 {
@@ -210,5 +248,6 @@ void test_rules_suite(void)
     oom_test_run("rules: OOM301's doc lists the model's evaluation words", docs_list_what_the_code_decides);
     oom_test_run("engine: a file deleted during the run is reported", vanished_file_is_reported);
     oom_test_run("rules: embedded rules complete and documented", embedded_rules_are_complete);
+    oom_test_run("rules: each rule folder is named CODE-name after its rule.json", rule_folders_match_their_rules);
     oom_test_run("rules: broken rules name file, line and column", broken_rules_name_their_position);
 }
