@@ -28,20 +28,46 @@ record() { # record NAME STATUS(0 ok) [LOGFILE]
 
 section() { echo; echo "== $1"; }
 
-# Runs a test program and keeps its PASS/FAIL lines (failures shown in full).
-collect() { # collect LABEL COMMAND...
-    label="$1"; shift
-    "$@" > "$LOG/out" 2>&1
-    rc=$?
-    sed -n "s/^PASS /PASS $label: /p; s/^FAIL /FAIL $label: /p; s/^SKIP /SKIP $label: /p" "$LOG/out" >> "$results"
-    grep -v '^PASS ' "$LOG/out" || true
-    n_pass=$(grep -c '^PASS ' "$LOG/out")
-    echo "$label: $n_pass passed, $(grep -c '^FAIL ' "$LOG/out") failed, $(grep -c '^SKIP ' "$LOG/out") skipped"
+# Keeps the PASS/FAIL lines of a test program's output (failures shown in full).
+keep_results() { # keep_results LABEL OUTPUT-FILE EXIT-STATUS
+    label="$1" out="$2" rc="$3"
+    sed -n "s/^PASS /PASS $label: /p; s/^FAIL /FAIL $label: /p; s/^SKIP /SKIP $label: /p" "$out" >> "$results"
+    grep -v '^PASS ' "$out" || true
+    n_pass=$(grep -c '^PASS ' "$out")
+    echo "$label: $n_pass passed, $(grep -c '^FAIL ' "$out") failed, $(grep -c '^SKIP ' "$out") skipped"
     # the programs and scripts exit 0 after reporting their checks: anything
     # else is a crash or a sanitizer report (UBSan exits 1)
     if [ "$rc" -ne 0 ]; then
         echo "FAIL $label: the test program itself exited with status $rc" >> "$results"
     fi
+}
+
+# Runs a test program and keeps its results.
+collect() { # collect LABEL COMMAND...
+    label="$1"; shift
+    "$@" > "$LOG/out" 2>&1
+    keep_results "$label" "$LOG/out" $?
+}
+
+# The end-to-end suites are independent (each its own temporary folder):
+# they run $JOBS at a time, and their results are kept in the order named.
+collect_suites() { # collect_suites OOMLINT SUITE...
+    bin="$1"; shift
+    running=0
+    for suite in "$@"; do
+        [ -f "tests/e2e_$suite.sh" ] || continue
+        (env OOMLINT="$bin" sh "tests/e2e_$suite.sh" > "$LOG/suite-$suite" 2>&1; echo $? > "$LOG/suite-$suite.rc") &
+        running=$((running + 1))
+        if [ "$running" -ge "$JOBS" ]; then
+            wait
+            running=0
+        fi
+    done
+    wait
+    for suite in "$@"; do
+        [ -f "$LOG/suite-$suite.rc" ] && keep_results "e2e $suite" "$LOG/suite-$suite" "$(cat "$LOG/suite-$suite.rc")"
+        rm -f "$LOG/suite-$suite.rc"
+    done
 }
 
 section "build"
@@ -80,9 +106,7 @@ if [ -x build/oomlint-tests ]; then
     collect "e2e" env OOMLINT=build/oomlint sh tests/e2e.sh
     collect "readme usage" sh tests/readme_usage.sh check build/oomlint
     make test-tools > "$LOG/tools" 2>&1 || echo "SKIP tools: the SARIF validator could not be fetched" >> "$results"
-    for suite in hostile project config estimate formats precommit notebook fix; do
-        [ -f "tests/e2e_$suite.sh" ] && collect "e2e $suite" env OOMLINT=build/oomlint sh "tests/e2e_$suite.sh"
-    done
+    collect_suites build/oomlint fix hostile formats precommit notebook estimate config project
 fi
 
 if [ "$QUICK" != 1 ] && command -v valgrind >/dev/null 2>&1 && [ -x build/oomlint ]; then
