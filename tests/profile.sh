@@ -15,7 +15,7 @@ trap 'rm -rf "$OUT"' EXIT
 incl() { # the largest count listed for the function (callgrind names it more than one way)
     callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null |
         awk -v f="$2" '$0 ~ (":" f "( \\[|$)") {gsub(",", "", $1); if ($1 + 0 > best) best = $1 + 0}
-                       END {print best + 0}'
+                       END {printf "%.0f\n", best}'
 }
 total() { callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1; exit}'; }
 pct() { echo "$1 * 100 / $2" | bc; }

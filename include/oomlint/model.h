@@ -198,6 +198,9 @@ const oom_nodes *oom_pymodel_layout(const oom_pymodel *m);
  * the file, else one laid out for this walk): the one way the model's users
  * walk a tree, without tree-sitter's cursor. Stops when visit returns false. */
 typedef bool (*oom_node_visit)(void *ctx, TSNode n);
+/* A node's parent from the laid-out array while the linter holds it
+ * (tree-sitter's ts_node_parent walks down from the root each time). */
+TSNode oom_pymodel_parent(const oom_pymodel *m, TSNode n);
 void oom_pymodel_walk(const oom_pymodel *m, TSNode root, oom_node_visit visit, void *ctx);
 /* A call (torch.load) whose result is copied into a model: passed to
  * `.load_state_dict(...)`, or bound to a name that such a call later reads

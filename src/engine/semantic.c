@@ -270,8 +270,8 @@ static bool sem_entry_of_returned_dict(const oom_sem_env *env, TSNode pair, TSNo
     (void)site, (void)scratch;
     if (!env->py)
         return false;
-    TSNode dict = ts_node_parent(pair);
-    TSNode assignment = ts_node_is_null(dict) ? dict : ts_node_parent(dict);
+    TSNode dict = oom_pymodel_parent(env->py, pair);
+    TSNode assignment = ts_node_is_null(dict) ? dict : oom_pymodel_parent(env->py, dict);
     if (ts_node_is_null(assignment) || strcmp(ts_node_type(assignment), "assignment") != 0 ||
         !ts_node_eq(oom_child(assignment, "right", 5), dict))
         return false;

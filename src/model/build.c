@@ -52,6 +52,8 @@ static void init_symbols(oom_py_symbols *s, const TSLanguage *l)
     s->expression_statement = sym(l, "expression_statement", true);
     s->import_statement = sym(l, "import_statement", true);
     s->import_from_statement = sym(l, "import_from_statement", true);
+    s->global_statement = sym(l, "global_statement", true);
+    s->nonlocal_statement = sym(l, "nonlocal_statement", true);
     s->aliased_import = sym(l, "aliased_import", true);
     s->dotted_name = sym(l, "dotted_name", true);
     s->assignment = sym(l, "assignment", true);
@@ -1053,6 +1055,10 @@ static void visit(oom_pymodel *m, TSNode node, TSSymbol s, int scope)
     }
     else if (s == m->sym.import_from_statement)
         visit_import_from(m, node);
+    else if ((s == m->sym.global_statement || s == m->sym.nonlocal_statement) && scope > 0) {
+        oom_site d = {scope, ts_node_start_byte(node), ts_node_end_byte(node)};
+        OOM_PUSH(m->declarations, m->declaration_count, m->declaration_cap, d);
+    }
 }
 
 /* Every node in document order, with the function scope it is in. */
@@ -1174,6 +1180,7 @@ void oom_pymodel_free(oom_pymodel *m)
     free(m->guards);
     free(m->accumulators);
     free(m->returns);
+    free(m->declarations);
     free(m->keywords);
     oom_strlist_free(&m->pretrained_ids);
     free(m->pretrained_scopes);

@@ -192,7 +192,7 @@ void oom_model_flow_free(oom_pymodel *m);
 typedef struct {
     TSSymbol function_definition, class_definition, decorated_definition, decorator,
         for_statement, while_statement, with_statement, with_item, expression_statement,
-        import_statement, import_from_statement, aliased_import, dotted_name,
+        import_statement, import_from_statement, aliased_import, dotted_name, global_statement, nonlocal_statement,
         assignment, augmented_assignment, named_expression, call, attribute, identifier,
         pattern_list, tuple_pattern, list_pattern, parameters, lambda, keyword_argument,
         except_clause, if_statement, string, block, tuple, conditional_expression, return_statement;
@@ -236,6 +236,8 @@ struct oom_pymodel {
     size_t guard_count, guard_cap;
     oom_return *returns; /* `return value` statements */
     size_t return_count, return_cap;
+    oom_site *declarations; /* `global` and `nonlocal` statements, in the scope they declare for */
+    size_t declaration_count, declaration_cap;
     oom_accumulator *accumulators;
     size_t accumulator_count, accumulator_cap;
     oom_keyword *keywords;

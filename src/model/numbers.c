@@ -289,11 +289,11 @@ static TSNode home_of(const oom_pymodel *m, TSNode name)
 }
 
 /* An identifier written to, not read: the target of `=`, `+=`, `for ... in`. */
-static bool is_binding_target(TSNode id)
+static bool is_binding_target(const oom_pymodel *m, TSNode id)
 {
-    TSNode p = ts_node_parent(id);
+    TSNode p = oom_model_parent(m, id);
     while (type_is(p, "pattern_list") || type_is(p, "tuple_pattern") || type_is(p, "list_pattern"))
-        p = ts_node_parent(p);
+        p = oom_model_parent(m, p);
     if (type_is(p, "assignment") || type_is(p, "augmented_assignment") || type_is(p, "for_statement") ||
         type_is(p, "for_in_clause")) {
         TSNode left = ts_node_child_by_field_name(p, "left", 4);
@@ -305,11 +305,11 @@ static bool is_binding_target(TSNode id)
 /* `store.append(x)`: the list growing, not a read of what it holds. */
 static bool is_list_growth(const oom_pymodel *m, TSNode id)
 {
-    TSNode attr = ts_node_parent(id);
+    TSNode attr = oom_model_parent(m, id);
     static const char *const methods[] = {"append", "extend", "insert", "clear", NULL};
     return type_is(attr, "attribute") && ts_node_eq(ts_node_child_by_field_name(attr, "object", 6), id) &&
            text_is_one_of(m, ts_node_child_by_field_name(attr, "attribute", 9), methods) &&
-           type_is(ts_node_parent(attr), "call");
+           type_is(oom_model_parent(m, attr), "call");
 }
 
 typedef bool (*read_fn)(const oom_pymodel *m, TSNode read, int depth);
@@ -341,7 +341,7 @@ static bool visit_read(void *ctx, TSNode n)
     if ((type_is(n, "global_statement") || type_is(n, "nonlocal_statement")) && memmem(t, nlen, w->text, w->len))
         w->ok = false;
     if (w->ok && type_is(n, "identifier") && nlen == w->len && memcmp(t, w->text, w->len) == 0 &&
-        !ts_node_eq(n, w->name) && !is_binding_target(n) && !is_list_growth(w->m, n))
+        !ts_node_eq(n, w->name) && !is_binding_target(w->m, n) && !is_list_growth(w->m, n))
         w->ok = w->fn(w->m, n, w->depth);
     return w->ok;
 }
@@ -402,17 +402,17 @@ static bool used_as_number(const oom_pymodel *m, TSNode read, int depth)
 {
     TSNode e = read;
     for (int hops = 0; hops < 32; hops++) {
-        TSNode p = ts_node_parent(e);
+        TSNode p = oom_model_parent(m, e);
         if (ts_node_is_null(p))
             return false;
         const char *type = ts_node_type(p);
         if (strcmp(type, "interpolation") == 0 || strcmp(type, "comparison_operator") == 0)
             return true; /* f"{total:.3f}", total > best */
         if (strcmp(type, "argument_list") == 0)
-            return numeric_consumer(m, ts_node_parent(p));
+            return numeric_consumer(m, oom_model_parent(m, p));
         if (strcmp(type, "keyword_argument") == 0) { /* set_postfix(loss=total) */
-            TSNode args = ts_node_parent(p);
-            return type_is(args, "argument_list") && numeric_consumer(m, ts_node_parent(args));
+            TSNode args = oom_model_parent(m, p);
+            return type_is(args, "argument_list") && numeric_consumer(m, oom_model_parent(m, args));
         }
         if (strcmp(type, "subscript") == 0 && !ts_node_eq(ts_node_child_by_field_name(p, "value", 5), e))
             return false; /* used as an index */
@@ -454,7 +454,7 @@ bool oom_pymodel_read_as_number(const oom_pymodel *m, TSNode store)
  * leaves. */
 static bool read_stays(const oom_pymodel *m, TSNode read, int depth)
 {
-    for (TSNode p = ts_node_parent(read); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    for (TSNode p = oom_model_parent(m, read); !ts_node_is_null(p); p = oom_model_parent(m, p)) {
         const char *type = ts_node_type(p);
         if (strcmp(type, "return_statement") == 0 || strcmp(type, "yield") == 0 || strcmp(type, "lambda") == 0)
             return false;
@@ -483,10 +483,10 @@ bool oom_pymodel_stays_local(const oom_pymodel *m, TSNode store)
 
 /* Climbs from an expression through what only selects from it (`(x)`,
  * `x["model"]`) to the argument list it is passed in, if any. */
-static TSNode argument_list_of(TSNode e)
+static TSNode argument_list_of(const oom_pymodel *m, TSNode e)
 {
     for (int hops = 0; hops < 8; hops++) {
-        TSNode p = ts_node_parent(e);
+        TSNode p = oom_model_parent(m, e);
         if (type_is(p, "parenthesized_expression") ||
             (type_is(p, "subscript") && ts_node_eq(ts_node_child_by_field_name(p, "value", 5), e))) {
             e = p;
@@ -499,10 +499,10 @@ static TSNode argument_list_of(TSNode e)
 
 bool oom_pymodel_copied_into_model(const oom_pymodel *m, TSNode call)
 {
-    TSNode args = argument_list_of(call);
+    TSNode args = argument_list_of(m, call);
     if (ts_node_is_null(args))
         return false;
-    TSNode outer = ts_node_parent(args);
+    TSNode outer = oom_model_parent(m, args);
     uint32_t len;
     const char *last = oom_node_last_name(m, oom_model_child(m, outer, "function", 8), &len);
     /* assign=True makes the loaded tensors the parameters, on their device */
@@ -512,6 +512,6 @@ bool oom_pymodel_copied_into_model(const oom_pymodel *m, TSNode call)
 
 bool oom_pymodel_beside_keyword(const oom_pymodel *m, TSNode argument, const char *name)
 {
-    TSNode args = ts_node_parent(argument);
+    TSNode args = oom_model_parent(m, argument);
     return type_is(args, "argument_list") && oom_pymodel_has_argument(m, args, name, -1);
 }

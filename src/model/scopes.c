@@ -250,6 +250,11 @@ const oom_nodes *oom_pymodel_layout(const oom_pymodel *m)
     return m->nodes;
 }
 
+TSNode oom_pymodel_parent(const oom_pymodel *m, TSNode n)
+{
+    return oom_model_parent(m, n);
+}
+
 void oom_pymodel_walk(const oom_pymodel *m, TSNode root, oom_node_visit visit, void *ctx)
 {
     if (ts_node_is_null(root))

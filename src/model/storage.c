@@ -10,42 +10,33 @@
 
 /* ---- loops and storage ---------------------------------------------------- */
 
-typedef struct {
-    const oom_pymodel *m;
-    int scope;
-    const char *name;
-    uint32_t len;
-    bool found;
-} declaration_walk;
-
-static bool visit_declaration(void *ctx, TSNode n)
-{
-    declaration_walk *w = ctx;
-    const char *type = ts_node_type(n);
-    if (strcmp(type, "global_statement") != 0 && strcmp(type, "nonlocal_statement") != 0)
-        return true;
-    if (oom_model_scope_at(w->m, ts_node_start_byte(n)) != w->scope)
-        return true; /* a nested function's declaration is its own */
-    uint32_t count = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < count && !w->found; i++) {
-        uint32_t len;
-        const char *text = oom_node_text(w->m, oom_model_named_child(w->m, n, i), &len);
-        w->found = len == w->len && memcmp(text, w->name, len) == 0;
-    }
-    return !w->found;
-}
-
+/* A `global` or `nonlocal` statement of `scope` that names `name`; the
+ * model keeps where each stands (a few per file at most). */
 bool oom_pymodel_declared_outside(const oom_pymodel *m, TSNode name)
 {
-    if (ts_node_symbol(name) != m->sym.identifier)
+    if (ts_node_symbol(name) != m->sym.identifier || m->declaration_count == 0)
         return false;
     int scope = oom_model_scope_at(m, ts_node_start_byte(name));
-    if (scope <= 0 || ts_node_is_null(m->scopes[scope].def))
-        return false;
-    declaration_walk w = {m, scope, NULL, 0, false};
-    w.name = oom_node_text(m, name, &w.len);
-    oom_pymodel_walk(m, m->scopes[scope].def, visit_declaration, &w);
-    return w.found;
+    uint32_t len;
+    const char *text = oom_node_text(m, name, &len);
+    for (size_t i = 0; i < m->declaration_count; i++) {
+        const oom_site *d = &m->declarations[i];
+        if (d->scope != scope)
+            continue;
+        /* `global a, b`: the names are the statement's identifiers */
+        for (uint32_t at = d->start; at + len <= d->end;) {
+            const char *hit = memmem(m->src + at, d->end - at, text, len);
+            if (!hit)
+                break;
+            uint32_t off = (uint32_t)(hit - m->src);
+            bool word_start = off == 0 || !(isalnum((unsigned char)m->src[off - 1]) || m->src[off - 1] == '_');
+            bool word_end = off + len >= m->len || !(isalnum((unsigned char)m->src[off + len]) || m->src[off + len] == '_');
+            if (word_start && word_end && off > d->start + 5) /* past the keyword */
+                return true;
+            at = off + 1;
+        }
+    }
+    return false;
 }
 
 static const oom_loop *innermost_loop(const oom_pymodel *m, uint32_t pos, int scope)

@@ -12,7 +12,7 @@
 ; finding waits for the project pass, which keeps it only then.
 ((call
   function: (_) @callee) @report
-  (#not-oom-eval-code? @report)
-  (#oom-grad-enabled? @report)
   (#oom-model-call? @report)
-  (#oom-may-be-called-for-eval? @report))
+  (#oom-may-be-called-for-eval? @report)
+  (#oom-grad-enabled? @report)
+  (#not-oom-eval-code? @report))
