@@ -35,12 +35,30 @@ void oom_test_run(const char *name, oom_test_fn fn);
 /* A script's text -> its estimate inputs, read through a temporary file. */
 void oom_test_read_script(const oom_kb *kb, const char *text, oom_script_inputs *s);
 
+/* A Python snippet parsed and modelled, for the model's unit tests
+ * (tests/unit/test_model.c). */
+#include "oomlint/model.h"
+typedef struct {
+    TSParser *parser;
+    TSTree *tree;
+    oom_pymodel *model;
+    const char *src;
+} parsed;
+parsed oom_test_parse(const char *src);
+void oom_test_parsed_free(parsed *p);
+/* The smallest named node that spans the first occurrence of `text`; a
+ * leading newline in `text` only anchors the match to a line start. */
+TSNode oom_test_node_at(const parsed *p, const char *text);
+
 /* Suites, one per file. */
 void test_text_suite(void);
 void test_suppress_suite(void);
 void test_select_suite(void);
 void test_report_suite(void);
 void test_model_suite(void);
+void test_grad_suite(void);
+void test_evaluation_suite(void);
+void test_storage_suite(void);
 void test_flow_suite(void);
 void test_rules_suite(void);
 void test_query_suite(void);

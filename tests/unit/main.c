@@ -22,6 +22,9 @@ int main(int argc, char **argv)
     test_select_suite();
     test_report_suite();
     test_model_suite();
+    test_grad_suite();
+    test_evaluation_suite();
+    test_storage_suite();
     test_flow_suite();
     test_rules_suite();
     test_query_suite();

@@ -1,18 +1,13 @@
-/* The Python semantic model: aliases, grad mode, loops, history. */
+/* The Python semantic model: aliases, autograd history, names; the shared
+ * helpers the analyses' own test files (test_grad, test_evaluation,
+ * test_storage, test_flow) parse their snippets with. */
 #include <stdlib.h>
 
 #include "harness.h"
 #include "oomlint/lang.h"
 #include "oomlint/model.h"
 
-typedef struct {
-    TSParser *parser;
-    TSTree *tree;
-    oom_pymodel *model;
-    const char *src;
-} parsed;
-
-static parsed parse(const char *src)
+parsed oom_test_parse(const char *src)
 {
     parsed p;
     p.src = src;
@@ -23,7 +18,7 @@ static parsed parse(const char *src)
     return p;
 }
 
-static void done(parsed *p)
+void oom_test_parsed_free(parsed *p)
 {
     oom_pymodel_free(p->model);
     ts_tree_delete(p->tree);
@@ -32,7 +27,7 @@ static void done(parsed *p)
 
 /* The smallest named node that spans the first occurrence of `text`; a
  * leading newline in `text` only anchors the match to a line start. */
-static TSNode node_at(const parsed *p, const char *text)
+TSNode oom_test_node_at(const parsed *p, const char *text)
 {
     const char *at = strstr(p->src, text);
     uint32_t start = (uint32_t)(at - p->src), end = start + (uint32_t)strlen(text);
@@ -45,60 +40,42 @@ static TSNode node_at(const parsed *p, const char *text)
 
 static void qualified_names(void)
 {
-    parsed p = parse("import torch as T\nimport torch.nn as nn\nfrom torch import no_grad as ng\n"
+    parsed p = oom_test_parse("import torch as T\nimport torch.nn as nn\nfrom torch import no_grad as ng\n"
                      "import os\nfrom os import environ\n"
                      "T.nn.DataParallel\nnn.Linear\nng\nos.environ\nenviron\nmodel.eval\n");
     oom_buf b;
     oom_buf_init(&b);
-    CHECK(oom_pymodel_qualname(p.model, node_at(&p, "T.nn.DataParallel"), &b));
+    CHECK(oom_pymodel_qualname(p.model, oom_test_node_at(&p, "T.nn.DataParallel"), &b));
     CHECK_STR(b.data, "torch.nn.DataParallel");
-    CHECK(oom_pymodel_qualname(p.model, node_at(&p, "nn.Linear"), &b));
+    CHECK(oom_pymodel_qualname(p.model, oom_test_node_at(&p, "nn.Linear"), &b));
     CHECK_STR(b.data, "torch.nn.Linear");
-    CHECK(oom_pymodel_qualname(p.model, node_at(&p, "\nng\n"), &b));
+    CHECK(oom_pymodel_qualname(p.model, oom_test_node_at(&p, "\nng\n"), &b));
     CHECK_STR(b.data, "torch.no_grad");
-    CHECK(oom_pymodel_qualname(p.model, node_at(&p, "\nenviron\n"), &b));
+    CHECK(oom_pymodel_qualname(p.model, oom_test_node_at(&p, "\nenviron\n"), &b));
     CHECK_STR(b.data, "os.environ");
-    CHECK(oom_pymodel_qualname(p.model, node_at(&p, "model.eval"), &b));
+    CHECK(oom_pymodel_qualname(p.model, oom_test_node_at(&p, "model.eval"), &b));
     CHECK_STR(b.data, "model.eval");
     oom_buf_free(&b);
-    done(&p);
-}
-
-static void grad_mode(void)
-{
-    parsed p = parse("import torch\n"
-                     "def a(m, x):\n    with torch.no_grad():\n        y1 = m(x)\n    y2 = m(x)\n"
-                     "@torch.inference_mode\ndef b(m, x):\n    y3 = m(x)\n"
-                     "def c(m, x, train):\n    with torch.set_grad_enabled(train):\n        y4 = m(x)\n"
-                     "def d(m, x):\n    torch.set_grad_enabled(False)\n    y5 = m(x)\n"
-                     "def e(m, x):\n    with torch.no_grad():\n        with torch.enable_grad():\n"
-                     "            y6 = m(x)\n");
-    CHECK(oom_pymodel_grad_state(p.model, node_at(&p, "y1")) == OOM_GRAD_DISABLED);
-    CHECK(oom_pymodel_grad_state(p.model, node_at(&p, "y2")) == OOM_GRAD_ENABLED);
-    CHECK(oom_pymodel_grad_state(p.model, node_at(&p, "y3")) == OOM_GRAD_DISABLED);
-    CHECK(oom_pymodel_grad_state(p.model, node_at(&p, "y4")) == OOM_GRAD_MAYBE_DISABLED);
-    CHECK(oom_pymodel_grad_state(p.model, node_at(&p, "y5")) == OOM_GRAD_DISABLED);
-    CHECK(oom_pymodel_grad_state(p.model, node_at(&p, "y6")) == OOM_GRAD_ENABLED);
-    done(&p);
+    oom_test_parsed_free(&p);
 }
 
 static void history(void)
 {
-    parsed p = parse("def f(model, crit, loader):\n    for x, y in loader:\n"
+    parsed p = oom_test_parse("def f(model, crit, loader):\n    for x, y in loader:\n"
                      "        out = model(x)\n        loss = crit(out, y)\n"
                      "        a = loss\n        b = loss.item()\n        c = loss.detach().cpu()\n"
                      "        d = loss.cpu()\n        e = out.logits.argmax(-1)\n        f = float(loss)\n"
                      "        g = loss * 2 + 1\n        h = (out.logits == y).sum()\n");
-    CHECK(oom_pymodel_carries_graph(p.model, ts_node_child_by_field_name(node_at(&p, "a = loss"), "right", 5)));
-    CHECK(!oom_pymodel_carries_graph(p.model, node_at(&p, "loss.item()")));
-    CHECK(!oom_pymodel_carries_graph(p.model, node_at(&p, "loss.detach().cpu()")));
-    CHECK(oom_pymodel_carries_graph(p.model, node_at(&p, "loss.cpu()")));
-    CHECK(!oom_pymodel_carries_graph(p.model, node_at(&p, "out.logits.argmax(-1)")));
-    CHECK(!oom_pymodel_carries_graph(p.model, node_at(&p, "float(loss)")));
-    CHECK(oom_pymodel_carries_graph(p.model, node_at(&p, "loss * 2 + 1")));
-    CHECK(!oom_pymodel_carries_graph(p.model, node_at(&p, "(out.logits == y).sum()")));
-    CHECK(oom_pymodel_in_loop(p.model, node_at(&p, "loss * 2")));
-    done(&p);
+    CHECK(oom_pymodel_carries_graph(p.model, ts_node_child_by_field_name(oom_test_node_at(&p, "a = loss"), "right", 5)));
+    CHECK(!oom_pymodel_carries_graph(p.model, oom_test_node_at(&p, "loss.item()")));
+    CHECK(!oom_pymodel_carries_graph(p.model, oom_test_node_at(&p, "loss.detach().cpu()")));
+    CHECK(oom_pymodel_carries_graph(p.model, oom_test_node_at(&p, "loss.cpu()")));
+    CHECK(!oom_pymodel_carries_graph(p.model, oom_test_node_at(&p, "out.logits.argmax(-1)")));
+    CHECK(!oom_pymodel_carries_graph(p.model, oom_test_node_at(&p, "float(loss)")));
+    CHECK(oom_pymodel_carries_graph(p.model, oom_test_node_at(&p, "loss * 2 + 1")));
+    CHECK(!oom_pymodel_carries_graph(p.model, oom_test_node_at(&p, "(out.logits == y).sum()")));
+    CHECK(oom_pymodel_in_loop(p.model, oom_test_node_at(&p, "loss * 2")));
+    oom_test_parsed_free(&p);
 }
 
 static void word_parts(void)
@@ -114,7 +91,6 @@ static void word_parts(void)
 void test_model_suite(void)
 {
     oom_test_run("model: qualified names through aliases", qualified_names);
-    oom_test_run("model: grad mode regions", grad_mode);
     oom_test_run("model: autograd history", history);
     oom_test_run("model: name word parts", word_parts);
 }

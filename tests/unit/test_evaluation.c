@@ -1,0 +1,71 @@
+/* model/evaluation: which forwards are evaluation code, by name and by what
+ * the code does. */
+#include "harness.h"
+
+static bool eval_at(const parsed *p, const char *call)
+{
+    return oom_pymodel_is_eval_code(p->model, oom_test_node_at(p, call));
+}
+
+/* Named for evaluation, unless it trains; a test function is a test. */
+static void by_name(void)
+{
+    parsed p = oom_test_parse("import pytest\n"
+                              "def evaluate(model, loader):\n    for x in loader:\n        model(x_a)\n"
+                              "def validate_and_tune(model, x):\n    model(x_b).sum().backward()\n"
+                              "def test_forward(model):\n    model(x_c)\n");
+    CHECK(eval_at(&p, "model(x_a)"));
+    CHECK(!eval_at(&p, "model(x_b)"));
+    CHECK(!eval_at(&p, "model(x_c)"));
+    oom_test_parsed_free(&p);
+}
+
+/* An inline loop over held-out data with no backward, inside a training
+ * function; the training loop next to it is not evaluation. */
+static void by_behaviour(void)
+{
+    parsed p = oom_test_parse("def fit(model, train_loader, valid_data_loader, opt):\n"
+                              "    for x, y in train_loader:\n        model(x_t).sum().backward()\n        opt.step()\n"
+                              "    for x, y in valid_data_loader:\n        model(x_v)\n"
+                              "def loop(model, dataloaders):\n    for x in dataloaders[\"val\"]:\n        model(x_d)\n");
+    CHECK(!eval_at(&p, "model(x_t)"));
+    CHECK(eval_at(&p, "model(x_v)"));
+    CHECK(eval_at(&p, "model(x_d)"));
+    oom_test_parsed_free(&p);
+}
+
+/* `model.eval()` makes the next forwards of that model evaluation code, not
+ * those of another model; and a backward after it means the eval mode is
+ * there to train (a linear probe freezing its backbone's batch-norm
+ * statistics), not to evaluate. */
+static void by_mode(void)
+{
+    parsed p = oom_test_parse("def run(model, other, x):\n    model.eval()\n    model(x_e)\n    other(x_o)\n"
+                              "def probe(backbone, head, x, opt):\n    backbone.eval()\n"
+                              "    head(backbone(x_probe)).sum().backward()\n    opt.step()\n");
+    CHECK(eval_at(&p, "model(x_e)"));
+    CHECK(!eval_at(&p, "other(x_o)"));
+    CHECK(!eval_at(&p, "backbone(x_probe)"));
+    oom_test_parsed_free(&p);
+}
+
+/* A shared loop the file calls with train=False where grad is on: its
+ * unguarded forward is evaluation code; the one under `if train:` is not. */
+static void by_mode_switch(void)
+{
+    parsed p = oom_test_parse("def iteration(model, loader, train=True):\n"
+                              "    for x in loader:\n        out = model(x_s)\n"
+                              "        if train:\n            model(x_g).sum().backward()\n"
+                              "def evaluate(model, loader):\n    iteration(model, loader, train=False)\n");
+    CHECK(eval_at(&p, "model(x_s)"));
+    CHECK(!eval_at(&p, "model(x_g)"));
+    oom_test_parsed_free(&p);
+}
+
+void test_evaluation_suite(void)
+{
+    oom_test_run("evaluation: by name, not when it trains, not in tests", by_name);
+    oom_test_run("evaluation: held-out loops without backward", by_behaviour);
+    oom_test_run("evaluation: after .eval(), for that model, unless a backward follows", by_mode);
+    oom_test_run("evaluation: a shared loop called with train=False", by_mode_switch);
+}

@@ -1,0 +1,57 @@
+/* model/grad: where autograd is on, off, or switched by a variable. */
+#include "harness.h"
+
+static void grad_mode(void)
+{
+    parsed p = oom_test_parse("import torch\n"
+                     "def a(m, x):\n    with torch.no_grad():\n        y1 = m(x)\n    y2 = m(x)\n"
+                     "@torch.inference_mode\ndef b(m, x):\n    y3 = m(x)\n"
+                     "def c(m, x, train):\n    with torch.set_grad_enabled(train):\n        y4 = m(x)\n"
+                     "def d(m, x):\n    torch.set_grad_enabled(False)\n    y5 = m(x)\n"
+                     "def e(m, x):\n    with torch.no_grad():\n        with torch.enable_grad():\n"
+                     "            y6 = m(x)\n");
+    CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "y1")) == OOM_GRAD_DISABLED);
+    CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "y2")) == OOM_GRAD_ENABLED);
+    CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "y3")) == OOM_GRAD_DISABLED);
+    CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "y4")) == OOM_GRAD_MAYBE_DISABLED);
+    CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "y5")) == OOM_GRAD_DISABLED);
+    CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "y6")) == OOM_GRAD_ENABLED);
+    oom_test_parsed_free(&p);
+}
+
+/* A function only ever called under no_grad runs with grad off; one called
+ * from both kinds of place does not. */
+static void callees_of_no_grad_code(void)
+{
+    parsed p = oom_test_parse("import torch\n"
+                              "def score(model, x):\n    out_a = model(x)\n    return out_a\n"
+                              "def step(model, x):\n    out_b = model(x)\n    return out_b\n"
+                              "def run(model, x):\n    with torch.no_grad():\n        score(model, x)\n        step(model, x)\n"
+                              "    step(model, x).sum().backward()\n");
+    CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "out_a")) == OOM_GRAD_DISABLED);
+    CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "out_b")) == OOM_GRAD_ENABLED);
+    oom_test_parsed_free(&p);
+}
+
+/* A value computed under no_grad and read after the block carries no graph;
+ * one rebound with grad on in a branch that reaches the read does. */
+static void values_from_no_grad_blocks(void)
+{
+    parsed p = oom_test_parse("import torch\n"
+                              "def f(model, x, flag, losses):\n"
+                              "    with torch.no_grad():\n        out = model(x)\n"
+                              "    first = out.loss\n"
+                              "    if flag:\n        out = model(x)\n"
+                              "    second = out.loss\n"
+                              "    losses.append(first)\n    losses.append(second)\n");
+    CHECK(!oom_pymodel_carries_graph(p.model, ts_node_child_by_field_name(oom_test_node_at(&p, "first = out.loss"), "right", 5)));
+    CHECK(oom_pymodel_carries_graph(p.model, ts_node_child_by_field_name(oom_test_node_at(&p, "second = out.loss"), "right", 5)));
+    oom_test_parsed_free(&p);
+}
+
+void test_grad_suite(void)
+{
+    oom_test_run("grad: grad mode regions", grad_mode);
+    oom_test_run("grad: callees of no-grad code only", callees_of_no_grad_code);
+    oom_test_run("grad: values from no-grad blocks, and a branch that rebinds them", values_from_no_grad_blocks);
+}
