@@ -156,7 +156,7 @@ $(DEPS)/.test-tools: src/deps/test-tools.lock src/deps/fetch.sh
 	@chmod +x $(DEPS)/_microsoft-sarif-multitool-linux/Sarif.Multitool
 	@touch $@
 
-REPLAYS := $(patsubst %,$(BUILD)/tools/replay-%,python json toml yaml suppress rule match notebook fix)
+REPLAYS := $(patsubst %,$(BUILD)/tools/replay-%,python json toml yaml suppress rule match notebook fix launch)
 
 unit: check-system $(BUILD)/oomlint $(BUILD)/oomlint-tests $(BUILD)/tools/match-diff $(REPLAYS)
 
@@ -171,7 +171,7 @@ $(BUILD)/tools/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz
 # (differential). `make fuzz FUZZ_SECONDS=N` runs each
 # for N seconds on a corpus seeded from the fixtures and the rules.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := python json toml yaml suppress rule match notebook fix
+FUZZ_TARGETS := python json toml yaml suppress rule match notebook fix launch
 FUZZ_SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 fuzz-build:
