@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <tree_sitter/api.h>
 
+#include "oomlint/source.h"
 #include "oomlint/util.h"
 
 typedef enum {
@@ -65,5 +66,18 @@ TSNode oom_yamlmodel_find(const oom_yamlmodel *m, TSNode near, const char *path)
 int oom_yamlmodel_lookup_bool(const oom_yamlmodel *m, TSNode near, const char *path);
 /* lookup, reading an integer only. */
 bool oom_yamlmodel_lookup_int(const oom_yamlmodel *m, TSNode near, const char *path, long long *value);
+
+/* A YAML file another file names (an accelerate config, a TrainingArguments
+ * YAML, a recipe given to `oomlint estimate`), read from disk, parsed and
+ * modelled; its parts live until oom_yaml_file_free. */
+typedef struct {
+    oom_source src;
+    TSTree *tree;
+    oom_yamlmodel *model; /* NULL when the text is not YAML that can be modelled */
+} oom_yaml_file;
+/* False, with the reason in `why`, when the file cannot be read; a file read
+ * but not modelled gives true and a NULL model. Free it either way. */
+bool oom_yaml_file_read(const char *path, oom_yaml_file *f, char *why, size_t why_size);
+void oom_yaml_file_free(oom_yaml_file *f);
 
 #endif

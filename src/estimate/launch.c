@@ -754,26 +754,19 @@ static void read_accelerate_values(oom_launch *l, accel_config *a)
 
 static void read_accelerate_config(oom_launch *l, const char *path, const char *where)
 {
-    oom_source src;
+    oom_yaml_file file;
     char why[256];
-    if (oom_source_read(path, path, &src, why, sizeof why) != OOM_SOURCE_OK) {
+    if (!oom_yaml_file_read(path, &file, why, sizeof why)) {
         oom_est_launch_note(l, "%s: --config_file %s: %s; the flags alone are read", where, path, why);
-        oom_source_free(&src);
+        oom_yaml_file_free(&file);
         return;
     }
-    TSParser *parser = ts_parser_new();
-    ts_parser_set_language(parser, oom_lang_grammar(OOM_LANG_YAML));
-    TSTree *tree = ts_parser_parse_string(parser, NULL, src.text, (uint32_t)src.len);
-    accel_config a = {tree ? oom_yamlmodel_build(tree, src.text, src.len) : NULL, &src, path, {0}, ""};
+    accel_config a = {file.model, &file.src, path, {0}, ""};
     oom_buf_init(&a.value);
     if (a.m)
         read_accelerate_values(l, &a);
     else
         oom_est_launch_note(l, "%s: --config_file %s is not YAML oomlint can read", where, path);
     oom_buf_free(&a.value);
-    oom_yamlmodel_free(a.m);
-    if (tree)
-        ts_tree_delete(tree);
-    ts_parser_delete(parser);
-    oom_source_free(&src);
+    oom_yaml_file_free(&file);
 }

@@ -251,27 +251,19 @@ void oom_script_inputs_from_yaml(const char *path, oom_source *src, const oom_ya
 bool oom_script_inputs_read_yaml(const char *path, const oom_kb *kb, oom_script_inputs *out, oom_buf *err)
 {
     oom_script_inputs_init(out);
-    oom_source src;
+    oom_yaml_file file;
     char why[256];
-    if (oom_source_read(path, path, &src, why, sizeof why) != OOM_SOURCE_OK) {
+    if (!oom_yaml_file_read(path, &file, why, sizeof why)) {
         oom_buf_printf(err, "%s: %s", path, why);
-        oom_source_free(&src);
+        oom_yaml_file_free(&file);
         return false;
     }
-    TSParser *parser = ts_parser_new();
-    ts_parser_set_language(parser, oom_lang_grammar(OOM_LANG_YAML));
-    TSTree *tree = ts_parser_parse_string(parser, NULL, src.text, (uint32_t)src.len);
-    oom_yamlmodel *m = tree ? oom_yamlmodel_build(tree, src.text, src.len) : NULL;
-    bool ok = m && oom_yamlmodel_kinds(m) != 0;
-    if (!ok)
+    bool ok = file.model && oom_yamlmodel_kinds(file.model) != 0;
+    if (ok)
+        oom_script_inputs_from_yaml(path, &file.src, file.model, kb, out);
+    else
         oom_buf_printf(err, "%s: not a training config oomlint recognises (axolotl, LLaMA-Factory, a TRL "
                             "recipe, a Lightning CLI config)", path);
-    if (ok)
-        oom_script_inputs_from_yaml(path, &src, m, kb, out);
-    oom_yamlmodel_free(m);
-    if (tree)
-        ts_tree_delete(tree);
-    ts_parser_delete(parser);
-    oom_source_free(&src);
+    oom_yaml_file_free(&file);
     return ok;
 }

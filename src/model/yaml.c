@@ -572,3 +572,25 @@ bool oom_yamlmodel_lookup_int(const oom_yamlmodel *m, TSNode near, const char *p
     oom_buf_free(&v);
     return ok;
 }
+
+bool oom_yaml_file_read(const char *path, oom_yaml_file *f, char *why, size_t why_size)
+{
+    memset(f, 0, sizeof *f);
+    if (oom_source_read(path, path, &f->src, why, why_size) != OOM_SOURCE_OK)
+        return false;
+    TSParser *parser = ts_parser_new();
+    ts_parser_set_language(parser, oom_lang_grammar(OOM_LANG_YAML));
+    f->tree = ts_parser_parse_string(parser, NULL, f->src.text, (uint32_t)f->src.len);
+    ts_parser_delete(parser); /* the tree outlives it */
+    f->model = f->tree ? oom_yamlmodel_build(f->tree, f->src.text, f->src.len) : NULL;
+    return true;
+}
+
+void oom_yaml_file_free(oom_yaml_file *f)
+{
+    oom_yamlmodel_free(f->model);
+    if (f->tree)
+        ts_tree_delete(f->tree);
+    oom_source_free(&f->src);
+    memset(f, 0, sizeof *f);
+}

@@ -263,24 +263,13 @@ static void link_from_yaml(const char *path, const oom_yamlmodel *m, bool axolot
  * (and its DeepSpeed path, when it names one); false when unreadable. */
 static bool read_args_yaml(const char *args_path, bool defaults, ds_link *l)
 {
-    oom_source src;
+    oom_yaml_file file;
     char why[128];
-    if (oom_source_read(args_path, args_path, &src, why, sizeof why) != OOM_SOURCE_OK) {
-        oom_source_free(&src);
-        return false;
-    }
-    TSParser *parser = ts_parser_new();
-    ts_parser_set_language(parser, oom_lang_grammar(OOM_LANG_YAML));
-    TSTree *tree = ts_parser_parse_string(parser, NULL, src.text, (uint32_t)src.len);
-    oom_yamlmodel *m = tree ? oom_yamlmodel_build(tree, src.text, src.len) : NULL;
-    if (m)
-        yaml_values(args_path, m, false, defaults, l);
-    oom_yamlmodel_free(m);
-    if (tree)
-        ts_tree_delete(tree);
-    ts_parser_delete(parser);
-    oom_source_free(&src);
-    return m != NULL;
+    bool read = oom_yaml_file_read(args_path, &file, why, sizeof why) && file.model;
+    if (read)
+        yaml_values(args_path, file.model, false, defaults, l);
+    oom_yaml_file_free(&file);
+    return read;
 }
 
 /* parse_yaml_file("args.yaml"): TrainingArguments in YAML, whatever else
