@@ -104,7 +104,9 @@ bool oom_pymodel_is_distributed(const oom_pymodel *m);
 /* No other backward or autograd.grad follows `call` in the same loop iteration. */
 bool oom_pymodel_is_last_backward(const oom_pymodel *m, TSNode call);
 /* A model output still on the device and not reduced: logits, hidden states,
- * embeddings ...; not after .cpu(), .numpy(), .tolist(), .item(), .sum() ... */
+ * embeddings ...; not after .cpu(), .numpy(), .tolist(), .item(), .sum() ...
+ * A name is one when a binding that may reach it over the function's
+ * control flow is (model/device.c). */
 bool oom_pymodel_is_device_output(const oom_pymodel *m, TSNode expr);
 /* Inside an `if` whose condition is not a constant (a flag guard). */
 bool oom_pymodel_in_guard(const oom_pymodel *m, TSNode node);

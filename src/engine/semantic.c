@@ -523,7 +523,7 @@ static const oom_sem_entry semantic_predicates[] = {
     {"oom-last-backward", sem_last_backward, 0, 0, OOM_SEM_PYTHON, false,
      "no backward follows in the same loop iteration", false, false},
     {"oom-device-output", sem_device_output, 0, 0, OOM_SEM_PYTHON, false,
-     "a model output left on the device, not reduced", false, false},
+     "a model output left on the device, not reduced (a name: any binding that may reach it)", false, false},
     {"oom-in-guard", sem_in_guard, 0, 0, OOM_SEM_PYTHON, false,
      "inside an if with a non-constant condition", false, false},
     {"oom-outlives-all-loops", sem_outlives_all, 0, 0, OOM_SEM_PYTHON, false,

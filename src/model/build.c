@@ -1187,6 +1187,7 @@ void oom_pymodel_free(oom_pymodel *m)
     oom_model_flow_free(m);
     if (m->nodes == &m->own_nodes)
         oom_nodes_free(&m->own_nodes);
-    free(m->carry_seen);
+    free(m->carry_visit.seen);
+    free(m->device_visit.seen);
     free(m);
 }

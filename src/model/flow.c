@@ -1257,3 +1257,19 @@ bool oom_pymodel_flow_check(const oom_pymodel *m)
     }
     return true;
 }
+
+/* The bindings that may reach the name `use` where it is read, as the
+ * model's binding records (oom_model_def_binding); false when the flow
+ * cannot say (a name of an enclosing function or the module, a class body,
+ * no reaching binding at all, too many), and the caller's fallback (the
+ * nearest binding above) decides then. */
+bool oom_model_reaching_bindings(const oom_pymodel *m, TSNode use, oom_flow_reach *r)
+{
+    oom_model_reaching(m, use, r);
+    return r->answer == OOM_FLOW_LOCAL && r->count > 0 && r->count <= OOM_FLOW_MAX_REACH;
+}
+
+const oom_binding *oom_model_def_binding(const oom_pymodel *m, const oom_flow_def *d)
+{
+    return d->binding >= 0 ? &m->bindings[d->binding] : NULL;
+}

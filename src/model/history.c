@@ -7,7 +7,7 @@
 #include "oomlint/lang.h"
 #include "internal.h"
 
-static bool text_in(const char *s, size_t len, const char *const *set)
+bool oom_model_text_in(const char *s, size_t len, const char *const *set)
 {
     for (size_t i = 0; set[i]; i++)
         if (strlen(set[i]) == len && memcmp(set[i], s, len) == 0)
@@ -53,7 +53,7 @@ bool oom_model_name_is_model_like(const char *name, size_t len)
     for (size_t i = 0; factories[i]; i++)
         if (has_prefix(name, len, factories[i]))
             return false;
-    if (text_in(name, len, exact) || has_prefix(name, len, "model_"))
+    if (oom_model_text_in(name, len, exact) || has_prefix(name, len, "model_"))
         return true;
     for (size_t i = 0; suffixes[i]; i++)
         if (has_suffix(name, len, suffixes[i]))
@@ -257,7 +257,7 @@ bool oom_pymodel_is_eval_hook_call(const oom_pymodel *m, TSNode call)
         return false;
     uint32_t len;
     const char *method = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
-    return text_in(method, len, hooks) && !oom_node_text_is(m, oom_model_child(m, fn, "object", 6), "self");
+    return oom_model_text_in(method, len, hooks) && !oom_node_text_is(m, oom_model_child(m, fn, "object", 6), "self");
 }
 
 bool oom_pymodel_is_model_call(const oom_pymodel *m, TSNode call)
@@ -299,12 +299,12 @@ static const char *const history_free_methods[] = {
     "get_device", "zero_", NULL};
 
 /* Attributes whose value has no history (metadata, or .data/.grad). */
-static const char *const history_free_attributes[] = {
+const char *const oom_model_history_free_attributes[] = {
     "data", "grad", "shape", "dtype", "device", "requires_grad", "ndim", "is_cuda", "is_leaf",
     "layout", NULL};
 
 /* Fields of a model's output that are tensors produced by the forward. */
-static const char *const output_fields[] = {
+const char *const oom_model_output_fields[] = {
     "loss", "logits", "hidden_states", "last_hidden_state", "pooler_output", "attentions",
     "encoder_last_hidden_state", "start_logits", "end_logits", "prediction_logits",
     "image_embeds", "text_embeds", "aux_loss", NULL};
@@ -348,7 +348,7 @@ static bool names_a_functional_loss(const char *last)
     static const char *const losses[] = {"cross_entropy", "binary_cross_entropy",
                                          "binary_cross_entropy_with_logits", "nll_loss", "kl_div",
                                          "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", NULL};
-    return text_in(last, strlen(last), losses);
+    return oom_model_text_in(last, strlen(last), losses);
 }
 
 /* Methods whose result carries the graph by their contract: a
@@ -412,9 +412,9 @@ static bool call_carries(const oom_pymodel *m, TSNode call, int depth)
         if (ts_node_is_null(attr) || ts_node_is_null(obj))
             return false;
         const char *method = oom_node_text(m, attr, &len);
-        if (text_in(method, len, history_free_methods))
+        if (oom_model_text_in(method, len, history_free_methods))
             return false;
-        if (text_in(method, len, graph_returning_methods))
+        if (oom_model_text_in(method, len, graph_returning_methods))
             return true;
         if (carries(m, obj, depth + 1))
             return true; /* loss.cpu(), logits.softmax(-1), out.float() keep the graph */
@@ -429,7 +429,7 @@ static bool call_carries(const oom_pymodel *m, TSNode call, int depth)
     if (oom_pymodel_qualname(m, fn, &q)) {
         const char *last = strrchr(q.data, '.');
         last = last ? last + 1 : q.data;
-        if (strchr(q.data, '.') == NULL && text_in(q.data, strlen(q.data), history_free_builtins))
+        if (strchr(q.data, '.') == NULL && oom_model_text_in(q.data, strlen(q.data), history_free_builtins))
             result = false;
         else if (strcmp(q.data, "torch.autograd.grad") == 0)
             /* gradients have history only when asked to (second-order
@@ -440,7 +440,7 @@ static bool call_carries(const oom_pymodel *m, TSNode call, int depth)
             /* nn.CrossEntropyLoss() builds a module; self.D_loss(...) computes one */
             result = !isupper((unsigned char)last[0]) || strchr(last, '_') != NULL;
         else if (oom_str_starts_with(q.data, "torch.") &&
-                 !text_in(last, strlen(last), torch_history_free))
+                 !oom_model_text_in(last, strlen(last), torch_history_free))
             result = any_argument_carries(m, call, depth);
         else if (names_a_functional_loss(last))
             /* a project's own wrapper of F's loss, under F's name
@@ -471,30 +471,15 @@ static const oom_binding *binding_read_at(const oom_pymodel *m, TSNode id)
     return oom_model_visible_binding(m, oom_model_scope_at(m, pos), name, len, pos, false);
 }
 
-/* The bindings that may reach the name `id` where it is read (model/flow.c),
- * as the model's binding records; false when the flow cannot say (a name
- * of an enclosing function or the module, a class body, no reaching
- * binding at all, too many), and the nearest binding above decides then. */
-static bool reaching_bindings(const oom_pymodel *m, TSNode id, oom_flow_reach *r)
-{
-    oom_model_reaching(m, id, r);
-    return r->answer == OOM_FLOW_LOCAL && r->count > 0 && r->count <= OOM_FLOW_MAX_REACH;
-}
-
-static const oom_binding *binding_of(const oom_pymodel *m, const oom_flow_def *d)
-{
-    return d->binding >= 0 ? &m->bindings[d->binding] : NULL;
-}
-
 /* Every binding that may reach `id` was made where autograd was off
  * (`with torch.no_grad(): out = model(x)`), on every path to it. */
 static bool read_without_grad(const oom_pymodel *m, TSNode id)
 {
     oom_flow_reach r;
-    if (!reaching_bindings(m, id, &r))
+    if (!oom_model_reaching_bindings(m, id, &r))
         return bound_without_grad(m, binding_read_at(m, id));
     for (uint32_t i = 0; i < r.count; i++)
-        if (!bound_without_grad(m, binding_of(m, r.defs[i])))
+        if (!bound_without_grad(m, oom_model_def_binding(m, r.defs[i])))
             return false;
     return true;
 }
@@ -594,30 +579,13 @@ static bool binding_without_history(const oom_pymodel *m, const oom_binding *b)
     return bound_without_grad(m, b) || (b && b->kind == OOM_BIND_VALUE && derived_without_grad(m, b->value));
 }
 
+static bool binding_carries(const oom_pymodel *m, const oom_binding *b, int depth);
+
 /* Whether this question has looked at binding `b` already: a loop's
  * bindings reach each other, and each needs answering once. */
 static bool seen_before(const oom_pymodel *m, const oom_binding *b)
 {
-    oom_pymodel *mm = (oom_pymodel *)m; /* scratch of one file's model, one thread */
-    if (!mm->carry_seen)
-        mm->carry_seen = oom_xcalloc(m->binding_count ? m->binding_count : 1, sizeof(uint32_t));
-    size_t i = (size_t)(b - m->bindings);
-    if (mm->carry_seen[i] == m->carry_stamp)
-        return true;
-    mm->carry_seen[i] = m->carry_stamp;
-    return false;
-}
-
-static bool binding_carries(const oom_pymodel *m, const oom_binding *b, int depth);
-
-static void new_question(const oom_pymodel *m)
-{
-    oom_pymodel *mm = (oom_pymodel *)m;
-    if (++mm->carry_stamp == 0) { /* wrapped: forget every stamp */
-        if (mm->carry_seen)
-            memset(mm->carry_seen, 0, (m->binding_count ? m->binding_count : 1) * sizeof(uint32_t));
-        mm->carry_stamp = 1;
-    }
+    return !oom_model_visit_first(m, &((oom_pymodel *)m)->carry_visit, b);
 }
 
 /* `total += loss`: what `total` may have held before, on every path that
@@ -626,7 +594,7 @@ static bool augmented_prior_carries(const oom_pymodel *m, const oom_binding *b, 
 {
     TSNode left = oom_model_child(m, b->value, "left", 4);
     oom_flow_reach r;
-    if (ts_node_is_null(left) || !reaching_bindings(m, left, &r)) {
+    if (ts_node_is_null(left) || !oom_model_reaching_bindings(m, left, &r)) {
         const oom_binding *prior =
             oom_model_last_binding(m, b->scope, b->name, b->name_len, ts_node_start_byte(b->value), false);
         if (!prior || prior->kind == OOM_BIND_OPAQUE || prior == b)
@@ -634,7 +602,7 @@ static bool augmented_prior_carries(const oom_pymodel *m, const oom_binding *b, 
         return prior->kind != OOM_BIND_AUGMENTED && carries(m, prior->value, depth + 1);
     }
     for (uint32_t i = 0; i < r.count; i++)
-        if (binding_carries(m, binding_of(m, r.defs[i]), depth + 1))
+        if (binding_carries(m, oom_model_def_binding(m, r.defs[i]), depth + 1))
             return true;
     return false;
 }
@@ -662,17 +630,17 @@ static bool binding_carries(const oom_pymodel *m, const oom_binding *b, int dept
 static bool identifier_carries(const oom_pymodel *m, TSNode id, int depth)
 {
     oom_flow_reach r;
-    if (!reaching_bindings(m, id, &r))
+    if (!oom_model_reaching_bindings(m, id, &r))
         return nearest_binding_carries(m, id, depth);
     bool some_history = false;
     for (uint32_t i = 0; i < r.count && !some_history; i++)
-        some_history = !binding_without_history(m, binding_of(m, r.defs[i]));
+        some_history = !binding_without_history(m, oom_model_def_binding(m, r.defs[i]));
     if (!some_history)
         return false;
     if (oom_pymodel_is_backward_receiver(m, id))
         return true;
     for (uint32_t i = 0; i < r.count; i++)
-        if (binding_carries(m, binding_of(m, r.defs[i]), depth))
+        if (binding_carries(m, oom_model_def_binding(m, r.defs[i]), depth))
             return true;
     return false;
 }
@@ -691,7 +659,7 @@ static bool carries(const oom_pymodel *m, TSNode e, int depth)
     if (depth > OOM_MODEL_MAX_DEPTH || ts_node_is_null(e))
         return false;
     if (depth == 0) /* a new question: no binding looked at yet */
-        new_question(m);
+        oom_model_visit_begin(&((oom_pymodel *)m)->carry_visit);
     TSSymbol s = ts_node_symbol(e);
     if (s == m->sym.identifier)
         return identifier_carries(m, e, depth);
@@ -704,9 +672,9 @@ static bool carries(const oom_pymodel *m, TSNode e, int depth)
         if (ts_node_is_null(attr) || ts_node_is_null(obj))
             return false;
         const char *name = oom_node_text(m, attr, &len);
-        if (text_in(name, len, history_free_attributes))
+        if (oom_model_text_in(name, len, oom_model_history_free_attributes))
             return false;
-        if (text_in(name, len, output_fields) && !oom_node_text_is(m, obj, "self"))
+        if (oom_model_text_in(name, len, oom_model_output_fields) && !oom_node_text_is(m, obj, "self"))
             return ts_node_symbol(obj) != m->sym.identifier || !read_without_grad(m, obj);
         return carries(m, obj, depth + 1);
     }
@@ -749,126 +717,6 @@ bool oom_pymodel_carries_graph(const oom_pymodel *m, TSNode expr)
     return carries(m, expr, 0);
 }
 
-/* ---- model outputs left on the device ------------------------------------------------------ */
-
-/* Methods that bring a tensor to the host or reduce it to a scalar-sized value. */
-static const char *const host_or_reduced_methods[] = {
-    "cpu", "numpy", "tolist", "item", "sum", "mean", "argmax", "argmin", "max", "min", "std",
-    "var", "norm", "all", "any", "size", "dim", "numel", "nelement", "count_nonzero", "median",
-    "prod", "logsumexp", NULL};
-
-static bool device_output(const oom_pymodel *m, TSNode e, int depth);
-static bool any_argument_device_output(const oom_pymodel *m, TSNode call, int depth);
-
-static bool moves_to_cpu(const oom_pymodel *m, TSNode call)
-{
-    TSNode args = oom_model_child(m, call, "arguments", 9);
-    if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0)
-        return false;
-    TSNode a = oom_model_named_child(m, args, 0);
-    if (ts_node_symbol(a) == m->sym.keyword_argument)
-        a = oom_model_child(m, a, "value", 5);
-    uint32_t len;
-    const char *t = oom_node_text(m, a, &len);
-    return (len >= 5 && memmem(t, len, "cpu", 3) != NULL);
-}
-
-static bool device_output_call(const oom_pymodel *m, TSNode call, int depth)
-{
-    TSNode fn = oom_model_child(m, call, "function", 8);
-    if (ts_node_is_null(fn))
-        return false;
-    if (ts_node_symbol(fn) == m->sym.attribute) {
-        TSNode attr = oom_model_child(m, fn, "attribute", 9);
-        uint32_t len;
-        const char *method = oom_node_text(m, attr, &len);
-        if (text_in(method, len, host_or_reduced_methods))
-            return false;
-        if (len == 2 && memcmp(method, "to", 2) == 0 && moves_to_cpu(m, call))
-            return false;
-        if (len == 8 && memcmp(method, "generate", 8) == 0)
-            return true; /* generated token ids of the whole batch */
-        TSNode obj = oom_model_child(m, fn, "object", 6);
-        if (!ts_node_is_null(obj) && device_output(m, obj, depth + 1))
-            return true;
-    }
-    if (oom_pymodel_is_model_call(m, call))
-        return true;
-    oom_buf q;
-    oom_buf_init(&q);
-    bool result = false;
-    if (oom_pymodel_qualname(m, fn, &q) && oom_str_starts_with(q.data, "torch.")) {
-        const char *last = strrchr(q.data, '.') + 1;
-        static const char *const joins[] = {"cat", "stack", "concat", "concatenate", "vstack",
-                                            "hstack", "softmax", "sigmoid", "log_softmax", NULL};
-        if (text_in(last, strlen(last), joins) || oom_str_starts_with(q.data, "torch.nn.functional."))
-            result = any_argument_device_output(m, call, depth);
-    }
-    oom_buf_free(&q);
-    return result;
-}
-
-static bool device_output(const oom_pymodel *m, TSNode e, int depth)
-{
-    if (depth > OOM_MODEL_MAX_DEPTH || ts_node_is_null(e))
-        return false;
-    TSSymbol s = ts_node_symbol(e);
-    uint32_t len;
-    if (s == m->sym.identifier) {
-        const char *name = oom_node_text(m, e, &len);
-        uint32_t pos = ts_node_start_byte(e);
-        const oom_binding *b =
-            oom_model_visible_binding(m, oom_model_scope_at(m, pos), name, len, pos, false);
-        if (!b || b->kind == OOM_BIND_OPAQUE || b->kind == OOM_BIND_AUGMENTED)
-            return false;
-        /* `for emb in embeddings`: a row of a device output is a view that
-         * keeps the whole batch's storage on the device */
-        return device_output(m, b->value, depth + 1);
-    }
-    if (s == m->sym.call)
-        return device_output_call(m, e, depth);
-    if (s == m->sym.attribute) {
-        TSNode attr = oom_model_child(m, e, "attribute", 9);
-        const char *name = oom_node_text(m, attr, &len);
-        if (len == 4 && memcmp(name, "loss", 4) == 0)
-            return false; /* a scalar */
-        if (text_in(name, len, history_free_attributes) && !(len == 4 && memcmp(name, "data", 4) == 0))
-            return false;
-        if (text_in(name, len, output_fields))
-            return true;
-        return device_output(m, oom_model_child(m, e, "object", 6), depth + 1);
-    }
-    const char *type = ts_node_type(e);
-    if (strcmp(type, "subscript") == 0)
-        return device_output(m, oom_model_child(m, e, "value", 5), depth + 1);
-    if (strcmp(type, "parenthesized_expression") == 0 || strcmp(type, "list") == 0 ||
-        strcmp(type, "tuple") == 0 || strcmp(type, "binary_operator") == 0) {
-        uint32_t count = ts_node_named_child_count(e);
-        for (uint32_t i = 0; i < count; i++)
-            if (device_output(m, oom_model_named_child(m, e, i), depth + 1))
-                return true;
-    }
-    return false;
-}
-
-static bool any_argument_device_output(const oom_pymodel *m, TSNode call, int depth)
-{
-    TSNode args = oom_model_child(m, call, "arguments", 9);
-    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode a = oom_model_named_child(m, args, i);
-        if (ts_node_symbol(a) != m->sym.keyword_argument && device_output(m, a, depth + 1))
-            return true;
-    }
-    return false;
-}
-
-bool oom_pymodel_is_device_output(const oom_pymodel *m, TSNode expr)
-{
-    return device_output(m, expr, 0);
-}
-
-/* The argument of a call passed for parameter `a` (by keyword or position). */
 static TSNode argument_for(const oom_pymodel *m, TSNode args, const oom_accumulator *a)
 {
     uint32_t count = ts_node_named_child_count(args);
@@ -946,7 +794,7 @@ bool oom_pymodel_accumulation_candidate(const oom_pymodel *m, TSNode call, oom_b
     const char *method = oom_node_last_name(m, fn, &len);
     TSNode args = oom_model_child(m, call, "arguments", 9);
     if (!method || ts_node_is_null(args) || is_local_accumulator(m, method, len) ||
-        text_in(method, len, history_free_methods) || oom_model_name_is_loss_like(method, len))
+        oom_model_text_in(method, len, history_free_methods) || oom_model_name_is_loss_like(method, len))
         return false;
     unsigned long mask = 0;
     oom_buf keywords;

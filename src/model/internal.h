@@ -126,6 +126,13 @@ typedef struct {
     int index; /* its position among the parameters after self */
 } oom_accumulator;
 
+/* Bindings one question has looked at: seen[i] == stamp for binding i.
+ * A new question takes a new stamp instead of clearing the array. */
+typedef struct {
+    uint32_t *seen;
+    uint32_t stamp;
+} oom_visit;
+
 /* ---- control flow and reaching definitions (model/flow.c) ---- */
 
 /* One block of a body's control-flow graph: the evaluation of a simple
@@ -188,6 +195,7 @@ typedef struct {
  * on the first question about it. */
 void oom_model_reaching(const oom_pymodel *m, TSNode use, oom_flow_reach *r);
 void oom_model_flow_free(oom_pymodel *m);
+bool oom_model_reaching_bindings(const oom_pymodel *m, TSNode use, oom_flow_reach *r);
 
 typedef struct {
     TSSymbol function_definition, class_definition, decorated_definition, decorator,
@@ -253,11 +261,12 @@ struct oom_pymodel {
     size_t pretrained_scope_cap;
     oom_flow_unit *flows; /* per scope, each built on the first question (model/flow.c); NULL before */
     oom_nodes own_nodes;  /* the layout oom_pymodel_build made, kept for the flow questions */
-    /* history.c: the bindings one top-level question has looked at already
-     * (stamp == carry_stamp), so that loops and joins of bindings are
-     * followed once each, not once per path */
-    uint32_t *carry_seen;
-    uint32_t carry_stamp;
+    /* the bindings one top-level question of an analysis has looked at
+     * already, so that loops and joins of bindings are followed once each,
+     * not once per path: graph-carrying values (history.c), device
+     * outputs (device.c) */
+    oom_visit carry_visit;
+    oom_visit device_visit;
 };
 
 /* A field's id from its name. The names are literals at every call, so once
@@ -347,7 +356,15 @@ oom_grad_state oom_model_grad_state_at(const oom_pymodel *m, uint32_t pos);
 /* "torch.no_grad"-like calls: the grad state a `with` or decorator of this
  * expression sets, or -1 when it is not a grad-mode switch. */
 int oom_model_grad_switch(const oom_pymodel *m, TSNode expr);
+const oom_binding *oom_model_def_binding(const oom_pymodel *m, const oom_flow_def *d);
+void oom_model_visit_begin(oom_visit *v);
+bool oom_model_visit_first(const oom_pymodel *m, oom_visit *v, const oom_binding *b);
 bool oom_model_name_is_model_like(const char *name, size_t len);
+bool oom_model_text_in(const char *s, size_t len, const char *const *set);
+/* history.c: attributes without autograd history (metadata, .data, .grad);
+ * fields of a model's output that the forward produces */
+extern const char *const oom_model_history_free_attributes[];
+extern const char *const oom_model_output_fields[];
 bool oom_model_name_is_loss_like(const char *name, size_t len);
 
 #endif

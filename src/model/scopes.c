@@ -61,6 +61,30 @@ const oom_binding *oom_model_visible_binding(const oom_pymodel *m, int scope, co
     return NULL;
 }
 
+/* ---- bindings one question has looked at ---------------------------------- */
+
+void oom_model_visit_begin(oom_visit *v)
+{
+    if (++v->stamp == 0) { /* wrapped: forget every stamp */
+        v->stamp = 1;
+        free(v->seen);
+        v->seen = NULL;
+    }
+}
+
+/* True the first time a question meets `b`. The array is the model's
+ * scratch (one file's model is used by one thread), made on first use. */
+bool oom_model_visit_first(const oom_pymodel *m, oom_visit *v, const oom_binding *b)
+{
+    if (!v->seen)
+        v->seen = oom_xcalloc(m->binding_count ? m->binding_count : 1, sizeof(uint32_t));
+    size_t i = (size_t)(b - m->bindings);
+    if (v->seen[i] == v->stamp)
+        return false;
+    v->seen[i] = v->stamp;
+    return true;
+}
+
 /* ---- qualified names ------------------------------------------------------ */
 
 static const oom_alias *find_alias(const oom_pymodel *m, const char *name, uint32_t len)

@@ -1,0 +1,152 @@
+/* model/device: device placement. Which values are a model's outputs left
+ * on the GPU (logits, hidden states, generated ids, what is built from them
+ * by torch ops) rather than moved to the host or reduced to a few numbers:
+ * collecting those across a dataset keeps all of them in GPU memory.
+ * Unknown means "not on the device": a missed finding over a false one. */
+#include <string.h>
+
+#include "oomlint/lang.h"
+#include "internal.h"
+
+/* Methods that bring a tensor to the host or reduce it to a scalar-sized value. */
+static const char *const host_or_reduced_methods[] = {
+    "cpu", "numpy", "tolist", "item", "sum", "mean", "argmax", "argmin", "max", "min", "std",
+    "var", "norm", "all", "any", "size", "dim", "numel", "nelement", "count_nonzero", "median",
+    "prod", "logsumexp", NULL};
+
+static bool device_output(const oom_pymodel *m, TSNode e, int depth);
+static bool any_argument_device_output(const oom_pymodel *m, TSNode call, int depth);
+
+static bool moves_to_cpu(const oom_pymodel *m, TSNode call)
+{
+    TSNode args = oom_model_child(m, call, "arguments", 9);
+    if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0)
+        return false;
+    TSNode a = oom_model_named_child(m, args, 0);
+    if (ts_node_symbol(a) == m->sym.keyword_argument)
+        a = oom_model_child(m, a, "value", 5);
+    uint32_t len;
+    const char *t = oom_node_text(m, a, &len);
+    return (len >= 5 && memmem(t, len, "cpu", 3) != NULL);
+}
+
+static bool device_output_call(const oom_pymodel *m, TSNode call, int depth)
+{
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    if (ts_node_is_null(fn))
+        return false;
+    if (ts_node_symbol(fn) == m->sym.attribute) {
+        TSNode attr = oom_model_child(m, fn, "attribute", 9);
+        uint32_t len;
+        const char *method = oom_node_text(m, attr, &len);
+        if (oom_model_text_in(method, len, host_or_reduced_methods))
+            return false;
+        if (len == 2 && memcmp(method, "to", 2) == 0 && moves_to_cpu(m, call))
+            return false;
+        if (len == 8 && memcmp(method, "generate", 8) == 0)
+            return true; /* generated token ids of the whole batch */
+        TSNode obj = oom_model_child(m, fn, "object", 6);
+        if (!ts_node_is_null(obj) && device_output(m, obj, depth + 1))
+            return true;
+    }
+    if (oom_pymodel_is_model_call(m, call))
+        return true;
+    oom_buf q;
+    oom_buf_init(&q);
+    bool result = false;
+    if (oom_pymodel_qualname(m, fn, &q) && oom_str_starts_with(q.data, "torch.")) {
+        const char *last = strrchr(q.data, '.') + 1;
+        static const char *const joins[] = {"cat", "stack", "concat", "concatenate", "vstack",
+                                            "hstack", "softmax", "sigmoid", "log_softmax", NULL};
+        if (oom_model_text_in(last, strlen(last), joins) || oom_str_starts_with(q.data, "torch.nn.functional."))
+            result = any_argument_device_output(m, call, depth);
+    }
+    oom_buf_free(&q);
+    return result;
+}
+
+/* What a binding holds: `for emb in embeddings` binds a row of a device
+ * output, a view that keeps the whole batch's storage on the device. An
+ * augmented assignment (`total += x`) is a running value, not a kept one. */
+static bool binding_device_output(const oom_pymodel *m, const oom_binding *b, int depth)
+{
+    if (!b || b->kind == OOM_BIND_OPAQUE || b->kind == OOM_BIND_AUGMENTED)
+        return false;
+    if (!oom_model_visit_first(m, &((oom_pymodel *)m)->device_visit, b))
+        return false; /* answered already in this question: a loop's bindings reach each other */
+    return device_output(m, b->value, depth + 1);
+}
+
+/* A name holds a device output when one of the bindings that may reach it
+ * does (`out = model(x)`, then `if keep: out = out.cpu()` leaves the GPU
+ * copy on the other path), and none when every path moved or reduced it
+ * (`out = out.cpu()` after the forward). Names the flow cannot answer for
+ * (an enclosing function's, the module's) take the nearest binding above. */
+static bool identifier_device_output(const oom_pymodel *m, TSNode id, int depth)
+{
+    oom_flow_reach r;
+    if (oom_model_reaching_bindings(m, id, &r)) {
+        for (uint32_t i = 0; i < r.count; i++)
+            if (binding_device_output(m, oom_model_def_binding(m, r.defs[i]), depth))
+                return true;
+        return false;
+    }
+    uint32_t len;
+    const char *name = oom_node_text(m, id, &len);
+    uint32_t pos = ts_node_start_byte(id);
+    return binding_device_output(m, oom_model_visible_binding(m, oom_model_scope_at(m, pos), name, len, pos, false),
+                                 depth);
+}
+
+static bool device_output(const oom_pymodel *m, TSNode e, int depth)
+{
+    if (depth > OOM_MODEL_MAX_DEPTH || ts_node_is_null(e))
+        return false;
+    TSSymbol s = ts_node_symbol(e);
+    uint32_t len;
+    if (s == m->sym.identifier)
+        return identifier_device_output(m, e, depth);
+    if (s == m->sym.call)
+        return device_output_call(m, e, depth);
+    if (s == m->sym.attribute) {
+        TSNode attr = oom_model_child(m, e, "attribute", 9);
+        const char *name = oom_node_text(m, attr, &len);
+        if (len == 4 && memcmp(name, "loss", 4) == 0)
+            return false; /* a scalar */
+        if (oom_model_text_in(name, len, oom_model_history_free_attributes) && !(len == 4 && memcmp(name, "data", 4) == 0))
+            return false;
+        if (oom_model_text_in(name, len, oom_model_output_fields))
+            return true;
+        return device_output(m, oom_model_child(m, e, "object", 6), depth + 1);
+    }
+    const char *type = ts_node_type(e);
+    if (strcmp(type, "subscript") == 0)
+        return device_output(m, oom_model_child(m, e, "value", 5), depth + 1);
+    if (strcmp(type, "parenthesized_expression") == 0 || strcmp(type, "list") == 0 ||
+        strcmp(type, "tuple") == 0 || strcmp(type, "binary_operator") == 0) {
+        uint32_t count = ts_node_named_child_count(e);
+        for (uint32_t i = 0; i < count; i++)
+            if (device_output(m, oom_model_named_child(m, e, i), depth + 1))
+                return true;
+    }
+    return false;
+}
+
+static bool any_argument_device_output(const oom_pymodel *m, TSNode call, int depth)
+{
+    TSNode args = oom_model_child(m, call, "arguments", 9);
+    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode a = oom_model_named_child(m, args, i);
+        if (ts_node_symbol(a) != m->sym.keyword_argument && device_output(m, a, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+bool oom_pymodel_is_device_output(const oom_pymodel *m, TSNode expr)
+{
+    oom_model_visit_begin(&((oom_pymodel *)m)->device_visit);
+    return device_output(m, expr, 0);
+}
+
