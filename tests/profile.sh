@@ -37,6 +37,8 @@ profile_corpus() {
     model=$(incl "$OUT/lint.cg" oom_pymodel_build_from)
     compile=$(incl "$OUT/lint.cg" oom_compiled_new)
     preds=$(incl "$OUT/lint.cg" oom_preds_hold)
+    facts=$(incl "$OUT/lint.cg" take_facts)
+    join=$(incl "$OUT/lint.cg" oom_project_run_checks)
     analysis=$((all - p_only))
     echo "corpus: $corpus (every ${STRIDE}th file: $files files, $lines lines)"
     printf '  %-44s %14s %8s\n' "" "instructions" "% parse"
@@ -48,7 +50,10 @@ profile_corpus() {
     printf '  %-44s %14s %8s\n' "  compiling the rules (once per process)" "$compile" "$(pct "$compile" "$p_only")"
     printf '  %-44s %14s %8s\n' "  semantic model (over the laid-out tree)" "$model" "$(pct "$model" "$p_only")"
     printf '  %-44s %14s %8s\n' "  predicates" "$preds" "$(pct "$preds" "$p_only")"
-    printf '  analysis overhead over parsing: %s%%\n' "$(pct "$analysis" "$p_only")"
+    printf '  %-44s %14s %8s\n' "  each file's facts for the project (workers)" "$facts" "$(pct "$facts" "$p_only")"
+    printf '  %-44s %14s %8s\n' "  joining the project (one pass)" "$join" "$(pct "$join" "$p_only")"
+    printf '  analysis overhead over parsing: %s%%; the cross-file part (facts + join): %s%% of the whole run\n' \
+        "$(pct "$analysis" "$p_only")" "$(pct "$((facts + join))" "$all")"
 }
 
 for corpus in /usr/lib/python3.11 /usr/lib/python3/dist-packages/torch; do
