@@ -400,6 +400,31 @@ static bool own_function_returns_graph_at(const oom_pymodel *m, TSNode fn, int i
     return false;
 }
 
+static bool derived_without_grad(const oom_pymodel *m, TSNode e);
+
+/* A loss computed from predictions made where autograd was off
+ * (`with torch.no_grad(): out = model(x)`, then `criterion(out, y)`): no
+ * argument carries history and one is known to have none. A loss of
+ * values the model cannot see into (a helper's parameters) is taken to
+ * have history, as before. */
+static bool loss_of_values_without_grad(const oom_pymodel *m, TSNode call, int depth)
+{
+    TSNode args = oom_model_child(m, call, "arguments", 9);
+    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    bool some_without_grad = false;
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode a = oom_model_named_child(m, args, i);
+        if (ts_node_symbol(a) == m->sym.keyword_argument)
+            a = oom_model_child(m, a, "value", 5);
+        if (ts_node_is_null(a))
+            continue;
+        if (carries(m, a, depth + 1))
+            return false;
+        some_without_grad = some_without_grad || derived_without_grad(m, a);
+    }
+    return some_without_grad;
+}
+
 static bool call_carries(const oom_pymodel *m, TSNode call, int depth)
 {
     TSNode fn = oom_model_child(m, call, "function", 8);
@@ -438,7 +463,8 @@ static bool call_carries(const oom_pymodel *m, TSNode call, int depth)
                      strcmp(ts_node_type(oom_pymodel_keyword_value(m, call, "create_graph")), "false") != 0;
         else if (is_loss_function(q.data) || oom_model_name_is_loss_like(last, strlen(last)))
             /* nn.CrossEntropyLoss() builds a module; self.D_loss(...) computes one */
-            result = !isupper((unsigned char)last[0]) || strchr(last, '_') != NULL;
+            result = (!isupper((unsigned char)last[0]) || strchr(last, '_') != NULL) &&
+                     !loss_of_values_without_grad(m, call, depth);
         else if (oom_str_starts_with(q.data, "torch.") &&
                  !oom_model_text_in(last, strlen(last), torch_history_free))
             result = any_argument_carries(m, call, depth);

@@ -49,9 +49,29 @@ static void values_from_no_grad_blocks(void)
     oom_test_parsed_free(&p);
 }
 
+/* A loss of predictions made under no_grad has no graph; the same loss of
+ * a live forward, or of a helper's parameter the model cannot see into,
+ * is taken to have one. */
+static void losses_of_no_grad_values(void)
+{
+    parsed p = oom_test_parse("import torch\n"
+                              "import torch.nn.functional as F\n"
+                              "def f(model, criterion, x, y):\n"
+                              "    with torch.no_grad():\n        logits = model(x)\n"
+                              "    a = criterion(logits, y)\n    b = F.cross_entropy(logits.float(), y)\n"
+                              "    c = criterion(model(x), y)\n"
+                              "def g(criterion, pred, y):\n    d = criterion(pred, y)\n");
+    CHECK(!oom_pymodel_carries_graph(p.model, ts_node_child_by_field_name(oom_test_node_at(&p, "a = criterion(logits, y)"), "right", 5)));
+    CHECK(!oom_pymodel_carries_graph(p.model, ts_node_child_by_field_name(oom_test_node_at(&p, "b = F.cross_entropy(logits.float(), y)"), "right", 5)));
+    CHECK(oom_pymodel_carries_graph(p.model, ts_node_child_by_field_name(oom_test_node_at(&p, "c = criterion(model(x), y)"), "right", 5)));
+    CHECK(oom_pymodel_carries_graph(p.model, ts_node_child_by_field_name(oom_test_node_at(&p, "d = criterion(pred, y)"), "right", 5)));
+    oom_test_parsed_free(&p);
+}
+
 void test_grad_suite(void)
 {
     oom_test_run("grad: grad mode regions", grad_mode);
     oom_test_run("grad: callees of no-grad code only", callees_of_no_grad_code);
     oom_test_run("grad: values from no-grad blocks, and a branch that rebinds them", values_from_no_grad_blocks);
+    oom_test_run("grad: losses of values computed under no_grad", losses_of_no_grad_values);
 }
