@@ -103,6 +103,12 @@ bool oom_pymodel_cuda_initialized_before(const oom_pymodel *m, TSNode node);
 bool oom_pymodel_is_distributed(const oom_pymodel *m);
 /* No other backward or autograd.grad follows `call` in the same loop iteration. */
 bool oom_pymodel_is_last_backward(const oom_pymodel *m, TSNode call);
+/* A running total (`running_loss`, `running_metrics["k"]`) set afresh
+ * later in the same loop (`running_loss = 0` each optimizer step of a
+ * gradient-accumulation window) in a loop that calls backward: it holds the
+ * steps of one window, whose saved tensors each backward freed, not every
+ * step's graph. */
+bool oom_pymodel_is_reset_each_window(const oom_pymodel *m, TSNode target, TSNode site);
 /* A model output still on the device and not reduced: logits, hidden states,
  * embeddings ...; not after .cpu(), .numpy(), .tolist(), .item(), .sum() ...
  * A name is one when a binding that may reach it over the function's

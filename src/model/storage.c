@@ -232,13 +232,74 @@ static bool loop_calls_backward(const oom_pymodel *m, const oom_loop *l)
     return false;
 }
 
+/* The name a running total lives in: `running_loss`, or the dict of
+ * `running_metrics["rewards/chosen"]`; null for `self.total`. */
+static TSNode total_name(const oom_pymodel *m, TSNode target)
+{
+    if (strcmp(ts_node_type(target), "subscript") == 0)
+        target = oom_model_child(m, target, "value", 5);
+    return ts_node_symbol(target) == m->sym.identifier ? target : (TSNode){0};
+}
+
+/* A plain binding that sets the total afresh (`running_loss = 0`,
+ * `running_metrics = {k: 0 for k in running_metrics}`), not the
+ * accumulation itself written out (`total = total + loss`). */
+static bool sets_afresh(const oom_pymodel *m, const oom_binding *b, const char *name, uint32_t len)
+{
+    if (b->kind != OOM_BIND_VALUE || ts_node_is_null(b->value))
+        return false;
+    return strcmp(ts_node_type(b->value), "binary_operator") != 0 || !mentions(m, b->value, name, len, 0);
+}
+
+bool oom_pymodel_is_reset_each_window(const oom_pymodel *m, TSNode target, TSNode site)
+{
+    TSNode id = total_name(m, target);
+    if (ts_node_is_null(id))
+        return false;
+    uint32_t pos = ts_node_start_byte(site);
+    int scope = oom_model_scope_at(m, pos);
+    const oom_loop *loop = innermost_loop(m, pos, scope);
+    if (!loop || !loop_calls_backward(m, loop))
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, id, &len);
+    for (int i = m->scopes[scope].last_binding; i >= 0; i = m->bindings[i].prev) {
+        const oom_binding *b = &m->bindings[i];
+        if (b->pos >= loop->start && b->pos < loop->end && b->name_len == len && memcmp(b->name, name, len) == 0 &&
+            sets_afresh(m, b, name, len))
+            return true;
+    }
+    return false;
+}
+
 /* A loop over chunks of one batch: `range(...)` or the pieces of a tensor
  * (`x.split(k)`, `x.chunk(n)`), possibly under enumerate/zip. A loop over a
  * data loader goes through the data set: what it collects is the epoch's. */
+/* A collection of a model's parts by its name: the plural of a model-like
+ * name (`text_encoders`, `self.models`, `heads`). */
+static bool names_model_parts(const oom_pymodel *m, TSNode e)
+{
+    if (ts_node_symbol(e) == m->sym.attribute)
+        e = oom_model_child(m, e, "attribute", 9);
+    if (ts_node_is_null(e) || ts_node_symbol(e) != m->sym.identifier)
+        return false;
+    uint32_t len;
+    const char *text = oom_node_text(m, e, &len);
+    return len > 1 && text[len - 1] == 's' && oom_model_name_is_model_like(text, len - 1);
+}
+
+/* What a loop goes through is one call's worth of work, not data: chunks
+ * of one batch (`range(...)`, `x.split(k)`, `x.chunk(n)`) or the parts of a
+ * model (SDXL's two text encoders: `for i, text_encoder in
+ * enumerate(text_encoders)`, `zip(tokenizers, text_encoders)`). */
 static bool iterates_chunks(const oom_pymodel *m, const oom_loop *l)
 {
     TSNode it = l->iterable;
-    for (int depth = 0; depth < 4 && !ts_node_is_null(it) && ts_node_symbol(it) == m->sym.call; depth++) {
+    for (int depth = 0; depth < 4 && !ts_node_is_null(it); depth++) {
+        if (names_model_parts(m, it))
+            return true;
+        if (ts_node_symbol(it) != m->sym.call)
+            return false;
         TSNode fn = oom_model_child(m, it, "function", 8);
         uint32_t len;
         const char *text = oom_node_text(m, fn, &len);
@@ -255,7 +316,11 @@ static bool iterates_chunks(const oom_pymodel *m, const oom_loop *l)
         if (!wrapper)
             return false;
         TSNode args = oom_model_child(m, it, "arguments", 9);
-        it = ts_node_named_child_count(args) ? oom_model_named_child(m, args, 0) : (TSNode){0};
+        uint32_t count = ts_node_named_child_count(args);
+        for (uint32_t i = 1; i < count && len == 3; i++) /* zip(tokenizers, text_encoders) */
+            if (names_model_parts(m, oom_model_named_child(m, args, i)))
+                return true;
+        it = count ? oom_model_named_child(m, args, 0) : (TSNode){0};
     }
     return false;
 }
@@ -286,6 +351,37 @@ static TSNode appended_value(const oom_pymodel *m, TSNode site)
                                                                        : oom_model_named_child(m, args, 0);
 }
 
+/* Whether a name read in `e` was bound, after `after`, to a value that
+ * combines the storage `name` (`embeds = torch.concat(embeds_list, -1)`). */
+static bool reads_a_combination(const oom_pymodel *m, int scope, TSNode e, uint32_t after, const char *name,
+                                uint32_t len, int depth)
+{
+    if (ts_node_is_null(e) || depth > OOM_MODEL_MAX_DEPTH || ts_node_symbol(e) == m->sym.lambda)
+        return false;
+    if (ts_node_symbol(e) == m->sym.identifier) {
+        uint32_t elen;
+        const char *etext = oom_node_text(m, e, &elen);
+        const oom_binding *b = oom_model_last_binding(m, scope, etext, elen, ts_node_start_byte(e), true);
+        return b && b->pos >= after && b->kind == OOM_BIND_VALUE && !ts_node_is_null(b->value) &&
+               combined_in(m, b->value, name, len, 0);
+    }
+    uint32_t count = ts_node_named_child_count(e);
+    for (uint32_t i = 0; i < count; i++)
+        if (reads_a_combination(m, scope, oom_model_named_child(m, e, i), after, name, len, depth + 1))
+            return true;
+    return false;
+}
+
+/* `return torch.cat(outs)`, or what the list was combined into after the
+ * loop (`embeds = torch.concat(embeds_list, dim=-1)`, then `return embeds,
+ * pooled` or `return {"prompt_embeds": embeds.cpu()}`). */
+static bool returns_combined(const oom_pymodel *m, const oom_return *r, const oom_loop *loop, const char *name,
+                             uint32_t len)
+{
+    return combined_in(m, r->value, name, len, 0) ||
+           reads_a_combination(m, r->scope, r->value, loop->end, name, len, 0);
+}
+
 /* A function that runs its batch in chunks and returns the chunks put
  * together (`for i in range(n): outs.append(model(x[i*k:(i+1)*k]))` then
  * `return torch.cat(outs)`): the list is built within one call and is the
@@ -312,7 +408,7 @@ bool oom_pymodel_is_chunked_output(const oom_pymodel *m, TSNode target, TSNode s
     for (size_t i = 0; i < m->return_count; i++) {
         const oom_return *r = &m->returns[i];
         if (r->scope == scope && !ts_node_is_null(r->value) && ts_node_start_byte(r->value) >= loop->end &&
-            combined_in(m, r->value, name, len, 0))
+            returns_combined(m, r, loop, name, len))
             return true;
     }
     return false;

@@ -55,6 +55,17 @@ static void chunked_output(void)
     CHECK(!oom_pymodel_is_chunked_output(p.model, store_of(&p, "outs.append(model(x_b))"), b));
     CHECK(!oom_pymodel_is_chunked_output(p.model, store_of(&p, "all_logits.append(logits)"), c));
     oom_test_parsed_free(&p);
+    /* one output per part of a model, combined into the name returned */
+    p = oom_test_parse("import torch\n"
+                       "def d(text_encoders, tokenizers, ids):\n    embs = []\n"
+                       "    for tok, enc in zip(tokenizers, text_encoders):\n        embs.append(enc(ids_d))\n"
+                       "    e = torch.concat(embs, dim=-1)\n    return {'e': e.cpu()}\n"
+                       "def e(text_encoders, ids):\n    embs = []\n"
+                       "    for enc in text_encoders:\n        embs.append(enc(ids_e))\n    return embs\n");
+    TSNode d = oom_test_node_at(&p, "embs.append(enc(ids_d))"), e = oom_test_node_at(&p, "embs.append(enc(ids_e))");
+    CHECK(oom_pymodel_is_chunked_output(p.model, store_of(&p, "embs.append(enc(ids_d))"), d));
+    CHECK(!oom_pymodel_is_chunked_output(p.model, store_of(&p, "embs.append(enc(ids_e))"), e));
+    oom_test_parsed_free(&p);
 }
 
 /* `global` / `nonlocal` in the function itself, not in a nested one. */
@@ -71,10 +82,32 @@ static void declared_outside(void)
     oom_test_parsed_free(&p);
 }
 
+/* A total set afresh later in the loop that adds to it, a loop that calls
+ * backward: one window of steps. Not when only an outer loop resets it, not
+ * in a loop without backward, not for the accumulation written out. */
+static void reset_each_window(void)
+{
+    parsed p = oom_test_parse("def f(model, loader, opt, n):\n    run = 0\n    metrics = {'a': 0}\n    ep = 0\n"
+                              "    for i, b in enumerate(loader):\n        loss = model(b)\n"
+                              "        run += loss\n        metrics['a'] += loss\n        ep = ep + loss\n        loss.backward()\n"
+                              "        if (i + 1) % n == 0:\n            opt.step()\n            run = 0\n"
+                              "            metrics = {k: 0 for k in metrics}\n            ep = ep + 0\n"
+                              "def g(model, loader, n):\n    w = 0\n    for i, b in enumerate(loader):\n"
+                              "        w += model(b)\n        if i % n == 0:\n            w = 0\n");
+    TSNode run = oom_test_node_at(&p, "run += loss"), metric = oom_test_node_at(&p, "metrics['a'] += loss");
+    TSNode ep = oom_test_node_at(&p, "ep = ep + loss"), w = oom_test_node_at(&p, "w += model(b)");
+    CHECK(oom_pymodel_is_reset_each_window(p.model, ts_node_child_by_field_name(run, "left", 4), run));
+    CHECK(oom_pymodel_is_reset_each_window(p.model, ts_node_child_by_field_name(metric, "left", 4), metric));
+    CHECK(!oom_pymodel_is_reset_each_window(p.model, ts_node_child_by_field_name(ep, "left", 4), ep));
+    CHECK(!oom_pymodel_is_reset_each_window(p.model, ts_node_child_by_field_name(w, "left", 4), w));
+    oom_test_parsed_free(&p);
+}
+
 void test_storage_suite(void)
 {
     oom_test_run("storage: what outlives a loop iteration", outlives_iteration);
     oom_test_run("storage: stacked into the backpropagated loss", backpropagated);
-    oom_test_run("storage: a batch run in chunks and returned", chunked_output);
+    oom_test_run("storage: a batch run in chunks, or a model's parts, and returned combined", chunked_output);
     oom_test_run("storage: names declared global or nonlocal", declared_outside);
+    oom_test_run("storage: a total set afresh each accumulation window", reset_each_window);
 }

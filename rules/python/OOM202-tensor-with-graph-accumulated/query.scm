@@ -1,4 +1,7 @@
 ; total_loss += loss
+; reset-each-window: `running_loss = 0` later in the same loop, which calls
+; backward each step (a gradient-accumulation window): one window's steps, whose
+; saved tensors backward freed, not every step's graph
 (augmented_assignment
   left: (_) @total
   operator: ["+=" "-="]
@@ -6,6 +9,7 @@
   (#oom-in-loop? @total)
   (#oom-grad-enabled? @total)
   (#oom-outlives-iteration? @total)
+  (#not-oom-reset-each-window? @total)
   (#not-oom-in-forward-code? @value)
   (#oom-builds-graphs? @value)
   (#oom-carries-graph? @value)
@@ -37,6 +41,7 @@
   (#oom-in-loop? @total)
   (#oom-grad-enabled? @total)
   (#oom-outlives-iteration? @total)
+  (#not-oom-reset-each-window? @total)
   (#not-oom-in-forward-code? @value)
   (#oom-builds-graphs? @value)
   (#oom-carries-graph? @value)
@@ -53,6 +58,7 @@
   (#oom-in-loop? @total)
   (#oom-grad-enabled? @total)
   (#oom-outlives-iteration? @total)
+  (#not-oom-reset-each-window? @total)
   (#not-oom-in-forward-code? @value)
   (#oom-builds-graphs? @value)
   (#oom-carries-graph? @value)
