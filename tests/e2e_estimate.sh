@@ -524,7 +524,7 @@ expect_not_contains "module-no-capacity-finding" "$OUT" "OOM60"
 # On a T4 (14.7 GiB as PyTorch sees it, 13.3 GiB at 90%) even QLoRA leaves
 # Llama-2-13b at about 13.5 GiB: 7b is the largest of the family that fits.
 run_oomlint estimate --model meta-llama/Llama-2-70b-hf --gpu T4 --batch-size 1 --seq-len 512 --precision bf16
-expect_contains "plan-smaller-model-of-family" "$OUT" "QLoRA); a smaller model of the same family: meta-llama/Llama-2-7b-hf (6.74B parameters against 68.98B) -> about 8.0 GiB"
+expect_contains "plan-smaller-model-of-family" "$OUT" "QLoRA); a smaller model of the same family: meta-llama/Llama-2-7b-hf (6.74B parameters against 68.98B) -> about 8.1 GiB"
 run_oomlint estimate --model Qwen/Qwen2.5-7B --gpu T4 --batch-size 1 --seq-len 512 --precision bf16
 expect_not_contains "plan-keeps-model-when-toolbox-enough" "$OUT" "smaller model"
 

@@ -103,7 +103,32 @@ typedef struct {
     bool generates;
     long long new_tokens;      /* generate(max_new_tokens=) */
     long long head_dim;        /* 0: hidden / heads (kv_heads above: 0 means heads) */
+    /* ---- bitsandbytes 4-bit layers under autograd (docs/estimation.md §11.6) ---- */
+    bool shared_block_norm;    /* attention and MLP read one norm's output (phi, GPT-J) */
+    /* bitsandbytes before 0.43.2: MatMul4Bit keeps each 4-bit layer's input
+     * for backward (ctx.tensors = (A, B)), which a frozen 16-bit layer does
+     * not; 0.43.2 dropped it (bitsandbytes PR #1270). Off: current versions */
+    bool bnb_keeps_inputs;
+    /* OOM_LORA_KEEPS_* bits: the linear inputs that a LoRA branch without
+     * dropout keeps anyway (its A matrix saves the input it multiplies) */
+    unsigned lora_kept_inputs;
+    /* bytes per weight of the copy a 4-bit layer's dequantised weight is cast
+     * to when the compute dtype differs from the dtype it was quantised from
+     * (2: fp16 to bf16, as under Fabric's bitsandbytes plugin); 0: no cast */
+    int dequant_cast_bytes;
 } oom_estimate_input;
+
+/* Which input of a decoder layer's linear layers a LoRA target reads. */
+enum {
+    OOM_LORA_KEEPS_ATTN_INPUT = 1u, /* q, k, v (the attention norm's output) */
+    OOM_LORA_KEEPS_OUT_INPUT = 2u,  /* the output projection (the attention's output) */
+    OOM_LORA_KEEPS_MLP_INPUT = 4u,  /* gate, up, fc (the MLP norm's output) */
+    OOM_LORA_KEEPS_DOWN_INPUT = 8u, /* down, fc2 (the MLP's intermediate) */
+    OOM_LORA_KEEPS_ALL = 15u,
+};
+/* The OOM_LORA_KEEPS_* bit of a LoRA target name (q_proj, litgpt's query,
+ * down_proj ...); "all-linear" gives every bit; 0 for a name it does not know. */
+unsigned oom_estimate_lora_input_of(const char *target);
 
 /* Bytes per GPU, by component. */
 typedef struct {
@@ -119,6 +144,9 @@ typedef struct {
     bool step_is_peak;
     double kv_cache; /* generate()'s keys and values; 0 in training */
     double logit_values; /* batch x sequence x vocabulary of a language-model head; 0 without one */
+    /* the largest 4-bit weight dequantised to 16 bits (and cast) while its
+     * layer runs forward or backward; peak_dequant: that, when it is at the peak */
+    double dequant, peak_dequant;
 } oom_estimate;
 
 void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out);

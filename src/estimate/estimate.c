@@ -61,6 +61,26 @@ long long oom_estimate_lora_all_linear_features(const oom_estimate_input *in)
     return attention + (in->gated_mlp ? 3 : 2) * (h + mlp);
 }
 
+unsigned oom_estimate_lora_input_of(const char *t)
+{
+    static const char *const attn[] = {"q_proj", "k_proj", "v_proj", "query", "key", "value", "q", "k", "v",
+                                       "c_attn", "query_key_value", "qkv_proj", "Wqkv", NULL};
+    static const char *const out[] = {"o_proj", "out_proj", "dense", "o", NULL};
+    static const char *const mlp[] = {"gate_proj", "up_proj", "fc1", "c_fc", "w1", "w3", "wi", "fc_1", "fc_2",
+                                      "fc", "gate_up_proj", NULL};
+    static const char *const down[] = {"down_proj", "fc2", "w2", "wo", NULL};
+    if (strcmp(t, "all-linear") == 0)
+        return OOM_LORA_KEEPS_ALL;
+    const char *const *lists[] = {attn, out, mlp, down};
+    const unsigned bits[] = {OOM_LORA_KEEPS_ATTN_INPUT, OOM_LORA_KEEPS_OUT_INPUT, OOM_LORA_KEEPS_MLP_INPUT,
+                             OOM_LORA_KEEPS_DOWN_INPUT};
+    for (int l = 0; l < 4; l++)
+        for (int i = 0; lists[l][i]; i++)
+            if (strcmp(t, lists[l][i]) == 0)
+                return bits[l];
+    return 0;
+}
+
 const char *oom_optimizer_name(oom_optimizer o)
 {
     static const char *const names[] = {"AdamW", "SGD", "SGD with momentum", "Adafactor",
@@ -230,11 +250,48 @@ static double optimizer_bytes(const oom_estimate_input *in)
  * rotary embeddings 2 + 2kv (q and k before rotation), MLP 4 + 8m (norm
  * input, input, gate, up, activation, product). Each LoRA target with
  * dropout keeps a 1-byte mask and a 16-bit copy of its input: 3. */
+/* Whether bitsandbytes' MatMul4Bit keeps the inputs of the 4-bit layers:
+ * before 0.43.2, forward stored ctx.tensors = (A, B) whenever an input
+ * needed grad (bitsandbytes/autograd/_functions.py, 0.41.1 line 523), and
+ * under LoRA the activations need grad, so every 4-bit layer kept its input
+ * although backward only needs B. A frozen 16-bit nn.Linear keeps it only if
+ * its weight needs grad (PyTorch's generated MmBackward0/AddmmBackward0 save
+ * the input under should_compute_output of the weight). */
+static bool keeps_quantized_inputs(const oom_estimate_input *in)
+{
+    return in->bnb_keeps_inputs && in->precision == OOM_PREC_NF4 && in->training && !in->frozen_backbone;
+}
+
+/* What those kept inputs add per token and hidden unit to a layer, in the
+ * 16-bit compute dtype: the distinct tensors the block's 4-bit layers read
+ * that nothing else keeps. The attention's input (the norm output q, k, v
+ * read); the MLP's input, unless one norm feeds both (phi, GPT-J); the
+ * output projection's input only with eager attention (SDPA and
+ * FlashAttention keep their output, of which it is a view); the down
+ * projection's input, m = intermediate / hidden wide. A LoRA branch without
+ * dropout keeps its target's input anyway (lora_kept_inputs). */
+static double quantized_input_bytes_per_token_hidden(const oom_estimate_input *in)
+{
+    if (!keeps_quantized_inputs(in) || in->hidden <= 0)
+        return 0;
+    unsigned kept = in->lora_kept_inputs;
+    double m = in->intermediate > 0 ? (double)in->intermediate / (double)in->hidden : 4.0;
+    bool attn_kept = (kept & OOM_LORA_KEEPS_ATTN_INPUT) || (in->shared_block_norm && (kept & OOM_LORA_KEEPS_MLP_INPUT));
+    double n = attn_kept ? 0 : 1;
+    if (!in->shared_block_norm && !(kept & OOM_LORA_KEEPS_MLP_INPUT))
+        n += 1;
+    if (!in->memory_efficient_attention && !(kept & OOM_LORA_KEEPS_OUT_INPUT))
+        n += 1;
+    if (!(kept & OOM_LORA_KEEPS_DOWN_INPUT))
+        n += m;
+    return 2.0 * n;
+}
+
 static double layer_bytes_per_token_hidden(const oom_estimate_input *in)
 {
     double s = (double)in->seq_len, h = (double)in->hidden, a = (double)in->heads;
     double scores = in->memory_efficient_attention || h <= 0 ? 0 : 5.0 * a * s / h;
-    double dropout = 3.0 * in->lora_dropout_modules;
+    double dropout = 3.0 * in->lora_dropout_modules + quantized_input_bytes_per_token_hidden(in);
     if (!in->gated_mlp || h <= 0 || in->intermediate <= 0)
         return 34.0 + scores + dropout;
     double kv = in->kv_heads > 0 && in->heads > 0 ? (double)in->kv_heads / a : 1.0;
@@ -276,6 +333,14 @@ static double checkpoint_bytes(const oom_estimate_input *in)
            (double)in->hidden;
 }
 
+/* A 4-bit LM head keeps its input too (the final norm's output, once). */
+static double quantized_head_input_bytes(const oom_estimate_input *in)
+{
+    if (!keeps_quantized_inputs(in) || !in->head_quantized || !in->lm_head)
+        return 0;
+    return 2.0 * (double)in->micro_batch * (double)in->seq_len * (double)in->hidden;
+}
+
 static double activation_bytes(const oom_estimate_input *in)
 {
     if (in->layers <= 0)
@@ -290,7 +355,7 @@ static double activation_bytes(const oom_estimate_input *in)
      * during backward (Korthikanti §5) */
     if (in->gradient_checkpointing)
         return checkpoint_bytes(in) + layer;
-    return (double)in->layers * layer;
+    return (double)in->layers * layer + quantized_head_input_bytes(in);
 }
 
 /* Tokens of a ViT: one per patch, plus the class token. */
@@ -432,6 +497,32 @@ static double logit_bytes(const oom_estimate_input *in)
     return vocab_logit_bytes(in);
 }
 
+/* The largest 4-bit weight as MatMul4Bit runs it: forward computes
+ * F.linear(A, dequantize_4bit(B).to(A.dtype).t()) and backward the same
+ * product for A's gradient (bitsandbytes/autograd/_functions.py, 0.41.1
+ * lines 516 and 547, 0.43.3 line 509), so the whole weight lives in the
+ * dtype it was quantised from (dequantize_4bit allocates it in the quant
+ * state's dtype: functional.py, 0.41.1 line 908) and, when the compute dtype
+ * differs, in that one too, until the product is done. Fabric's plugin
+ * quantises from torch.half (fabric/plugins/precision/bitsandbytes.py,
+ * lightning 2.1, _quantize_weight) and litgpt computes in bf16: 2 + 2 bytes
+ * per weight. One input row without grad takes gemv_4bit instead, which
+ * dequantises nothing (matmul_4bit, 0.41.1 line 568): a generation step
+ * after the prompt. `head`: the LM head (if it is quantised); otherwise the
+ * largest linear of a block (the MLP's h x intermediate). */
+static double dequant_weight_bytes(const oom_estimate_input *in, bool head)
+{
+    if (in->precision != OOM_PREC_NF4 || in->hidden <= 0 || in->image_bytes > 0 || in->module_defined)
+        return 0;
+    if (!in->training && in->micro_batch * in->seq_len <= 1)
+        return 0;
+    double h = (double)in->hidden, per_weight = 2.0 + in->dequant_cast_bytes;
+    if (head)
+        return in->head_quantized && in->lm_head && in->vocab > 0 ? (double)in->vocab * h * per_weight : 0;
+    double mlp = (double)(in->intermediate > 0 ? in->intermediate : 4 * in->hidden);
+    return (mlp > h ? mlp : h) * h * per_weight;
+}
+
 /* The optimizer step's own allocations: PyTorch 2's foreach AdamW (the
  * default on CUDA) computes sqrt(v) for every parameter at once, a copy of
  * one state (torch/optim/adamw.py, _multi_tensor_adamw: exp_avg_sq_sqrt).
@@ -485,24 +576,33 @@ void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out)
      * the first layer: the checkpoints plus the larger of the two */
     double acts = out->activations, logits = out->logits;
     double kept = checkpoint_bytes(in);
+    /* A 4-bit weight dequantised while its layer runs: the head's beside the
+     * loss's tensors, a block's beside the activations */
+    double head_dq = dequant_weight_bytes(in, true), block_dq = dequant_weight_bytes(in, false);
+    double dq = head_dq > block_dq ? head_dq : block_dq;
     if (kept > 0) {
         double layer = out->activations - kept;
-        if (layer > logits)
+        if (layer + block_dq > logits + head_dq) {
             logits = 0;
-        else
+            dq = block_dq;
+        } else {
             acts = kept;
+            dq = head_dq;
+        }
     }
+    out->dequant = dq;
     double grads = before_torch2(in) ? out->gradients : 0;
     /* generate()'s keys and values live through the forward pass (inference
      * only: a training step has no cache) */
     out->kv_cache = kv_cache_bytes(in);
-    out->forward_backward = states + acts + logits + grads + out->kv_cache;
+    out->forward_backward = states + acts + logits + grads + out->kv_cache + out->dequant;
     out->step = in->training ? states + out->gradients + out->step_temp : 0;
     out->step_is_peak = out->step > out->forward_backward;
     out->peak_gradients = out->step_is_peak ? out->gradients : grads;
     out->peak_activations = out->step_is_peak ? 0 : acts;
     out->peak_logits = out->step_is_peak ? 0 : logits;
     out->peak_step_temp = out->step_is_peak ? out->step_temp : 0;
+    out->peak_dequant = out->step_is_peak ? 0 : out->dequant;
     double live = out->step_is_peak ? out->step : out->forward_backward;
     out->slack = OOM_ALLOCATOR_SLACK * live;
     out->total = out->context + live + out->slack;

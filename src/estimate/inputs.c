@@ -126,10 +126,19 @@ static bool gated_mlp_family(const char *model_type)
     return false;
 }
 
+/* Families whose attention and MLP read the output of one shared norm
+ * (HF PhiDecoderLayer and GPTJBlock: one input_layernorm, parallel
+ * attention and MLP): one input tensor for both, where a 4-bit layer keeps it. */
+static bool shared_block_norm_family(const char *model_type)
+{
+    return strcmp(model_type, "phi") == 0 || strcmp(model_type, "gptj") == 0 || strcmp(model_type, "codegen") == 0;
+}
+
 /* The widths the activations and a quantised model's unquantised part
  * depend on: MLP width, K/V heads, whether the head is tied. */
 static void use_model_shape(oom_script_inputs *s, const oom_model *m)
 {
+    s->in.shared_block_norm = shared_block_norm_family(m->config.model_type);
     s->in.intermediate = m->config.intermediate_size > 0 ? m->config.intermediate_size : 0;
     s->in.kv_heads = m->config.num_key_value_heads > 0 ? m->config.num_key_value_heads : 0;
     s->in.gated_mlp = gated_mlp_family(m->config.model_type);
@@ -370,26 +379,32 @@ void oom_est_read_optimizer(reader *r, TSNode value)
 
 /* in + out features of the targets: each named module's real widths
  * (2h for a name the estimate does not know), or every linear layer of a
- * block for "all-linear"; *modules counts them. */
-static long long lora_target_features(reader *r, TSNode targets, long long *modules)
+ * block for "all-linear"; *modules counts them, *inputs has the
+ * OOM_LORA_KEEPS_* bit of each (which layer input the target reads). */
+static long long lora_target_features(reader *r, TSNode targets, long long *modules, unsigned *inputs)
 {
     const oom_estimate_input *in = &r->out->in;
     *modules = 2; /* PEFT's default for most models: q and v */
+    *inputs = OOM_LORA_KEEPS_ATTN_INPUT;
     if (ts_node_is_null(targets))
         return oom_estimate_lora_features(in, "q_proj") + oom_estimate_lora_features(in, "v_proj");
     oom_buf name;
     oom_buf_init(&name);
     long long sum = 0;
+    *inputs = 0;
     if (oom_pymodel_string_value(r->m, targets, &name) && strcmp(name.data, "all-linear") == 0) {
         *modules = in->gated_mlp ? 7 : 6;
+        *inputs = OOM_LORA_KEEPS_ALL;
         sum = oom_estimate_lora_all_linear_features(in);
     } else if (strcmp(ts_node_type(targets), "list") == 0) {
         *modules = ts_node_named_child_count(targets);
         for (uint32_t i = 0; i < ts_node_named_child_count(targets); i++) {
             oom_buf_clear(&name);
             long long f = 0;
-            if (oom_pymodel_string_value(r->m, ts_node_named_child(targets, i), &name))
+            if (oom_pymodel_string_value(r->m, ts_node_named_child(targets, i), &name)) {
                 f = oom_estimate_lora_features(in, name.data);
+                *inputs |= oom_estimate_lora_input_of(name.data);
+            }
             sum += f > 0 ? f : 2 * in->hidden;
         }
     } else {
@@ -408,12 +423,17 @@ static void read_lora(reader *r, TSNode rank_value, TSNode targets, TSNode dropo
     if (!oom_pymodel_int_value(r->m, rank_value, &rank) || rank <= 0 || s->in.hidden <= 0)
         return;
     long long modules;
-    long long features = lora_target_features(r, targets, &modules);
+    unsigned inputs;
+    long long features = lora_target_features(r, targets, &modules, &inputs);
     s->in.trainable = s->in.layers * rank * features;
     char p[32];
     s->in.lora_dropout_modules = 0;
-    if (!ts_node_is_null(dropout) && oom_est_text_of(r, dropout, p, sizeof p) && atof(p) > 0)
+    /* without dropout each target's LoRA branch keeps the target's input */
+    s->in.lora_kept_inputs = inputs;
+    if (!ts_node_is_null(dropout) && oom_est_text_of(r, dropout, p, sizeof p) && atof(p) > 0) {
         s->in.lora_dropout_modules = (int)modules;
+        s->in.lora_kept_inputs = 0;
+    }
     char what[96];
     snprintf(what, sizeof what, "LoraConfig(r=%lld), %lld target modules", rank, modules);
     oom_est_note(r, OOM_IN_LORA, rank_value, what);

@@ -18,12 +18,13 @@ typedef struct {
     const char *color;
 } part;
 
-#define N_PARTS 9
+#define N_PARTS 10
 
 /* The parts alive at the peak, which add up to the total: at the optimizer
  * step the activations are gone and the step's temporaries are there; in
  * forward and backward (PyTorch 2 frees the gradients between steps) the
- * other way round. Inference keeps generate()'s KV cache instead. */
+ * other way round. Inference keeps generate()'s KV cache instead. A 4-bit
+ * model has one weight dequantised to 16 bits while its layer runs. */
 static void parts_of(const oom_estimate *e, part out[N_PARTS])
 {
     part p[N_PARTS] = {{"CUDA context", e->context, 'C', "#9e9e9e"},
@@ -34,6 +35,7 @@ static void parts_of(const oom_estimate *e, part out[N_PARTS])
                        {"activations", e->peak_activations, 'A', "#d62728"},
                        {"logits and loss", e->peak_logits, 'L', "#9467bd"},
                        {"KV cache", e->kv_cache, 'K', "#8c564b"},
+                       {"dequantized 4-bit", e->peak_dequant, 'D', "#e377c2"},
                        {"allocator slack", e->slack, 'S', "#bcbd22"}};
     memcpy(out, p, sizeof p);
 }
@@ -185,8 +187,8 @@ void oom_report_estimate_text(const oom_estimate_view *v, FILE *f)
     fprintf(f, "Peak GPU memory per GPU%s: %s%s%s\n\n", s->in.training ? "" : " (inference)",
             s->model_known ? s->model_id : "(unknown model)", gpu ? " on " : "", gpu ? gpu->name : "");
     for (int i = 0; i < N_PARTS; i++) {
-        if (p[i].glyph == 'K' && p[i].bytes <= 0)
-            continue; /* training keeps no KV cache */
+        if ((p[i].glyph == 'K' || p[i].glyph == 'D') && p[i].bytes <= 0)
+            continue; /* training keeps no KV cache; only a 4-bit model dequantises */
         fprintf(f, "  %c %-18s %8.2f GiB", p[i].glyph, p[i].label, p[i].bytes / OOM_GIB);
         if (p[i].glyph == 'L' && e->logit_values > 0) /* the size of one copy, for checking by hand */
             fprintf(f, "   (%lld x %lld x %lld values, %.2f GiB per fp32 copy)", s->in.micro_batch,
@@ -258,7 +260,7 @@ cJSON *oom_report_estimate_json(const oom_estimate_view *v)
     parts_of(e, p);
     static const char *const keys[] = {"cuda_context", "weights", "gradients", "optimizer_states",
                                        "optimizer_step_temporaries", "activations", "logits", "kv_cache",
-                                       "allocator_slack"};
+                                       "dequantized_weight", "allocator_slack"};
     for (int i = 0; i < N_PARTS; i++)
         cJSON_AddNumberToObject(c, keys[i], p[i].bytes);
     cJSON_AddNumberToObject(root, "total_bytes", e->total);

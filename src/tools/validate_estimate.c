@@ -262,7 +262,27 @@ static bool case_lora(const cJSON *lora, oom_estimate_input *in)
     in->trainable = trainable;
     in->adapter_bytes = (int)number_or(lora, "adapter_bytes", 0);
     in->lora_dropout_modules = (int)number_or(lora, "dropout_modules", 0);
+    /* without dropout, each target's LoRA branch keeps the target's input */
+    in->lora_kept_inputs = 0;
+    if (number_or(lora, "dropout", 0) <= 0) {
+        cJSON *t;
+        cJSON_ArrayForEach(t, item(lora, "targets"))
+        {
+            if (cJSON_IsString(t))
+                in->lora_kept_inputs |= oom_estimate_lora_input_of(t->valuestring);
+        }
+    }
     return true;
+}
+
+/* bitsandbytes before 0.43.2 kept each 4-bit layer's input for backward
+ * (PR #1270 dropped it): from the version the case names. */
+static bool bnb_keeps_inputs(const char *version)
+{
+    int major = 0, minor = 0, patch = 0;
+    if (sscanf(version, "%d.%d.%d", &major, &minor, &patch) < 2)
+        return false;
+    return major == 0 && (minor < 43 || (minor == 43 && patch < 2));
 }
 
 static bool case_inputs(const oom_kb *kb, const cJSON *c, oom_estimate_input *in)
@@ -286,6 +306,10 @@ static bool case_inputs(const oom_kb *kb, const cJSON *c, oom_estimate_input *in
     const char *opt = string_or(st, "optimizer", "adamw");
     in->optimizer = strcmp(opt, "sgd") == 0 ? OOM_OPT_SGD : OOM_OPT_ADAMW;
     in->fused_optimizer = cJSON_IsTrue(item(st, "fused_optimizer"));
+    in->generates = cJSON_IsTrue(item(st, "generates"));
+    in->new_tokens = (long long)number_or(st, "new_tokens", 0);
+    in->dequant_cast_bytes = (int)number_or(st, "dequantize_cast_bytes", 0);
+    in->bnb_keeps_inputs = bnb_keeps_inputs(string_or(item(c, "software"), "bitsandbytes", ""));
     return case_precision(st, &in->precision) && case_lora(item(st, "lora"), in);
 }
 

@@ -71,6 +71,7 @@ void test_launch_suite(void);
 void test_estimate_modules_suite(void);
 void test_plan_suite(void);
 void test_estimate_modes_suite(void);
+void test_estimate_quant_suite(void);
 void test_diffbase_suite(void);
 void test_project_suite(void);
 void test_words_suite(void);

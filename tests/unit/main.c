@@ -33,6 +33,7 @@ int main(int argc, char **argv)
     test_estimate_suite();
     test_estimate_inputs_suite();
     test_estimate_precision_suite();
+    test_estimate_quant_suite();
     test_launch_suite();
     test_estimate_modules_suite();
     test_plan_suite();
