@@ -240,16 +240,6 @@ static double optimizer_bytes(const oom_estimate_input *in)
     return 8 * t;
 }
 
-/* Bytes per token and hidden unit one layer keeps for backward, 16-bit
- * tensors. Korthikanti et al. Eq. 1 for a GPT/BERT layer (4h GeLU MLP,
- * dropout): 34, plus 5as/h of attention scores that SDPA/FlashAttention do
- * not keep. A SwiGLU decoder layer (LLaMA, Mistral, Qwen2; no dropout),
- * counted the same way with its real widths (kv = K/V heads / heads, m =
- * intermediate / hidden): attention 10 + 4kv (norm input, projections'
- * input, q, k, v, the attention output and the output projection's input),
- * rotary embeddings 2 + 2kv (q and k before rotation), MLP 4 + 8m (norm
- * input, input, gate, up, activation, product). Each LoRA target with
- * dropout keeps a 1-byte mask and a 16-bit copy of its input: 3. */
 /* Whether bitsandbytes' MatMul4Bit keeps the inputs of the 4-bit layers:
  * before 0.43.2, forward stored ctx.tensors = (A, B) whenever an input
  * needed grad (bitsandbytes/autograd/_functions.py, 0.41.1 line 523), and
@@ -287,6 +277,16 @@ static double quantized_input_bytes_per_token_hidden(const oom_estimate_input *i
     return 2.0 * n;
 }
 
+/* Bytes per token and hidden unit one layer keeps for backward, 16-bit
+ * tensors. Korthikanti et al. Eq. 1 for a GPT/BERT layer (4h GeLU MLP,
+ * dropout): 34, plus 5as/h of attention scores that SDPA/FlashAttention do
+ * not keep. A SwiGLU decoder layer (LLaMA, Mistral, Qwen2; no dropout),
+ * counted the same way with its real widths (kv = K/V heads / heads, m =
+ * intermediate / hidden): attention 10 + 4kv (norm input, projections'
+ * input, q, k, v, the attention output and the output projection's input),
+ * rotary embeddings 2 + 2kv (q and k before rotation), MLP 4 + 8m (norm
+ * input, input, gate, up, activation, product). Each LoRA target with
+ * dropout keeps a 1-byte mask and a 16-bit copy of its input: 3. */
 static double layer_bytes_per_token_hidden(const oom_estimate_input *in)
 {
     double s = (double)in->seq_len, h = (double)in->hidden, a = (double)in->heads;
