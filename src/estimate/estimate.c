@@ -291,12 +291,13 @@ static double layer_bytes_per_token_hidden(const oom_estimate_input *in)
 {
     double s = (double)in->seq_len, h = (double)in->hidden, a = (double)in->heads;
     double scores = in->memory_efficient_attention || h <= 0 ? 0 : 5.0 * a * s / h;
-    double dropout = 3.0 * in->lora_dropout_modules + quantized_input_bytes_per_token_hidden(in);
+    /* LoRA dropout's copies, and the inputs old bitsandbytes keeps */
+    double extra = 3.0 * in->lora_dropout_modules + quantized_input_bytes_per_token_hidden(in);
     if (!in->gated_mlp || h <= 0 || in->intermediate <= 0)
-        return 34.0 + scores + dropout;
+        return 34.0 + scores + extra;
     double kv = in->kv_heads > 0 && in->heads > 0 ? (double)in->kv_heads / a : 1.0;
     double m = (double)in->intermediate / h;
-    return 10.0 + 4.0 * kv + 2.0 + 2.0 * kv + 4.0 + 8.0 * m + scores + dropout;
+    return 10.0 + 4.0 * kv + 2.0 + 2.0 * kv + 4.0 + 8.0 * m + scores + extra;
 }
 
 static double layer_activation_bytes(const oom_estimate_input *in)
