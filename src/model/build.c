@@ -877,7 +877,7 @@ static int enter_function(oom_pymodel *m, int scope, TSNode node)
 {
     TSNode name = field_of(m, node, "name");
     oom_scope s = {ts_node_start_byte(node), ts_node_end_byte(node), scope, NULL, 0, false, false, false, -1,
-                   node, -1, NULL, 0};
+                   node, -1, NULL, 0, -1};
     if (!ts_node_is_null(name))
         s.name = oom_node_text(m, name, &s.name_len);
     classify_method(m, node, &s);
@@ -1085,33 +1085,91 @@ static void walk(oom_pymodel *m, const oom_nodes *nodes)
     free(stack);
 }
 
+/* `runner = partial(run_one, policy=policy)` (functools.partial, by any
+ * import): calling `runner` calls `run_one`. The function's name (the
+ * first argument), or null. */
+static TSNode partial_target(const oom_pymodel *m, const oom_binding *b)
+{
+    TSNode none = {{0}, NULL, NULL};
+    if (b->kind != OOM_BIND_VALUE || ts_node_is_null(b->value) || ts_node_symbol(b->value) != m->sym.call)
+        return none;
+    TSNode callee = oom_model_child(m, b->value, "function", 8);
+    uint32_t len;
+    const char *last = ts_node_is_null(callee) ? NULL : oom_node_last_name(m, callee, &len);
+    if (!last || len != 7 || memcmp(last, "partial", 7) != 0)
+        return none;
+    TSNode args = oom_model_child(m, b->value, "arguments", 9);
+    if (ts_node_is_null(args) || ts_node_named_child_count(args) == 0)
+        return none;
+    TSNode first = oom_model_named_child(m, args, 0);
+    return ts_node_symbol(first) == m->sym.identifier ? first : none;
+}
+
+typedef struct {
+    const oom_binding *alias; /* runner */
+    const char *target;       /* run_one */
+    uint32_t target_len;
+} partial_alias;
+
+static partial_alias *find_partial_aliases(const oom_pymodel *m, size_t *count)
+{
+    partial_alias *out = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t b = 0; b < m->binding_count; b++) {
+        TSNode t = partial_target(m, &m->bindings[b]);
+        if (ts_node_is_null(t))
+            continue;
+        partial_alias a = {&m->bindings[b], NULL, 0};
+        a.target = oom_node_text(m, t, &a.target_len);
+        OOM_PUSH(out, n, cap, a);
+    }
+    *count = n;
+    return out;
+}
+
+/* Calls of `name` outside the function itself: how many, and how many of
+ * them stand where grad is off. */
+static void count_calls(const oom_pymodel *m, const oom_scope *s, const char *name, uint32_t len, size_t *calls,
+                        size_t *quiet)
+{
+    for (size_t c = 0; c < m->call_count; c++) {
+        const oom_call_site *site = &m->calls[c];
+        if (site->name_len != len || memcmp(site->name, name, len))
+            continue;
+        if (site->pos >= s->start && site->pos < s->end)
+            continue; /* recursion says nothing */
+        (*calls)++;
+        *quiet += oom_model_grad_state_at(m, site->pos) != OOM_GRAD_ENABLED;
+    }
+}
+
 /* A function all of whose calls in this file run without grad runs without
- * grad too: `with torch.no_grad(): evaluate(model)`. Two rounds reach helpers
- * of helpers. */
+ * grad too: `with torch.no_grad(): evaluate(model)`; a call through a
+ * `partial` of it counts as its call. Repeated until nothing changes (a
+ * few rounds: helpers of helpers of helpers). */
+#define NO_GRAD_ROUNDS 8
 static void propagate_no_grad_to_callees(oom_pymodel *m)
 {
-    for (int round = 0; round < 2; round++) {
+    size_t alias_count;
+    partial_alias *aliases = find_partial_aliases(m, &alias_count);
+    for (int round = 0; round < NO_GRAD_ROUNDS; round++) {
         size_t regions_before = m->region_count;
         for (size_t i = 1; i < m->scope_count; i++) {
             const oom_scope *s = &m->scopes[i];
             if (!s->name || oom_model_grad_state_at(m, s->start) != OOM_GRAD_ENABLED)
                 continue;
             size_t calls = 0, quiet = 0;
-            for (size_t c = 0; c < m->call_count; c++) {
-                const oom_call_site *site = &m->calls[c];
-                if (site->name_len != s->name_len || memcmp(site->name, s->name, s->name_len))
-                    continue;
-                if (site->pos >= s->start && site->pos < s->end)
-                    continue; /* recursion says nothing */
-                calls++;
-                quiet += oom_model_grad_state_at(m, site->pos) != OOM_GRAD_ENABLED;
-            }
+            count_calls(m, s, s->name, s->name_len, &calls, &quiet);
+            for (size_t a = 0; a < alias_count; a++)
+                if (aliases[a].target_len == s->name_len && memcmp(aliases[a].target, s->name, s->name_len) == 0)
+                    count_calls(m, s, aliases[a].alias->name, aliases[a].alias->name_len, &calls, &quiet);
             if (calls > 0 && quiet == calls)
                 add_region(m, s->start, s->end, OOM_GRAD_DISABLED);
         }
         if (m->region_count == regions_before)
             break;
     }
+    free(aliases);
 }
 
 /* In a file that imports pytest, module-level `def test_...` functions are
@@ -1136,7 +1194,7 @@ oom_pymodel *oom_pymodel_build_from(const oom_nodes *nodes, const char *src, siz
     m->root = nodes->items[0].node;
     m->nodes = nodes;
     m->sym = *python_symbols();
-    oom_scope module = {0, (uint32_t)len, -1, NULL, 0, false, false, false, -1, {{0}, NULL, NULL}, 0, NULL, 0};
+    oom_scope module = {0, (uint32_t)len, -1, NULL, 0, false, false, false, -1, {{0}, NULL, NULL}, 0, NULL, 0, 0};
     OOM_PUSH(m->scopes, m->scope_count, m->scope_cap, module);
     walk(m, nodes);
     mark_pytest_functions(m);

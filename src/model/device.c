@@ -30,6 +30,25 @@ static bool moves_to_cpu(const oom_pymodel *m, TSNode call)
     return (len >= 5 && memmem(t, len, "cpu", 3) != NULL);
 }
 
+/* One of the method's `return` values is a device output (an element of
+ * a returned tuple or named tuple counts: `return ModelPrediction(pred_noise,
+ * x_start)`). */
+static bool method_returns_device_output(const oom_pymodel *m, int scope, int depth)
+{
+    for (size_t i = 0; i < m->return_count; i++) {
+        const oom_return *r = &m->returns[i];
+        if (r->scope != scope || ts_node_is_null(r->value))
+            continue;
+        TSNode v = r->value;
+        if (ts_node_symbol(v) == m->sym.call && !oom_pymodel_is_model_call(m, v) &&
+            ts_node_symbol(oom_model_child(m, v, "function", 8)) == m->sym.identifier)
+            v = oom_model_child(m, v, "arguments", 9); /* a constructor of a named tuple */
+        if (device_output(m, v, depth + 4))
+            return true;
+    }
+    return false;
+}
+
 static bool device_output_call(const oom_pymodel *m, TSNode call, int depth)
 {
     TSNode fn = oom_model_child(m, call, "function", 8);
@@ -49,6 +68,11 @@ static bool device_output_call(const oom_pymodel *m, TSNode call, int depth)
         if (!ts_node_is_null(obj) && device_output(m, obj, depth + 1))
             return true;
     }
+    /* the file's own method (`self.model_predictions(x, t)`,
+     * `self._model_generate(ids)`): what it returns decides */
+    int method = oom_model_own_method_called(m, fn);
+    if (method >= 0)
+        return method_returns_device_output(m, method, depth);
     if (oom_pymodel_is_model_call(m, call))
         return true;
     oom_buf q;
@@ -123,7 +147,8 @@ static bool device_output(const oom_pymodel *m, TSNode e, int depth)
     if (strcmp(type, "subscript") == 0)
         return device_output(m, oom_model_child(m, e, "value", 5), depth + 1);
     if (strcmp(type, "parenthesized_expression") == 0 || strcmp(type, "list") == 0 ||
-        strcmp(type, "tuple") == 0 || strcmp(type, "binary_operator") == 0) {
+        strcmp(type, "tuple") == 0 || strcmp(type, "binary_operator") == 0 ||
+        strcmp(type, "expression_list") == 0 || strcmp(type, "argument_list") == 0) {
         uint32_t count = ts_node_named_child_count(e);
         for (uint32_t i = 0; i < count; i++)
             if (device_output(m, oom_model_named_child(m, e, i), depth + 1))

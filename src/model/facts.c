@@ -409,9 +409,10 @@ static bool has_prefix_n(const char *s, uint32_t len, const char *p)
     return len >= n && memcmp(s, p, n) == 0;
 }
 
-bool oom_pymodel_in_forward_code(const oom_pymodel *m, TSNode node)
+/* A method of a model class that is its forward, not a Lightning hook
+ * (the training loop's body). */
+static bool forward_method(const oom_pymodel *m, int scope)
 {
-    int scope = oom_model_scope_at(m, ts_node_start_byte(node));
     if (scope <= 0 || !m->scopes[scope].model_method || !m->scopes[scope].name)
         return false;
     const char *name = m->scopes[scope].name;
@@ -421,6 +422,37 @@ bool oom_pymodel_in_forward_code(const oom_pymodel *m, TSNode node)
                 has_prefix_n(name, len, "training") || has_prefix_n(name, len, "validation") ||
                 has_prefix_n(name, len, "test") || has_prefix_n(name, len, "predict");
     return !hook;
+}
+
+/* A module-level function every call of which in the file stands in a
+ * model's forward (lerobot's `compute_layer_complete`, the layer body its
+ * forward runs, through gradient checkpointing or directly): part of the
+ * forward too. */
+static bool only_called_from_forward(const oom_pymodel *m, const oom_scope *sc)
+{
+    size_t calls = 0;
+    for (size_t i = 0; i < m->call_count; i++) {
+        const oom_call_site *c = &m->calls[i];
+        if (c->name_len != sc->name_len || memcmp(c->name, sc->name, sc->name_len) != 0)
+            continue;
+        if (!forward_method(m, oom_model_scope_at(m, c->pos)))
+            return false;
+        calls++;
+    }
+    return calls > 0;
+}
+
+bool oom_pymodel_in_forward_code(const oom_pymodel *m, TSNode node)
+{
+    int scope = oom_model_scope_at(m, ts_node_start_byte(node));
+    if (forward_method(m, scope))
+        return true;
+    if (scope <= 0 || m->scopes[scope].parent != 0 || !m->scopes[scope].name)
+        return false;
+    oom_scope *sc = &((oom_pymodel *)m)->scopes[scope]; /* the answer, kept: one file's model, one thread */
+    if (sc->forward_helper < 0)
+        sc->forward_helper = only_called_from_forward(m, sc);
+    return sc->forward_helper;
 }
 
 const char *oom_pymodel_function_at(const oom_pymodel *m, uint32_t pos, uint32_t *len)

@@ -159,6 +159,78 @@ static bool value_builds_model(const oom_pymodel *m, TSNode value, int depth)
     return result;
 }
 
+/* A function definition under @property / @cached_property: reading it
+ * gives a value (lm-eval's `def model(self): return self._model`). */
+static bool is_property(const oom_pymodel *m, TSNode def)
+{
+    TSNode outer = oom_model_parent(m, def);
+    if (ts_node_is_null(outer) || ts_node_symbol(outer) != m->sym.decorated_definition)
+        return false;
+    uint32_t count = ts_node_named_child_count(outer);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode d = oom_model_named_child(m, outer, i);
+        uint32_t len;
+        const char *text = oom_node_text(m, d, &len);
+        if (ts_node_symbol(d) == m->sym.decorator && len >= 9 && memmem(text, len, "property", 8))
+            return true;
+    }
+    return false;
+}
+
+/* `self._model_generate(...)` where the file defines the method
+ * `_model_generate` (not as a property): the scope of that method, whose
+ * body decides what the call runs; -1 otherwise. */
+static int own_method(const oom_pymodel *m, TSNode object, const char *name, uint32_t len)
+{
+    if (ts_node_symbol(object) != m->sym.identifier || !oom_node_text_is(m, object, "self"))
+        return -1;
+    for (size_t i = 1; i < m->scope_count; i++) {
+        const oom_scope *sc = &m->scopes[i];
+        if (sc->name_len == len && memcmp(sc->name, name, len) == 0 && !ts_node_is_null(sc->def) &&
+            ts_node_symbol(sc->def) == m->sym.function_definition && !is_property(m, sc->def))
+            return (int)i;
+    }
+    return -1;
+}
+
+static bool model_call(const oom_pymodel *m, TSNode call, int depth);
+
+/* What following a call into one of the file's methods costs of the depth
+ * budget (OOM_MODEL_MAX_DEPTH): a method calling another is followed two
+ * levels deep, whatever else the question has followed. */
+#define OWN_METHOD_COST 16
+
+/* The method runs a model's forward with autograd on in its own body (`def
+ * _model_forward(self, b): return self.model(b)`), directly or through
+ * another of the file's methods: not in its own no_grad block, nor where
+ * every caller runs it without grad; HF's `generate()` runs under no_grad
+ * and is not one. */
+static bool method_runs_forward(const oom_pymodel *m, int scope, int depth)
+{
+    if (depth + OWN_METHOD_COST > OOM_MODEL_MAX_DEPTH)
+        return false;
+    const oom_scope *sc = &m->scopes[scope];
+    for (size_t i = 0; i < m->call_count; i++) {
+        const oom_call_site *c = &m->calls[i];
+        if (c->pos < sc->start || c->pos >= sc->end || oom_model_scope_at(m, c->pos) != scope)
+            continue;
+        if (oom_model_grad_state_at(m, c->pos) == OOM_GRAD_DISABLED)
+            continue;
+        if (model_call(m, c->node, depth + OWN_METHOD_COST))
+            return true;
+    }
+    return false;
+}
+
+int oom_model_own_method_called(const oom_pymodel *m, TSNode fn)
+{
+    if (ts_node_symbol(fn) != m->sym.attribute)
+        return -1;
+    uint32_t len;
+    const char *name = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
+    return name ? own_method(m, oom_model_child(m, fn, "object", 6), name, len) : -1;
+}
+
 static bool is_model_expr(const oom_pymodel *m, TSNode expr, int depth)
 {
     if (depth > OOM_MODEL_MAX_DEPTH || ts_node_is_null(expr))
@@ -170,7 +242,11 @@ static bool is_model_expr(const oom_pymodel *m, TSNode expr, int depth)
         if (ts_node_is_null(attr))
             return false;
         const char *t = oom_node_text(m, attr, &len);
-        return names_model(m, t, len) && !names_a_class(m, oom_model_child(m, expr, "object", 6));
+        TSNode object = oom_model_child(m, expr, "object", 6);
+        if (!names_model(m, t, len) || names_a_class(m, object))
+            return false;
+        int method = own_method(m, object, t, len);
+        return method < 0 || method_runs_forward(m, method, depth);
     }
     if (s != m->sym.identifier)
         return false;
@@ -260,7 +336,7 @@ bool oom_pymodel_is_eval_hook_call(const oom_pymodel *m, TSNode call)
     return oom_model_text_in(method, len, hooks) && !oom_node_text_is(m, oom_model_child(m, fn, "object", 6), "self");
 }
 
-bool oom_pymodel_is_model_call(const oom_pymodel *m, TSNode call)
+static bool model_call(const oom_pymodel *m, TSNode call, int depth)
 {
     if (ts_node_symbol(call) != m->sym.call)
         return false;
@@ -272,10 +348,10 @@ bool oom_pymodel_is_model_call(const oom_pymodel *m, TSNode call)
     bool model;
     if (ts_node_symbol(fn) == m->sym.attribute &&
         oom_node_text_is(m, oom_model_child(m, fn, "attribute", 9), "forward"))
-        model = is_model_expr(m, oom_model_child(m, fn, "object", 6), 0) ||
+        model = is_model_expr(m, oom_model_child(m, fn, "object", 6), depth) ||
                 is_own_model(m, oom_model_child(m, fn, "object", 6));
     else
-        model = is_model_expr(m, fn, 0) || is_own_model(m, fn);
+        model = is_model_expr(m, fn, depth) || is_own_model(m, fn);
     if (!model)
         return false;
     /* an imported function (`from utils import reparameterize_model`) is
@@ -284,6 +360,11 @@ bool oom_pymodel_is_model_call(const oom_pymodel *m, TSNode call)
         oom_pymodel_is_import_alias(m, m->src + ts_node_start_byte(fn), ts_node_end_byte(fn) - ts_node_start_byte(fn)))
         return false;
     return !passes_a_model(m, call);
+}
+
+bool oom_pymodel_is_model_call(const oom_pymodel *m, TSNode call)
+{
+    return model_call(m, call, 0);
 }
 
 /* ---- autograd history --------------------------------------------------------- */

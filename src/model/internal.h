@@ -29,6 +29,10 @@ typedef struct {
     signed char called_for_eval;
     const char *mode_param;
     uint32_t mode_param_len;
+    /* answered on the first question (-1 before): a module-level function
+     * the file calls only from a model's forward (a layer computation handed
+     * to gradient checkpointing) */
+    signed char forward_helper;
 } oom_scope;
 
 typedef struct {
@@ -360,6 +364,9 @@ const oom_binding *oom_model_def_binding(const oom_pymodel *m, const oom_flow_de
 void oom_model_visit_begin(oom_visit *v);
 bool oom_model_visit_first(const oom_pymodel *m, oom_visit *v, const oom_binding *b);
 bool oom_model_name_is_model_like(const char *name, size_t len);
+/* history.c: `self.X(...)` where the file defines the method X (not a
+ * property): its scope, else -1 */
+int oom_model_own_method_called(const oom_pymodel *m, TSNode fn);
 bool oom_model_text_in(const char *s, size_t len, const char *const *set);
 /* history.c: attributes without autograd history (metadata, .data, .grad);
  * fields of a model's output that the forward produces */

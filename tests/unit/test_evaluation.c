@@ -62,10 +62,28 @@ static void by_mode_switch(void)
     oom_test_parsed_free(&p);
 }
 
+/* A model's forward, not a Lightning hook; a module-level helper every
+ * call of which stands in a forward is part of it; one also called from a
+ * training loop is not. */
+static void forward_code(void)
+{
+    parsed p = oom_test_parse("import torch\nfrom torch import nn\n"
+                              "def layer_body(x):\n    a = x + 1\n    return a\n"
+                              "def shared(x):\n    b = x * 2\n    return b\n"
+                              "class Net(nn.Module):\n    def forward(self, x):\n        return layer_body(shared(x))\n"
+                              "    def training_step(self, batch, i):\n        c = self(batch)\n        return c\n"
+                              "def train(net, x):\n    return shared(x)\n");
+    CHECK(oom_pymodel_in_forward_code(p.model, oom_test_node_at(&p, "a = x + 1")));
+    CHECK(!oom_pymodel_in_forward_code(p.model, oom_test_node_at(&p, "b = x * 2")));
+    CHECK(!oom_pymodel_in_forward_code(p.model, oom_test_node_at(&p, "c = self(batch)")));
+    oom_test_parsed_free(&p);
+}
+
 void test_evaluation_suite(void)
 {
     oom_test_run("evaluation: by name, not when it trains, not in tests", by_name);
     oom_test_run("evaluation: held-out loops without backward", by_behaviour);
     oom_test_run("evaluation: after .eval(), for that model, unless a backward follows", by_mode);
     oom_test_run("evaluation: a shared loop called with train=False", by_mode_switch);
+    oom_test_run("evaluation: a model's forward and the helpers only it calls", forward_code);
 }

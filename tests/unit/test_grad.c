@@ -31,6 +31,16 @@ static void callees_of_no_grad_code(void)
     CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "out_a")) == OOM_GRAD_DISABLED);
     CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "out_b")) == OOM_GRAD_ENABLED);
     oom_test_parsed_free(&p);
+    /* four levels down, the third reached through functools.partial */
+    p = oom_test_parse("import torch\nfrom functools import partial\n"
+                       "def rollout(policy, env):\n    out_c = policy(env)\n    return out_c\n"
+                       "def eval_one(policy, env):\n    return rollout(policy, env)\n"
+                       "def run_one(env, policy):\n    return eval_one(policy, env)\n"
+                       "def eval_all(envs, policy):\n    runner = partial(run_one, policy=policy)\n"
+                       "    for env in envs:\n        runner(env)\n"
+                       "def main(envs, policy):\n    with torch.no_grad():\n        eval_all(envs, policy)\n");
+    CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "out_c")) == OOM_GRAD_DISABLED);
+    oom_test_parsed_free(&p);
 }
 
 /* A value computed under no_grad and read after the block carries no graph;
@@ -71,7 +81,7 @@ static void losses_of_no_grad_values(void)
 void test_grad_suite(void)
 {
     oom_test_run("grad: grad mode regions", grad_mode);
-    oom_test_run("grad: callees of no-grad code only", callees_of_no_grad_code);
+    oom_test_run("grad: callees of no-grad code only, through levels and partial()", callees_of_no_grad_code);
     oom_test_run("grad: values from no-grad blocks, and a branch that rebinds them", values_from_no_grad_blocks);
     oom_test_run("grad: losses of values computed under no_grad", losses_of_no_grad_values);
 }

@@ -13,6 +13,7 @@
   (#oom-outlives-all-loops? @store)
   (#not-oom-follows-switch? @store "^(return|output)_[a-z_]+$")
   (#not-oom-chunked-output? @store)
+  (#not-oom-in-function-matching? @store "^forward$")
   (#oom-device-output? @value)
   (#not-oom-view-of-one-tensor? @value)) @report
 
@@ -32,13 +33,15 @@
   (#oom-grad-enabled? @store)
   (#oom-outlives-all-loops? @store)
   (#not-oom-chunked-output? @store)
+  (#not-oom-in-function-matching? @store "^forward$")
   (#oom-device-output? @value)
   (#not-oom-view-of-one-tensor? @value)
   (#not-oom-carries-graph? @value)) @report
 
 ; chunked-output: a list filled in a loop over chunks of one batch or over a
 ; model's parts (SDXL's two text encoders) and returned combined is one call's
-; output, as large as one forward over the batch, not a pile-up.
+; output, as large as one forward over the batch, not a pile-up; so is a list a
+; `forward` builds (one feature per image of the batch): the module's output.
 ; view-of-one-tensor: `out_seq.append(seq[i:i + 1])` over the rows of one
 ; generated batch collects views of storage that exists once.
 ; outlives-all-loops: a buffer made afresh per batch (test-time augmentation

@@ -1,14 +1,18 @@
-; use_cache=True in a file that enables gradient checkpointing
+; use_cache=True in a file that enables gradient checkpointing; not where autograd
+; is off (generation, a policy's sample_actions under no_grad): the cache is what
+; inference runs on
 ((keyword_argument
   name: (identifier) @kw
   value: (true)) @arg @report
   (#eq? @kw "use_cache")
+  (#oom-grad-enabled? @report)
   (#oom-file-calls? @report "gradient_checkpointing_enable"))
 
 ((keyword_argument
   name: (identifier) @kw
   value: (true)) @arg @report
   (#eq? @kw "use_cache")
+  (#oom-grad-enabled? @report)
   (#oom-file-has-keyword? @report "gradient_checkpointing" "True"))
 
 ; model.config.use_cache = True
@@ -17,6 +21,7 @@
     attribute: (identifier) @kw)
   right: (true)) @arg @report
   (#eq? @kw "use_cache")
+  (#oom-grad-enabled? @report)
   (#oom-file-calls? @report "gradient_checkpointing_enable"))
 
 ((assignment
@@ -24,4 +29,5 @@
     attribute: (identifier) @kw)
   right: (true)) @arg @report
   (#eq? @kw "use_cache")
+  (#oom-grad-enabled? @report)
   (#oom-file-has-keyword? @report "gradient_checkpointing" "True"))
