@@ -58,6 +58,12 @@ TSNode oom_nodes_child(const oom_nodes *n, TSNode node, TSFieldId field, uint32_
 /* ts_node_named_child through the array (tree-sitter's walks the grammar's
  * hidden nodes from the first child on each call). */
 TSNode oom_nodes_named_child(const oom_nodes *n, TSNode node, uint32_t index, uint32_t hint);
+/* The first named node at or after child index `kid` among the children of
+ * a node whose subtree ends at `end` (its `end` field), stepping from
+ * sibling to sibling; `end` when there is none. Walking a node's named
+ * children with it costs one step per child, where oom_nodes_named_child
+ * in a loop starts again from the first child for each index. */
+uint32_t oom_nodes_next_named(const oom_nodes *n, uint32_t kid, uint32_t end);
 /* ts_node_parent through the array (tree-sitter's climbs from the root). */
 TSNode oom_nodes_parent(const oom_nodes *n, TSNode node, uint32_t hint);
 

@@ -139,13 +139,22 @@ TSNode oom_nodes_child(const oom_nodes *n, TSNode node, TSFieldId field, uint32_
     return (TSNode){{0}, NULL, NULL};
 }
 
+uint32_t oom_nodes_next_named(const oom_nodes *n, uint32_t kid, uint32_t end)
+{
+    while (kid < end && !ts_node_is_named(n->items[kid].node))
+        kid = n->items[kid].end;
+    return kid;
+}
+
 TSNode oom_nodes_named_child(const oom_nodes *n, TSNode node, uint32_t index, uint32_t hint)
 {
     uint32_t at = oom_nodes_find_near(n, node, hint);
     if (at == UINT32_MAX)
         return ts_node_named_child(node, index);
-    for (uint32_t kid = at + 1; kid < n->items[at].end; kid = n->items[kid].end)
-        if (ts_node_is_named(n->items[kid].node) && index-- == 0)
+    uint32_t end = n->items[at].end;
+    for (uint32_t kid = oom_nodes_next_named(n, at + 1, end); kid < end;
+         kid = oom_nodes_next_named(n, n->items[kid].end, end))
+        if (index-- == 0)
             return n->items[kid].node;
     return (TSNode){{0}, NULL, NULL};
 }

@@ -152,9 +152,8 @@ static void note_ml_package(oom_pymodel *m, const char *dotted, uint32_t len)
 /* `import a.b.c` binds `a`; `import a.b as c` binds `c` to a.b. */
 static void visit_import(oom_pymodel *m, TSNode node)
 {
-    uint32_t count = ts_node_named_child_count(node);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode child = oom_model_named_child(m, node, i);
+    oom_model_kids kids = oom_model_kids_of(m, node);
+    for (TSNode child; oom_model_next_kid(m, &kids, &child);) {
         uint32_t len;
         if (ts_node_symbol(child) == m->sym.aliased_import) {
             TSNode name = field_of(m, child, "name"), alias = field_of(m, child, "alias");
@@ -190,11 +189,10 @@ static void visit_import_from(oom_pymodel *m, TSNode node)
     uint32_t mlen;
     const char *mod = oom_node_text(m, module, &mlen);
     note_ml_package(m, mod, mlen);
-    uint32_t count = ts_node_named_child_count(node);
     oom_buf q;
     oom_buf_init(&q);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode child = oom_model_named_child(m, node, i);
+    oom_model_kids kids = oom_model_kids_of(m, node);
+    for (TSNode child; oom_model_next_kid(m, &kids, &child);) {
         if (ts_node_eq(child, module))
             continue;
         TSNode name = child, alias = child;
@@ -229,9 +227,8 @@ static void bind_target(oom_pymodel *m, int scope, TSNode target, uint32_t pos,
         return;
     }
     if (s == m->sym.pattern_list || s == m->sym.tuple_pattern || s == m->sym.list_pattern) {
-        uint32_t count = ts_node_named_child_count(target);
-        for (uint32_t i = 0; i < count; i++) {
-            TSNode el = oom_model_named_child(m, target, i);
+        oom_model_kids kids = oom_model_kids_of(m, target);
+        for (TSNode el; oom_model_next_kid(m, &kids, &el);) {
             if (ts_node_symbol(el) == m->sym.identifier)
                 add_binding(m, scope, el, pos, OOM_BIND_UNPACK, value);
         }
@@ -258,16 +255,14 @@ static void visit_assignment(oom_pymodel *m, int scope, TSNode node)
  * `self`; -1 when it is not one. */
 static int parameter_index(oom_pymodel *m, TSNode fn, const char *name, uint32_t len)
 {
-    TSNode params = field_of(m, fn, "parameters");
-    uint32_t count = ts_node_is_null(params) ? 0 : ts_node_named_child_count(params);
-    for (uint32_t i = 0; i < count && i < 64; i++) {
-        TSNode p = oom_model_named_child(m, params, i);
+    oom_model_kids kids = oom_model_kids_of(m, field_of(m, fn, "parameters"));
+    for (TSNode p; kids.index < 64 && oom_model_next_kid(m, &kids, &p);) {
         if (ts_node_symbol(p) != m->sym.identifier && ts_node_named_child_count(p) > 0)
             p = oom_model_named_child(m, p, 0); /* typed or default: the name first */
         uint32_t plen;
         const char *pname = oom_node_text(m, p, &plen);
         if (plen == len && memcmp(pname, name, len) == 0)
-            return (int)i - 1;
+            return (int)kids.index - 2; /* p is parameter kids.index - 1, self is 0 */
     }
     return -1;
 }
@@ -320,9 +315,9 @@ static void note_accumulator(oom_pymodel *m, int scope, TSNode node, TSNode left
                 stack[top++] = obj;
             continue;
         }
-        uint32_t count = ts_node_named_child_count(e);
-        for (uint32_t i = 0; i < count && top < 64; i++)
-            stack[top++] = oom_model_named_child(m, e, i);
+        oom_model_kids kids = oom_model_kids_of(m, e);
+        for (TSNode kid; top < 64 && oom_model_next_kid(m, &kids, &kid);)
+            stack[top++] = kid;
     }
 }
 
@@ -347,9 +342,9 @@ static void bind_loop_targets(oom_pymodel *m, int scope, TSNode node, TSNode ite
     }
     if (depth > 8 || (s != m->sym.pattern_list && s != m->sym.tuple_pattern && s != m->sym.list_pattern))
         return;
-    uint32_t count = ts_node_named_child_count(node);
-    for (uint32_t i = 0; i < count && i < 64; i++)
-        bind_loop_targets(m, scope, oom_model_named_child(m, node, i), iterable, pos, depth + 1);
+    oom_model_kids kids = oom_model_kids_of(m, node);
+    for (TSNode kid; kids.index < 64 && oom_model_next_kid(m, &kids, &kid);)
+        bind_loop_targets(m, scope, kid, iterable, pos, depth + 1);
 }
 
 static void bind_opaque_names(oom_pymodel *m, int scope, TSNode node, uint32_t pos)
@@ -360,9 +355,8 @@ static void bind_opaque_names(oom_pymodel *m, int scope, TSNode node, uint32_t p
         add_binding(m, scope, node, pos, OOM_BIND_OPAQUE, none);
         return;
     }
-    uint32_t count = ts_node_named_child_count(node);
-    for (uint32_t i = 0; i < count && i < 64; i++) {
-        TSNode child = oom_model_named_child(m, node, i);
+    oom_model_kids kids = oom_model_kids_of(m, node);
+    for (TSNode child; kids.index < 64 && oom_model_next_kid(m, &kids, &child);) {
         TSSymbol cs = ts_node_symbol(child);
         if (cs == m->sym.identifier || cs == m->sym.pattern_list || cs == m->sym.tuple_pattern)
             bind_opaque_names(m, scope, child, pos);
@@ -404,9 +398,9 @@ static void push_backward_target(oom_pymodel *m, int scope, TSNode n, bool direc
         push_backward_target(m, scope, field_of(m, n, "arguments"), false);
         return;
     }
-    uint32_t count = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < count && i < 64; i++)
-        push_backward_target(m, scope, oom_model_named_child(m, n, i), false);
+    oom_model_kids kids = oom_model_kids_of(m, n);
+    for (TSNode kid; kids.index < 64 && oom_model_next_kid(m, &kids, &kid);)
+        push_backward_target(m, scope, kid, false);
 }
 
 static TSNode first_positional(const oom_pymodel *m, TSNode call)
@@ -496,9 +490,9 @@ static bool is_cuda_device_expr(oom_pymodel *m, TSNode e, int depth)
         return true;
     TSSymbol s = ts_node_symbol(e);
     if (s == m->sym.conditional_expression) {
-        uint32_t count = ts_node_named_child_count(e);
-        for (uint32_t i = 0; i < count; i++)
-            if (i != 1 && is_cuda_device_expr(m, oom_model_named_child(m, e, i), depth + 1))
+        oom_model_kids kids = oom_model_kids_of(m, e);
+        for (TSNode kid; oom_model_next_kid(m, &kids, &kid);)
+            if (kids.index != 2 && is_cuda_device_expr(m, kid, depth + 1)) /* not the condition */
                 return true;
         return false;
     }
@@ -537,10 +531,8 @@ static bool initialises_cuda(oom_pymodel *m, TSNode call, TSNode fn, const char 
         if (oom_node_text_is(m, attr, "to") && is_cuda_device_expr(m, first_positional(m, call), 0))
             return true;
     }
-    TSNode args = field_of(m, call, "arguments");
-    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode a = oom_model_named_child(m, args, i);
+    oom_model_kids kids = oom_model_kids_of(m, field_of(m, call, "arguments"));
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
         if (ts_node_symbol(a) == m->sym.keyword_argument &&
             oom_node_text_is(m, field_of(m, a, "name"), "device") && is_cuda_device_expr(m, field_of(m, a, "value"), 0))
             return qual == NULL || strcmp(qual, "torch.device") != 0;
@@ -550,10 +542,8 @@ static bool initialises_cuda(oom_pymodel *m, TSNode call, TSNode fn, const char 
 
 static void record_keywords(oom_pymodel *m, TSNode call)
 {
-    TSNode args = field_of(m, call, "arguments");
-    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode a = oom_model_named_child(m, args, i);
+    oom_model_kids kids = oom_model_kids_of(m, field_of(m, call, "arguments"));
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
         if (ts_node_symbol(a) != m->sym.keyword_argument)
             continue;
         TSNode name = field_of(m, a, "name"), value = field_of(m, a, "value");
@@ -573,10 +563,8 @@ static void record_pretrained(oom_pymodel *m, int scope, TSNode call, TSNode fn)
         return;
     TSNode arg = first_positional(m, call);
     if (ts_node_is_null(arg)) {
-        TSNode args = field_of(m, call, "arguments");
-        uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
-        for (uint32_t i = 0; i < count; i++) {
-            TSNode a = oom_model_named_child(m, args, i);
+        oom_model_kids kids = oom_model_kids_of(m, field_of(m, call, "arguments"));
+        for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
             if (ts_node_symbol(a) == m->sym.keyword_argument &&
                 oom_node_text_is(m, field_of(m, a, "name"), "pretrained_model_name_or_path"))
                 arg = field_of(m, a, "value");
@@ -665,9 +653,8 @@ static void visit_with(oom_pymodel *m, TSNode node)
         return;
     /* with_statement > with_clause > with_item(value: expr) */
     TSNode clause = oom_model_named_child(m, node, 0);
-    uint32_t count = ts_node_named_child_count(clause);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode item = oom_model_named_child(m, clause, i);
+    oom_model_kids kids = oom_model_kids_of(m, clause);
+    for (TSNode item; oom_model_next_kid(m, &kids, &item);) {
         if (ts_node_symbol(item) != m->sym.with_item)
             continue;
         TSNode value = field_of(m, item, "value");
@@ -732,9 +719,8 @@ static void visit_expression_statement(oom_pymodel *m, int scope, TSNode node)
 
 static void visit_decorators(oom_pymodel *m, TSNode decorated, TSNode fn)
 {
-    uint32_t count = ts_node_named_child_count(decorated);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode dec = oom_model_named_child(m, decorated, i);
+    oom_model_kids kids = oom_model_kids_of(m, decorated);
+    for (TSNode dec; oom_model_next_kid(m, &kids, &dec);) {
         if (ts_node_symbol(dec) != m->sym.decorator)
             continue;
         TSNode expr = oom_model_named_child(m, dec, 0);
@@ -788,11 +774,10 @@ static TSNode owning_class(const oom_pymodel *m, TSNode fn)
 /* Whether a base of the class has a last name ending in one of suffixes. */
 static bool has_base_ending(const oom_pymodel *m, TSNode cls, const char *const *suffixes)
 {
-    TSNode bases = field_of(m, cls, "superclasses");
-    uint32_t count = ts_node_is_null(bases) ? 0 : ts_node_named_child_count(bases);
-    for (uint32_t i = 0; i < count; i++) {
+    oom_model_kids kids = oom_model_kids_of(m, field_of(m, cls, "superclasses"));
+    for (TSNode base; oom_model_next_kid(m, &kids, &base);) {
         uint32_t len;
-        const char *name = oom_node_last_name(m, oom_model_named_child(m, bases, i), &len);
+        const char *name = oom_node_last_name(m, base, &len);
         for (size_t k = 0; name && suffixes[k]; k++)
             if (name_ends_with(name, len, suffixes[k]))
                 return true;
@@ -804,13 +789,11 @@ static bool has_base_ending(const oom_pymodel *m, TSNode cls, const char *const 
  * `nn.ModuleDict`, `nn.Linear`), aliases applied. */
 static bool has_torch_nn_base(const oom_pymodel *m, TSNode cls)
 {
-    TSNode bases = field_of(m, cls, "superclasses");
-    uint32_t count = ts_node_is_null(bases) ? 0 : ts_node_named_child_count(bases);
+    oom_model_kids kids = oom_model_kids_of(m, field_of(m, cls, "superclasses"));
     bool found = false;
     oom_buf q;
     oom_buf_init(&q);
-    for (uint32_t i = 0; i < count && !found; i++) {
-        TSNode base = oom_model_named_child(m, bases, i);
+    for (TSNode base; !found && oom_model_next_kid(m, &kids, &base);) {
         if (ts_node_symbol(base) != m->sym.attribute && ts_node_symbol(base) != m->sym.identifier)
             continue;
         if (!oom_pymodel_qualname(m, base, &q) || !oom_str_starts_with(q.data, "torch.nn."))
@@ -825,10 +808,8 @@ static bool has_torch_nn_base(const oom_pymodel *m, TSNode cls)
 /* The class body defines `def forward(self, ...)`. */
 static bool defines_forward(const oom_pymodel *m, TSNode cls)
 {
-    TSNode body = field_of(m, cls, "body");
-    uint32_t count = ts_node_is_null(body) ? 0 : ts_node_named_child_count(body);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode def = oom_model_named_child(m, body, i);
+    oom_model_kids kids = oom_model_kids_of(m, field_of(m, cls, "body"));
+    for (TSNode def; oom_model_next_kid(m, &kids, &def);) {
         if (ts_node_symbol(def) == m->sym.decorated_definition)
             def = field_of(m, def, "definition");
         if (!ts_node_is_null(def) && ts_node_symbol(def) == m->sym.function_definition &&
@@ -897,14 +878,12 @@ static int enter_function(oom_pymodel *m, int scope, TSNode node)
 /* The block of an except clause (its only non-field child). */
 static TSNode except_block(const oom_pymodel *m, TSNode clause)
 {
-    uint32_t count = ts_node_named_child_count(clause);
-    for (uint32_t i = count; i-- > 0;) {
-        TSNode c = oom_model_named_child(m, clause, i);
+    TSNode block = {{0}, NULL, NULL};
+    oom_model_kids kids = oom_model_kids_of(m, clause);
+    for (TSNode c; oom_model_next_kid(m, &kids, &c);)
         if (ts_node_symbol(c) == m->sym.block)
-            return c;
-    }
-    TSNode none = {{0}, NULL, NULL};
-    return none;
+            block = c; /* the last one */
+    return block;
 }
 
 /* ---- the walk ------------------------------------------------------------ */
@@ -918,9 +897,9 @@ static bool catches_oom_type(oom_pymodel *m, TSNode value, bool *runtime_error)
 {
     if (ts_node_symbol(value) == m->sym.tuple || strcmp(ts_node_type(value), "parenthesized_expression") == 0) {
         bool any = false;
-        uint32_t count = ts_node_named_child_count(value);
-        for (uint32_t i = 0; i < count; i++)
-            any |= catches_oom_type(m, oom_model_named_child(m, value, i), runtime_error);
+        oom_model_kids kids = oom_model_kids_of(m, value);
+        for (TSNode kid; oom_model_next_kid(m, &kids, &kid);)
+            any |= catches_oom_type(m, kid, runtime_error);
         return any;
     }
     if (strcmp(ts_node_type(value), "as_pattern") == 0)
@@ -962,9 +941,8 @@ static void visit_except(oom_pymodel *m, TSNode node)
     if (ts_node_is_null(body))
         return;
     bool runtime_error = false, oom = false;
-    uint32_t count = ts_node_named_child_count(node);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode child = oom_model_named_child(m, node, i);
+    oom_model_kids kids = oom_model_kids_of(m, node);
+    for (TSNode child; oom_model_next_kid(m, &kids, &child);) {
         if (!ts_node_eq(child, body))
             oom |= catches_oom_type(m, child, &runtime_error);
     }

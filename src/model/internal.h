@@ -292,6 +292,48 @@ static inline TSNode oom_model_named_child(const oom_pymodel *m, TSNode n, uint3
     return oom_nodes_named_child(m->nodes, n, index, m->at);
 }
 
+/* A node's named children, one after another:
+ *     oom_model_kids k = oom_model_kids_of(m, node);
+ *     for (TSNode child; oom_model_next_kid(m, &k, &child);) ...
+ * Through the node array each step moves to the next sibling, where
+ * oom_model_named_child(m, node, i) for i = 0, 1, ... starts from the first
+ * child every time (quadratic in a class body or a long argument list).
+ * Without the array (or for a node not in it) it asks tree-sitter by index. */
+typedef struct {
+    TSNode parent;
+    uint32_t index;    /* named children returned so far */
+    uint32_t kid, end; /* in the array: the next child to look at, and the parent's end;
+                          UINT32_MAX when tree-sitter is asked instead */
+} oom_model_kids;
+
+static inline oom_model_kids oom_model_kids_of(const oom_pymodel *m, TSNode n)
+{
+    oom_model_kids k = {n, 0, UINT32_MAX, UINT32_MAX};
+    uint32_t at = m->nodes && !ts_node_is_null(n) ? oom_nodes_find_near(m->nodes, n, m->at) : UINT32_MAX;
+    if (at != UINT32_MAX) {
+        k.kid = at + 1;
+        k.end = m->nodes->items[at].end;
+    }
+    return k;
+}
+
+static inline bool oom_model_next_kid(const oom_pymodel *m, oom_model_kids *k, TSNode *out)
+{
+    if (k->end == UINT32_MAX) { /* no layout: by index */
+        if (ts_node_is_null(k->parent) || k->index >= ts_node_named_child_count(k->parent))
+            return false;
+        *out = ts_node_named_child(k->parent, k->index++);
+        return true;
+    }
+    k->kid = oom_nodes_next_named(m->nodes, k->kid, k->end);
+    if (k->kid >= k->end)
+        return false;
+    *out = m->nodes->items[k->kid].node;
+    k->kid = m->nodes->items[k->kid].end;
+    k->index++;
+    return true;
+}
+
 /* ts_node_parent through the model's node array when it has one. */
 static inline TSNode oom_model_parent(const oom_pymodel *m, TSNode n)
 {
