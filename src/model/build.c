@@ -858,7 +858,7 @@ static int enter_function(oom_pymodel *m, int scope, TSNode node)
 {
     TSNode name = field_of(m, node, "name");
     oom_scope s = {ts_node_start_byte(node), ts_node_end_byte(node), scope, NULL, 0, false, false, false, -1,
-                   node, -1, NULL, 0};
+                   node, -1, NULL, 0, -1};
     if (!ts_node_is_null(name))
         s.name = oom_node_text(m, name, &s.name_len);
     classify_method(m, node, &s);
@@ -1114,7 +1114,7 @@ oom_pymodel *oom_pymodel_build_from(const oom_nodes *nodes, const char *src, siz
     m->root = nodes->items[0].node;
     m->nodes = nodes;
     m->sym = *python_symbols();
-    oom_scope module = {0, (uint32_t)len, -1, NULL, 0, false, false, false, -1, {{0}, NULL, NULL}, 0, NULL, 0};
+    oom_scope module = {0, (uint32_t)len, -1, NULL, 0, false, false, false, -1, {{0}, NULL, NULL}, 0, NULL, 0, -1};
     OOM_PUSH(m->scopes, m->scope_count, m->scope_cap, module);
     walk(m, nodes);
     mark_pytest_functions(m);

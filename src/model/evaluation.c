@@ -22,18 +22,37 @@ const char *const *oom_model_eval_words(void)
 
 const char *const *oom_model_eval_data_words(void);
 
+/* What a function's own name says: 1 evaluation, 0 training (or both:
+ * train_and_evaluate says nothing), -1 neither. */
+static signed char name_verdict(const oom_scope *sc)
+{
+    if (!sc->name)
+        return -1;
+    if (oom_name_has_word(sc->name, sc->name_len, train_words))
+        return 0;
+    return oom_name_has_word(sc->name, sc->name_len, eval_words) ? 1 : -1;
+}
+
+/* The nearest function, from `scope` outwards, whose name says train or
+ * eval decides. Each scope keeps its answer, so the names are read once. */
 static bool scope_named_for_eval(const oom_pymodel *m, int scope)
 {
-    for (int s = scope; s > 0; s = m->scopes[s].parent) {
-        const oom_scope *sc = &m->scopes[s];
-        if (!sc->name)
-            continue;
-        if (oom_name_has_word(sc->name, sc->name_len, train_words))
-            return false; /* train_and_evaluate: both; say nothing */
-        if (oom_name_has_word(sc->name, sc->name_len, eval_words))
-            return true;
+    oom_scope *scopes = ((oom_pymodel *)m)->scopes; /* the cache: one thread owns the model */
+    int s = scope;
+    signed char answer = 0;
+    for (; s > 0; s = scopes[s].parent) {
+        answer = scopes[s].named_for_eval >= 0 ? scopes[s].named_for_eval : name_verdict(&scopes[s]);
+        if (answer >= 0)
+            break;
     }
-    return false;
+    if (answer < 0)
+        answer = 0;
+    for (int t = scope; t > 0; t = scopes[t].parent) { /* the walked scopes get the answer */
+        scopes[t].named_for_eval = answer;
+        if (t == s)
+            break;
+    }
+    return answer;
 }
 
 /* Words that name held-out data: `val_loader`, `valid_data_loader`,

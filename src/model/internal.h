@@ -29,6 +29,10 @@ typedef struct {
     signed char called_for_eval;
     const char *mode_param;
     uint32_t mode_param_len;
+    /* answered on the first question (-1 before): its name, or the nearest
+     * enclosing function's name that says either, names evaluation, not
+     * training (evaluation.c asks it for every call the rules look at) */
+    signed char named_for_eval;
 } oom_scope;
 
 typedef struct {
