@@ -103,7 +103,8 @@ static inline TSNode field_of(const oom_pymodel *m, TSNode n, const char *name)
 static void add_alias(oom_pymodel *m, const char *local, size_t local_len, const char *qual,
                       size_t qual_len)
 {
-    oom_alias a = {oom_xstrndup(local, local_len), oom_xstrndup(qual, qual_len)};
+    oom_alias a = {oom_xstrndup(local, local_len), oom_xstrndup(qual, qual_len), 0};
+    a.local_len = (uint32_t)strlen(a.local);
     OOM_PUSH(m->aliases, m->alias_count, m->alias_cap, a);
 }
 
@@ -602,13 +603,15 @@ static void note_call_facts(oom_pymodel *m, int scope, TSNode node, TSNode fn)
         add_site(&m->cuda_inits, &m->cuda_init_count, &m->cuda_init_cap, scope, node);
     if (qual && (strcmp(qual, "torch.autograd.grad") == 0 || strcmp(qual, "torch.autograd.backward") == 0))
         add_site(&m->backward_calls, &m->backward_call_count, &m->backward_call_cap, scope, node);
-    if (qual && (oom_str_ends_with(qual, "init_process_group") ||
-                 oom_str_ends_with(qual, "DistributedDataParallel") ||
-                 strcmp(qual, "accelerate.Accelerator") == 0 || strcmp(qual, "deepspeed.initialize") == 0 ||
-                 strcmp(qual, "torch.distributed.get_rank") == 0 ||
-                 strcmp(qual, "torch.distributed.get_world_size") == 0))
+    /* the file-wide facts are asked only until they are known */
+    if (qual && !m->distributed &&
+        (oom_str_ends_with(qual, "init_process_group") || oom_str_ends_with(qual, "DistributedDataParallel") ||
+         strcmp(qual, "accelerate.Accelerator") == 0 || strcmp(qual, "deepspeed.initialize") == 0 ||
+         strcmp(qual, "torch.distributed.get_rank") == 0 ||
+         strcmp(qual, "torch.distributed.get_world_size") == 0))
         m->distributed = true; /* one process per GPU: torchrun, accelerate, deepspeed */
-    if (qual && (oom_model_is_lm_class_name(qual) || oom_str_ends_with(qual, "SFTTrainer")))
+    if (qual && !m->loads_lm_head &&
+        (oom_model_is_lm_class_name(qual) || oom_str_ends_with(qual, "SFTTrainer")))
         m->loads_lm_head = true;
     oom_buf_free(&q);
     record_keywords(m, node);
@@ -843,13 +846,19 @@ static bool is_test_class(const oom_pymodel *m, TSNode cls)
  * the grad mode) or a unittest method (test* in a class of tests: a test, not
  * evaluation code). A script's own `def test(model, loader)`, a module-level
  * test_epoch() and Evaluator.test_accuracy() stay evaluation code. */
-static void classify_method(const oom_pymodel *m, TSNode fn, oom_scope *s)
+static void classify_method(oom_pymodel *m, TSNode fn, oom_scope *s)
 {
     TSNode cls = owning_class(m, fn);
     if (ts_node_is_null(cls))
         return;
-    s->model_method = is_model_class(m, cls);
-    s->test_code = is_test_class(m, cls);
+    if (m->method_class.id != cls.id || m->method_class.alias_count != m->alias_count) {
+        m->method_class.id = cls.id;
+        m->method_class.alias_count = m->alias_count;
+        m->method_class.model = is_model_class(m, cls);
+        m->method_class.test = is_test_class(m, cls);
+    }
+    s->model_method = m->method_class.model;
+    s->test_code = m->method_class.test;
     s->unit_test = s->test_code && s->name && s->name_len > 4 && memcmp(s->name, "test", 4) == 0 &&
                    (s->name[4] == '_' || isupper((unsigned char)s->name[4]));
 }
@@ -976,6 +985,8 @@ static void visit_if(oom_pymodel *m, int scope, TSNode node)
 
 static void note_distributed_names(oom_pymodel *m, TSNode node, TSSymbol s)
 {
+    if (m->distributed)
+        return; /* known already: the file's strings need not be searched */
     uint32_t len = ts_node_end_byte(node) - ts_node_start_byte(node);
     if (s == m->sym.identifier && len == 10 && oom_node_text_is(m, node, "local_rank"))
         m->distributed = true;

@@ -72,6 +72,7 @@ typedef struct {
 typedef struct {
     char *local;
     char *qualified;
+    uint32_t local_len; /* compared first: every qualified name looks its base up */
 } oom_alias;
 
 typedef struct {
@@ -262,6 +263,16 @@ struct oom_pymodel {
      * followed once each, not once per path */
     uint32_t *carry_seen;
     uint32_t carry_stamp;
+    /* build.c: the class of the methods being walked and what it is (model
+     * code, tests). A class's methods follow each other in the walk, so its
+     * bases and body are read once for all of them, not once per method;
+     * again only if an import met in between could change what a base
+     * names. */
+    struct {
+        const void *id; /* the class_definition's node id; NULL before the first */
+        size_t alias_count; /* the imports known when it was read */
+        bool model, test;
+    } method_class;
 };
 
 /* A field's id from its name. The names are literals at every call, so once
