@@ -266,9 +266,8 @@ static bool is_own_model(const oom_pymodel *m, TSNode expr)
 static bool passes_a_model(const oom_pymodel *m, TSNode call)
 {
     TSNode args = oom_model_child(m, call, "arguments", 9);
-    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode a = oom_model_named_child(m, args, i);
+    oom_model_kids kids = oom_model_kids_of(m, args);
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
         if (ts_node_symbol(a) == m->sym.keyword_argument)
             a = oom_model_child(m, a, "value", 5);
         if (!ts_node_is_null(a) && is_model_expr(m, a, 1))
@@ -354,9 +353,8 @@ static bool any_argument_carries(const oom_pymodel *m, TSNode call, int depth)
     TSNode args = oom_model_child(m, call, "arguments", 9);
     if (ts_node_is_null(args))
         return false;
-    uint32_t count = ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode a = oom_model_named_child(m, args, i);
+    oom_model_kids kids = oom_model_kids_of(m, args);
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
         if (ts_node_symbol(a) == m->sym.keyword_argument)
             a = oom_model_child(m, a, "value", 5);
         if (!ts_node_is_null(a) && carries(m, a, depth + 1))
@@ -759,9 +757,8 @@ static bool carries(const oom_pymodel *m, TSNode e, int depth)
         return false;
     }
     if (strcmp(type, "dictionary") == 0) {
-        uint32_t count = ts_node_named_child_count(e);
-        for (uint32_t i = 0; i < count; i++) {
-            TSNode pair = oom_model_named_child(m, e, i);
+        oom_model_kids kids = oom_model_kids_of(m, e);
+        for (TSNode pair; oom_model_next_kid(m, &kids, &pair);) {
             if (carries(m, oom_model_child(m, pair, "value", 5), depth + 1))
                 return true;
         }
@@ -884,9 +881,8 @@ static bool device_output(const oom_pymodel *m, TSNode e, int depth)
 static bool any_argument_device_output(const oom_pymodel *m, TSNode call, int depth)
 {
     TSNode args = oom_model_child(m, call, "arguments", 9);
-    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode a = oom_model_named_child(m, args, i);
+    oom_model_kids kids = oom_model_kids_of(m, args);
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
         if (ts_node_symbol(a) != m->sym.keyword_argument && device_output(m, a, depth + 1))
             return true;
     }
@@ -901,10 +897,9 @@ bool oom_pymodel_is_device_output(const oom_pymodel *m, TSNode expr)
 /* The argument of a call passed for parameter `a` (by keyword or position). */
 static TSNode argument_for(const oom_pymodel *m, TSNode args, const oom_accumulator *a)
 {
-    uint32_t count = ts_node_named_child_count(args);
+    oom_model_kids kids = oom_model_kids_of(m, args);
     int positional = 0;
-    for (uint32_t k = 0; k < count; k++) {
-        TSNode arg = oom_model_named_child(m, args, k);
+    for (TSNode arg; oom_model_next_kid(m, &kids, &arg);) {
         if (ts_node_symbol(arg) == m->sym.keyword_argument) {
             uint32_t nlen;
             const char *ntext = oom_node_text(m, oom_model_child(m, arg, "name", 4), &nlen);
@@ -981,10 +976,9 @@ bool oom_pymodel_accumulation_candidate(const oom_pymodel *m, TSNode call, oom_b
     unsigned long mask = 0;
     oom_buf keywords;
     oom_buf_init(&keywords);
-    uint32_t count = ts_node_named_child_count(args);
+    oom_model_kids kids = oom_model_kids_of(m, args);
     int position = 0;
-    for (uint32_t k = 0; k < count; k++) {
-        TSNode arg = oom_model_named_child(m, args, k);
+    for (TSNode arg; oom_model_next_kid(m, &kids, &arg);) {
         if (ts_node_symbol(arg) == m->sym.keyword_argument) {
             if (carries(m, oom_model_child(m, arg, "value", 5), 0)) {
                 uint32_t nlen;
