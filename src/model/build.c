@@ -926,11 +926,17 @@ static bool catches_oom_type(oom_pymodel *m, TSNode value, bool *runtime_error)
     return oom;
 }
 
+/* The texts asked about are short (an `if` condition, a string literal of
+ * a dozen bytes): a plain scan costs less than memmem's set-up. */
 static bool text_contains(const oom_pymodel *m, TSNode n, const char *needle)
 {
     uint32_t len;
     const char *t = oom_node_text(m, n, &len);
-    return memmem(t, len, needle, strlen(needle)) != NULL;
+    size_t k = strlen(needle);
+    for (size_t i = 0; i + k <= len; i++)
+        if (t[i] == needle[0] && memcmp(t + i, needle, k) == 0)
+            return true;
+    return false;
 }
 
 static bool text_contains_ci(const oom_pymodel *m, TSNode n, const char *needle)
@@ -1074,33 +1080,76 @@ static void walk(oom_pymodel *m, const oom_nodes *nodes)
     free(stack);
 }
 
+static int compare_names(const char *a, uint32_t alen, const char *b, uint32_t blen)
+{
+    if (alen != blen)
+        return alen < blen ? -1 : 1;
+    return memcmp(a, b, alen);
+}
+
+static int by_callee_name(const void *a, const void *b)
+{
+    const oom_call_site *x = *(const oom_call_site *const *)a, *y = *(const oom_call_site *const *)b;
+    return compare_names(x->name, x->name_len, y->name, y->name_len);
+}
+
+/* The first of the `count` sites sorted by callee name whose name is not
+ * before `name`. */
+static size_t first_call_named(const oom_call_site *const *sorted, size_t count, const char *name, uint32_t len)
+{
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (compare_names(sorted[mid]->name, sorted[mid]->name_len, name, len) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Whether every call of function s in this file, outside s itself, runs
+ * without grad (and there is one). */
+static bool called_only_without_grad(const oom_pymodel *m, const oom_scope *s,
+                                     const oom_call_site *const *sorted)
+{
+    size_t calls = 0, quiet = 0;
+    for (size_t c = first_call_named(sorted, m->call_count, s->name, s->name_len);
+         c < m->call_count && compare_names(sorted[c]->name, sorted[c]->name_len, s->name, s->name_len) == 0; c++) {
+        const oom_call_site *site = sorted[c];
+        if (site->pos >= s->start && site->pos < s->end)
+            continue; /* recursion says nothing */
+        calls++;
+        quiet += oom_model_grad_state_at(m, site->pos) != OOM_GRAD_ENABLED;
+    }
+    return calls > 0 && quiet == calls;
+}
+
 /* A function all of whose calls in this file run without grad runs without
  * grad too: `with torch.no_grad(): evaluate(model)`. Two rounds reach helpers
- * of helpers. */
+ * of helpers. Each function finds its calls among the sites sorted by name,
+ * not by reading every call in the file. */
 static void propagate_no_grad_to_callees(oom_pymodel *m)
 {
+    if (m->scope_count < 2 || m->call_count == 0)
+        return;
+    const oom_call_site **sorted = oom_xmalloc(m->call_count * sizeof *sorted);
+    for (size_t c = 0; c < m->call_count; c++)
+        sorted[c] = &m->calls[c];
+    qsort(sorted, m->call_count, sizeof *sorted, by_callee_name);
     for (int round = 0; round < 2; round++) {
         size_t regions_before = m->region_count;
         for (size_t i = 1; i < m->scope_count; i++) {
             const oom_scope *s = &m->scopes[i];
             if (!s->name || oom_model_grad_state_at(m, s->start) != OOM_GRAD_ENABLED)
                 continue;
-            size_t calls = 0, quiet = 0;
-            for (size_t c = 0; c < m->call_count; c++) {
-                const oom_call_site *site = &m->calls[c];
-                if (site->name_len != s->name_len || memcmp(site->name, s->name, s->name_len))
-                    continue;
-                if (site->pos >= s->start && site->pos < s->end)
-                    continue; /* recursion says nothing */
-                calls++;
-                quiet += oom_model_grad_state_at(m, site->pos) != OOM_GRAD_ENABLED;
-            }
-            if (calls > 0 && quiet == calls)
+            if (called_only_without_grad(m, s, sorted))
                 add_region(m, s->start, s->end, OOM_GRAD_DISABLED);
         }
         if (m->region_count == regions_before)
             break;
     }
+    free(sorted);
 }
 
 /* In a file that imports pytest, module-level `def test_...` functions are
