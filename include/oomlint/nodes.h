@@ -23,12 +23,22 @@ typedef struct {
     TSFieldId field;  /* the field it fills in its parent; 0 for none */
 } oom_node;
 
+/* Source bytes per entry of oom_nodes.blocks. */
+#define OOM_NODES_BLOCK 32u
+
 typedef struct {
     oom_node *items;
     uint32_t len;
     size_t cap;
     struct oom_layout_frame *frames; /* open subtrees while building */
     size_t frames_cap;
+    /* where to start looking for a node by its start byte: blocks[b] is the
+     * first entry starting at or after byte b * OOM_NODES_BLOCK, for b up to
+     * block_count (whose entry is len), so a search covers one block's
+     * few dozen entries, not the whole array */
+    uint32_t *blocks;
+    uint32_t block_count;
+    size_t blocks_cap;
 } oom_nodes;
 
 void oom_nodes_init(oom_nodes *n);
@@ -46,8 +56,12 @@ uint32_t oom_nodes_first_difference(const oom_nodes *a, const oom_nodes *b);
 void oom_nodes_trim(oom_nodes *n);
 void oom_nodes_free(oom_nodes *n);
 
-/* The index of `node` in the array (a binary search by start byte: preorder
- * keeps start bytes in order), or UINT32_MAX when it is not there. */
+/* Fills in `blocks` from the laid-out entries; both builds end with it. */
+void oom_nodes_index_blocks(oom_nodes *n);
+
+/* The index of `node` in the array (a binary search by start byte within
+ * its block: preorder keeps start bytes in order), or UINT32_MAX when it is
+ * not there. */
 uint32_t oom_nodes_find(const oom_nodes *n, TSNode node);
 /* The same, trying index `hint` first (the node a walk is at). */
 uint32_t oom_nodes_find_near(const oom_nodes *n, TSNode node, uint32_t hint);
@@ -58,6 +72,12 @@ TSNode oom_nodes_child(const oom_nodes *n, TSNode node, TSFieldId field, uint32_
 /* ts_node_named_child through the array (tree-sitter's walks the grammar's
  * hidden nodes from the first child on each call). */
 TSNode oom_nodes_named_child(const oom_nodes *n, TSNode node, uint32_t index, uint32_t hint);
+/* The first named node at or after child index `kid` among the children of
+ * a node whose subtree ends at `end` (its `end` field), stepping from
+ * sibling to sibling; `end` when there is none. Walking a node's named
+ * children with it costs one step per child, where oom_nodes_named_child
+ * in a loop starts again from the first child for each index. */
+uint32_t oom_nodes_next_named(const oom_nodes *n, uint32_t kid, uint32_t end);
 /* ts_node_parent through the array (tree-sitter's climbs from the root). */
 TSNode oom_nodes_parent(const oom_nodes *n, TSNode node, uint32_t hint);
 

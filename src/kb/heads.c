@@ -1,7 +1,6 @@
 /* kb/heads: what a model's head computes, by the names Hugging Face gives
  * its classes. The estimate sizes the logits from it; the model knows a
  * Trainer's model has a language-modelling head from it. */
-#include <stdio.h>
 #include <string.h>
 
 #include "oomlint/kb.h"
@@ -29,6 +28,13 @@ bool oom_task_has_vocab_logits(oom_task t)
     return t == OOM_TASK_CAUSAL_LM || t == OOM_TASK_SEQ2SEQ || t == OOM_TASK_MASKED_LM;
 }
 
+/* The first len bytes of s end with suffix. */
+static bool ends_at(const char *s, size_t len, const char *suffix)
+{
+    size_t n = strlen(suffix);
+    return len >= n && memcmp(s + len - n, suffix, n) == 0;
+}
+
 oom_task oom_kb_head_of_class(const char *q)
 {
     static const struct {
@@ -47,16 +53,19 @@ oom_task oom_kb_head_of_class(const char *q)
                  {"ForImageClassification", OOM_TASK_CLASSIFICATION},
                  {"ForAudioClassification", OOM_TASK_CLASSIFICATION},
                  {"SentenceTransformer", OOM_TASK_EMBEDDING}};
-    char cls[128];
-    snprintf(cls, sizeof cls, "%s", q);
-    char *dot = strrchr(cls, '.');
-    if (dot && (strcmp(dot, ".from_pretrained") == 0 || strcmp(dot, ".from_config") == 0))
-        *dot = '\0';
+    /* The class: q without a trailing .from_pretrained or .from_config (read
+     * up to 127 bytes, as ever), measured in place: the model asks this for
+     * every call in a file. */
+    size_t len = strnlen(q, 127);
+    if (ends_at(q, len, ".from_pretrained"))
+        len -= strlen(".from_pretrained");
+    else if (ends_at(q, len, ".from_config"))
+        len -= strlen(".from_config");
     for (size_t i = 0; i < sizeof heads / sizeof *heads; i++)
-        if (oom_str_ends_with(cls, heads[i].suffix))
+        if (ends_at(q, len, heads[i].suffix))
             return heads[i].task;
     /* transformers.AutoModel, BertModel: the encoder's hidden states */
-    if (oom_str_starts_with(cls, "transformers.") && oom_str_ends_with(cls, "Model"))
+    if (len >= 13 && memcmp(q, "transformers.", 13) == 0 && ends_at(q, len, "Model"))
         return OOM_TASK_EMBEDDING;
     return OOM_TASK_UNKNOWN;
 }

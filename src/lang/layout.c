@@ -128,7 +128,7 @@ static void visit_next_child(oom_nodes *n, size_t *depth, const TSTree *tree)
     }
 }
 
-void oom_nodes_build(oom_nodes *n, TSNode root)
+static void lay_out(oom_nodes *n, TSNode root)
 {
     n->len = 0;
     if (ts_node_is_null(root))
@@ -151,4 +151,10 @@ void oom_nodes_build(oom_nodes *n, TSNode root)
             n->items[f->owner].end = n->len;
         depth--;
     }
+}
+
+void oom_nodes_build(oom_nodes *n, TSNode root)
+{
+    lay_out(n, root);
+    oom_nodes_index_blocks(n);
 }

@@ -33,7 +33,7 @@ static void open_node(oom_nodes *n, uint32_t **stack, size_t *depth, size_t *sta
     n->len++;
 }
 
-void oom_nodes_build_cursor(oom_nodes *n, TSNode root)
+static void lay_out_with_cursor(oom_nodes *n, TSNode root)
 {
     n->len = 0;
     if (ts_node_is_null(root))
@@ -62,6 +62,25 @@ void oom_nodes_build_cursor(oom_nodes *n, TSNode root)
     }
 }
 
+void oom_nodes_build_cursor(oom_nodes *n, TSNode root)
+{
+    lay_out_with_cursor(n, root);
+    oom_nodes_index_blocks(n);
+}
+
+void oom_nodes_index_blocks(oom_nodes *n)
+{
+    n->block_count = n->len ? n->items[n->len - 1].start / OOM_NODES_BLOCK + 1 : 0;
+    if (n->block_count + 1u > n->blocks_cap)
+        oom_grow((void **)&n->blocks, &n->blocks_cap, n->block_count + 1u, sizeof(uint32_t));
+    uint32_t b = 0;
+    for (uint32_t i = 0; i < n->len; i++)
+        while (b <= n->items[i].start / OOM_NODES_BLOCK)
+            n->blocks[b++] = i;
+    while (b <= n->block_count)
+        n->blocks[b++] = n->len;
+}
+
 static bool same_node(const oom_node *a, const oom_node *b)
 {
     return a->node.id == b->node.id && a->node.tree == b->node.tree &&
@@ -81,7 +100,7 @@ uint32_t oom_nodes_first_difference(const oom_nodes *a, const oom_nodes *b)
 
 void oom_nodes_trim(oom_nodes *n)
 {
-    if (n->cap <= OOM_NODES_KEEP)
+    if (n->cap <= OOM_NODES_KEEP && n->blocks_cap <= OOM_NODES_KEEP)
         return;
     oom_nodes_free(n);
 }
@@ -90,13 +109,16 @@ void oom_nodes_free(oom_nodes *n)
 {
     free(n->items);
     free(n->frames);
+    free(n->blocks);
     oom_nodes_init(n);
 }
 
 uint32_t oom_nodes_find(const oom_nodes *n, TSNode node)
 {
-    uint32_t start = ts_node_start_byte(node);
-    uint32_t lo = 0, hi = n->len;
+    uint32_t start = ts_node_start_byte(node), block = start / OOM_NODES_BLOCK;
+    if (block >= n->block_count)
+        return UINT32_MAX; /* past the last node's start */
+    uint32_t lo = n->blocks[block], hi = n->blocks[block + 1];
     while (lo < hi) { /* the first node starting at or after `start` */
         uint32_t mid = lo + (hi - lo) / 2;
         if (n->items[mid].start < start)
@@ -139,13 +161,22 @@ TSNode oom_nodes_child(const oom_nodes *n, TSNode node, TSFieldId field, uint32_
     return (TSNode){{0}, NULL, NULL};
 }
 
+uint32_t oom_nodes_next_named(const oom_nodes *n, uint32_t kid, uint32_t end)
+{
+    while (kid < end && !ts_node_is_named(n->items[kid].node))
+        kid = n->items[kid].end;
+    return kid;
+}
+
 TSNode oom_nodes_named_child(const oom_nodes *n, TSNode node, uint32_t index, uint32_t hint)
 {
     uint32_t at = oom_nodes_find_near(n, node, hint);
     if (at == UINT32_MAX)
         return ts_node_named_child(node, index);
-    for (uint32_t kid = at + 1; kid < n->items[at].end; kid = n->items[kid].end)
-        if (ts_node_is_named(n->items[kid].node) && index-- == 0)
+    uint32_t end = n->items[at].end;
+    for (uint32_t kid = oom_nodes_next_named(n, at + 1, end); kid < end;
+         kid = oom_nodes_next_named(n, n->items[kid].end, end))
+        if (index-- == 0)
             return n->items[kid].node;
     return (TSNode){{0}, NULL, NULL};
 }

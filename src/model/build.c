@@ -103,7 +103,8 @@ static inline TSNode field_of(const oom_pymodel *m, TSNode n, const char *name)
 static void add_alias(oom_pymodel *m, const char *local, size_t local_len, const char *qual,
                       size_t qual_len)
 {
-    oom_alias a = {oom_xstrndup(local, local_len), oom_xstrndup(qual, qual_len)};
+    oom_alias a = {oom_xstrndup(local, local_len), oom_xstrndup(qual, qual_len), 0};
+    a.local_len = (uint32_t)strlen(a.local);
     OOM_PUSH(m->aliases, m->alias_count, m->alias_cap, a);
 }
 
@@ -152,9 +153,8 @@ static void note_ml_package(oom_pymodel *m, const char *dotted, uint32_t len)
 /* `import a.b.c` binds `a`; `import a.b as c` binds `c` to a.b. */
 static void visit_import(oom_pymodel *m, TSNode node)
 {
-    uint32_t count = ts_node_named_child_count(node);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode child = oom_model_named_child(m, node, i);
+    oom_model_kids kids = oom_model_kids_of(m, node);
+    for (TSNode child; oom_model_next_kid(m, &kids, &child);) {
         uint32_t len;
         if (ts_node_symbol(child) == m->sym.aliased_import) {
             TSNode name = field_of(m, child, "name"), alias = field_of(m, child, "alias");
@@ -190,11 +190,10 @@ static void visit_import_from(oom_pymodel *m, TSNode node)
     uint32_t mlen;
     const char *mod = oom_node_text(m, module, &mlen);
     note_ml_package(m, mod, mlen);
-    uint32_t count = ts_node_named_child_count(node);
     oom_buf q;
     oom_buf_init(&q);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode child = oom_model_named_child(m, node, i);
+    oom_model_kids kids = oom_model_kids_of(m, node);
+    for (TSNode child; oom_model_next_kid(m, &kids, &child);) {
         if (ts_node_eq(child, module))
             continue;
         TSNode name = child, alias = child;
@@ -229,9 +228,8 @@ static void bind_target(oom_pymodel *m, int scope, TSNode target, uint32_t pos,
         return;
     }
     if (s == m->sym.pattern_list || s == m->sym.tuple_pattern || s == m->sym.list_pattern) {
-        uint32_t count = ts_node_named_child_count(target);
-        for (uint32_t i = 0; i < count; i++) {
-            TSNode el = oom_model_named_child(m, target, i);
+        oom_model_kids kids = oom_model_kids_of(m, target);
+        for (TSNode el; oom_model_next_kid(m, &kids, &el);) {
             if (ts_node_symbol(el) == m->sym.identifier)
                 add_binding(m, scope, el, pos, OOM_BIND_UNPACK, value);
         }
@@ -258,16 +256,14 @@ static void visit_assignment(oom_pymodel *m, int scope, TSNode node)
  * `self`; -1 when it is not one. */
 static int parameter_index(oom_pymodel *m, TSNode fn, const char *name, uint32_t len)
 {
-    TSNode params = field_of(m, fn, "parameters");
-    uint32_t count = ts_node_is_null(params) ? 0 : ts_node_named_child_count(params);
-    for (uint32_t i = 0; i < count && i < 64; i++) {
-        TSNode p = oom_model_named_child(m, params, i);
+    oom_model_kids kids = oom_model_kids_of(m, field_of(m, fn, "parameters"));
+    for (TSNode p; kids.index < 64 && oom_model_next_kid(m, &kids, &p);) {
         if (ts_node_symbol(p) != m->sym.identifier && ts_node_named_child_count(p) > 0)
             p = oom_model_named_child(m, p, 0); /* typed or default: the name first */
         uint32_t plen;
         const char *pname = oom_node_text(m, p, &plen);
         if (plen == len && memcmp(pname, name, len) == 0)
-            return (int)i - 1;
+            return (int)kids.index - 2; /* p is parameter kids.index - 1, self is 0 */
     }
     return -1;
 }
@@ -320,9 +316,9 @@ static void note_accumulator(oom_pymodel *m, int scope, TSNode node, TSNode left
                 stack[top++] = obj;
             continue;
         }
-        uint32_t count = ts_node_named_child_count(e);
-        for (uint32_t i = 0; i < count && top < 64; i++)
-            stack[top++] = oom_model_named_child(m, e, i);
+        oom_model_kids kids = oom_model_kids_of(m, e);
+        for (TSNode kid; top < 64 && oom_model_next_kid(m, &kids, &kid);)
+            stack[top++] = kid;
     }
 }
 
@@ -347,9 +343,9 @@ static void bind_loop_targets(oom_pymodel *m, int scope, TSNode node, TSNode ite
     }
     if (depth > 8 || (s != m->sym.pattern_list && s != m->sym.tuple_pattern && s != m->sym.list_pattern))
         return;
-    uint32_t count = ts_node_named_child_count(node);
-    for (uint32_t i = 0; i < count && i < 64; i++)
-        bind_loop_targets(m, scope, oom_model_named_child(m, node, i), iterable, pos, depth + 1);
+    oom_model_kids kids = oom_model_kids_of(m, node);
+    for (TSNode kid; kids.index < 64 && oom_model_next_kid(m, &kids, &kid);)
+        bind_loop_targets(m, scope, kid, iterable, pos, depth + 1);
 }
 
 static void bind_opaque_names(oom_pymodel *m, int scope, TSNode node, uint32_t pos)
@@ -360,9 +356,8 @@ static void bind_opaque_names(oom_pymodel *m, int scope, TSNode node, uint32_t p
         add_binding(m, scope, node, pos, OOM_BIND_OPAQUE, none);
         return;
     }
-    uint32_t count = ts_node_named_child_count(node);
-    for (uint32_t i = 0; i < count && i < 64; i++) {
-        TSNode child = oom_model_named_child(m, node, i);
+    oom_model_kids kids = oom_model_kids_of(m, node);
+    for (TSNode child; kids.index < 64 && oom_model_next_kid(m, &kids, &child);) {
         TSSymbol cs = ts_node_symbol(child);
         if (cs == m->sym.identifier || cs == m->sym.pattern_list || cs == m->sym.tuple_pattern)
             bind_opaque_names(m, scope, child, pos);
@@ -404,9 +399,9 @@ static void push_backward_target(oom_pymodel *m, int scope, TSNode n, bool direc
         push_backward_target(m, scope, field_of(m, n, "arguments"), false);
         return;
     }
-    uint32_t count = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < count && i < 64; i++)
-        push_backward_target(m, scope, oom_model_named_child(m, n, i), false);
+    oom_model_kids kids = oom_model_kids_of(m, n);
+    for (TSNode kid; kids.index < 64 && oom_model_next_kid(m, &kids, &kid);)
+        push_backward_target(m, scope, kid, false);
 }
 
 static TSNode first_positional(const oom_pymodel *m, TSNode call)
@@ -496,9 +491,9 @@ static bool is_cuda_device_expr(oom_pymodel *m, TSNode e, int depth)
         return true;
     TSSymbol s = ts_node_symbol(e);
     if (s == m->sym.conditional_expression) {
-        uint32_t count = ts_node_named_child_count(e);
-        for (uint32_t i = 0; i < count; i++)
-            if (i != 1 && is_cuda_device_expr(m, oom_model_named_child(m, e, i), depth + 1))
+        oom_model_kids kids = oom_model_kids_of(m, e);
+        for (TSNode kid; oom_model_next_kid(m, &kids, &kid);)
+            if (kids.index != 2 && is_cuda_device_expr(m, kid, depth + 1)) /* not the condition */
                 return true;
         return false;
     }
@@ -537,10 +532,8 @@ static bool initialises_cuda(oom_pymodel *m, TSNode call, TSNode fn, const char 
         if (oom_node_text_is(m, attr, "to") && is_cuda_device_expr(m, first_positional(m, call), 0))
             return true;
     }
-    TSNode args = field_of(m, call, "arguments");
-    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode a = oom_model_named_child(m, args, i);
+    oom_model_kids kids = oom_model_kids_of(m, field_of(m, call, "arguments"));
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
         if (ts_node_symbol(a) == m->sym.keyword_argument &&
             oom_node_text_is(m, field_of(m, a, "name"), "device") && is_cuda_device_expr(m, field_of(m, a, "value"), 0))
             return qual == NULL || strcmp(qual, "torch.device") != 0;
@@ -550,10 +543,8 @@ static bool initialises_cuda(oom_pymodel *m, TSNode call, TSNode fn, const char 
 
 static void record_keywords(oom_pymodel *m, TSNode call)
 {
-    TSNode args = field_of(m, call, "arguments");
-    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode a = oom_model_named_child(m, args, i);
+    oom_model_kids kids = oom_model_kids_of(m, field_of(m, call, "arguments"));
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
         if (ts_node_symbol(a) != m->sym.keyword_argument)
             continue;
         TSNode name = field_of(m, a, "name"), value = field_of(m, a, "value");
@@ -573,10 +564,8 @@ static void record_pretrained(oom_pymodel *m, int scope, TSNode call, TSNode fn)
         return;
     TSNode arg = first_positional(m, call);
     if (ts_node_is_null(arg)) {
-        TSNode args = field_of(m, call, "arguments");
-        uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
-        for (uint32_t i = 0; i < count; i++) {
-            TSNode a = oom_model_named_child(m, args, i);
+        oom_model_kids kids = oom_model_kids_of(m, field_of(m, call, "arguments"));
+        for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
             if (ts_node_symbol(a) == m->sym.keyword_argument &&
                 oom_node_text_is(m, field_of(m, a, "name"), "pretrained_model_name_or_path"))
                 arg = field_of(m, a, "value");
@@ -614,13 +603,15 @@ static void note_call_facts(oom_pymodel *m, int scope, TSNode node, TSNode fn)
         add_site(&m->cuda_inits, &m->cuda_init_count, &m->cuda_init_cap, scope, node);
     if (qual && (strcmp(qual, "torch.autograd.grad") == 0 || strcmp(qual, "torch.autograd.backward") == 0))
         add_site(&m->backward_calls, &m->backward_call_count, &m->backward_call_cap, scope, node);
-    if (qual && (oom_str_ends_with(qual, "init_process_group") ||
-                 oom_str_ends_with(qual, "DistributedDataParallel") ||
-                 strcmp(qual, "accelerate.Accelerator") == 0 || strcmp(qual, "deepspeed.initialize") == 0 ||
-                 strcmp(qual, "torch.distributed.get_rank") == 0 ||
-                 strcmp(qual, "torch.distributed.get_world_size") == 0))
+    /* the file-wide facts are asked only until they are known */
+    if (qual && !m->distributed &&
+        (oom_str_ends_with(qual, "init_process_group") || oom_str_ends_with(qual, "DistributedDataParallel") ||
+         strcmp(qual, "accelerate.Accelerator") == 0 || strcmp(qual, "deepspeed.initialize") == 0 ||
+         strcmp(qual, "torch.distributed.get_rank") == 0 ||
+         strcmp(qual, "torch.distributed.get_world_size") == 0))
         m->distributed = true; /* one process per GPU: torchrun, accelerate, deepspeed */
-    if (qual && (oom_model_is_lm_class_name(qual) || oom_str_ends_with(qual, "SFTTrainer")))
+    if (qual && !m->loads_lm_head &&
+        (oom_model_is_lm_class_name(qual) || oom_str_ends_with(qual, "SFTTrainer")))
         m->loads_lm_head = true;
     oom_buf_free(&q);
     record_keywords(m, node);
@@ -665,9 +656,8 @@ static void visit_with(oom_pymodel *m, TSNode node)
         return;
     /* with_statement > with_clause > with_item(value: expr) */
     TSNode clause = oom_model_named_child(m, node, 0);
-    uint32_t count = ts_node_named_child_count(clause);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode item = oom_model_named_child(m, clause, i);
+    oom_model_kids kids = oom_model_kids_of(m, clause);
+    for (TSNode item; oom_model_next_kid(m, &kids, &item);) {
         if (ts_node_symbol(item) != m->sym.with_item)
             continue;
         TSNode value = field_of(m, item, "value");
@@ -732,9 +722,8 @@ static void visit_expression_statement(oom_pymodel *m, int scope, TSNode node)
 
 static void visit_decorators(oom_pymodel *m, TSNode decorated, TSNode fn)
 {
-    uint32_t count = ts_node_named_child_count(decorated);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode dec = oom_model_named_child(m, decorated, i);
+    oom_model_kids kids = oom_model_kids_of(m, decorated);
+    for (TSNode dec; oom_model_next_kid(m, &kids, &dec);) {
         if (ts_node_symbol(dec) != m->sym.decorator)
             continue;
         TSNode expr = oom_model_named_child(m, dec, 0);
@@ -788,11 +777,10 @@ static TSNode owning_class(const oom_pymodel *m, TSNode fn)
 /* Whether a base of the class has a last name ending in one of suffixes. */
 static bool has_base_ending(const oom_pymodel *m, TSNode cls, const char *const *suffixes)
 {
-    TSNode bases = field_of(m, cls, "superclasses");
-    uint32_t count = ts_node_is_null(bases) ? 0 : ts_node_named_child_count(bases);
-    for (uint32_t i = 0; i < count; i++) {
+    oom_model_kids kids = oom_model_kids_of(m, field_of(m, cls, "superclasses"));
+    for (TSNode base; oom_model_next_kid(m, &kids, &base);) {
         uint32_t len;
-        const char *name = oom_node_last_name(m, oom_model_named_child(m, bases, i), &len);
+        const char *name = oom_node_last_name(m, base, &len);
         for (size_t k = 0; name && suffixes[k]; k++)
             if (name_ends_with(name, len, suffixes[k]))
                 return true;
@@ -804,13 +792,11 @@ static bool has_base_ending(const oom_pymodel *m, TSNode cls, const char *const 
  * `nn.ModuleDict`, `nn.Linear`), aliases applied. */
 static bool has_torch_nn_base(const oom_pymodel *m, TSNode cls)
 {
-    TSNode bases = field_of(m, cls, "superclasses");
-    uint32_t count = ts_node_is_null(bases) ? 0 : ts_node_named_child_count(bases);
+    oom_model_kids kids = oom_model_kids_of(m, field_of(m, cls, "superclasses"));
     bool found = false;
     oom_buf q;
     oom_buf_init(&q);
-    for (uint32_t i = 0; i < count && !found; i++) {
-        TSNode base = oom_model_named_child(m, bases, i);
+    for (TSNode base; !found && oom_model_next_kid(m, &kids, &base);) {
         if (ts_node_symbol(base) != m->sym.attribute && ts_node_symbol(base) != m->sym.identifier)
             continue;
         if (!oom_pymodel_qualname(m, base, &q) || !oom_str_starts_with(q.data, "torch.nn."))
@@ -825,10 +811,8 @@ static bool has_torch_nn_base(const oom_pymodel *m, TSNode cls)
 /* The class body defines `def forward(self, ...)`. */
 static bool defines_forward(const oom_pymodel *m, TSNode cls)
 {
-    TSNode body = field_of(m, cls, "body");
-    uint32_t count = ts_node_is_null(body) ? 0 : ts_node_named_child_count(body);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode def = oom_model_named_child(m, body, i);
+    oom_model_kids kids = oom_model_kids_of(m, field_of(m, cls, "body"));
+    for (TSNode def; oom_model_next_kid(m, &kids, &def);) {
         if (ts_node_symbol(def) == m->sym.decorated_definition)
             def = field_of(m, def, "definition");
         if (!ts_node_is_null(def) && ts_node_symbol(def) == m->sym.function_definition &&
@@ -862,13 +846,19 @@ static bool is_test_class(const oom_pymodel *m, TSNode cls)
  * the grad mode) or a unittest method (test* in a class of tests: a test, not
  * evaluation code). A script's own `def test(model, loader)`, a module-level
  * test_epoch() and Evaluator.test_accuracy() stay evaluation code. */
-static void classify_method(const oom_pymodel *m, TSNode fn, oom_scope *s)
+static void classify_method(oom_pymodel *m, TSNode fn, oom_scope *s)
 {
     TSNode cls = owning_class(m, fn);
     if (ts_node_is_null(cls))
         return;
-    s->model_method = is_model_class(m, cls);
-    s->test_code = is_test_class(m, cls);
+    if (m->method_class.id != cls.id || m->method_class.alias_count != m->alias_count) {
+        m->method_class.id = cls.id;
+        m->method_class.alias_count = m->alias_count;
+        m->method_class.model = is_model_class(m, cls);
+        m->method_class.test = is_test_class(m, cls);
+    }
+    s->model_method = m->method_class.model;
+    s->test_code = m->method_class.test;
     s->unit_test = s->test_code && s->name && s->name_len > 4 && memcmp(s->name, "test", 4) == 0 &&
                    (s->name[4] == '_' || isupper((unsigned char)s->name[4]));
 }
@@ -877,7 +867,7 @@ static int enter_function(oom_pymodel *m, int scope, TSNode node)
 {
     TSNode name = field_of(m, node, "name");
     oom_scope s = {ts_node_start_byte(node), ts_node_end_byte(node), scope, NULL, 0, false, false, false, -1,
-                   node, -1, NULL, 0, -1};
+                   node, -1, NULL, 0, -1, -1};
     if (!ts_node_is_null(name))
         s.name = oom_node_text(m, name, &s.name_len);
     classify_method(m, node, &s);
@@ -897,14 +887,12 @@ static int enter_function(oom_pymodel *m, int scope, TSNode node)
 /* The block of an except clause (its only non-field child). */
 static TSNode except_block(const oom_pymodel *m, TSNode clause)
 {
-    uint32_t count = ts_node_named_child_count(clause);
-    for (uint32_t i = count; i-- > 0;) {
-        TSNode c = oom_model_named_child(m, clause, i);
+    TSNode block = {{0}, NULL, NULL};
+    oom_model_kids kids = oom_model_kids_of(m, clause);
+    for (TSNode c; oom_model_next_kid(m, &kids, &c);)
         if (ts_node_symbol(c) == m->sym.block)
-            return c;
-    }
-    TSNode none = {{0}, NULL, NULL};
-    return none;
+            block = c; /* the last one */
+    return block;
 }
 
 /* ---- the walk ------------------------------------------------------------ */
@@ -918,9 +906,9 @@ static bool catches_oom_type(oom_pymodel *m, TSNode value, bool *runtime_error)
 {
     if (ts_node_symbol(value) == m->sym.tuple || strcmp(ts_node_type(value), "parenthesized_expression") == 0) {
         bool any = false;
-        uint32_t count = ts_node_named_child_count(value);
-        for (uint32_t i = 0; i < count; i++)
-            any |= catches_oom_type(m, oom_model_named_child(m, value, i), runtime_error);
+        oom_model_kids kids = oom_model_kids_of(m, value);
+        for (TSNode kid; oom_model_next_kid(m, &kids, &kid);)
+            any |= catches_oom_type(m, kid, runtime_error);
         return any;
     }
     if (strcmp(ts_node_type(value), "as_pattern") == 0)
@@ -938,11 +926,17 @@ static bool catches_oom_type(oom_pymodel *m, TSNode value, bool *runtime_error)
     return oom;
 }
 
+/* The texts asked about are short (an `if` condition, a string literal of
+ * a dozen bytes): a plain scan costs less than memmem's set-up. */
 static bool text_contains(const oom_pymodel *m, TSNode n, const char *needle)
 {
     uint32_t len;
     const char *t = oom_node_text(m, n, &len);
-    return memmem(t, len, needle, strlen(needle)) != NULL;
+    size_t k = strlen(needle);
+    for (size_t i = 0; i + k <= len; i++)
+        if (t[i] == needle[0] && memcmp(t + i, needle, k) == 0)
+            return true;
+    return false;
 }
 
 static bool text_contains_ci(const oom_pymodel *m, TSNode n, const char *needle)
@@ -962,9 +956,8 @@ static void visit_except(oom_pymodel *m, TSNode node)
     if (ts_node_is_null(body))
         return;
     bool runtime_error = false, oom = false;
-    uint32_t count = ts_node_named_child_count(node);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode child = oom_model_named_child(m, node, i);
+    oom_model_kids kids = oom_model_kids_of(m, node);
+    for (TSNode child; oom_model_next_kid(m, &kids, &child);) {
         if (!ts_node_eq(child, body))
             oom |= catches_oom_type(m, child, &runtime_error);
     }
@@ -998,6 +991,8 @@ static void visit_if(oom_pymodel *m, int scope, TSNode node)
 
 static void note_distributed_names(oom_pymodel *m, TSNode node, TSSymbol s)
 {
+    if (m->distributed)
+        return; /* known already: the file's strings need not be searched */
     uint32_t len = ts_node_end_byte(node) - ts_node_start_byte(node);
     if (s == m->sym.identifier && len == 10 && oom_node_text_is(m, node, "local_rank"))
         m->distributed = true;
@@ -1127,15 +1122,42 @@ static partial_alias *find_partial_aliases(const oom_pymodel *m, size_t *count)
     return out;
 }
 
-/* Calls of `name` outside the function itself: how many, and how many of
- * them stand where grad is off. */
-static void count_calls(const oom_pymodel *m, const oom_scope *s, const char *name, uint32_t len, size_t *calls,
-                        size_t *quiet)
+static int compare_names(const char *a, uint32_t alen, const char *b, uint32_t blen)
 {
-    for (size_t c = 0; c < m->call_count; c++) {
-        const oom_call_site *site = &m->calls[c];
-        if (site->name_len != len || memcmp(site->name, name, len))
-            continue;
+    if (alen != blen)
+        return alen < blen ? -1 : 1;
+    return memcmp(a, b, alen);
+}
+
+static int by_callee_name(const void *a, const void *b)
+{
+    const oom_call_site *x = *(const oom_call_site *const *)a, *y = *(const oom_call_site *const *)b;
+    return compare_names(x->name, x->name_len, y->name, y->name_len);
+}
+
+/* The first of the `count` sites sorted by callee name whose name is not
+ * before `name`. */
+static size_t first_call_named(const oom_call_site *const *sorted, size_t count, const char *name, uint32_t len)
+{
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (compare_names(sorted[mid]->name, sorted[mid]->name_len, name, len) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The calls of `name` outside function s: how many, and how many of them
+ * stand where grad is off. */
+static void count_calls(const oom_pymodel *m, const oom_scope *s, const oom_call_site *const *sorted,
+                        const char *name, uint32_t len, size_t *calls, size_t *quiet)
+{
+    for (size_t c = first_call_named(sorted, m->call_count, name, len);
+         c < m->call_count && compare_names(sorted[c]->name, sorted[c]->name_len, name, len) == 0; c++) {
+        const oom_call_site *site = sorted[c];
         if (site->pos >= s->start && site->pos < s->end)
             continue; /* recursion says nothing */
         (*calls)++;
@@ -1143,13 +1165,34 @@ static void count_calls(const oom_pymodel *m, const oom_scope *s, const char *na
     }
 }
 
+/* Whether every call of function s in this file, outside s itself, runs
+ * without grad (and there is one); a call through a `partial` of it counts
+ * as its call. */
+static bool called_only_without_grad(const oom_pymodel *m, const oom_scope *s, const oom_call_site *const *sorted,
+                                     const partial_alias *aliases, size_t alias_count)
+{
+    size_t calls = 0, quiet = 0;
+    count_calls(m, s, sorted, s->name, s->name_len, &calls, &quiet);
+    for (size_t a = 0; a < alias_count; a++)
+        if (compare_names(aliases[a].target, aliases[a].target_len, s->name, s->name_len) == 0)
+            count_calls(m, s, sorted, aliases[a].alias->name, aliases[a].alias->name_len, &calls, &quiet);
+    return calls > 0 && quiet == calls;
+}
+
 /* A function all of whose calls in this file run without grad runs without
- * grad too: `with torch.no_grad(): evaluate(model)`; a call through a
- * `partial` of it counts as its call. Repeated until nothing changes (a
- * few rounds: helpers of helpers of helpers). */
+ * grad too: `with torch.no_grad(): evaluate(model)`. Repeated until nothing
+ * changes, a few rounds at most (helpers of helpers of helpers). Each
+ * function finds its calls among the sites sorted by name, not by reading
+ * every call in the file. */
 #define NO_GRAD_ROUNDS 8
 static void propagate_no_grad_to_callees(oom_pymodel *m)
 {
+    if (m->scope_count < 2 || m->call_count == 0)
+        return;
+    const oom_call_site **sorted = oom_xmalloc(m->call_count * sizeof *sorted);
+    for (size_t c = 0; c < m->call_count; c++)
+        sorted[c] = &m->calls[c];
+    qsort(sorted, m->call_count, sizeof *sorted, by_callee_name);
     size_t alias_count;
     partial_alias *aliases = find_partial_aliases(m, &alias_count);
     for (int round = 0; round < NO_GRAD_ROUNDS; round++) {
@@ -1158,18 +1201,14 @@ static void propagate_no_grad_to_callees(oom_pymodel *m)
             const oom_scope *s = &m->scopes[i];
             if (!s->name || oom_model_grad_state_at(m, s->start) != OOM_GRAD_ENABLED)
                 continue;
-            size_t calls = 0, quiet = 0;
-            count_calls(m, s, s->name, s->name_len, &calls, &quiet);
-            for (size_t a = 0; a < alias_count; a++)
-                if (aliases[a].target_len == s->name_len && memcmp(aliases[a].target, s->name, s->name_len) == 0)
-                    count_calls(m, s, aliases[a].alias->name, aliases[a].alias->name_len, &calls, &quiet);
-            if (calls > 0 && quiet == calls)
+            if (called_only_without_grad(m, s, sorted, aliases, alias_count))
                 add_region(m, s->start, s->end, OOM_GRAD_DISABLED);
         }
         if (m->region_count == regions_before)
             break;
     }
     free(aliases);
+    free(sorted);
 }
 
 /* In a file that imports pytest, module-level `def test_...` functions are
@@ -1194,7 +1233,7 @@ oom_pymodel *oom_pymodel_build_from(const oom_nodes *nodes, const char *src, siz
     m->root = nodes->items[0].node;
     m->nodes = nodes;
     m->sym = *python_symbols();
-    oom_scope module = {0, (uint32_t)len, -1, NULL, 0, false, false, false, -1, {{0}, NULL, NULL}, 0, NULL, 0, 0};
+    oom_scope module = {0, (uint32_t)len, -1, NULL, 0, false, false, false, -1, {{0}, NULL, NULL}, 0, NULL, 0, -1, 0};
     OOM_PUSH(m->scopes, m->scope_count, m->scope_cap, module);
     walk(m, nodes);
     mark_pytest_functions(m);

@@ -160,9 +160,8 @@ static bool device_output(const oom_pymodel *m, TSNode e, int depth)
 static bool any_argument_device_output(const oom_pymodel *m, TSNode call, int depth)
 {
     TSNode args = oom_model_child(m, call, "arguments", 9);
-    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode a = oom_model_named_child(m, args, i);
+    oom_model_kids kids = oom_model_kids_of(m, args);
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
         if (ts_node_symbol(a) != m->sym.keyword_argument && device_output(m, a, depth + 1))
             return true;
     }

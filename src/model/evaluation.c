@@ -22,18 +22,37 @@ const char *const *oom_model_eval_words(void)
 
 const char *const *oom_model_eval_data_words(void);
 
+/* What a function's own name says: 1 evaluation, 0 training (or both:
+ * train_and_evaluate says nothing), -1 neither. */
+static signed char name_verdict(const oom_scope *sc)
+{
+    if (!sc->name)
+        return -1;
+    if (oom_name_has_word(sc->name, sc->name_len, train_words))
+        return 0;
+    return oom_name_has_word(sc->name, sc->name_len, eval_words) ? 1 : -1;
+}
+
+/* The nearest function, from `scope` outwards, whose name says train or
+ * eval decides. Each scope keeps its answer, so the names are read once. */
 static bool scope_named_for_eval(const oom_pymodel *m, int scope)
 {
-    for (int s = scope; s > 0; s = m->scopes[s].parent) {
-        const oom_scope *sc = &m->scopes[s];
-        if (!sc->name)
-            continue;
-        if (oom_name_has_word(sc->name, sc->name_len, train_words))
-            return false; /* train_and_evaluate: both; say nothing */
-        if (oom_name_has_word(sc->name, sc->name_len, eval_words))
-            return true;
+    oom_scope *scopes = ((oom_pymodel *)m)->scopes; /* the cache: one thread owns the model */
+    int s = scope;
+    signed char answer = 0;
+    for (; s > 0; s = scopes[s].parent) {
+        answer = scopes[s].named_for_eval >= 0 ? scopes[s].named_for_eval : name_verdict(&scopes[s]);
+        if (answer >= 0)
+            break;
     }
-    return false;
+    if (answer < 0)
+        answer = 0;
+    for (int t = scope; t > 0; t = scopes[t].parent) { /* the walked scopes get the answer */
+        scopes[t].named_for_eval = answer;
+        if (t == s)
+            break;
+    }
+    return answer;
 }
 
 /* Words that name held-out data: `val_loader`, `valid_data_loader`,
@@ -68,9 +87,8 @@ static void scan_iterable(const oom_pymodel *m, TSNode e, int depth, bool *eval,
             scan_iterable(m, oom_model_child(m, e, "arguments", 9), depth + 1, eval, train);
         return;
     }
-    uint32_t count = ts_node_named_child_count(e);
-    for (uint32_t i = 0; i < count && i < 8; i++) {
-        TSNode c = oom_model_named_child(m, e, i);
+    oom_model_kids kids = oom_model_kids_of(m, e);
+    for (TSNode c; kids.index < 8 && oom_model_next_kid(m, &kids, &c);) {
         if (ts_node_symbol(c) == m->sym.keyword_argument)
             continue; /* desc="Validating" is a label, not the data */
         scan_iterable(m, c, depth + 1, eval, train);
@@ -169,9 +187,8 @@ static bool wraps(const oom_pymodel *m, TSNode wrapper, const char *inner, uint3
     if (!b || b->kind != OOM_BIND_VALUE || ts_node_symbol(b->value) != m->sym.call)
         return false;
     TSNode args = oom_model_child(m, b->value, "arguments", 9);
-    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode a = oom_model_named_child(m, args, i);
+    oom_model_kids kids = oom_model_kids_of(m, args);
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
         if (ts_node_symbol(a) == m->sym.keyword_argument)
             a = oom_model_child(m, a, "value", 5);
         if (ts_node_is_null(a) || ts_node_symbol(a) != m->sym.identifier)
@@ -202,10 +219,9 @@ static bool mode_parameter(const oom_pymodel *m, TSNode def, const char **name, 
 {
     static const char *const switches[] = {"train", "training", "is_train", "is_training", NULL};
     TSNode params = oom_model_child(m, def, "parameters", 10);
-    uint32_t count = ts_node_is_null(params) ? 0 : ts_node_named_child_count(params);
+    oom_model_kids kids = oom_model_kids_of(m, params);
     int position = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode p = oom_model_named_child(m, params, i);
+    for (TSNode p; oom_model_next_kid(m, &kids, &p);) {
         TSNode id = ts_node_symbol(p) == m->sym.identifier ? p : oom_model_child(m, p, "name", 4);
         if (ts_node_is_null(id) || ts_node_symbol(id) != m->sym.identifier)
             continue;
@@ -227,10 +243,9 @@ static bool mode_parameter(const oom_pymodel *m, TSNode def, const char **name, 
 static bool passes_false_for(const oom_pymodel *m, TSNode call, const char *name, uint32_t len, int index)
 {
     TSNode args = oom_model_child(m, call, "arguments", 9);
-    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    oom_model_kids kids = oom_model_kids_of(m, args);
     int position = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode a = oom_model_named_child(m, args, i);
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
         if (ts_node_symbol(a) == m->sym.keyword_argument) {
             uint32_t klen;
             const char *k = oom_node_text(m, oom_model_child(m, a, "name", 4), &klen);
@@ -325,10 +340,9 @@ void oom_pymodel_call_false_args(const oom_pymodel *m, size_t i, uint32_t *mask,
 {
     *mask = 0;
     TSNode args = oom_model_child(m, m->calls[i].node, "arguments", 9);
-    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    oom_model_kids kids = oom_model_kids_of(m, args);
     int position = 0;
-    for (uint32_t k = 0; k < count; k++) {
-        TSNode a = oom_model_named_child(m, args, k);
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
         if (ts_node_symbol(a) == m->sym.keyword_argument) {
             if (strcmp(ts_node_type(oom_model_child(m, a, "value", 5)), "false") == 0) {
                 uint32_t nlen;

@@ -35,9 +35,8 @@ bool oom_pymodel_has_argument(const oom_pymodel *m, TSNode call, const char *nam
     if (ts_node_is_null(args))
         return false;
     int positional = 0;
-    uint32_t count = ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode a = oom_model_named_child(m, args, i);
+    oom_model_kids kids = oom_model_kids_of(m, args);
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
         const char *type = ts_node_type(a);
         if (strcmp(type, "dictionary_splat") == 0)
             return true; /* **kwargs may carry it */
@@ -377,13 +376,12 @@ bool oom_pymodel_is_lm_trainer(const oom_pymodel *m, TSNode call)
     if (ts_node_is_null(args))
         return false;
     TSNode model = {{0}, NULL, NULL};
-    uint32_t count = ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode a = oom_model_named_child(m, args, i);
+    oom_model_kids kids = oom_model_kids_of(m, args);
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
         if (ts_node_symbol(a) == m->sym.keyword_argument) {
             if (oom_node_text_is(m, oom_model_child(m, a, "name", 4), "model"))
                 model = oom_model_child(m, a, "value", 5);
-        } else if (i == 0 && ts_node_is_null(model)) {
+        } else if (kids.index == 1 && ts_node_is_null(model)) { /* the first argument */
             model = a;
         }
     }

@@ -29,34 +29,64 @@ static bool has_suffix(const char *s, size_t len, const char *x)
 
 /* ---- names ------------------------------------------------------------------ */
 
+/* The word lists of oom_model_name_is_model_like, asked for every call a
+ * rule looks at: with their lengths, and the first letters compared before
+ * memcmp, a miss costs a few instructions per word. */
+typedef struct {
+    const char *text;
+    size_t len;
+} name_word;
+#define NAME_WORD(s) {s, sizeof(s) - 1}
+#define NAME_WORDS(a) (sizeof(a) / sizeof *(a))
+
+static bool starts_with_word(const char *s, size_t len, const name_word *w)
+{
+    return len >= w->len && s[0] == w->text[0] && memcmp(s, w->text, w->len) == 0;
+}
+
+static bool ends_with_word(const char *s, size_t len, const name_word *w)
+{
+    return len >= w->len && s[len - w->len] == w->text[0] && memcmp(s + len - w->len, w->text, w->len) == 0;
+}
+
 bool oom_model_name_is_model_like(const char *name, size_t len)
 {
-    static const char *const exact[] = {
-        "model", "net", "network", "module", "encoder", "decoder", "backbone", "classifier",
-        "generator", "discriminator", "critic", "actor", "policy", "teacher", "student",
-        "transformer", "unet", "vae", "clf", "lm", "gen", "disc", "head", "mlp", "projector",
-        "embedder", NULL};
-    static const char *const suffixes[] = {"_model", "model", "_net", "net", "_encoder",
-                                           "_decoder", "_head", "_mlp", "_proj", "_projection",
-                                           NULL};
-    static const char *const factories[] = {"get_", "build_", "create_", "load_", "make_",
-                                            "init_", "setup_", "configure_", "wrap_", "unwrap_",
-                                            "prepare_", "save_", "export_", "convert_", "merge_",
-                                            "print_", "count_", "freeze_", "fuse_", "update_",
-                                            "copy_", "reparameterize_", NULL};
+    static const name_word exact[] = {
+        NAME_WORD("model"), NAME_WORD("net"), NAME_WORD("network"), NAME_WORD("module"),
+        NAME_WORD("encoder"), NAME_WORD("decoder"), NAME_WORD("backbone"), NAME_WORD("classifier"),
+        NAME_WORD("generator"), NAME_WORD("discriminator"), NAME_WORD("critic"), NAME_WORD("actor"),
+        NAME_WORD("policy"), NAME_WORD("teacher"), NAME_WORD("student"), NAME_WORD("transformer"),
+        NAME_WORD("unet"), NAME_WORD("vae"), NAME_WORD("clf"), NAME_WORD("lm"), NAME_WORD("gen"),
+        NAME_WORD("disc"), NAME_WORD("head"), NAME_WORD("mlp"), NAME_WORD("projector"),
+        NAME_WORD("embedder")};
+    static const name_word suffixes[] = {
+        NAME_WORD("_model"), NAME_WORD("model"), NAME_WORD("_net"), NAME_WORD("net"),
+        NAME_WORD("_encoder"), NAME_WORD("_decoder"), NAME_WORD("_head"), NAME_WORD("_mlp"),
+        NAME_WORD("_proj"), NAME_WORD("_projection")};
+    static const name_word factories[] = {
+        NAME_WORD("get_"), NAME_WORD("build_"), NAME_WORD("create_"), NAME_WORD("load_"),
+        NAME_WORD("make_"), NAME_WORD("init_"), NAME_WORD("setup_"), NAME_WORD("configure_"),
+        NAME_WORD("wrap_"), NAME_WORD("unwrap_"), NAME_WORD("prepare_"), NAME_WORD("save_"),
+        NAME_WORD("export_"), NAME_WORD("convert_"), NAME_WORD("merge_"), NAME_WORD("print_"),
+        NAME_WORD("count_"), NAME_WORD("freeze_"), NAME_WORD("fuse_"), NAME_WORD("update_"),
+        NAME_WORD("copy_"), NAME_WORD("reparameterize_")};
+    static const name_word model_prefix = NAME_WORD("model_");
     while (len > 0 && name[0] == '_') { /* self._wrap_model(...): the same verbs */
         name++;
         len--;
     }
     if (len == 0 || isupper((unsigned char)name[0]))
         return false; /* Model(...) constructs; it does not run a forward */
-    for (size_t i = 0; factories[i]; i++)
-        if (has_prefix(name, len, factories[i]))
+    for (size_t i = 0; i < NAME_WORDS(factories); i++)
+        if (starts_with_word(name, len, &factories[i]))
             return false;
-    if (oom_model_text_in(name, len, exact) || has_prefix(name, len, "model_"))
+    for (size_t i = 0; i < NAME_WORDS(exact); i++)
+        if (len == exact[i].len && starts_with_word(name, len, &exact[i]))
+            return true;
+    if (starts_with_word(name, len, &model_prefix))
         return true;
-    for (size_t i = 0; suffixes[i]; i++)
-        if (has_suffix(name, len, suffixes[i]))
+    for (size_t i = 0; i < NAME_WORDS(suffixes); i++)
+        if (ends_with_word(name, len, &suffixes[i]))
             return true;
     return false;
 }
@@ -312,9 +342,8 @@ static bool is_own_model(const oom_pymodel *m, TSNode expr)
 static bool passes_a_model(const oom_pymodel *m, TSNode call)
 {
     TSNode args = oom_model_child(m, call, "arguments", 9);
-    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode a = oom_model_named_child(m, args, i);
+    oom_model_kids kids = oom_model_kids_of(m, args);
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
         if (ts_node_symbol(a) == m->sym.keyword_argument)
             a = oom_model_child(m, a, "value", 5);
         if (!ts_node_is_null(a) && is_model_expr(m, a, 1))
@@ -405,9 +434,8 @@ static bool any_argument_carries(const oom_pymodel *m, TSNode call, int depth)
     TSNode args = oom_model_child(m, call, "arguments", 9);
     if (ts_node_is_null(args))
         return false;
-    uint32_t count = ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode a = oom_model_named_child(m, args, i);
+    oom_model_kids kids = oom_model_kids_of(m, args);
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
         if (ts_node_symbol(a) == m->sym.keyword_argument)
             a = oom_model_child(m, a, "value", 5);
         if (!ts_node_is_null(a) && carries(m, a, depth + 1))
@@ -804,9 +832,8 @@ static bool carries(const oom_pymodel *m, TSNode e, int depth)
         return false;
     }
     if (strcmp(type, "dictionary") == 0) {
-        uint32_t count = ts_node_named_child_count(e);
-        for (uint32_t i = 0; i < count; i++) {
-            TSNode pair = oom_model_named_child(m, e, i);
+        oom_model_kids kids = oom_model_kids_of(m, e);
+        for (TSNode pair; oom_model_next_kid(m, &kids, &pair);) {
             if (carries(m, oom_model_child(m, pair, "value", 5), depth + 1))
                 return true;
         }
@@ -826,10 +853,9 @@ bool oom_pymodel_carries_graph(const oom_pymodel *m, TSNode expr)
 
 static TSNode argument_for(const oom_pymodel *m, TSNode args, const oom_accumulator *a)
 {
-    uint32_t count = ts_node_named_child_count(args);
+    oom_model_kids kids = oom_model_kids_of(m, args);
     int positional = 0;
-    for (uint32_t k = 0; k < count; k++) {
-        TSNode arg = oom_model_named_child(m, args, k);
+    for (TSNode arg; oom_model_next_kid(m, &kids, &arg);) {
         if (ts_node_symbol(arg) == m->sym.keyword_argument) {
             uint32_t nlen;
             const char *ntext = oom_node_text(m, oom_model_child(m, arg, "name", 4), &nlen);
@@ -906,10 +932,9 @@ bool oom_pymodel_accumulation_candidate(const oom_pymodel *m, TSNode call, oom_b
     unsigned long mask = 0;
     oom_buf keywords;
     oom_buf_init(&keywords);
-    uint32_t count = ts_node_named_child_count(args);
+    oom_model_kids kids = oom_model_kids_of(m, args);
     int position = 0;
-    for (uint32_t k = 0; k < count; k++) {
-        TSNode arg = oom_model_named_child(m, args, k);
+    for (TSNode arg; oom_model_next_kid(m, &kids, &arg);) {
         if (ts_node_symbol(arg) == m->sym.keyword_argument) {
             if (carries(m, oom_model_child(m, arg, "value", 5), 0)) {
                 uint32_t nlen;

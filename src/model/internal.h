@@ -29,6 +29,10 @@ typedef struct {
     signed char called_for_eval;
     const char *mode_param;
     uint32_t mode_param_len;
+    /* answered on the first question (-1 before): its name, or the nearest
+     * enclosing function's name that says either, names evaluation, not
+     * training (evaluation.c asks it for every call the rules look at) */
+    signed char named_for_eval;
     /* answered on the first question (-1 before): a module-level function
      * the file calls only from a model's forward (a layer computation handed
      * to gradient checkpointing) */
@@ -72,6 +76,7 @@ typedef struct {
 typedef struct {
     char *local;
     char *qualified;
+    uint32_t local_len; /* compared first: every qualified name looks its base up */
 } oom_alias;
 
 typedef struct {
@@ -271,6 +276,16 @@ struct oom_pymodel {
      * outputs (device.c) */
     oom_visit carry_visit;
     oom_visit device_visit;
+    /* build.c: the class of the methods being walked and what it is (model
+     * code, tests). A class's methods follow each other in the walk, so its
+     * bases and body are read once for all of them, not once per method;
+     * again only if an import met in between could change what a base
+     * names. */
+    struct {
+        const void *id; /* the class_definition's node id; NULL before the first */
+        size_t alias_count; /* the imports known when it was read */
+        bool model, test;
+    } method_class;
 };
 
 /* A field's id from its name. The names are literals at every call, so once
@@ -303,6 +318,48 @@ static inline TSNode oom_model_named_child(const oom_pymodel *m, TSNode n, uint3
     if (!m->nodes || ts_node_is_null(n))
         return ts_node_named_child(n, index);
     return oom_nodes_named_child(m->nodes, n, index, m->at);
+}
+
+/* A node's named children, one after another:
+ *     oom_model_kids k = oom_model_kids_of(m, node);
+ *     for (TSNode child; oom_model_next_kid(m, &k, &child);) ...
+ * Through the node array each step moves to the next sibling, where
+ * oom_model_named_child(m, node, i) for i = 0, 1, ... starts from the first
+ * child every time (quadratic in a class body or a long argument list).
+ * Without the array (or for a node not in it) it asks tree-sitter by index. */
+typedef struct {
+    TSNode parent;
+    uint32_t index;    /* named children returned so far */
+    uint32_t kid, end; /* in the array: the next child to look at, and the parent's end;
+                          UINT32_MAX when tree-sitter is asked instead */
+} oom_model_kids;
+
+static inline oom_model_kids oom_model_kids_of(const oom_pymodel *m, TSNode n)
+{
+    oom_model_kids k = {n, 0, UINT32_MAX, UINT32_MAX};
+    uint32_t at = m->nodes && !ts_node_is_null(n) ? oom_nodes_find_near(m->nodes, n, m->at) : UINT32_MAX;
+    if (at != UINT32_MAX) {
+        k.kid = at + 1;
+        k.end = m->nodes->items[at].end;
+    }
+    return k;
+}
+
+static inline bool oom_model_next_kid(const oom_pymodel *m, oom_model_kids *k, TSNode *out)
+{
+    if (k->end == UINT32_MAX) { /* no layout: by index */
+        if (ts_node_is_null(k->parent) || k->index >= ts_node_named_child_count(k->parent))
+            return false;
+        *out = ts_node_named_child(k->parent, k->index++);
+        return true;
+    }
+    k->kid = oom_nodes_next_named(m->nodes, k->kid, k->end);
+    if (k->kid >= k->end)
+        return false;
+    *out = m->nodes->items[k->kid].node;
+    k->kid = m->nodes->items[k->kid].end;
+    k->index++;
+    return true;
 }
 
 /* ts_node_parent through the model's node array when it has one. */

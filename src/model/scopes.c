@@ -91,7 +91,7 @@ static const oom_alias *find_alias(const oom_pymodel *m, const char *name, uint3
 {
     for (size_t i = m->alias_count; i-- > 0;) {
         const oom_alias *a = &m->aliases[i];
-        if (strlen(a->local) == len && memcmp(a->local, name, len) == 0)
+        if (a->local_len == len && memcmp(a->local, name, len) == 0)
             return a;
     }
     return NULL;
@@ -221,9 +221,8 @@ bool oom_pymodel_string_value(const oom_pymodel *m, TSNode str, oom_buf *out)
         return false;
     if (strcmp(ts_node_type(str), "string") != 0 || string_has_interpolation(str))
         return false;
-    uint32_t count = ts_node_named_child_count(str);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode part = oom_model_named_child(m, str, i);
+    oom_model_kids kids = oom_model_kids_of(m, str);
+    for (TSNode part; oom_model_next_kid(m, &kids, &part);) {
         if (strcmp(ts_node_type(part), "string_content") == 0) {
             uint32_t len;
             const char *t = oom_node_text(m, part, &len);

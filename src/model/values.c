@@ -67,9 +67,8 @@ static bool is_field_call(const oom_pymodel *m, TSNode call)
 TSNode oom_pymodel_keyword_value(const oom_pymodel *m, TSNode call, const char *name)
 {
     TSNode args = oom_model_child(m, call, "arguments", 9);
-    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
-    for (uint32_t i = 0; i < count; i++) {
-        TSNode a = oom_model_named_child(m, args, i);
+    oom_model_kids kids = oom_model_kids_of(m, args);
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
         if (ts_node_symbol(a) == m->sym.keyword_argument &&
             oom_node_text_is(m, oom_model_child(m, a, "name", 4), name))
             return oom_model_child(m, a, "value", 5);

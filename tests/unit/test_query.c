@@ -408,6 +408,49 @@ static void fast_layout_matches_the_cursor(void)
     ts_parser_delete(parser);
 }
 
+/* Every node is found at its own index (the search starts in its start
+ * byte's block of OOM_NODES_BLOCK bytes: nodes a block apart, a long string
+ * that leaves blocks without a node, the last node), a node of another tree
+ * is not found, and the named children walked sibling to sibling are
+ * tree-sitter's. */
+static void nodes_are_found_by_position(void)
+{
+    oom_buf code;
+    oom_buf_init(&code);
+    for (int i = 0; i < 40; i++)
+        oom_buf_printf(&code, "def f%d(a, b=%d):\n    return g(a)[b].h  # %d\n", i, i, i);
+    oom_buf_puts(&code, "s = \"");
+    for (int i = 0; i < 300; i++)
+        oom_buf_putc(&code, 'x');
+    oom_buf_puts(&code, "\"\nt = (1,\n     2)");
+    TSParser *parser = ts_parser_new();
+    ts_parser_set_language(parser, oom_lang_grammar(OOM_LANG_PYTHON));
+    TSTree *tree = ts_parser_parse_string(parser, NULL, code.data, (uint32_t)code.len);
+    TSTree *other = ts_parser_parse_string(parser, NULL, code.data, (uint32_t)code.len);
+    oom_nodes n;
+    oom_nodes_init(&n);
+    oom_nodes_build(&n, ts_tree_root_node(tree));
+    CHECK(n.len > 500 && n.block_count == n.items[n.len - 1].start / OOM_NODES_BLOCK + 1);
+    bool all_found = true, named_same = true;
+    for (uint32_t k = 0; k < n.len; k++) {
+        all_found = all_found && oom_nodes_find(&n, n.items[k].node) == k;
+        uint32_t c = 0, end = n.items[k].end;
+        for (uint32_t kid = oom_nodes_next_named(&n, k + 1, end); kid < end;
+             kid = oom_nodes_next_named(&n, n.items[kid].end, end))
+            named_same = named_same && ts_node_eq(n.items[kid].node, ts_node_named_child(n.items[k].node, c++));
+        named_same = named_same && c == ts_node_named_child_count(n.items[k].node);
+    }
+    CHECK(all_found);
+    CHECK(named_same);
+    TSNode foreign = ts_node_named_child(ts_tree_root_node(other), 3);
+    CHECK(!ts_node_is_null(foreign) && oom_nodes_find(&n, foreign) == UINT32_MAX);
+    oom_nodes_free(&n);
+    ts_tree_delete(tree);
+    ts_tree_delete(other);
+    ts_parser_delete(parser);
+    oom_buf_free(&code);
+}
+
 /* A user rule the matcher leaves to tree-sitter (a `+` quantifier) still
  * finds what it should, through the engine. */
 static void user_rule_with_quantifier_still_fires(void)
@@ -507,6 +550,7 @@ void test_query_suite(void)
                  combinatorial_patterns_stop_at_the_work_limit);
     oom_test_run("nodes: the tree laid out in preorder with fields", nodes_lay_out_the_tree);
     oom_test_run("nodes: the fast layout is the public cursor's, node by node", fast_layout_matches_the_cursor);
+    oom_test_run("nodes: found by position, named children walked in order", nodes_are_found_by_position);
     oom_test_run("query: a user rule with a quantifier fires through tree-sitter's cursor",
                  user_rule_with_quantifier_still_fires);
     oom_test_run("query: a wildcard repetition beside native patterns", wildcard_repetition_beside_native_patterns);
