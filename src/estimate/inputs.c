@@ -696,6 +696,7 @@ static void read_modelled(const char *path, oom_source *src, oom_pymodel *m, TSN
     /* a script that only loads or evaluates a model is not a training job */
     out->in.training = oom_pymodel_file_trains(m);
     oom_est_read_inference(&r);
+    oom_est_read_placement(&r);
     if (oom_pymodel_file_calls(m, "gradient_checkpointing_enable")) {
         out->in.gradient_checkpointing = true;
         snprintf(out->from[OOM_IN_CHECKPOINTING].text, sizeof out->from[0].text,

@@ -146,6 +146,10 @@ void oom_est_read_frozen_base(oom_est_reader *r);
  * its generate() calls keep (max_new_tokens) (generate.c). */
 void oom_est_read_inference(oom_est_reader *r);
 
+/* Where an inference script puts its model (one GPU, accelerate's
+ * placement, the CPU) and a 16-bit cast after loading (placement.c). */
+void oom_est_read_placement(oom_est_reader *r);
+
 /* torchvision / timm image models, their input size, autocast, optimizer
  * classes and frozen layers (vision.c). */
 void oom_est_read_vision(oom_est_reader *r);
