@@ -249,16 +249,34 @@ static void describe_inference_step(const oom_script_inputs *s, const candidate 
     }
 }
 
+/* The plan's first steps up to `upto` (a mask), at the values the whole
+ * plan ends at: the batch, new tokens and prompt length it shrinks to, the
+ * model it takes (each step shrinks only its own field). */
+static candidate first_steps(const candidate *base, const candidate *final, unsigned upto, const oom_gpu *gpu,
+                             double target)
+{
+    const unsigned shrinking = (1u << STEP_HALVE_BATCH) | (1u << STEP_FEWER_NEW_TOKENS) | (1u << STEP_SHORTER_SEQ);
+    int model = (upto & (1u << STEP_SMALLER_MODEL)) ? final->model : -1;
+    candidate c = apply_with_model(base, upto & ~shrinking, model, gpu, target);
+    if (upto & (1u << STEP_HALVE_BATCH))
+        c.in.micro_batch = final->in.micro_batch;
+    if (upto & (1u << STEP_FEWER_NEW_TOKENS))
+        c.in.new_tokens = final->in.new_tokens;
+    if (upto & (1u << STEP_SHORTER_SEQ))
+        c.in.seq_len = final->in.seq_len;
+    return c;
+}
+
 /* An inference plan: each step with the estimate it reaches together with
  * the steps before it, so that a user who stops early knows where they are. */
-static void describe_inference(const oom_script_inputs *s, const candidate *base, unsigned mask,
-                               const oom_gpu *gpu, double target, oom_buf *plan)
+static void describe_inference(const oom_script_inputs *s, const candidate *base, const candidate *final,
+                               unsigned mask, const oom_gpu *gpu, double target, oom_buf *plan)
 {
     const char *sep = "";
     for (int step = 0; step < STEP_COUNT; step++) {
         if (!(mask & (1u << step)))
             continue;
-        candidate upto = apply(base, mask & ((2u << step) - 1), gpu, target);
+        candidate upto = first_steps(base, final, mask & ((2u << step) - 1), gpu, target);
         oom_buf_puts(plan, sep);
         sep = "; then ";
         describe_inference_step(s, &upto, step, gpu, plan);
@@ -346,14 +364,17 @@ bool oom_estimate_fix_plan(const oom_script_inputs *s, const oom_gpu *gpu, doubl
             if (!(mask & (1u << step)))
                 continue;
             candidate without = apply(&base, mask & ~(1u << step), gpu, target);
-            if (total(&without.in) <= target) {
+            /* not at the price of a smaller model than the plan has (8-bit
+             * weights and a 7b in place of 4-bit weights and a 13b) */
+            bool same_model = without.model <= c.model;
+            if (total(&without.in) <= target && same_model) {
                 mask &= ~(1u << step);
                 c = without;
             }
         }
     oom_estimate_compute(&c.in, after);
     if (!s->in.training) {
-        describe_inference(s, &base, mask, gpu, target, plan);
+        describe_inference(s, &base, &c, mask, gpu, target, plan);
         return fits;
     }
     describe(s, &c, mask, gpu, plan);
