@@ -173,6 +173,26 @@ static void print_notes(const oom_launch_read *lr, FILE *f)
     }
 }
 
+static const char *placement_name(oom_placement p)
+{
+    static const char *const names[] = {"none found", "one GPU", "device_map / max_memory", "CPU"};
+    return names[p];
+}
+
+/* An inference script's device: what decides whether --gpu's capacity
+ * rules judge it (project/capacity.c). */
+static void print_placement(const oom_script_inputs *s, FILE *f)
+{
+    if (s->in.training)
+        return;
+    fprintf(f, "  %-13s %-28s ", "device", placement_name(s->placement));
+    if (s->placement == OOM_PLACE_UNKNOWN)
+        fputs("assumed: nothing moves the model to a GPU (not judged by OOM601/602)", f);
+    else
+        oom_report_display(f, s->placed.text);
+    fputc('\n', f);
+}
+
 void oom_report_estimate_text(const oom_estimate_view *v, FILE *f)
 {
     const oom_script_inputs *s = v->inputs;
@@ -224,6 +244,7 @@ void oom_report_estimate_text(const oom_estimate_view *v, FILE *f)
         oom_report_display(f, s->from[k].text);
         fputc('\n', f);
     }
+    print_placement(s, f);
     print_notes(lr, f);
 }
 
@@ -271,6 +292,12 @@ cJSON *oom_report_estimate_json(const oom_estimate_view *v)
         cJSON_AddStringToObject(o, "value", value);
         cJSON_AddStringToObject(o, "source", s->from[k].text);
         cJSON_AddBoolToObject(o, "assumed", s->from[k].assumed);
+    }
+    if (!s->in.training) {
+        cJSON *o = cJSON_AddObjectToObject(inputs, "device");
+        cJSON_AddStringToObject(o, "value", placement_name(s->placement));
+        cJSON_AddStringToObject(o, "source", s->placement == OOM_PLACE_UNKNOWN ? "" : s->placed.text);
+        cJSON_AddBoolToObject(o, "assumed", s->placement == OOM_PLACE_UNKNOWN);
     }
     add_launch_json(root, v->launch);
     return root;
