@@ -317,6 +317,10 @@ static void read_model_dtype(reader *r, TSNode value)
         return;
     if (strstr(v, "bfloat16") || strstr(v, "float16"))
         set_precision(r, OOM_PREC_PURE_BF16, value, "16-bit weights (torch_dtype)");
+    else if (strcmp(v, "\"auto\"") == 0 || strcmp(v, "'auto'") == 0)
+        /* the checkpoint's own dtype: 16-bit for the language models on the
+         * hub (the few fp32 ones, GPT-2 and BERT, are then underestimated) */
+        set_precision(r, OOM_PREC_PURE_BF16, value, "16-bit weights (torch_dtype=\"auto\": the checkpoint's dtype)");
 }
 
 void oom_est_read_precision(reader *r, const char *key, TSNode value)

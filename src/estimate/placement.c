@@ -143,7 +143,7 @@ static oom_placement device_kind(const oom_est_reader *r, TSNode expr, int depth
          * field): `local_rank`, `accelerator.device`, `args.device` of a
          * script that speaks of CUDA */
         char text[96];
-        static const char *const gpu_words[] = {"cuda", "gpu", "rank", NULL};
+        static const char *const gpu_words[] = {"cuda", "gpu", "rank", "index", NULL}; /* accelerator.process_index */
         static const char *const device_words[] = {"device", NULL};
         const char *last = text;
         if (oom_est_text_of(r, expr, text, sizeof text)) {
@@ -242,9 +242,13 @@ static void read_model_method(placement_scan *ps, TSNode call, const char *metho
     } else if (strcmp(method, "half") == 0 || strcmp(method, "bfloat16") == 0) {
         ps->cast_at = call;
     } else if (strcmp(method, "to") == 0) {
+        /* .to(device), .to(dtype), .to(device, dtype), .to(device=, dtype=) */
+        TSNode args = child(call, "arguments");
         TSNode first = argument(r, call, "device");
-        TSNode dtype = oom_pymodel_keyword_value(r->m, call, "dtype");
-        if (is_16bit_dtype(r, first) || is_16bit_dtype(r, dtype))
+        bool cast = is_16bit_dtype(r, oom_pymodel_keyword_value(r->m, call, "dtype"));
+        for (uint32_t i = 0; i < ts_node_named_child_count(args); i++)
+            cast = cast || is_16bit_dtype(r, ts_node_named_child(args, i));
+        if (cast)
             ps->cast_at = call;
         if (!is_16bit_dtype(r, first))
             place(ps, device_kind(r, first, 0), call);

@@ -285,6 +285,11 @@ static void inference_placement(void)
     oom_test_read_script(&kb, GEN_HEAD LOAD13 ")\nmodel.to(torch.bfloat16).cuda()\n" GEN_CALL, &s);
     CHECK(s.in.precision == OOM_PREC_PURE_BF16 && !s.from[OOM_IN_PRECISION].assumed &&
           s.from[OOM_IN_PRECISION].line == 5 && s.placement == OOM_PLACE_ONE_GPU);
+    oom_test_read_script(&kb, GEN_HEAD LOAD13 ")\nmodel = model.to(\"cuda:0\", torch.float16)\n" GEN_CALL, &s);
+    CHECK(s.in.precision == OOM_PREC_PURE_BF16 && s.placement == OOM_PLACE_ONE_GPU);
+    oom_test_read_script(&kb, GEN_HEAD LOAD13 ", torch_dtype=\"auto\", device_map={\"\": accelerator.process_index})\n" GEN_CALL, &s);
+    CHECK(s.in.precision == OOM_PREC_PURE_BF16 && strstr(s.from[OOM_IN_PRECISION].text, "torch_dtype=\"auto\"") &&
+          s.placement == OOM_PLACE_ONE_GPU);
     oom_test_read_script(&kb, GEN_HEAD LOAD13 ", load_in_8bit=True)\nmodel.half()\n" GEN_CALL, &s);
     CHECK(s.in.precision == OOM_PREC_INT8); /* the quantised load says more */
 }
