@@ -124,7 +124,14 @@ static oom_placement device_kind(const oom_est_reader *r, TSNode expr, int depth
         if (oom_est_text_of(r, expr, text, sizeof text) && strncmp(text + 1, "\"cuda", 5) == 0)
             k = OOM_PLACE_ONE_GPU;
     } else if (strcmp(type, "conditional_expression") == 0) {
-        /* `"cuda" if torch.cuda.is_available() else "cpu"`: the job has a GPU */
+        /* `"cuda" if args.cuda else "cpu"`: the branch a run without flags
+         * takes; `"cuda" if torch.cuda.is_available() else "cpu"`: the job
+         * has a GPU */
+        int on = oom_est_setting_switch(r, oom_est_setting_read_by(r, ts_node_named_child(expr, 1)));
+        if (on >= 0) {
+            oom_buf_free(&s);
+            return device_kind(r, ts_node_named_child(expr, on ? 0 : 2), depth + 1);
+        }
         oom_placement a = device_kind(r, ts_node_named_child(expr, 0), depth + 1);
         oom_placement b = device_kind(r, ts_node_named_child(expr, 2), depth + 1);
         k = a == OOM_PLACE_ONE_GPU || b == OOM_PLACE_ONE_GPU ? OOM_PLACE_ONE_GPU : a == b ? a : OOM_PLACE_UNKNOWN;
@@ -256,7 +263,8 @@ static void read_model_method(placement_scan *ps, TSNode call, const char *metho
 }
 
 /* `accelerator.prepare(model, ...)` and `pipeline(..., model=model,
- * device=0)`: the model handed to what puts it on a device. */
+ * device=0)`: the model handed to what puts it on a device;
+ * `deepspeed.init_inference(model, mp_size=...)`: to what splits it. */
 static void read_handover(placement_scan *ps, TSNode call, const char *method)
 {
     const oom_est_reader *r = ps->r;
@@ -265,6 +273,12 @@ static void read_handover(placement_scan *ps, TSNode call, const char *method)
         for (uint32_t i = 0; i < ts_node_named_child_count(args); i++)
             if (is_the_model(ps, ts_node_named_child(args, i)))
                 place(ps, OOM_PLACE_ONE_GPU, call);
+        return;
+    }
+    if (strcmp(method, "init_inference") == 0) { /* DeepSpeed's tensor parallelism over mp_size GPUs */
+        TSNode first = ts_node_named_child_count(args) > 0 ? ts_node_named_child(args, 0) : null_node;
+        if (!ts_node_is_null(first) && is_the_model(ps, first))
+            place(ps, OOM_PLACE_SPREAD, call);
         return;
     }
     TSNode model = oom_pymodel_keyword_value(r->m, call, "model");

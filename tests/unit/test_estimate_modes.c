@@ -277,6 +277,11 @@ static void inference_placement(void)
                  "args = p.parse_args()\n" LOAD13 ").to(args.device)\n" GEN_CALL, OOM_PLACE_CPU, 8));
     CHECK(placed(GEN_HEAD "import argparse\np = argparse.ArgumentParser()\np.add_argument(\"--cuda\", action=\"store_true\")\n"
                  "args = p.parse_args()\n" LOAD13 ")\nif args.cuda:\n    model.cuda()\n" GEN_CALL, OOM_PLACE_UNKNOWN, 0));
+    CHECK(placed(GEN_HEAD "import argparse\np = argparse.ArgumentParser()\np.add_argument(\"--cuda\", action=\"store_true\")\n"
+                 "args = p.parse_args()\ndevice = \"cuda\" if args.cuda else \"cpu\"\n" LOAD13 ").to(device)\n" GEN_CALL,
+                 OOM_PLACE_CPU, 9));
+    CHECK(placed(GEN_HEAD "import deepspeed\n" LOAD13 ", torch_dtype=torch.float16)\n"
+                 "model = deepspeed.init_inference(model, mp_size=2, dtype=torch.half)\n" GEN_CALL, OOM_PLACE_SPREAD, 6));
     /* another model's .cuda() says nothing of this one */
     CHECK(placed(GEN_HEAD LOAD13 ")\nreward = AutoModel.from_pretrained(\"gpt2\").cuda()\n" GEN_CALL, OOM_PLACE_UNKNOWN, 0));
 
