@@ -590,6 +590,9 @@ expect_contains "inference-plan-prompts-16bit-split" "$OUT" "1 prompt per genera
 run_oomlint --gpu t4 --format concise "$T/prompts.py"
 expect_contains "inference-oom601" "$OUT" "prompts.py:4:46: OOM601 estimated peak"
 expect_contains "inference-oom601-message" "$OUT" "(meta-llama/Llama-2-13b-hf for inference: 48.5 GiB of fp32 weights + 25.0 GiB of KV cache for batch 16 x 1024 positions)"
+run_oomlint estimate "$T/prompts.py" --gpu a100-80gb --max-batch
+expect_contains "inference-max-batch-prompts" "$OUT" "Most prompts per generate() call within 90% of the NVIDIA A100 80 GB: "
+expect_not_contains "inference-max-batch-no-accumulation" "$OUT" "gradient_accumulation_steps"
 # one prompt assumed where the prompts come from a file, worded for inference
 cat > "$T/from_file.py" <<'PY'
 import torch
