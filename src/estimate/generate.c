@@ -258,6 +258,9 @@ static void assume_inference_batch(oom_script_inputs *out)
                        out->in.generates ? "batch 1 (one prompt per generate() call: no list of prompts or batch_size found)"
                                          : "batch 1 (no batch size found: DataLoader's and pipeline's default)");
     }
+    if (out->from[OOM_IN_PRECISION].assumed && out->in.precision == OOM_PREC_FP32 && !oom_script_inputs_is_image(out))
+        oom_est_assume(out, OOM_IN_PRECISION,
+                       "fp32 (no torch_dtype: transformers 4 loads fp32, 5 the checkpoint's dtype, often 16-bit)");
     if (out->from[OOM_IN_SEQ].assumed && out->in.generates) {
         char what[96];
         snprintf(what, sizeof what, "prompts of %lld tokens (no max_length found)", out->in.seq_len);

@@ -100,6 +100,8 @@ static void describe_job(const oom_script_inputs *s, const oom_estimate *e, oom_
                    : s->in.precision == OOM_PREC_AMP_FP16 ||
                            s->in.precision == OOM_PREC_AMP_BF16 ? "16-bit weights (autocast)"
                                                                 : oom_precision_name(s->in.precision));
+    if (s->from[OOM_IN_PRECISION].assumed)
+        oom_buf_puts(msg, " at least (no torch_dtype given)");
     if (s->in.generates)
         oom_buf_printf(msg, " + %.1f GiB of KV cache for batch %lld x %lld positions", e->kv_cache / OOM_GIB,
                        s->in.micro_batch, s->in.seq_len + s->in.new_tokens);
@@ -133,6 +135,12 @@ static void check_script(const capacity_check *c, const char *path, oom_script_i
      * the share of one GPU is not known */
     if (s.in.zero_stage >= 3 && s.from[OOM_IN_GPUS].assumed && c->num_gpus <= 0)
         return;
+    /* an inference script that names no dtype loads fp32 under transformers
+     * 4 and the checkpoint's dtype (16-bit for the language models on the
+     * hub) under transformers 5: judged at the lesser, so that the version
+     * never makes the finding */
+    if (!s.in.training && s.from[OOM_IN_PRECISION].assumed && s.in.precision == OOM_PREC_FP32)
+        s.in.precision = OOM_PREC_PURE_BF16;
     double cap = oom_gpu_capacity_bytes(c->gpu);
     if (c->num_gpus > 0)
         s.in.num_gpus = c->num_gpus;
