@@ -607,6 +607,15 @@ PY
 run_oomlint estimate "$T/from_file.py" --gpu t4
 expect_contains "inference-assumed-one-prompt" "$OUT" "assumed: batch 1 (one prompt per generate() call: no list of prompts or batch_size found)"
 expect_contains "inference-assumed-prompt-length" "$OUT" "assumed: prompts of 512 tokens (no max_length found)"
+# a Colab-style notebook: the finding in the cell that loads the model
+cat > "$T/colab.ipynb" <<'NB'
+{"cells": [{"cell_type": "code", "metadata": {}, "execution_count": null, "outputs": [], "source": ["!pip install transformers\n"]},
+ {"cell_type": "code", "metadata": {}, "execution_count": null, "outputs": [], "source": ["import torch\n", "from transformers import AutoModelForCausalLM, AutoTokenizer\n", "tok = AutoTokenizer.from_pretrained(\"meta-llama/Llama-2-13b-hf\")\n", "model = AutoModelForCausalLM.from_pretrained(\"meta-llama/Llama-2-13b-hf\", torch_dtype=torch.float16).to(\"cuda\")\n"]},
+ {"cell_type": "code", "metadata": {}, "execution_count": null, "outputs": [], "source": ["inputs = tok(\"Hello\", return_tensors=\"pt\").to(\"cuda\")\n", "with torch.no_grad():\n", "    out = model.generate(**inputs, max_new_tokens=200)\n"]}],
+ "metadata": {"kernelspec": {"name": "python3", "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+NB
+run_oomlint --gpu t4 --format concise "$T/colab.ipynb"
+expect_contains "inference-notebook-oom601" "$OUT" "colab.ipynb:cell 2:4:46: OOM601 estimated peak 25.2 GiB per GPU exceeds the NVIDIA Tesla T4 16 GB's 14.7 GiB (meta-llama/Llama-2-13b-hf for inference: 24.2 GiB of 16-bit weights + 0.5 GiB of KV cache for batch 1 x 712 positions)"
 # left on the CPU, or placed by accelerate: not judged
 sed 's/).cuda()/)/' "$T/prompts.py" > "$T/cpu.py"
 sed 's/).cuda()/, device_map="auto")/' "$T/prompts.py" > "$T/auto.py"

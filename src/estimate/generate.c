@@ -249,16 +249,18 @@ static void read_prompts(oom_est_reader *r, TSNode generate)
 
 /* What an inference script that shows no batch gets: one prompt (or one
  * sample: DataLoader's and pipeline's batch_size default is 1), not the
- * Trainer's 8; and the sequence is the prompt's length. */
-static void assume_inference_batch(oom_script_inputs *out)
+ * Trainer's 8; the sequence is the prompt's length; a from_pretrained
+ * without a dtype loads fp32 only before transformers 5. */
+static void assume_inference_inputs(const oom_est_reader *r)
 {
+    oom_script_inputs *out = r->out;
     if (out->from[OOM_IN_BATCH].assumed && !oom_script_inputs_is_image(out)) {
         out->in.micro_batch = 1;
         oom_est_assume(out, OOM_IN_BATCH,
                        out->in.generates ? "batch 1 (one prompt per generate() call: no list of prompts or batch_size found)"
                                          : "batch 1 (no batch size found: DataLoader's and pipeline's default)");
     }
-    if (out->from[OOM_IN_PRECISION].assumed && out->in.precision == OOM_PREC_FP32 && !oom_script_inputs_is_image(out))
+    if (out->from[OOM_IN_PRECISION].assumed && out->in.precision == OOM_PREC_FP32 && !ts_node_is_null(r->model_call))
         oom_est_assume(out, OOM_IN_PRECISION,
                        "fp32 (no torch_dtype: transformers 4 loads fp32, 5 the checkpoint's dtype, often 16-bit)");
     if (out->from[OOM_IN_SEQ].assumed && out->in.generates) {
@@ -288,12 +290,12 @@ void oom_est_read_inference(oom_est_reader *r)
                  "%s: no backward(), optimizer step or train(): a forward pass, no KV cache", r->path);
         out->from[OOM_IN_MODE].assumed = false;
         out->from[OOM_IN_MODE].line = 0;
-        assume_inference_batch(out);
+        assume_inference_inputs(r);
         return;
     }
     out->in.generates = true;
     read_prompts(r, g.call);
-    assume_inference_batch(out);
+    assume_inference_inputs(r);
     if (g.new_tokens > 0) {
         out->in.new_tokens = g.new_tokens;
         snprintf(what, sizeof what, "generate(max_new_tokens=%lld): KV cache for %lld + %lld positions", g.new_tokens,

@@ -332,8 +332,12 @@ void oom_est_read_placement(oom_est_reader *r)
     oom_est_walk(r, visit, &ps);
     note_cast(&ps);
     out->placement = ps.spread ? OOM_PLACE_SPREAD : ps.where;
-    if (out->placement == OOM_PLACE_UNKNOWN)
+    if (out->placement == OOM_PLACE_UNKNOWN) {
+        oom_est_printf(out->placed.text, sizeof out->placed.text,
+                       "nothing moves the model to a GPU (not judged by OOM601/602)");
+        out->placed.assumed = true;
         return;
+    }
     uint32_t row = 0, col = 0;
     oom_source_position(r->src, ts_node_start_byte(ps.where_at), &row, &col);
     char line[200];

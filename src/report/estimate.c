@@ -183,13 +183,10 @@ static const char *placement_name(oom_placement p)
  * rules judge it (project/capacity.c). */
 static void print_placement(const oom_script_inputs *s, FILE *f)
 {
-    if (s->in.training)
+    if (s->in.training || !s->placed.text[0]) /* read for models loaded with from_pretrained */
         return;
-    fprintf(f, "  %-13s %-28s ", "device", placement_name(s->placement));
-    if (s->placement == OOM_PLACE_UNKNOWN)
-        fputs("assumed: nothing moves the model to a GPU (not judged by OOM601/602)", f);
-    else
-        oom_report_display(f, s->placed.text);
+    fprintf(f, "  %-13s %-28s %s", "device", placement_name(s->placement), s->placed.assumed ? "assumed: " : "");
+    oom_report_display(f, s->placed.text);
     fputc('\n', f);
 }
 
@@ -293,11 +290,11 @@ cJSON *oom_report_estimate_json(const oom_estimate_view *v)
         cJSON_AddStringToObject(o, "source", s->from[k].text);
         cJSON_AddBoolToObject(o, "assumed", s->from[k].assumed);
     }
-    if (!s->in.training) {
+    if (!s->in.training && s->placed.text[0]) {
         cJSON *o = cJSON_AddObjectToObject(inputs, "device");
         cJSON_AddStringToObject(o, "value", placement_name(s->placement));
-        cJSON_AddStringToObject(o, "source", s->placement == OOM_PLACE_UNKNOWN ? "" : s->placed.text);
-        cJSON_AddBoolToObject(o, "assumed", s->placement == OOM_PLACE_UNKNOWN);
+        cJSON_AddStringToObject(o, "source", s->placed.text);
+        cJSON_AddBoolToObject(o, "assumed", s->placed.assumed);
     }
     add_launch_json(root, v->launch);
     return root;
