@@ -10,7 +10,7 @@
 
 typedef struct {
     oom_est_reader *r;
-    TSNode call;                 /* the generate() call read */
+    TSNode call;                 /* the generate() call read, or the call of a pipeline */
     long long new_tokens, max_length;
     const oom_est_setting *via;  /* the setting the number came from */
     TSNode value;                /* the keyword's value */
@@ -82,13 +82,32 @@ static void read_lengths(generate_scan *g, TSNode n, TSNode args, int depth)
     }
 }
 
-/* `<anything>.generate(..., max_new_tokens=N | max_length=N)`: the call with
- * the most new tokens stands for the script. */
+/* A call of the text-generation pipeline that loaded the model
+ * (`generator = pipeline("text-generation", model=...)`, then
+ * `generator(prompts, max_new_tokens=N)`): it runs generate(). */
+static bool is_pipeline_run(const oom_est_reader *r, TSNode call)
+{
+    TSNode fn = child(call, "function");
+    if (!type_is(call, "call") || ts_node_is_null(r->model_call) || !oom_est_is_pipeline(r, r->model_call) ||
+        (!type_is(fn, "identifier") && !type_is(fn, "attribute")))
+        return false;
+    TSNode v = oom_pymodel_value_of(r->m, fn, 0);
+    return !ts_node_is_null(v) && ts_node_eq(v, r->model_call);
+}
+
+/* `<anything>.generate(..., max_new_tokens=N | max_length=N)`, or a call of
+ * the pipeline: the call with the most new tokens stands for the script. */
 static void visit(void *ctx, TSNode n)
 {
     generate_scan *g = ctx;
     TSNode fn = child(n, "function");
     char name[16];
+    if (is_pipeline_run(g->r, n)) { /* generator(prompts, max_new_tokens=N) */
+        if (ts_node_is_null(g->call))
+            g->call = n;
+        read_lengths(g, n, child(n, "arguments"), 0);
+        return;
+    }
     if (!type_is(n, "call") || !type_is(fn, "attribute") ||
         !oom_est_text_of(g->r, child(fn, "attribute"), name, sizeof name) || strcmp(name, "generate") != 0)
         return;
@@ -188,9 +207,13 @@ static long long prompt_count(const oom_est_reader *r, TSNode p, int depth)
         return prompt_count(r, oom_pymodel_value_of(r->m, p, 0), depth + 1);
     if (strcmp(t, "list") == 0) {
         uint32_t n = ts_node_named_child_count(p);
-        for (uint32_t i = 0; i < n; i++)
-            if (type_is(ts_node_named_child(p, i), "list_splat") || type_is(ts_node_named_child(p, i), "comment"))
+        for (uint32_t i = 0; i < n; i++) {
+            TSNode e = ts_node_named_child(p, i);
+            if (type_is(e, "dictionary")) /* chat messages: one conversation */
+                return 1;
+            if (type_is(e, "list_splat") || type_is(e, "comment") || type_is(e, "list_comprehension"))
                 return -1;
+        }
         return n > 0 ? (long long)n : -1;
     }
     if (strcmp(t, "binary_operator") == 0) {
@@ -220,14 +243,15 @@ static long long prompt_count(const oom_est_reader *r, TSNode p, int depth)
 static void read_prompts(oom_est_reader *r, TSNode generate)
 {
     oom_script_inputs *out = r->out;
-    char method[24];
-    TSNode call = tokenizer_call_feeding(r, generate, method, sizeof method);
+    char method[24] = "";
+    TSNode call = is_pipeline_run(r, generate) ? generate : tokenizer_call_feeding(r, generate, method, sizeof method);
     if (!out->from[OOM_IN_BATCH].assumed || ts_node_is_null(call))
         return;
+    bool call_is_pipe = ts_node_eq(call, generate);
     TSNode args = child(call, "arguments");
     TSNode p = ts_node_named_child_count(args) > 0 ? ts_node_named_child(args, 0) : (TSNode){{0}, NULL, NULL};
     if (type_is(p, "keyword_argument"))
-        p = oom_pymodel_keyword_value(r->m, call, "text");
+        p = oom_pymodel_keyword_value(r->m, call, call_is_pipe ? "text_inputs" : "text");
     long long n = -1;
     if (strcmp(method, "encode") == 0 || strcmp(method, "encode_plus") == 0)
         n = ts_node_is_null(p) ? -1 : 1; /* one text a call */
@@ -239,9 +263,9 @@ static void read_prompts(oom_est_reader *r, TSNode generate)
         return;
     char what[120];
     if (n == 1)
-        snprintf(what, sizeof what, "one prompt given to the tokenizer");
+        snprintf(what, sizeof what, "one prompt given to the %s", call_is_pipe ? "pipeline" : "tokenizer");
     else
-        snprintf(what, sizeof what, "%lld prompts given to the tokenizer", n);
+        snprintf(what, sizeof what, "%lld prompts given to the %s", n, call_is_pipe ? "pipeline" : "tokenizer");
     out->in.micro_batch = n;
     out->prompts_batch = true;
     oom_est_note(r, OOM_IN_BATCH, p, what);

@@ -131,6 +131,8 @@ bool oom_est_in_autocast_call(const oom_est_reader *r, TSNode keyword_value);
 /* The model a from_pretrained call loads (directly, through names or a
  * setting's default) and the head the script puts on it (loads.c). */
 void oom_est_read_model(oom_est_reader *r);
+/* `transformers.pipeline(...)` (aliases applied): it loads its model itself. */
+bool oom_est_is_pipeline(const oom_est_reader *r, TSNode call);
 void oom_est_read_task(oom_est_reader *r);
 
 /* What a run without flags gets where no call the estimate reads says:

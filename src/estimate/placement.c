@@ -209,6 +209,8 @@ static void read_loading_call(placement_scan *ps)
     TSNode max_memory = oom_pymodel_keyword_value(r->m, call, "max_memory");
     if (!ts_node_is_null(max_memory))
         place(ps, OOM_PLACE_SPREAD, max_memory);
+    if (oom_est_is_pipeline(r, call)) /* pipeline(..., device=0) */
+        place(ps, device_kind(r, oom_pymodel_keyword_value(r->m, call, "device"), 0), call);
     if (!ts_node_is_null(map))
         place(ps, device_map_kind(r, map), map);
     else if (r->out->in.precision == OOM_PREC_NF4 || r->out->in.precision == OOM_PREC_INT8)

@@ -81,10 +81,11 @@ static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, const oom
     if (f->needs & OOM_FACTS_DEEPSPEED_LINKS)
         f->facts->deepspeed = oom_project_deepspeed_links_take(f->path, src, model, root);
     /* the capacity check sizes training jobs, and inference scripts that
-     * load a Hugging Face model and run it (not a weight converter): other
-     * files are not read for them */
+     * load a Hugging Face model (from_pretrained, a pipeline) and run it
+     * (not a weight converter): other files are not read for them */
     bool trains = oom_pymodel_file_trains(model);
-    bool infers = !trains && oom_pymodel_file_calls(model, "from_pretrained") &&
+    bool infers = !trains &&
+                  (oom_pymodel_file_calls(model, "from_pretrained") || oom_pymodel_file_calls(model, "pipeline")) &&
                   !oom_pymodel_only_converts_weights(model);
     if ((f->needs & OOM_FACTS_ESTIMATE_INPUTS) && (trains || infers)) {
         f->facts->inputs = oom_xcalloc(1, sizeof *f->facts->inputs);

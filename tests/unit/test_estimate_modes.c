@@ -233,6 +233,23 @@ static void inference_prompts(void)
     /* a forward pass without generate(): DataLoader's default */
     oom_test_read_script(&kb, GEN_HEAD GEN_MODEL "with torch.no_grad():\n    loss = model(**batch).loss\n", &s);
     CHECK(batch_is(&s, 1, true, 0, "DataLoader's and pipeline's default"));
+    /* a text-generation pipeline: the model it loads, its device, the prompts it is given */
+    oom_test_read_script(&kb, "import torch\nfrom transformers import pipeline as make\n"
+                              "gen = make(\"text-generation\", model=\"meta-llama/Llama-2-13b-hf\", device=\"cuda:0\")\n"
+                              "out = gen([\"a\", \"b\", \"c\", \"d\"], max_new_tokens=64)\n", &s);
+    CHECK(s.model_known && s.in.params == 13015864320LL && s.from[OOM_IN_MODEL].line == 3);
+    CHECK(batch_is(&s, 4, false, 4, "4 prompts given to the pipeline") && s.in.generates && s.in.new_tokens == 64);
+    CHECK(s.placement == OOM_PLACE_ONE_GPU && s.placed.line == 3);
+    /* the model as the second positional argument; chat messages are one conversation */
+    oom_test_read_script(&kb, "from transformers import pipeline\n"
+                              "pipe = pipeline(\"text-generation\", \"gpt2\")\n"
+                              "msgs = [{\"role\": \"user\", \"content\": \"hi\"}, {\"role\": \"assistant\", \"content\": \"yo\"}]\n"
+                              "out = pipe(msgs, max_new_tokens=16)\n", &s);
+    CHECK(s.model_known && batch_is(&s, 1, false, 4, "one prompt given to the pipeline"));
+    CHECK(s.placement == OOM_PLACE_UNKNOWN); /* no device: the CPU */
+    /* a diffusers pipeline is not transformers' */
+    oom_test_read_script(&kb, "from diffusers import pipeline\npipe = pipeline(\"x\", model=\"gpt2\")\n", &s);
+    CHECK(!s.model_known);
     /* generation_config=GenerationConfig(max_new_tokens=N) */
     oom_test_read_script(&kb, GEN_HEAD GEN_MODEL "from transformers import GenerationConfig\n"
                               "inputs = tok(\"hi\", return_tensors=\"pt\")\n"
