@@ -63,7 +63,10 @@ static bool is_the_model(const placement_scan *ps, TSNode obj)
 {
     char method[32];
     TSNode inner;
-    while (method_call(ps->r, obj, &inner, method, sizeof method) && passes_model_through(method))
+    /* a few links, as code chains them: a hostile chain of thousands is not followed */
+    for (int links = 0; links < 16 && method_call(ps->r, obj, &inner, method, sizeof method) &&
+                        passes_model_through(method);
+         links++)
         obj = inner;
     if (ts_node_eq(obj, ps->r->model_call))
         return true;
@@ -78,10 +81,12 @@ static void model_variable(placement_scan *ps)
     TSNode n = ps->r->model_call;
     char method[32];
     TSNode obj;
-    for (TSNode up = ts_node_parent(n); !ts_node_is_null(up); up = ts_node_parent(n)) {
-        if (type_is(up, "attribute") && type_is(ts_node_parent(up), "call") &&
-            method_call(ps->r, ts_node_parent(up), &obj, method, sizeof method) && passes_model_through(method)) {
-            n = ts_node_parent(up);
+    const oom_pymodel *m = ps->r->m;
+    for (TSNode up = oom_pymodel_parent(m, n); !ts_node_is_null(up); up = oom_pymodel_parent(m, n)) {
+        TSNode call = type_is(up, "attribute") ? oom_pymodel_parent(m, up) : up;
+        if (type_is(up, "attribute") && type_is(call, "call") &&
+            method_call(ps->r, call, &obj, method, sizeof method) && passes_model_through(method)) {
+            n = call;
             continue;
         }
         if (type_is(up, "assignment") && ts_node_eq(child(up, "right"), n) &&
@@ -240,17 +245,29 @@ static bool is_16bit_dtype(const oom_est_reader *r, TSNode expr)
     return yes;
 }
 
+/* Whether a run without flags reaches the call (not `if args.cuda:` off by
+ * default). Asked only of a call that would change what is known: the
+ * question walks up the tree. */
+static bool runs(const placement_scan *ps, TSNode call)
+{
+    return oom_est_runs_without_flags(ps->r, call);
+}
+
 /* `<model>.cuda()`, `.to(device)`, `.to(torch.float16)`, `.half()`. */
 static void read_model_method(placement_scan *ps, TSNode call, const char *method)
 {
     const oom_est_reader *r = ps->r;
+    bool decided = ps->where == OOM_PLACE_ONE_GPU; /* a later move changes nothing */
     if (strcmp(method, "cuda") == 0) {
-        place(ps, OOM_PLACE_ONE_GPU, call);
+        if (!decided && runs(ps, call))
+            place(ps, OOM_PLACE_ONE_GPU, call);
     } else if (strcmp(method, "cpu") == 0) {
-        place(ps, OOM_PLACE_CPU, call);
+        if (ps->where == OOM_PLACE_UNKNOWN && runs(ps, call))
+            place(ps, OOM_PLACE_CPU, call);
     } else if (strcmp(method, "half") == 0 || strcmp(method, "bfloat16") == 0) {
-        ps->cast_at = call;
-    } else if (strcmp(method, "to") == 0) {
+        if (ts_node_is_null(ps->cast_at) && runs(ps, call))
+            ps->cast_at = call;
+    } else if (strcmp(method, "to") == 0 && (!decided || ts_node_is_null(ps->cast_at)) && runs(ps, call)) {
         /* .to(device), .to(dtype), .to(device, dtype), .to(device=, dtype=) */
         TSNode args = child(call, "arguments");
         TSNode first = argument(r, call, "device");
@@ -271,6 +288,11 @@ static void read_handover(placement_scan *ps, TSNode call, const char *method)
 {
     const oom_est_reader *r = ps->r;
     TSNode args = child(call, "arguments");
+    if (strcmp(method, "prepare") != 0 && strcmp(method, "prepare_model") != 0 &&
+        strcmp(method, "init_inference") != 0 && strcmp(method, "pipeline") != 0)
+        return;
+    if (!runs(ps, call))
+        return;
     if (strcmp(method, "prepare") == 0 || strcmp(method, "prepare_model") == 0) {
         for (uint32_t i = 0; i < ts_node_named_child_count(args); i++)
             if (is_the_model(ps, ts_node_named_child(args, i)))
@@ -297,7 +319,7 @@ static void visit(void *ctx, TSNode n)
     placement_scan *ps = ctx;
     char method[32];
     TSNode obj;
-    if (!type_is(n, "call") || !oom_est_runs_without_flags(ps->r, n))
+    if (!type_is(n, "call"))
         return;
     if (method_call(ps->r, n, &obj, method, sizeof method)) {
         if (is_the_model(ps, obj) && !ts_node_eq(n, ps->r->model_call))
