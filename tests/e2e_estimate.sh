@@ -521,10 +521,12 @@ expect_contains "module-unsized-names-the-size" "$ERR" "\`n\` (in_features of nn
 run_oomlint --format concise --isolated --gpu t4 fixtures/estimate/small_transformer.py
 expect_not_contains "module-no-capacity-finding" "$OUT" "OOM60"
 # The fix plan's last step: a smaller model of the same family (issue 16, item 5).
-# On a T4 (14.7 GiB as PyTorch sees it, 13.3 GiB at 90%) even QLoRA leaves
-# Llama-2-13b at about 13.5 GiB: 7b is the largest of the family that fits.
+# On a T4 (14.7 GiB as PyTorch sees it, 13.3 GiB at 90%) QLoRA alone leaves
+# Llama-2-13b at about 13.5 GiB; with gradient checkpointing it fits, and the plan
+# keeps checkpointing rather than drop to the 7b (a cheaper step is never traded
+# for a smaller model).
 run_oomlint estimate --model meta-llama/Llama-2-70b-hf --gpu T4 --batch-size 1 --seq-len 512 --precision bf16
-expect_contains "plan-smaller-model-of-family" "$OUT" "QLoRA); a smaller model of the same family: meta-llama/Llama-2-7b-hf (6.74B parameters against 68.98B) -> about 8.1 GiB"
+expect_contains "plan-smaller-model-of-family" "$OUT" "gradient_checkpointing=True; load the base model in 4 bits (BitsAndBytesConfig(load_in_4bit=True), QLoRA); a smaller model of the same family: meta-llama/Llama-2-13b-hf (13.02B parameters against 68.98B) -> about 9.0 GiB"
 run_oomlint estimate --model Qwen/Qwen2.5-7B --gpu T4 --batch-size 1 --seq-len 512 --precision bf16
 expect_not_contains "plan-keeps-model-when-toolbox-enough" "$OUT" "smaller model"
 
@@ -555,13 +557,70 @@ expect_contains "inference-title" "$OUT" "Peak GPU memory per GPU (inference): m
 expect_contains "inference-kv-cache" "$OUT" "K KV cache               0.75 GiB"
 expect_contains "inference-mode-provenance" "$OUT" "generate.py:7 generate(max_new_tokens=512): KV cache for 1024 + 512 positions"
 expect_not_contains "inference-no-optimizer-input" "$OUT" "assumed: AdamW"
-expect_contains "inference-plan-4bit" "$OUT" "load the model in 4 bits (BitsAndBytesConfig(load_in_4bit=True))"
+# 16.8 GiB: 8-bit weights alone fit (halving the 4 prompts saves 1.2 GiB, not enough)
+expect_contains "inference-plan-8bit" "$OUT" "To fit under 90%: 8-bit weights: BitsAndBytesConfig(load_in_8bit=True) (about "
+expect_not_contains "inference-plan-no-trainer-batch" "$OUT" "per_device_train_batch_size"
 run_oomlint estimate "$T/generate.py" --gpu T4 --batch-size 4 --format json
 kv=$(printf '%s' "$OUT" | jq -r '.bytes.kv_cache, .inputs.mode.value' 2>/dev/null | tr '\n' ' ')
 if [ "$kv" = "805306368 inference, generate() " ]; then pass "inference-json"; else fail "inference-json" "got $kv"; fi
 run_oomlint estimate "$T/train.py" --gpu a100-80gb --format json
 m=$(printf '%s' "$OUT" | jq -r '.inputs.mode.value, .bytes.kv_cache' 2>/dev/null | tr '\n' ' ')
 if [ "$m" = "training 0 " ]; then pass "training-mode-json"; else fail "training-mode-json" "got $m"; fi
+
+# The inference plan: what an inference user changes, each step with the estimate it
+# reaches; the batch read from the prompts (issue 16, item 7)
+cat > "$T/prompts.py" <<'PY'
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+tok = AutoTokenizer.from_pretrained("meta-llama/Llama-2-13b-hf")
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-13b-hf").cuda()
+questions = ["What is a GPU?", "What is a TPU?"] * 8
+enc = tok(questions, return_tensors="pt", padding=True, max_length=512, truncation=True).to("cuda")
+with torch.no_grad():
+    out = model.generate(**enc, max_new_tokens=512)
+PY
+run_oomlint estimate "$T/prompts.py" --gpu a100-80gb
+expect_contains "inference-batch-from-prompts" "$OUT" "prompts.py:6 16 prompts given to the tokenizer"
+expect_not_contains "inference-no-trainer-default" "$OUT" "the Trainer's default"
+# fp32 13b (48.5 GiB) and a 16 x 1024 fp32 cache (25 GiB) on 80 GB: fewer prompts per call
+expect_contains "inference-plan-fewer-prompts" "$OUT" "To fit under 90%: 8 prompts per generate() call, the 16 in 2 calls (about "
+expect_not_contains "inference-plan-no-accumulation" "$OUT" "gradient_accumulation_steps"
+run_oomlint estimate "$T/prompts.py" --gpu t4 --num-gpus 2
+expect_contains "inference-plan-prompts-16bit-split" "$OUT" "1 prompt per generate() call, the 16 in 16 calls (about 50.7 GiB); then 16-bit weights: torch_dtype=torch.float16 (about 25.5 GiB); then split the model over the 2 GPUs: device_map=\"auto\" (about "
+run_oomlint --gpu t4 --format concise "$T/prompts.py"
+expect_contains "inference-oom601" "$OUT" "prompts.py:4:46: OOM601 estimated peak"
+# no torch_dtype: fp32 under transformers 4, the checkpoint's 16 bits under 5; judged at the lesser
+expect_contains "inference-oom601-message" "$OUT" "(meta-llama/Llama-2-13b-hf for inference: 24.2 GiB of 16-bit weights at least (no torch_dtype given) + 12.5 GiB of KV cache for batch 16 x 1024 positions)"
+run_oomlint estimate "$T/prompts.py" --gpu a100-80gb --max-batch
+expect_contains "inference-max-batch-prompts" "$OUT" "Most prompts per generate() call within 90% of the NVIDIA A100 80 GB: "
+expect_not_contains "inference-max-batch-no-accumulation" "$OUT" "gradient_accumulation_steps"
+# one prompt assumed where the prompts come from a file, worded for inference
+cat > "$T/from_file.py" <<'PY'
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+tok = AutoTokenizer.from_pretrained("gpt2")
+model = AutoModelForCausalLM.from_pretrained("gpt2").cuda()
+lines = open("prompts.txt").read().splitlines()
+with torch.no_grad():
+    out = model.generate(**tok(lines, return_tensors="pt", padding=True).to("cuda"), max_new_tokens=64)
+PY
+run_oomlint estimate "$T/from_file.py" --gpu t4
+expect_contains "inference-assumed-one-prompt" "$OUT" "assumed: batch 1 (one prompt per generate() call: no list of prompts or batch_size found)"
+expect_contains "inference-assumed-prompt-length" "$OUT" "assumed: prompts of 512 tokens (no max_length found)"
+# a Colab-style notebook: the finding in the cell that loads the model
+cat > "$T/colab.ipynb" <<'NB'
+{"cells": [{"cell_type": "code", "metadata": {}, "execution_count": null, "outputs": [], "source": ["!pip install transformers\n"]},
+ {"cell_type": "code", "metadata": {}, "execution_count": null, "outputs": [], "source": ["import torch\n", "from transformers import AutoModelForCausalLM, AutoTokenizer\n", "tok = AutoTokenizer.from_pretrained(\"meta-llama/Llama-2-13b-hf\")\n", "model = AutoModelForCausalLM.from_pretrained(\"meta-llama/Llama-2-13b-hf\", torch_dtype=torch.float16).to(\"cuda\")\n"]},
+ {"cell_type": "code", "metadata": {}, "execution_count": null, "outputs": [], "source": ["inputs = tok(\"Hello\", return_tensors=\"pt\").to(\"cuda\")\n", "with torch.no_grad():\n", "    out = model.generate(**inputs, max_new_tokens=200)\n"]}],
+ "metadata": {"kernelspec": {"name": "python3", "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+NB
+run_oomlint --gpu t4 --format concise "$T/colab.ipynb"
+expect_contains "inference-notebook-oom601" "$OUT" "colab.ipynb:cell 2:4:46: OOM601 estimated peak 25.2 GiB per GPU exceeds the NVIDIA Tesla T4 16 GB's 14.7 GiB (meta-llama/Llama-2-13b-hf for inference: 24.2 GiB of 16-bit weights + 0.5 GiB of KV cache for batch 1 x 712 positions)"
+# left on the CPU, or placed by accelerate: not judged
+sed 's/).cuda()/)/' "$T/prompts.py" > "$T/cpu.py"
+sed 's/).cuda()/, device_map="auto")/' "$T/prompts.py" > "$T/auto.py"
+run_oomlint --gpu t4 --format concise "$T/cpu.py" "$T/auto.py"
+expect_rc "inference-cpu-and-device-map-auto-quiet" 0
 
 # FSDP shards over the GPUs the launch gives: no capacity finding without a GPU count
 cat > "$T/fsdp.py" <<'PY'

@@ -205,6 +205,16 @@ typedef enum {
     OOM_IN_COUNT
 } oom_input_kind;
 
+/* Where an inference script puts its model (estimate/placement.c): the
+ * capacity check judges one GPU's memory only where the script visibly puts
+ * the whole model on one GPU. */
+typedef enum {
+    OOM_PLACE_UNKNOWN, /* nothing says: the CPU, or a device no reader follows */
+    OOM_PLACE_ONE_GPU, /* .cuda(), .to("cuda"), device_map={"": 0}, a bitsandbytes load ... */
+    OOM_PLACE_SPREAD,  /* device_map="auto", max_memory=: accelerate splits it and offloads what does not fit */
+    OOM_PLACE_CPU,     /* .to("cpu"), device_map="cpu" and nothing moves it on */
+} oom_placement;
+
 /* A smaller checkpoint of the same family: what the estimate needs of it. */
 #define OOM_SMALLER_MODELS 4
 typedef struct {
@@ -232,6 +242,12 @@ typedef struct {
      * in the knowledge base, largest first (oom_script_inputs_use_model) */
     oom_smaller_model smaller[OOM_SMALLER_MODELS];
     size_t smaller_count;
+    /* inference only: where the model runs, and the line that says so */
+    oom_placement placement;
+    oom_provenance placed;
+    /* the batch is the number of prompts given to one tokenizer call (a
+     * list of strings, `[...] * N`, one string): the fix plan says prompts */
+    bool prompts_batch;
 } oom_script_inputs;
 
 /* Defaults for everything, each marked assumed. */

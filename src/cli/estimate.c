@@ -127,6 +127,15 @@ static int print_max_batch(const oom_settings *s, const oom_kb *kb, const oom_sc
         return OOM_EXIT_CLEAN;
     }
     const char *batch = in->batch_name[0] ? in->batch_name : "per_device_train_batch_size";
+    if (!in->in.training) { /* inference: no gradients to accumulate, a batch of prompts */
+        if (in->prompts_batch || (in->in.generates && in->from[OOM_IN_BATCH].assumed))
+            printf("\nMost prompts per generate() call within 90%% of the %s: %lld (%.1f GiB)\n", gpu->name,
+                   mb.micro_batch, mb.at_max.total / OOM_GIB);
+        else
+            printf("\nLargest batch within 90%% of the %s: %s=%lld (%.1f GiB)\n", gpu->name, batch, mb.micro_batch,
+                   mb.at_max.total / OOM_GIB);
+        return OOM_EXIT_CLEAN;
+    }
     printf("\nLargest micro-batch within 90%% of the %s: %s=%lld (%.1f GiB)\n", gpu->name, batch, mb.micro_batch,
            mb.at_max.total / OOM_GIB);
     if (mb.global_batch > 1)

@@ -605,7 +605,11 @@ void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out)
     out->peak_step_temp = out->step_is_peak ? out->step_temp : 0;
     out->peak_dequant = out->step_is_peak ? 0 : out->dequant;
     double live = out->step_is_peak ? out->step : out->forward_backward;
-    out->slack = OOM_ALLOCATOR_SLACK * live;
+    /* A model that does not train allocates its weights once, at load, and
+     * keeps them: the cache's churn is what each step allocates and frees
+     * (activations, logits, the KV cache that generate() grows) */
+    double churn = in->training ? live : live - out->weights;
+    out->slack = OOM_ALLOCATOR_SLACK * churn;
     out->total = out->context + live + out->slack;
 }
 

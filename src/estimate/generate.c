@@ -10,7 +10,7 @@
 
 typedef struct {
     oom_est_reader *r;
-    TSNode call;                 /* the generate() call read */
+    TSNode call;                 /* the generate() call read, or the call of a pipeline */
     long long new_tokens, max_length;
     const oom_est_setting *via;  /* the setting the number came from */
     TSNode value;                /* the keyword's value */
@@ -37,19 +37,27 @@ static bool int_value(oom_est_reader *r, TSNode value, long long *out, const oom
     return oom_pymodel_int_value(r->m, value, out) && *out > 0;
 }
 
-/* `<anything>.generate(..., max_new_tokens=N | max_length=N)`: the call with
- * the most new tokens stands for the script. */
-static void visit(void *ctx, TSNode n)
+static void read_lengths(generate_scan *g, TSNode n, TSNode args, int depth);
+
+/* generation_config=GenerationConfig(max_new_tokens=N, ...), written in the
+ * call or bound to a name: its lengths are the call's. */
+static void read_generation_config(generate_scan *g, TSNode n, TSNode value, int depth)
 {
-    generate_scan *g = ctx;
-    TSNode fn = child(n, "function");
-    char name[16];
-    if (!type_is(n, "call") || !type_is(fn, "attribute") ||
-        !oom_est_text_of(g->r, child(fn, "attribute"), name, sizeof name) || strcmp(name, "generate") != 0)
-        return;
-    if (ts_node_is_null(g->call))
-        g->call = n;
-    TSNode args = child(n, "arguments");
+    TSNode v = oom_pymodel_value_of(g->r->m, value, 0);
+    if (ts_node_is_null(v))
+        v = value;
+    oom_buf q;
+    oom_buf_init(&q);
+    if (depth == 0 && type_is(v, "call") && oom_pymodel_qualname(g->r->m, child(v, "function"), &q) &&
+        oom_str_ends_with(q.data, "GenerationConfig"))
+        read_lengths(g, n, child(v, "arguments"), depth + 1);
+    oom_buf_free(&q);
+}
+
+/* max_new_tokens= / max_length= among the keywords `args` (of the
+ * generate() call `n`, or of a GenerationConfig given to it). */
+static void read_lengths(generate_scan *g, TSNode n, TSNode args, int depth)
+{
     for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
         TSNode a = ts_node_named_child(args, i);
         char key[24];
@@ -57,6 +65,10 @@ static void visit(void *ctx, TSNode n)
         const oom_est_setting *via;
         if (!type_is(a, "keyword_argument") || !oom_est_text_of(g->r, child(a, "name"), key, sizeof key))
             continue;
+        if (strcmp(key, "generation_config") == 0) {
+            read_generation_config(g, n, child(a, "value"), depth);
+            continue;
+        }
         bool new_tokens = strcmp(key, "max_new_tokens") == 0, length = strcmp(key, "max_length") == 0;
         if ((!new_tokens && !length) || !int_value(g->r, child(a, "value"), &v, &via))
             continue;
@@ -67,6 +79,218 @@ static void visit(void *ctx, TSNode n)
                 g->max_length = v;
             g->call = n, g->via = via, g->value = child(a, "value");
         }
+    }
+}
+
+/* A call of the text-generation pipeline that loaded the model
+ * (`generator = pipeline("text-generation", model=...)`, then
+ * `generator(prompts, max_new_tokens=N)`): it runs generate(). */
+static bool is_pipeline_run(const oom_est_reader *r, TSNode call)
+{
+    TSNode fn = child(call, "function");
+    if (!type_is(call, "call") || ts_node_is_null(r->model_call) || !oom_est_is_pipeline(r, r->model_call) ||
+        (!type_is(fn, "identifier") && !type_is(fn, "attribute")))
+        return false;
+    TSNode v = oom_pymodel_value_of(r->m, fn, 0);
+    return !ts_node_is_null(v) && ts_node_eq(v, r->model_call);
+}
+
+/* `<anything>.generate(..., max_new_tokens=N | max_length=N)`, or a call of
+ * the pipeline: the call with the most new tokens stands for the script. */
+static void visit(void *ctx, TSNode n)
+{
+    generate_scan *g = ctx;
+    TSNode fn = child(n, "function");
+    char name[16];
+    if (is_pipeline_run(g->r, n)) { /* generator(prompts, max_new_tokens=N) */
+        if (ts_node_is_null(g->call))
+            g->call = n;
+        read_lengths(g, n, child(n, "arguments"), 0);
+        return;
+    }
+    if (!type_is(n, "call") || !type_is(fn, "attribute") ||
+        !oom_est_text_of(g->r, child(fn, "attribute"), name, sizeof name) || strcmp(name, "generate") != 0)
+        return;
+    if (ts_node_is_null(g->call))
+        g->call = n;
+    read_lengths(g, n, child(n, "arguments"), 0);
+}
+
+/* ---- the prompts: how many one generate() call reads ---------------------- */
+
+/* A tokenizer (or processor) as a callee: a name that says so, or one bound
+ * to `AutoTokenizer.from_pretrained(...)`. */
+static bool is_tokenizer(const oom_est_reader *r, TSNode callee)
+{
+    static const char *const words[] = {"tokenizer", "tok", "processor", NULL};
+    char text[96];
+    if (!oom_est_text_of(r, callee, text, sizeof text))
+        return false;
+    const char *last = strrchr(text, '.') ? strrchr(text, '.') + 1 : text;
+    if (oom_name_has_word(last, strlen(last), words))
+        return true;
+    TSNode v = oom_pymodel_value_of(r->m, callee, 0);
+    TSNode fn = child(v, "function");
+    return type_is(v, "call") && type_is(fn, "attribute") && oom_est_text_of(r, child(fn, "object"), text, sizeof text) &&
+           (strstr(text, "Tokenizer") || strstr(text, "Processor"));
+}
+
+/* `tokenizer(text, ...)`, `tokenizer.encode(text)`, `tokenizer.
+ * apply_chat_template(messages)`: the method ("" for a call of the
+ * tokenizer itself); false for other calls. */
+static bool tokenizer_call(const oom_est_reader *r, TSNode call, char *method, size_t size)
+{
+    static const char *const methods[] = {"encode", "encode_plus", "batch_encode_plus", "apply_chat_template",
+                                          "__call__", NULL};
+    TSNode fn = child(call, "function");
+    method[0] = '\0';
+    if (type_is(fn, "attribute") && oom_est_text_of(r, child(fn, "attribute"), method, size))
+        for (int i = 0; methods[i]; i++)
+            if (strcmp(method, methods[i]) == 0)
+                return is_tokenizer(r, child(fn, "object"));
+    method[0] = '\0';
+    return type_is(call, "call") && is_tokenizer(r, fn);
+}
+
+/* The tokenizer call whose output the generate() call reads: its first
+ * argument, input_ids= or **inputs, followed through names, `.to(device)`,
+ * `["input_ids"]` and `.input_ids`. A null node when it is not that. */
+static TSNode tokenizer_call_feeding(const oom_est_reader *r, TSNode generate, char *method, size_t size)
+{
+    TSNode args = child(generate, "arguments");
+    TSNode a = ts_node_named_child_count(args) > 0 ? ts_node_named_child(args, 0) : (TSNode){{0}, NULL, NULL};
+    if (type_is(a, "keyword_argument"))
+        a = oom_pymodel_keyword_value(r->m, generate, "input_ids");
+    for (int hop = 0; hop < 8 && !ts_node_is_null(a); hop++) {
+        char name[24];
+        TSNode fn = child(a, "function");
+        if (type_is(a, "dictionary_splat") || type_is(a, "parenthesized_expression")) {
+            a = ts_node_named_child(a, 0);
+        } else if (type_is(a, "identifier")) {
+            a = oom_pymodel_value_of(r->m, a, 0);
+        } else if (type_is(a, "subscript")) {
+            a = child(a, "value");
+        } else if (type_is(a, "attribute") && oom_est_text_of(r, child(a, "attribute"), name, sizeof name) &&
+                   strcmp(name, "input_ids") == 0) {
+            a = child(a, "object");
+        } else if (type_is(a, "call") && tokenizer_call(r, a, method, size)) {
+            return a;
+        } else if (type_is(a, "call") && type_is(fn, "attribute") &&
+                   oom_est_text_of(r, child(fn, "attribute"), name, sizeof name) &&
+                   (strcmp(name, "to") == 0 || strcmp(name, "cuda") == 0)) {
+            a = child(fn, "object");
+        } else {
+            break;
+        }
+    }
+    return (TSNode){{0}, NULL, NULL};
+}
+
+/* How many prompts an expression holds: one string (a literal, an
+ * f-string, `"...".format(...)`, a concatenation), a list literal of N, or
+ * `[...] * N`; -1 when that cannot be told. */
+static long long prompt_count(const oom_est_reader *r, TSNode p, int depth)
+{
+    if (ts_node_is_null(p) || depth > 4)
+        return -1;
+    const char *t = ts_node_type(p);
+    TSNode fn = child(p, "function");
+    char name[16];
+    if (strcmp(t, "string") == 0 || strcmp(t, "concatenated_string") == 0)
+        return 1;
+    if (strcmp(t, "call") == 0 && type_is(fn, "attribute") &&
+        oom_est_text_of(r, child(fn, "attribute"), name, sizeof name) && strcmp(name, "format") == 0)
+        return prompt_count(r, child(fn, "object"), depth + 1) == 1 ? 1 : -1; /* a template filled in */
+    if (strcmp(t, "parenthesized_expression") == 0)
+        return prompt_count(r, ts_node_named_child(p, 0), depth + 1);
+    if (strcmp(t, "identifier") == 0)
+        return prompt_count(r, oom_pymodel_value_of(r->m, p, 0), depth + 1);
+    if (strcmp(t, "list") == 0) {
+        uint32_t n = ts_node_named_child_count(p);
+        for (uint32_t i = 0; i < n; i++) {
+            TSNode e = ts_node_named_child(p, i);
+            if (type_is(e, "dictionary")) /* chat messages: one conversation */
+                return 1;
+            if (type_is(e, "list_splat") || type_is(e, "comment") || type_is(e, "list_comprehension"))
+                return -1;
+        }
+        return n > 0 ? (long long)n : -1;
+    }
+    if (strcmp(t, "binary_operator") == 0) {
+        TSNode left = child(p, "left"), right = child(p, "right");
+        char op[4];
+        if (!oom_est_text_of(r, child(p, "operator"), op, sizeof op))
+            return -1;
+        long long times;
+        if (strcmp(op, "+") == 0) /* "a" + name: one string; lists added: their lengths */
+            return prompt_count(r, left, depth + 1) == 1 && !type_is(left, "list") ? 1 : -1;
+        if (strcmp(op, "*") != 0)
+            return -1;
+        if (type_is(right, "list") || type_is(oom_pymodel_value_of(r->m, right, 0), "list")) {
+            TSNode swap = left;
+            left = right, right = swap;
+        }
+        long long each = prompt_count(r, left, depth + 1);
+        return each > 0 && oom_pymodel_int_value(r->m, right, &times) && times > 0 && !type_is(left, "string")
+                   ? each * times
+                   : -1;
+    }
+    return -1;
+}
+
+/* The batch of one generate() call, where the script shows its prompts:
+ * the tokenizer call that feeds it is given one string or a list of them. */
+static void read_prompts(oom_est_reader *r, TSNode generate)
+{
+    oom_script_inputs *out = r->out;
+    char method[24] = "";
+    TSNode call = is_pipeline_run(r, generate) ? generate : tokenizer_call_feeding(r, generate, method, sizeof method);
+    if (!out->from[OOM_IN_BATCH].assumed || ts_node_is_null(call))
+        return;
+    bool call_is_pipe = ts_node_eq(call, generate);
+    TSNode args = child(call, "arguments");
+    TSNode p = ts_node_named_child_count(args) > 0 ? ts_node_named_child(args, 0) : (TSNode){{0}, NULL, NULL};
+    if (type_is(p, "keyword_argument"))
+        p = oom_pymodel_keyword_value(r->m, call, call_is_pipe ? "text_inputs" : "text");
+    long long n = -1;
+    if (strcmp(method, "encode") == 0 || strcmp(method, "encode_plus") == 0)
+        n = ts_node_is_null(p) ? -1 : 1; /* one text a call */
+    else if (strcmp(method, "apply_chat_template") == 0)
+        n = ts_node_is_null(p) ? -1 : 1; /* one conversation (a list of messages) */
+    else
+        n = prompt_count(r, p, 0);
+    if (n <= 0)
+        return;
+    char what[120];
+    if (n == 1)
+        snprintf(what, sizeof what, "one prompt given to the %s", call_is_pipe ? "pipeline" : "tokenizer");
+    else
+        snprintf(what, sizeof what, "%lld prompts given to the %s", n, call_is_pipe ? "pipeline" : "tokenizer");
+    out->in.micro_batch = n;
+    out->prompts_batch = true;
+    oom_est_note(r, OOM_IN_BATCH, p, what);
+}
+
+/* What an inference script that shows no batch gets: one prompt (or one
+ * sample: DataLoader's and pipeline's batch_size default is 1), not the
+ * Trainer's 8; the sequence is the prompt's length; a from_pretrained
+ * without a dtype loads fp32 only before transformers 5. */
+static void assume_inference_inputs(const oom_est_reader *r)
+{
+    oom_script_inputs *out = r->out;
+    if (out->from[OOM_IN_BATCH].assumed && !oom_script_inputs_is_image(out)) {
+        out->in.micro_batch = 1;
+        oom_est_assume(out, OOM_IN_BATCH,
+                       out->in.generates ? "batch 1 (one prompt per generate() call: no list of prompts or batch_size found)"
+                                         : "batch 1 (no batch size found: DataLoader's and pipeline's default)");
+    }
+    if (out->from[OOM_IN_PRECISION].assumed && out->in.precision == OOM_PREC_FP32 && !ts_node_is_null(r->model_call))
+        oom_est_assume(out, OOM_IN_PRECISION,
+                       "fp32 (no torch_dtype: transformers 4 loads fp32, 5 the checkpoint's dtype, often 16-bit)");
+    if (out->from[OOM_IN_SEQ].assumed && out->in.generates) {
+        char what[96];
+        snprintf(what, sizeof what, "prompts of %lld tokens (no max_length found)", out->in.seq_len);
+        oom_est_assume(out, OOM_IN_SEQ, what);
     }
 }
 
@@ -90,9 +314,12 @@ void oom_est_read_inference(oom_est_reader *r)
                  "%s: no backward(), optimizer step or train(): a forward pass, no KV cache", r->path);
         out->from[OOM_IN_MODE].assumed = false;
         out->from[OOM_IN_MODE].line = 0;
+        assume_inference_inputs(r);
         return;
     }
     out->in.generates = true;
+    read_prompts(r, g.call);
+    assume_inference_inputs(r);
     if (g.new_tokens > 0) {
         out->in.new_tokens = g.new_tokens;
         snprintf(what, sizeof what, "generate(max_new_tokens=%lld): KV cache for %lld + %lld positions", g.new_tokens,

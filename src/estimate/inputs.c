@@ -326,6 +326,10 @@ static void read_model_dtype(reader *r, TSNode value)
         return;
     if (strstr(v, "bfloat16") || strstr(v, "float16"))
         set_precision(r, OOM_PREC_PURE_BF16, value, "16-bit weights (torch_dtype)");
+    else if (strcmp(v, "\"auto\"") == 0 || strcmp(v, "'auto'") == 0)
+        /* the checkpoint's own dtype: 16-bit for the language models on the
+         * hub (the few fp32 ones, GPT-2 and BERT, are then underestimated) */
+        set_precision(r, OOM_PREC_PURE_BF16, value, "16-bit weights (torch_dtype=\"auto\": the checkpoint's dtype)");
 }
 
 void oom_est_read_precision(reader *r, const char *key, TSNode value)
@@ -716,6 +720,7 @@ static void read_modelled(const char *path, oom_source *src, oom_pymodel *m, TSN
     /* a script that only loads or evaluates a model is not a training job */
     out->in.training = oom_pymodel_file_trains(m);
     oom_est_read_inference(&r);
+    oom_est_read_placement(&r);
     if (oom_pymodel_file_calls(m, "gradient_checkpointing_enable")) {
         out->in.gradient_checkpointing = true;
         snprintf(out->from[OOM_IN_CHECKPOINTING].text, sizeof out->from[0].text,

@@ -131,6 +131,8 @@ bool oom_est_in_autocast_call(const oom_est_reader *r, TSNode keyword_value);
 /* The model a from_pretrained call loads (directly, through names or a
  * setting's default) and the head the script puts on it (loads.c). */
 void oom_est_read_model(oom_est_reader *r);
+/* `transformers.pipeline(...)` (aliases applied): it loads its model itself. */
+bool oom_est_is_pipeline(const oom_est_reader *r, TSNode call);
 void oom_est_read_task(oom_est_reader *r);
 
 /* What a run without flags gets where no call the estimate reads says:
@@ -145,6 +147,10 @@ void oom_est_read_frozen_base(oom_est_reader *r);
 /* A script that does not train: "inference" in the mode input, and what
  * its generate() calls keep (max_new_tokens) (generate.c). */
 void oom_est_read_inference(oom_est_reader *r);
+
+/* Where an inference script puts its model (one GPU, accelerate's
+ * placement, the CPU) and a 16-bit cast after loading (placement.c). */
+void oom_est_read_placement(oom_est_reader *r);
 
 /* torchvision / timm image models, their input size, autocast, optimizer
  * classes and frozen layers (vision.c). */

@@ -83,6 +83,63 @@ static bool cannot_load(const oom_est_reader *r, const char *cls, const char *id
     return lm_class && lm_checkpoint && loads != is;
 }
 
+/* The hub id an argument names: a string, through names, or the default
+ * of the setting it reads (*via); *literal is the string's node. */
+static void id_of(const oom_est_reader *r, TSNode arg, oom_buf *id, TSNode *literal, const oom_est_setting **via)
+{
+    *literal = oom_pymodel_value_of(r->m, arg, 0);
+    *via = NULL;
+    if (ts_node_is_null(*literal) || !oom_pymodel_string_value(r->m, *literal, id)) {
+        *literal = null_node;
+        *via = oom_est_setting_read_by(r, arg);
+        if (!*via || !oom_est_setting_string(r, *via, id))
+            *via = NULL;
+    }
+}
+
+bool oom_est_is_pipeline(const oom_est_reader *r, TSNode call)
+{
+    oom_buf q;
+    oom_buf_init(&q);
+    bool yes = type_is(call, "call") && oom_pymodel_qualname(r->m, child(call, "function"), &q) &&
+               strcmp(q.data, "transformers.pipeline") == 0;
+    oom_buf_free(&q);
+    return yes;
+}
+
+/* `pipeline("text-generation", model="<hub id>", ...)`: transformers loads
+ * the model itself, named by model= or the second positional argument. */
+static bool try_pipeline(model_scan *ms, TSNode call)
+{
+    oom_est_reader *r = ms->r;
+    TSNode args = child(call, "arguments");
+    TSNode arg = oom_pymodel_keyword_value(r->m, call, "model");
+    if (ts_node_is_null(arg) && ts_node_named_child_count(args) > 1 &&
+        !type_is(ts_node_named_child(args, 0), "keyword_argument") &&
+        !type_is(ts_node_named_child(args, 1), "keyword_argument"))
+        arg = ts_node_named_child(args, 1);
+    if (ts_node_is_null(arg))
+        return false;
+    oom_buf id;
+    oom_buf_init(&id);
+    TSNode literal;
+    const oom_est_setting *via;
+    id_of(r, arg, &id, &literal, &via);
+    bool found = id.len > 0 && oom_script_inputs_use_model(r->out, r->kb, id.data, NULL);
+    if (found) {
+        oom_buf what;
+        oom_buf_init(&what);
+        oom_buf_printf(&what, "pipeline(model=\"%s\")", r->out->model_id);
+        r->via = via;
+        oom_est_note(r, OOM_IN_MODEL, ts_node_is_null(literal) ? arg : literal, what.data);
+        oom_buf_free(&what);
+        r->via = NULL;
+        r->model_call = call;
+    }
+    oom_buf_free(&id);
+    return found;
+}
+
 /* Sizes the model a from_pretrained call loads, when the knowledge base
  * knows its id. */
 static bool try_loader(model_scan *ms, TSNode call, const char *cls)
@@ -93,14 +150,9 @@ static bool try_loader(model_scan *ms, TSNode call, const char *cls)
         return false;
     oom_buf id;
     oom_buf_init(&id);
-    TSNode literal = oom_pymodel_value_of(r->m, arg, 0);
-    const oom_est_setting *via = NULL;
-    if (ts_node_is_null(literal) || !oom_pymodel_string_value(r->m, literal, &id)) {
-        literal = null_node;
-        via = oom_est_setting_read_by(r, arg);
-        if (!via || !oom_est_setting_string(r, via, &id))
-            via = NULL;
-    }
+    TSNode literal;
+    const oom_est_setting *via;
+    id_of(r, arg, &id, &literal, &via);
     oom_buf q;
     oom_buf_init(&q);
     if (!oom_pymodel_qualname(r->m, child(call, "function"), &q))
@@ -132,6 +184,10 @@ static void visit_loader(void *ctx, TSNode n)
 {
     model_scan *ms = ctx;
     char cls[96];
+    if (!ms->r->out->model_known && oom_est_is_pipeline(ms->r, n) && oom_est_runs_without_flags(ms->r, n)) {
+        try_pipeline(ms, n);
+        return;
+    }
     if (ms->r->out->model_known || !is_from_pretrained(ms->r, n, cls, sizeof cls) || loads_no_model(cls))
         return;
     ms->model_class_loads = true;

@@ -9,15 +9,25 @@
 #include "oomlint/estimate.h"
 
 
+/* One order for both kinds of job; a step that does not apply to one is
+ * skipped. Training: checkpointing, mixed precision, a smaller micro-batch,
+ * 8-bit Adam, ZeRO, offload, LoRA, QLoRA, a shorter sequence, a smaller
+ * model. Inference: fewer prompts per call, 16-bit weights, the model split
+ * over the GPUs named, 8-bit then 4-bit weights, fewer new tokens, shorter
+ * prompts, a smaller model: what costs the user's results least first. */
 enum {
     STEP_CHECKPOINTING,
     STEP_MIXED_PRECISION,
     STEP_HALVE_BATCH,
+    STEP_WEIGHTS_16BIT,   /* inference */
+    STEP_SPLIT_GPUS,      /* inference, several GPUs named */
+    STEP_WEIGHTS_8BIT,    /* inference */
     STEP_OPTIMIZER_8BIT,
     STEP_ZERO,
     STEP_OFFLOAD,
     STEP_LORA,
-    STEP_QLORA,
+    STEP_QLORA,           /* in inference: 4-bit weights alone */
+    STEP_FEWER_NEW_TOKENS, /* inference with generate() */
     STEP_SHORTER_SEQ,
     STEP_SMALLER_MODEL, /* last: it changes what the script trains */
     STEP_COUNT
@@ -61,6 +71,16 @@ static bool applicable(const candidate *c, int step)
         return in->training && in->precision == OOM_PREC_FP32;
     case STEP_HALVE_BATCH:
         return in->micro_batch > 1;
+    case STEP_WEIGHTS_16BIT:
+        return !in->training && (in->precision == OOM_PREC_FP32 || in->precision == OOM_PREC_AMP_FP16 ||
+                                 in->precision == OOM_PREC_AMP_BF16) && in->image_bytes <= 0;
+    case STEP_SPLIT_GPUS:
+        return !in->training && in->num_gpus > 1 && in->layers > 1 && in->image_bytes <= 0;
+    case STEP_WEIGHTS_8BIT:
+        return !in->training && in->precision != OOM_PREC_INT8 && in->precision != OOM_PREC_NF4 && in->hidden > 0 &&
+               in->image_bytes <= 0;
+    case STEP_FEWER_NEW_TOKENS:
+        return !in->training && in->generates && in->new_tokens > 64;
     case STEP_OPTIMIZER_8BIT:
         return in->training && in->optimizer == OOM_OPT_ADAMW;
     case STEP_ZERO:
@@ -102,6 +122,16 @@ static void use_smaller_model(candidate *c, int k)
     c->model = k;
 }
 
+/* device_map="auto" over N GPUs: accelerate places whole layers, balanced
+ * by size, so the busiest GPU holds about 1/N of the weights and of the
+ * layers (and with them of the KV cache); each GPU has its own context. */
+static void split_over_gpus(oom_estimate_input *in)
+{
+    long long n = in->num_gpus;
+    in->params = (in->params + n - 1) / n;
+    in->layers = (in->layers + n - 1) / n;
+}
+
 /* The input with the steps of `mask` and model `model` (-1: the script's);
  * batch and sequence shrink only as far as needed. */
 static candidate apply_with_model(const candidate *base, unsigned mask, int model, const oom_gpu *gpu,
@@ -112,6 +142,12 @@ static candidate apply_with_model(const candidate *base, unsigned mask, int mode
         use_smaller_model(&c, model);
     if (mask & (1u << STEP_CHECKPOINTING))
         c.in.gradient_checkpointing = true;
+    if (mask & (1u << STEP_WEIGHTS_16BIT))
+        c.in.precision = OOM_PREC_PURE_BF16;
+    if (mask & (1u << STEP_WEIGHTS_8BIT))
+        c.in.precision = OOM_PREC_INT8;
+    if (mask & (1u << STEP_SPLIT_GPUS))
+        split_over_gpus(&c.in);
     if (mask & (1u << STEP_MIXED_PRECISION))
         c.in.precision = gpu && gpu->bf16 ? OOM_PREC_AMP_BF16 : OOM_PREC_AMP_FP16;
     if (mask & (1u << STEP_OPTIMIZER_8BIT))
@@ -126,7 +162,7 @@ static candidate apply_with_model(const candidate *base, unsigned mask, int mode
         if (c.in.zero_stage < 2)
             c.in.zero_stage = 2;
     }
-    if (mask & ((1u << STEP_LORA) | (1u << STEP_QLORA))) {
+    if (c.in.training && (mask & ((1u << STEP_LORA) | (1u << STEP_QLORA)))) {
         c.in.trainable = c.in.layers * 4 * 16 * 2 * c.in.hidden; /* r=16 on q, k, v, o */
         c.in.frozen_backbone = false; /* adapters in every layer: backward runs through them all */
     }
@@ -137,6 +173,9 @@ static candidate apply_with_model(const candidate *base, unsigned mask, int mode
             c.in.micro_batch = (c.in.micro_batch + 1) / 2;
             c.grad_accum *= 2;
         }
+    if (mask & (1u << STEP_FEWER_NEW_TOKENS))
+        while (total(&c.in) > target && c.in.new_tokens > 64)
+            c.in.new_tokens /= 2;
     if (mask & (1u << STEP_SHORTER_SEQ))
         while (total(&c.in) > target && c.in.seq_len > 256)
             c.in.seq_len /= 2;
@@ -165,6 +204,84 @@ static void put_count(oom_buf *b, long long n)
         oom_buf_printf(b, "%.2fB", (double)n / 1e9);
     else
         oom_buf_printf(b, "%.0fM", (double)n / 1e6);
+}
+
+/* One step of an inference plan, in what the user changes. */
+static void describe_inference_step(const oom_script_inputs *s, const candidate *c, int step, const oom_gpu *gpu,
+                                    oom_buf *plan)
+{
+    switch (step) {
+    case STEP_HALVE_BATCH:
+        if (s->prompts_batch || (s->from[OOM_IN_BATCH].assumed && c->in.generates))
+            oom_buf_printf(plan, "%lld prompt%s per generate() call, the %lld in %lld calls", c->in.micro_batch,
+                           c->in.micro_batch == 1 ? "" : "s", s->in.micro_batch,
+                           (s->in.micro_batch + c->in.micro_batch - 1) / c->in.micro_batch);
+        else
+            oom_buf_printf(plan, "%s=%lld", s->batch_name, c->in.micro_batch);
+        break;
+    case STEP_WEIGHTS_16BIT:
+        oom_buf_puts(plan, gpu && gpu->bf16 ? "16-bit weights: torch_dtype=torch.bfloat16"
+                                            : "16-bit weights: torch_dtype=torch.float16");
+        break;
+    case STEP_SPLIT_GPUS:
+        oom_buf_printf(plan, "split the model over the %d GPUs: device_map=\"auto\"", s->in.num_gpus);
+        break;
+    case STEP_WEIGHTS_8BIT:
+        oom_buf_puts(plan, "8-bit weights: BitsAndBytesConfig(load_in_8bit=True)");
+        break;
+    case STEP_QLORA:
+        oom_buf_puts(plan, "4-bit weights: BitsAndBytesConfig(load_in_4bit=True)");
+        break;
+    case STEP_FEWER_NEW_TOKENS:
+        oom_buf_printf(plan, "max_new_tokens=%lld (a smaller KV cache)", c->in.new_tokens);
+        break;
+    case STEP_SHORTER_SEQ:
+        oom_buf_printf(plan, "prompts cut to %s=%lld (truncation=True)",
+                       strcmp(s->seq_name, "max_length") == 0 ? "max_length" : s->seq_name, c->in.seq_len);
+        break;
+    case STEP_SMALLER_MODEL:
+        oom_buf_printf(plan, "a smaller model of the same family: %s (", s->smaller[c->model].id);
+        put_count(plan, c->in.params);
+        oom_buf_puts(plan, " parameters against ");
+        put_count(plan, s->in.params);
+        oom_buf_puts(plan, ")");
+        break;
+    }
+}
+
+/* The plan's first steps up to `upto` (a mask), at the values the whole
+ * plan ends at: the batch, new tokens and prompt length it shrinks to, the
+ * model it takes (each step shrinks only its own field). */
+static candidate first_steps(const candidate *base, const candidate *final, unsigned upto, const oom_gpu *gpu,
+                             double target)
+{
+    const unsigned shrinking = (1u << STEP_HALVE_BATCH) | (1u << STEP_FEWER_NEW_TOKENS) | (1u << STEP_SHORTER_SEQ);
+    int model = (upto & (1u << STEP_SMALLER_MODEL)) ? final->model : -1;
+    candidate c = apply_with_model(base, upto & ~shrinking, model, gpu, target);
+    if (upto & (1u << STEP_HALVE_BATCH))
+        c.in.micro_batch = final->in.micro_batch;
+    if (upto & (1u << STEP_FEWER_NEW_TOKENS))
+        c.in.new_tokens = final->in.new_tokens;
+    if (upto & (1u << STEP_SHORTER_SEQ))
+        c.in.seq_len = final->in.seq_len;
+    return c;
+}
+
+/* An inference plan: each step with the estimate it reaches together with
+ * the steps before it, so that a user who stops early knows where they are. */
+static void describe_inference(const oom_script_inputs *s, const candidate *base, const candidate *final,
+                               unsigned mask, const oom_gpu *gpu, double target, oom_buf *plan)
+{
+    const char *sep = "";
+    for (int step = 0; step < STEP_COUNT; step++) {
+        if (!(mask & (1u << step)))
+            continue;
+        candidate upto = first_steps(base, final, mask & ((2u << step) - 1), gpu, target);
+        oom_buf_puts(plan, sep);
+        sep = "; then ";
+        describe_inference_step(s, &upto, step, gpu, plan);
+        oom_buf_printf(plan, " (about %.1f GiB)", total(&upto.in) / OOM_GIB);
+    }
 }
 
 static void describe(const oom_script_inputs *s, const candidate *c, unsigned mask, const oom_gpu *gpu,
@@ -247,13 +364,20 @@ bool oom_estimate_fix_plan(const oom_script_inputs *s, const oom_gpu *gpu, doubl
             if (!(mask & (1u << step)))
                 continue;
             candidate without = apply(&base, mask & ~(1u << step), gpu, target);
-            if (total(&without.in) <= target) {
+            /* not at the price of a smaller model than the plan has (8-bit
+             * weights and a 7b in place of 4-bit weights and a 13b) */
+            bool same_model = without.model <= c.model;
+            if (total(&without.in) <= target && same_model) {
                 mask &= ~(1u << step);
                 c = without;
             }
         }
-    describe(s, &c, mask, gpu, plan);
     oom_estimate_compute(&c.in, after);
+    if (!s->in.training) {
+        describe_inference(s, &base, &c, mask, gpu, target, plan);
+        return fits;
+    }
+    describe(s, &c, mask, gpu, plan);
     if (mask)
         oom_buf_printf(plan, " -> about %.1f GiB", after->total / OOM_GIB);
     return fits;

@@ -7,9 +7,29 @@
 #include "oomlint/source.h"
 
 
+/* An inference script's line to point at: the model load where the weights
+ * dominate; else what sets the batch or the cache (the prompts, the
+ * max_new_tokens of generate()) or the prompt length, where the script says. */
+static const oom_provenance *dominant_inference_input(const oom_script_inputs *s, const oom_estimate *e)
+{
+    const oom_provenance *batch = &s->from[OOM_IN_BATCH], *mode = &s->from[OOM_IN_MODE];
+    const oom_provenance *seq = &s->from[OOM_IN_SEQ];
+    if (e->weights >= e->kv_cache + e->activations + e->logits)
+        return &s->from[OOM_IN_MODEL];
+    if (!batch->assumed && batch->line && s->in.micro_batch > 1)
+        return batch;
+    if (!mode->assumed && mode->line && s->in.generates)
+        return mode;
+    if (!seq->assumed && seq->line)
+        return seq;
+    return &s->from[OOM_IN_MODEL];
+}
+
 /* The line to point at: what dominates the estimate and the script sets. */
 static const oom_provenance *dominant_input(const oom_script_inputs *s, const oom_estimate *e)
 {
+    if (!s->in.training)
+        return dominant_inference_input(s, e);
     double per_token = e->activations + e->logits;
     double states = e->weights + e->gradients + e->optimizer;
     const oom_provenance *batch = &s->from[OOM_IN_BATCH], *seq = &s->from[OOM_IN_SEQ];
@@ -59,13 +79,52 @@ typedef struct {
     bool eager_module_loading;
 } capacity_check;
 
-/* The estimate of one training script against the target GPU. */
+/* What the finding says the estimate is made of: for training the
+ * settings that decide it; for inference the weights and what one call of
+ * the model keeps (the KV cache of generate(), or one forward pass). */
+static void describe_job(const oom_script_inputs *s, const oom_estimate *e, oom_buf *msg)
+{
+    if (s->in.training) {
+        char shape[64];
+        if (oom_script_inputs_is_image(s))
+            snprintf(shape, sizeof shape, "image %lldx%lld", s->in.image_h > 0 ? s->in.image_h : s->in.image_ref,
+                     s->in.image_w > 0 ? s->in.image_w : s->in.image_ref);
+        else
+            snprintf(shape, sizeof shape, "sequence %lld", s->in.seq_len);
+        oom_buf_printf(msg, "%s, batch %lld, %s, %s, %s", s->model_id, s->in.micro_batch, shape,
+                       oom_precision_name(s->in.precision), oom_optimizer_name(s->in.optimizer));
+        return;
+    }
+    oom_buf_printf(msg, "%s for inference: %.1f GiB of %s", s->model_id, e->weights / OOM_GIB,
+                   s->in.precision == OOM_PREC_FP32       ? "fp32 weights"
+                   : s->in.precision == OOM_PREC_AMP_FP16 ||
+                           s->in.precision == OOM_PREC_AMP_BF16 ? "16-bit weights (autocast)"
+                                                                : oom_precision_name(s->in.precision));
+    if (s->from[OOM_IN_PRECISION].assumed)
+        oom_buf_puts(msg, " at least (no torch_dtype given)");
+    if (s->in.generates)
+        oom_buf_printf(msg, " + %.1f GiB of KV cache for batch %lld x %lld positions", e->kv_cache / OOM_GIB,
+                       s->in.micro_batch, s->in.seq_len + s->in.new_tokens);
+    else
+        oom_buf_printf(msg, " + one forward pass of batch %lld, sequence %lld", s->in.micro_batch, s->in.seq_len);
+}
+
+/* Whether the capacity rules judge a script: a training job, or an
+ * inference script that puts the whole model on one GPU itself (one that
+ * leaves it on the CPU, or lets device_map="auto" split and offload it,
+ * has no one GPU to overflow). */
+static bool judged(const oom_script_inputs *s)
+{
+    return s->in.training || s->placement == OOM_PLACE_ONE_GPU;
+}
+
+/* The estimate of one script against the target GPU. */
 static void check_script(const capacity_check *c, const char *path, oom_script_inputs s, oom_diag_list *out)
 {
     /* a model the script defines has exact parameters but rough activations
      * (docs/estimation.md §11): `oomlint estimate` shows it, the capacity
      * rules do not fire on it */
-    if (!s.model_known || !s.in.training || s.in.module_defined)
+    if (!s.model_known || !judged(&s) || s.in.module_defined)
         return;
     /* precision and sharding decide most of the estimate; where the launcher
      * picks both from a config no file names, assuming fp32 on one unsharded
@@ -76,6 +135,12 @@ static void check_script(const capacity_check *c, const char *path, oom_script_i
      * the share of one GPU is not known */
     if (s.in.zero_stage >= 3 && s.from[OOM_IN_GPUS].assumed && c->num_gpus <= 0)
         return;
+    /* an inference script that names no dtype loads fp32 under transformers
+     * 4 and the checkpoint's dtype (16-bit for the language models on the
+     * hub) under transformers 5: judged at the lesser, so that the version
+     * never makes the finding */
+    if (!s.in.training && s.from[OOM_IN_PRECISION].assumed && s.in.precision == OOM_PREC_FP32)
+        s.in.precision = OOM_PREC_PURE_BF16;
     double cap = oom_gpu_capacity_bytes(c->gpu);
     if (c->num_gpus > 0)
         s.in.num_gpus = c->num_gpus;
@@ -88,16 +153,10 @@ static void check_script(const capacity_check *c, const char *path, oom_script_i
     oom_buf msg, plan;
     oom_buf_init(&msg);
     oom_buf_init(&plan);
-    char shape[64];
-    if (oom_script_inputs_is_image(&s))
-        snprintf(shape, sizeof shape, "image %lldx%lld", s.in.image_h > 0 ? s.in.image_h : s.in.image_ref,
-                 s.in.image_w > 0 ? s.in.image_w : s.in.image_ref);
-    else
-        snprintf(shape, sizeof shape, "sequence %lld", s.in.seq_len);
-    oom_buf_printf(&msg, "estimated peak %.1f GiB per GPU %s the %s's %.3g GiB (%s, batch %lld, %s, %s, %s)",
-                   e.total / OOM_GIB, over ? "exceeds" : "is within 10% of", c->gpu->name, cap / OOM_GIB,
-                   s.model_id, s.in.micro_batch, shape, oom_precision_name(s.in.precision),
-                   oom_optimizer_name(s.in.optimizer));
+    oom_buf_printf(&msg, "estimated peak %.1f GiB per GPU %s the %s's %.3g GiB (", e.total / OOM_GIB,
+                   over ? "exceeds" : "is within 10% of", c->gpu->name, cap / OOM_GIB);
+    describe_job(&s, &e, &msg);
+    oom_buf_puts(&msg, ")");
     oom_estimate after;
     bool fits = oom_estimate_fix_plan(&s, c->gpu, OOM_NEAR_CAPACITY * cap, &plan, &after);
     oom_buf help;

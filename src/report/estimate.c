@@ -175,6 +175,23 @@ static void print_notes(const oom_launch_read *lr, FILE *f)
     }
 }
 
+static const char *placement_name(oom_placement p)
+{
+    static const char *const names[] = {"none found", "one GPU", "device_map / max_memory", "CPU"};
+    return names[p];
+}
+
+/* An inference script's device: what decides whether --gpu's capacity
+ * rules judge it (project/capacity.c). */
+static void print_placement(const oom_script_inputs *s, FILE *f)
+{
+    if (s->in.training || !s->placed.text[0]) /* read for models loaded with from_pretrained */
+        return;
+    fprintf(f, "  %-13s %-28s %s", "device", placement_name(s->placement), s->placed.assumed ? "assumed: " : "");
+    oom_report_display(f, s->placed.text);
+    fputc('\n', f);
+}
+
 void oom_report_estimate_text(const oom_estimate_view *v, FILE *f)
 {
     const oom_script_inputs *s = v->inputs;
@@ -226,6 +243,7 @@ void oom_report_estimate_text(const oom_estimate_view *v, FILE *f)
         oom_report_display(f, s->from[k].text);
         fputc('\n', f);
     }
+    print_placement(s, f);
     print_notes(lr, f);
 }
 
@@ -273,6 +291,12 @@ cJSON *oom_report_estimate_json(const oom_estimate_view *v)
         cJSON_AddStringToObject(o, "value", value);
         cJSON_AddStringToObject(o, "source", s->from[k].text);
         cJSON_AddBoolToObject(o, "assumed", s->from[k].assumed);
+    }
+    if (!s->in.training && s->placed.text[0]) {
+        cJSON *o = cJSON_AddObjectToObject(inputs, "device");
+        cJSON_AddStringToObject(o, "value", placement_name(s->placement));
+        cJSON_AddStringToObject(o, "source", s->placed.text);
+        cJSON_AddBoolToObject(o, "assumed", s->placed.assumed);
     }
     add_launch_json(root, v->launch);
     return root;

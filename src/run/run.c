@@ -80,12 +80,18 @@ static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, const oom
         oom_file_facts_take_calls(f->facts, model);
     if (f->needs & OOM_FACTS_DEEPSPEED_LINKS)
         f->facts->deepspeed = oom_project_deepspeed_links_take(f->path, src, model, root);
-    /* the capacity check sizes training jobs only: a file that does not
-     * train is not read for them */
-    if ((f->needs & OOM_FACTS_ESTIMATE_INPUTS) && oom_pymodel_file_trains(model)) {
+    /* the capacity check sizes training jobs, and inference scripts that
+     * load a Hugging Face model (from_pretrained, a pipeline) and run it
+     * (not a weight converter): other files are not read for them */
+    bool trains = oom_pymodel_file_trains(model);
+    bool infers = !trains &&
+                  (oom_pymodel_file_calls(model, "from_pretrained") || oom_pymodel_file_calls(model, "pipeline")) &&
+                  !oom_pymodel_only_converts_weights(model);
+    if ((f->needs & OOM_FACTS_ESTIMATE_INPUTS) && (trains || infers)) {
         f->facts->inputs = oom_xcalloc(1, sizeof *f->facts->inputs);
         oom_script_inputs_from_model(f->path, src, model, root, f->kb, f->facts->inputs);
-        if (!f->facts->inputs->model_known || !f->facts->inputs->in.training) {
+        const oom_script_inputs *in = f->facts->inputs;
+        if (!in->model_known || (!in->in.training && in->placement != OOM_PLACE_ONE_GPU)) {
             /* nothing the capacity check sizes: not kept for the whole run */
             free(f->facts->inputs);
             f->facts->inputs = NULL;
