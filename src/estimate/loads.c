@@ -6,6 +6,7 @@
  * `--model_name_or_path` defaulting to "gpt2"). The head decides the
  * logits: a language-model head scores every position against the
  * vocabulary. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -107,6 +108,26 @@ bool oom_est_is_pipeline(const oom_est_reader *r, TSNode call)
     return yes;
 }
 
+/* The model's provenance: the call that loads it, noted at the id's
+ * literal (or the argument naming it), through the setting it came from. */
+static void note_model_loaded(oom_est_reader *r, TSNode call, TSNode arg, TSNode literal, const oom_est_setting *via,
+                              const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void note_model_loaded(oom_est_reader *r, TSNode call, TSNode arg, TSNode literal, const oom_est_setting *via,
+                              const char *fmt, ...)
+{
+    oom_buf what;
+    oom_buf_init(&what);
+    va_list ap;
+    va_start(ap, fmt);
+    oom_buf_vprintf(&what, fmt, ap);
+    va_end(ap);
+    r->via = via;
+    oom_est_note(r, OOM_IN_MODEL, ts_node_is_null(literal) ? arg : literal, what.data);
+    oom_buf_free(&what);
+    r->via = NULL;
+    r->model_call = call;
+}
+
 /* `pipeline("text-generation", model="<hub id>", ...)`: transformers loads
  * the model itself, named by model= or the second positional argument. */
 static bool try_pipeline(model_scan *ms, TSNode call)
@@ -126,16 +147,8 @@ static bool try_pipeline(model_scan *ms, TSNode call)
     const oom_est_setting *via;
     id_of(r, arg, &id, &literal, &via);
     bool found = id.len > 0 && oom_script_inputs_use_model(r->out, r->kb, id.data, NULL);
-    if (found) {
-        oom_buf what;
-        oom_buf_init(&what);
-        oom_buf_printf(&what, "pipeline(model=\"%s\")", r->out->model_id);
-        r->via = via;
-        oom_est_note(r, OOM_IN_MODEL, ts_node_is_null(literal) ? arg : literal, what.data);
-        oom_buf_free(&what);
-        r->via = NULL;
-        r->model_call = call;
-    }
+    if (found)
+        note_model_loaded(r, call, arg, literal, via, "pipeline(model=\"%s\")", r->out->model_id);
     oom_buf_free(&id);
     return found;
 }
@@ -166,16 +179,8 @@ static bool try_loader(model_scan *ms, TSNode call, const char *cls)
         oom_est_assume(r->out, OOM_IN_MODEL, why);
     }
     oom_buf_free(&q);
-    if (found) {
-        oom_buf what;
-        oom_buf_init(&what);
-        oom_buf_printf(&what, "%s.from_pretrained(\"%s\")", cls, r->out->model_id);
-        r->via = via;
-        oom_est_note(r, OOM_IN_MODEL, ts_node_is_null(literal) ? arg : literal, what.data);
-        oom_buf_free(&what);
-        r->via = NULL;
-        r->model_call = call;
-    }
+    if (found)
+        note_model_loaded(r, call, arg, literal, via, "%s.from_pretrained(\"%s\")", cls, r->out->model_id);
     oom_buf_free(&id);
     return found;
 }
