@@ -327,7 +327,8 @@ static bool fp32_stream_layer(const oom_estimate_input *in)
  *     attention input 4, MLP input 4, the product (down's input) 4m;
  *   - each LoRA branch's own copies: under autocast its A casts an fp32
  *     input to 16 bits and keeps the cast (autocast caches only the casts
- *     of leaf parameters that need grad): 2 per unit of width; without
+ *     of leaf parameters that need grad: PyTorch aten/src/ATen/
+ *     autocast_mode.cpp, cached_cast): 2 per unit of width; without
  *     autocast peft casts a 16-bit input (the output projection's) to the
  *     adapter's fp32, and keeps that: 4 (peft 0.11.1 tuners/lora/bnb.py
  *     lines 468-471); with dropout, its 1-byte mask and the dropped-out
