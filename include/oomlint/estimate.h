@@ -116,6 +116,14 @@ typedef struct {
      * to when the compute dtype differs from the dtype it was quantised from
      * (2: fp16 to bf16, as under Fabric's bitsandbytes plugin); 0: no cast */
     int dequant_cast_bytes;
+    /* ---- a 4-bit model whose norms peft upcast (docs/estimation.md §11.6) ---- */
+    /* torch.autocast runs the forward (Trainer bf16=True / fp16=True): for a
+     * quantised model, whose precision names only its weights */
+    bool autocast;
+    /* LoRA targets per layer by the input they read, indexed like the
+     * OOM_LORA_KEEPS_* bits: attention input, attention output, MLP input,
+     * down projection input */
+    int lora_targets_by_input[4];
 } oom_estimate_input;
 
 /* Which input of a decoder layer's linear layers a LoRA target reads. */
@@ -129,6 +137,9 @@ enum {
 /* The OOM_LORA_KEEPS_* bit of a LoRA target name (q_proj, litgpt's query,
  * down_proj ...); "all-linear" gives every bit; 0 for a name it does not know. */
 unsigned oom_estimate_lora_input_of(const char *target);
+/* Counts one LoRA target in in->lora_targets_by_input ("all-linear": every
+ * linear layer of the block); a name it does not know counts nowhere. */
+void oom_estimate_count_lora_target(oom_estimate_input *in, const char *target);
 
 /* Bytes per GPU, by component. */
 typedef struct {

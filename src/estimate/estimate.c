@@ -81,6 +81,21 @@ unsigned oom_estimate_lora_input_of(const char *t)
     return 0;
 }
 
+void oom_estimate_count_lora_target(oom_estimate_input *in, const char *t)
+{
+    unsigned bits = oom_estimate_lora_input_of(t);
+    if (bits == OOM_LORA_KEEPS_ALL) { /* q, k, v; o; gate and up (or fc); down */
+        in->lora_targets_by_input[0] += 3;
+        in->lora_targets_by_input[1] += 1;
+        in->lora_targets_by_input[2] += in->gated_mlp ? 2 : 1;
+        in->lora_targets_by_input[3] += 1;
+        return;
+    }
+    for (int i = 0; i < 4; i++)
+        if (bits & (1u << i))
+            in->lora_targets_by_input[i]++;
+}
+
 const char *oom_optimizer_name(oom_optimizer o)
 {
     static const char *const names[] = {"AdamW", "SGD", "SGD with momentum", "Adafactor",
@@ -277,6 +292,82 @@ static double quantized_input_bytes_per_token_hidden(const oom_estimate_input *i
     return 2.0 * n;
 }
 
+/* A 4-bit model whose norms peft upcast runs its layers around an fp32
+ * residual stream, and its 4-bit layers in fp32 wherever their input is:
+ * prepare_model_for_kbit_training casts every 16-bit parameter that is not
+ * a Params4bit to fp32 (peft 0.11.1 utils/other.py line 126), so each RMS
+ * norm returns fp32 (transformers MistralRMSNorm.forward: weight *
+ * hidden_states.to(input_dtype), the weight fp32), and bitsandbytes'
+ * Linear4bit takes an fp32 input's dtype as its compute dtype and returns
+ * its output in the input's dtype, under autocast too (0.43.1
+ * nn/modules.py lines 411-415 set_compute_type, line 470 out.to(inp_dtype)).
+ * Read for a SwiGLU layer whose attention is FlashAttention/SDPA, which
+ * takes q, k, v back to 16 bits (MistralFlashAttention2: "silently casted
+ * in float32"). */
+static bool fp32_stream_layer(const oom_estimate_input *in)
+{
+    return in->precision == OOM_PREC_NF4 && in->unquantized_bytes == 4 && in->training && !in->frozen_backbone &&
+           in->gated_mlp && in->memory_efficient_attention && in->hidden > 0 && in->intermediate > 0 &&
+           in->heads > 0 && in->image_bytes <= 0 && !in->module_defined;
+}
+
+/* What such a layer keeps for backward, bytes per token and hidden unit
+ * (m = intermediate / hidden, kv = K/V heads / heads), tensor by tensor:
+ *   - its input (fp32; the checkpoint itself when checkpointed, whose
+ *     output is then alive instead through the recomputed backward): 4;
+ *   - the attention's q, k, v and output, in 16 bits as FlashAttention
+ *     keeps them: 2 + 4kv + 2; the output projection reads that output;
+ *   - the second norm's input, the fp32 residual: 4;
+ *   - the gate's output (SiLU keeps it), SiLU's output and the up
+ *     projection's (the product keeps both), fp32: 12m;
+ *   - the fp32 inputs of the 4-bit layers, where something keeps them:
+ *     bitsandbytes before 0.43.2 (MatMul4Bit's ctx.tensors = (A, B),
+ *     0.43.1 autograd/_functions.py line 516), or without autocast a LoRA
+ *     branch without dropout, whose A saves the input it multiplies:
+ *     attention input 4, MLP input 4, the product (down's input) 4m;
+ *   - each LoRA branch's own copies: under autocast its A casts an fp32
+ *     input to 16 bits and keeps the cast (autocast caches only the casts
+ *     of leaf parameters that need grad: PyTorch aten/src/ATen/
+ *     autocast_mode.cpp, cached_cast): 2 per unit of width; without
+ *     autocast peft casts a 16-bit input (the output projection's) to the
+ *     adapter's fp32, and keeps that: 4 (peft 0.11.1 tuners/lora/bnb.py
+ *     lines 468-471); with dropout, its 1-byte mask and the dropped-out
+ *     input, in the dtype A computes in: 1 + 2 under autocast, 1 + 4 not.
+ * Only the layer's own weights are 4-bit; the head stays as it was. */
+static double fp32_stream_kept_per_token_hidden(const oom_estimate_input *in)
+{
+    double h = (double)in->hidden, m = (double)in->intermediate / h;
+    double kv = in->kv_heads > 0 ? (double)in->kv_heads / (double)in->heads : 1.0;
+    const double width[4] = {1, 1, 1, m};             /* attention in, attention out, MLP in, down in */
+    const bool fp32_input[4] = {true, false, true, true}; /* the attention's output is 16-bit */
+    bool dropout = in->lora_dropout_modules > 0;
+    double n = 4 + (2 + 4 * kv + 2) + 4 + 12 * m;
+    for (int i = 0; i < 4; i++) {
+        int targets = in->lora_targets_by_input[i];
+        bool lora_keeps = targets > 0 && !dropout && !in->autocast;
+        if (fp32_input[i] && (in->bnb_keeps_inputs || lora_keeps))
+            n += 4 * width[i];
+        if (dropout)
+            n += targets * width[i] * (1 + (in->autocast ? 2 : 4));
+        else if (in->autocast && fp32_input[i])
+            n += targets * width[i] * 2;
+        else if (!in->autocast && !fp32_input[i])
+            n += targets * width[i] * 4;
+    }
+    return n;
+}
+
+/* The gradients alive together at the largest moment of such a layer's
+ * backward, bytes per token and hidden unit: the product's backward, which
+ * computes the gradients of SiLU's output and of the up projection's
+ * (4m each, fp32) while the product's own (4m; MatMul4Bit returns it in 16
+ * bits and autograd casts it to its fp32 input's dtype) and the residual's
+ * incoming gradient (4) are alive. Once per backward, not per layer. */
+static double fp32_stream_backward_per_token_hidden(const oom_estimate_input *in)
+{
+    return 4 + 12 * (double)in->intermediate / (double)in->hidden;
+}
+
 /* Bytes per token and hidden unit one layer keeps for backward, 16-bit
  * tensors. Korthikanti et al. Eq. 1 for a GPT/BERT layer (4h GeLU MLP,
  * dropout): 34, plus 5as/h of attention scores that SDPA/FlashAttention do
@@ -303,6 +394,8 @@ static double layer_bytes_per_token_hidden(const oom_estimate_input *in)
 static double layer_activation_bytes(const oom_estimate_input *in)
 {
     double s = (double)in->seq_len, b = (double)in->micro_batch, h = (double)in->hidden;
+    if (fp32_stream_layer(in)) /* its dtypes are counted tensor by tensor */
+        return s * b * h * fp32_stream_kept_per_token_hidden(in);
     double bytes16 = s * b * h * layer_bytes_per_token_hidden(in);
     /* fp32 tensors: twice; autocast keeps softmax/LayerNorm/GELU outputs in
      * fp32: 0.81x the fp32 figure measured by HF (docs/estimation.md §3.2) */
@@ -354,9 +447,13 @@ static double activation_bytes(const oom_estimate_input *in)
         return layer;
     /* checkpointed: the checkpoints, plus one layer recomputed in full
      * during backward (Korthikanti §5) */
+    /* the gradients of the largest backward step, where they are counted */
+    double grads = fp32_stream_layer(in) ? (double)in->seq_len * (double)in->micro_batch * (double)in->hidden *
+                                               fp32_stream_backward_per_token_hidden(in)
+                                         : 0;
     if (in->gradient_checkpointing)
-        return checkpoint_bytes(in) + layer;
-    return (double)in->layers * layer + quantized_head_input_bytes(in);
+        return checkpoint_bytes(in) + layer + grads;
+    return (double)in->layers * layer + grads + quantized_head_input_bytes(in);
 }
 
 /* Tokens of a ViT: one per patch, plus the class token. */
@@ -520,6 +617,10 @@ static double dequant_weight_bytes(const oom_estimate_input *in, bool head)
     double h = (double)in->hidden, per_weight = 2.0 + in->dequant_cast_bytes;
     if (head)
         return in->head_quantized && in->lm_head && in->vocab > 0 ? (double)in->vocab * h * per_weight : 0;
+    /* an fp32-stream layer peaks at the product's backward, when no weight
+     * is dequantised (MatMul4Bit frees it with its own backward) */
+    if (fp32_stream_layer(in))
+        return 0;
     double mlp = (double)(in->intermediate > 0 ? in->intermediate : 4 * in->hidden);
     return (mlp > h ? mlp : h) * h * per_weight;
 }

@@ -244,6 +244,9 @@ static int precision_rank(oom_precision p)
 
 static void set_precision(reader *r, oom_precision p, TSNode at, const char *what)
 {
+    /* autocast stays on under a quantized load that outranks it */
+    if (p == OOM_PREC_AMP_FP16 || p == OOM_PREC_AMP_BF16)
+        r->out->in.autocast = true;
     if (precision_rank(p) < precision_rank(r->out->in.precision))
         return;
     r->out->in.precision = p;
@@ -387,11 +390,15 @@ void oom_est_read_optimizer(reader *r, TSNode value)
  * OOM_LORA_KEEPS_* bit of each (which layer input the target reads). */
 static long long lora_target_features(reader *r, TSNode targets, long long *modules, unsigned *inputs)
 {
-    const oom_estimate_input *in = &r->out->in;
+    oom_estimate_input *in = &r->out->in;
     *modules = 2; /* PEFT's default for most models: q and v */
     *inputs = OOM_LORA_KEEPS_ATTN_INPUT;
-    if (ts_node_is_null(targets))
+    memset(in->lora_targets_by_input, 0, sizeof in->lora_targets_by_input);
+    if (ts_node_is_null(targets)) {
+        oom_estimate_count_lora_target(in, "q_proj");
+        oom_estimate_count_lora_target(in, "v_proj");
         return oom_estimate_lora_features(in, "q_proj") + oom_estimate_lora_features(in, "v_proj");
+    }
     oom_buf name;
     oom_buf_init(&name);
     long long sum = 0;
@@ -399,6 +406,7 @@ static long long lora_target_features(reader *r, TSNode targets, long long *modu
     if (oom_pymodel_string_value(r->m, targets, &name) && strcmp(name.data, "all-linear") == 0) {
         *modules = in->gated_mlp ? 7 : 6;
         *inputs = OOM_LORA_KEEPS_ALL;
+        oom_estimate_count_lora_target(in, "all-linear");
         sum = oom_estimate_lora_all_linear_features(in);
     } else if (strcmp(ts_node_type(targets), "list") == 0) {
         *modules = ts_node_named_child_count(targets);
@@ -408,6 +416,7 @@ static long long lora_target_features(reader *r, TSNode targets, long long *modu
             if (oom_pymodel_string_value(r->m, ts_node_named_child(targets, i), &name)) {
                 f = oom_estimate_lora_features(in, name.data);
                 *inputs |= oom_estimate_lora_input_of(name.data);
+                oom_estimate_count_lora_target(in, name.data);
             }
             sum += f > 0 ? f : 2 * in->hidden;
         }

@@ -264,6 +264,12 @@ static bool case_lora(const cJSON *lora, oom_estimate_input *in)
     in->lora_dropout_modules = (int)number_or(lora, "dropout_modules", 0);
     /* without dropout, each target's LoRA branch keeps the target's input */
     in->lora_kept_inputs = 0;
+    cJSON *target;
+    cJSON_ArrayForEach(target, item(lora, "targets"))
+    {
+        if (cJSON_IsString(target))
+            oom_estimate_count_lora_target(in, target->valuestring);
+    }
     if (number_or(lora, "dropout", 0) <= 0) {
         cJSON *t;
         cJSON_ArrayForEach(t, item(lora, "targets"))
@@ -310,6 +316,8 @@ static bool case_inputs(const oom_kb *kb, const cJSON *c, oom_estimate_input *in
     in->new_tokens = (long long)number_or(st, "new_tokens", 0);
     in->dequant_cast_bytes = (int)number_or(st, "dequantize_cast_bytes", 0);
     in->bnb_keeps_inputs = bnb_keeps_inputs(string_or(item(c, "software"), "bitsandbytes", ""));
+    /* a quantised model's "mixed" names autocast, not its weights */
+    in->autocast = strcmp(string_or(st, "mixed", "none"), "none") != 0;
     return case_precision(st, &in->precision) && case_lora(item(st, "lora"), in);
 }
 

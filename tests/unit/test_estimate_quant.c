@@ -189,6 +189,110 @@ static void script_lora_kept_inputs(void)
     CHECK(s.in.lora_kept_inputs == 0 && s.in.lora_dropout_modules == 2);
 }
 
+/* fms-acceleration's baseline QLoRA of Mistral-7B (h 4,096, 8 of 32 K/V
+ * heads: kv = 0.25; intermediate 14,336: m = 3.5; 32 layers) at 4 x 4,096
+ * tokens, checkpointed, under fp16 autocast, after peft's
+ * prepare_model_for_kbit_training: the residual stream and every 4-bit
+ * layer fed by a norm run in fp32. Per token and hidden unit the
+ * recomputed layer keeps its input or output 4, FlashAttention's q, k, v
+ * and output 2 + 4 x 0.25 + 2 = 5, the second norm's input 4, gate, SiLU
+ * and up outputs 12 x 3.5 = 42 (55); on bitsandbytes 0.43.1 MatMul4Bit
+ * keeps its fp32 inputs too, attention 4, MLP 4, product 14 (77); the
+ * q, k, v LoRA branches each keep a 16-bit cast of their fp32 input, 3 x 2
+ * (83); the product's backward adds 4 + 12 x 3.5 = 46: 129. With the 32
+ * fp32 checkpoints (128): 257 x 16,384 x 4,096 = 17,246,978,048 B, and the
+ * layer (129 x 67,108,864 = 8,657,043,456 B) outgrows the loss (14 x
+ * 16,384 x 32,000 = 7,340,032,000 B), so the peak is the layer's. */
+static oom_estimate_input fms_qlora_input(void)
+{
+    oom_estimate_input in = nf4_input("mistralai/Mistral-7B-v0.1");
+    CHECK(in.hidden == 4096 && in.kv_heads == 8 && in.heads == 32 && in.intermediate == 14336);
+    in.training = true;
+    in.micro_batch = 4;
+    in.seq_len = 4096;
+    in.trainable = 13631488;
+    in.gradient_checkpointing = true;
+    in.unquantized_bytes = 4;
+    in.autocast = true;
+    in.lm_head = true;
+    static const char *const targets[] = {"q_proj", "k_proj", "v_proj", "o_proj"};
+    for (int i = 0; i < 4; i++)
+        oom_estimate_count_lora_target(&in, targets[i]);
+    in.lora_kept_inputs = OOM_LORA_KEEPS_ATTN_INPUT | OOM_LORA_KEEPS_OUT_INPUT;
+    return in;
+}
+
+static void fp32_stream_layer_of_a_qlora_mistral(void)
+{
+    oom_estimate_input in = fms_qlora_input();
+    CHECK(in.lora_targets_by_input[0] == 3 && in.lora_targets_by_input[1] == 1);
+    CHECK(in.lora_targets_by_input[2] == 0 && in.lora_targets_by_input[3] == 0);
+    in.bnb_keeps_inputs = true;
+    oom_estimate e;
+    oom_estimate_compute(&in, &e);
+    CHECK(e.activations == 17246978048.0);
+    CHECK(e.logits == 7340032000.0);
+    CHECK(e.peak_activations == e.activations && e.peak_logits == 0);
+    CHECK(e.dequant == 0); /* no weight dequantised at the product's backward */
+    /* current bitsandbytes keeps none of the 22: 107 x 67,108,864 =
+     * 7,180,648,448 B, under the loss, which is the peak then */
+    in.bnb_keeps_inputs = false;
+    oom_estimate_compute(&in, &e);
+    CHECK(e.activations == 235.0 * 67108864.0);
+    CHECK(e.peak_activations == 128.0 * 67108864.0 && e.peak_logits == 7340032000.0);
+    /* without autocast the q, k, v branches keep the fp32 input itself (4,
+     * not 3 x 2), and o_proj's casts its 16-bit input to the fp32 adapter
+     * (4): 55 + 8 + 46 = 109 */
+    in.autocast = false;
+    oom_estimate_compute(&in, &e);
+    CHECK(e.activations == (128.0 + 109.0) * 67108864.0);
+    /* with dropout under autocast each branch keeps a mask and a 16-bit
+     * dropped-out copy: 4 x (1 + 2) = 12; 55 + 12 + 46 = 113 */
+    in.autocast = true;
+    in.lora_dropout_modules = 4;
+    in.lora_kept_inputs = 0;
+    oom_estimate_compute(&in, &e);
+    CHECK(e.activations == (128.0 + 113.0) * 67108864.0);
+    /* not checkpointed: every layer keeps its 67, the backward's 46 once:
+     * (32 x 67 + 46) x 67,108,864 */
+    in.gradient_checkpointing = false;
+    oom_estimate_compute(&in, &e);
+    CHECK(e.activations == (32.0 * 67.0 + 46.0) * 67108864.0);
+}
+
+/* Norms left in 16 bits (no prepare_model_for_kbit_training): the 16-bit
+ * layer of section 11.2, 10 + 4 x 0.25 + 2 + 2 x 0.25 + 4 + 8 x 3.5 = 45.5,
+ * and 16-bit checkpoints, 32 x 2: (64 + 45.5) x 67,108,864 B. */
+static void sixteen_bit_norms_keep_the_sixteen_bit_layer(void)
+{
+    oom_estimate_input in = fms_qlora_input();
+    in.unquantized_bytes = 0;
+    oom_estimate e;
+    oom_estimate_compute(&in, &e);
+    CHECK(e.activations == 109.5 * 67108864.0);
+}
+
+/* The script reader: bf16=True beside load_in_4bit still says autocast,
+ * and the LoRA targets are counted by the input they read. */
+static void script_autocast_and_lora_targets(void)
+{
+    static const char text[] =
+        "from transformers import AutoModelForCausalLM, BitsAndBytesConfig, Trainer, TrainingArguments\n"
+        "from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training\n"
+        "bnb = BitsAndBytesConfig(load_in_4bit=True)\n"
+        "model = AutoModelForCausalLM.from_pretrained(\"mistralai/Mistral-7B-v0.1\", quantization_config=bnb)\n"
+        "model = prepare_model_for_kbit_training(model)\n"
+        "model = get_peft_model(model, LoraConfig(r=16, target_modules=\"all-linear\"))\n"
+        "Trainer(model=model, args=TrainingArguments(\"out\", bf16=True)).train()\n";
+    oom_script_inputs s;
+    oom_test_read_script(&kb, text, &s);
+    CHECK(s.in.precision == OOM_PREC_NF4);
+    CHECK(s.in.autocast);
+    CHECK(s.in.unquantized_bytes == 4);
+    CHECK(s.in.lora_targets_by_input[0] == 3 && s.in.lora_targets_by_input[1] == 1);
+    CHECK(s.in.lora_targets_by_input[2] == 2 && s.in.lora_targets_by_input[3] == 1);
+}
+
 void test_estimate_quant_suite(void)
 {
     oom_buf err;
@@ -203,5 +307,9 @@ void test_estimate_quant_suite(void)
     oom_test_run("estimate: the layer input each LoRA target reads", lora_target_inputs);
     oom_test_run("estimate: a LoraConfig's dropout decides which inputs its branches keep",
                  script_lora_kept_inputs);
+    oom_test_run("estimate: a QLoRA layer around peft's fp32 norms, tensor by tensor (Mistral-7B)",
+                 fp32_stream_layer_of_a_qlora_mistral);
+    oom_test_run("estimate: 16-bit norms keep the 16-bit layer", sixteen_bit_norms_keep_the_sixteen_bit_layer);
+    oom_test_run("estimate: autocast beside a 4-bit load, LoRA targets by input", script_autocast_and_lora_targets);
     oom_kb_free(&kb);
 }
