@@ -382,10 +382,55 @@ static bool returns_combined(const oom_pymodel *m, const oom_return *r, const oo
            reads_a_combination(m, r->scope, r->value, loop->end, name, len, 0);
 }
 
+/* Whether `e` reads a tensor's size: `x.size(1)`, `x.shape[1]`, `len(x)`
+ * is not one (a dataset has a length too). */
+static bool reads_tensor_size(const oom_pymodel *m, TSNode e, int depth)
+{
+    if (ts_node_is_null(e) || depth > 8)
+        return false;
+    if (ts_node_symbol(e) == m->sym.attribute) {
+        TSNode attr = oom_model_child(m, e, "attribute", 9);
+        if (oom_node_text_is(m, attr, "shape") || oom_node_text_is(m, attr, "size"))
+            return true;
+    }
+    oom_model_kids kids = oom_model_kids_of(m, e);
+    for (TSNode k; oom_model_next_kid(m, &kids, &k);)
+        if (reads_tensor_size(m, k, depth + 1))
+            return true;
+    return false;
+}
+
+/* `for i in range(0, input_ids.size(1), self.context_len)`: the slices of
+ * one tensor along a dimension, one request's input cut to the context. */
+static bool ranges_over_a_tensor(const oom_pymodel *m, const oom_loop *l)
+{
+    TSNode it = l->iterable;
+    if (ts_node_is_null(it) || ts_node_symbol(it) != m->sym.call)
+        return false;
+    TSNode fn = oom_model_child(m, it, "function", 8);
+    return ts_node_symbol(fn) == m->sym.identifier && oom_node_text_is(m, fn, "range") &&
+           reads_tensor_size(m, oom_model_child(m, it, "arguments", 9), 0);
+}
+
+/* The list is put together after the loop, in the same function
+ * (`all_embeddings_tensor = torch.stack(all_embeddings)`). */
+static bool combined_after(const oom_pymodel *m, int scope, const oom_loop *loop, const char *name, uint32_t len)
+{
+    for (int i = m->scopes[scope].last_binding; i >= 0; i = m->bindings[i].prev) {
+        const oom_binding *b = &m->bindings[i];
+        if (b->pos >= loop->end && b->kind == OOM_BIND_VALUE && !ts_node_is_null(b->value) &&
+            combined_in(m, b->value, name, len, 0))
+            return true;
+    }
+    return false;
+}
+
 /* A function that runs its batch in chunks and returns the chunks put
  * together (`for i in range(n): outs.append(model(x[i*k:(i+1)*k]))` then
- * `return torch.cat(outs)`): the list is built within one call and is the
- * function's output, as one forward over the whole batch would be; whether
+ * `return torch.cat(outs)`), or cuts one tensor along a dimension
+ * (`range(0, ids.size(1), step)`) and puts the pieces together after the
+ * loop: the list is built within one call and is the function's output
+ * (or becomes it), as one forward over the whole batch would be; whether
  * its graph is kept is the caller's doing. A loop that calls backward is a
  * training loop: there the list holds every step's graph, returned or not;
  * and a list of every chunk's logits holds what the chunks were cut to bound. */
@@ -411,7 +456,7 @@ bool oom_pymodel_is_chunked_output(const oom_pymodel *m, TSNode target, TSNode s
             returns_combined(m, r, loop, name, len))
             return true;
     }
-    return false;
+    return ranges_over_a_tensor(m, loop) && combined_after(m, scope, loop, name, len);
 }
 
 /* The outermost loop of `scope` around `pos`. */

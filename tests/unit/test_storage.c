@@ -66,6 +66,17 @@ static void chunked_output(void)
     CHECK(oom_pymodel_is_chunked_output(p.model, store_of(&p, "embs.append(enc(ids_d))"), d));
     CHECK(!oom_pymodel_is_chunked_output(p.model, store_of(&p, "embs.append(enc(ids_e))"), e));
     oom_test_parsed_free(&p);
+    /* one tensor cut along a dimension and put together after the loop;
+     * a range over a dataset's length is not */
+    p = oom_test_parse("import torch\n"
+                       "def f(model, ids, n):\n    parts = []\n    for i in range(0, ids.size(1), n):\n"
+                       "        parts.append(model(ids_f))\n    total = torch.stack(parts).sum(0)\n    print(total)\n"
+                       "def g(model, data, n):\n    parts = []\n    for i in range(0, len(data), n):\n"
+                       "        parts.append(model(ids_g))\n    total = torch.stack(parts).sum(0)\n    print(total)\n");
+    TSNode f = oom_test_node_at(&p, "parts.append(model(ids_f))"), g = oom_test_node_at(&p, "parts.append(model(ids_g))");
+    CHECK(oom_pymodel_is_chunked_output(p.model, store_of(&p, "parts.append(model(ids_f))"), f));
+    CHECK(!oom_pymodel_is_chunked_output(p.model, store_of(&p, "parts.append(model(ids_g))"), g));
+    oom_test_parsed_free(&p);
 }
 
 /* `global` / `nonlocal` in the function itself, not in a nested one. */
