@@ -95,6 +95,27 @@
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
 
+;  ... or a precision option whose default string is bf16:
+; parser.add_argument("--precision", choices=[...], default="amp_bf16") (open_clip)
+((call
+  function: (attribute
+    attribute: (identifier) @method)
+  arguments: (argument_list
+    .
+    (string) @flag
+    (keyword_argument
+      name: (identifier) @kw
+      value: (string) @value) @arg @report))
+  (#eq? @method "add_argument")
+  (#oom-string? @flag "--precision" "--mixed_precision" "--mixed-precision" "--dtype" "--torch_dtype"
+    "--torch-dtype" "--param_dtype" "--param-dtype")
+  (#eq? @kw "default")
+  (#oom-string? @value "bf16" "bfloat16" "amp_bf16" "amp_bfloat16" "pure_bf16" "bf16-mixed" "bf16-true")
+  (#oom-target-gpu-lacks? @report "bf16")
+  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
+  (#not-oom-converts-weights? @report))
+
 ; a dataclass field of arguments whose default is bf16:
 ;   bf16: bool = True / bf16: bool = field(default=True) / mixed_precision: str = "bf16"
 (class_definition
