@@ -525,4 +525,11 @@ expect_contains "new-rule-says-what-is-wrong" "$(cat "$T/err")" "CODE must be OO
 run_oomlint predicates
 expect_contains "predicates-lists-the-table" "$OUT" "#oom-carries-graph? @x"
 
+# torch.cuda.is_bf16_supported() checks the hardware only before PyTorch 2.4;
+# from 2.4 (and by default: current PyTorch) it answers true on a V100
+run_oomlint --format concise --isolated --gpu v100 fixtures/rules/OOM401/fires_despite_an_emulating_bf16_check.py
+expect_contains "bf16-check-emulates-from-torch-2.4" "$OUT" "OOM401"
+run_oomlint --format concise --isolated --gpu v100 --torch-version 2.3 fixtures/rules/OOM401/fires_despite_an_emulating_bf16_check.py
+expect_not_contains "bf16-check-is-capability-before-torch-2.4" "$OUT" "OOM401"
+
 exit 0

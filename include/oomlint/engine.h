@@ -21,6 +21,10 @@ typedef struct {
     const oom_gpu *gpu;    /* the target GPU, or NULL */
     int num_gpus;          /* 0: not said */
     bool eager_module_loading; /* the run's PyTorch predates lazy CUDA loading */
+    /* the run's PyTorch is before 2.4, whose torch.cuda.is_bf16_supported()
+     * checked the GPU's compute capability; from 2.4 it answers whether bf16
+     * can be emulated (including_emulation=True), which a V100 or T4 can */
+    bool bf16_check_is_capability;
 } oom_run_context;
 
 /* Compiled, read-only after creation: may be shared by threads. */

@@ -354,5 +354,8 @@ bool oom_estimate_fix_plan(const oom_script_inputs *s, const oom_gpu *gpu, doubl
  * (before 1.13). *ok is false, and the answer false, for a string that is not
  * a version. */
 bool oom_torch_loads_eagerly(const char *version, bool *ok);
+/* Whether a PyTorch version ("2.3", "1.12.1+cu113") is before major.minor;
+ * *ok is false when it cannot be read. */
+bool oom_torch_before(const char *version, int major, int minor, bool *ok);
 
 #endif

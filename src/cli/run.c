@@ -337,6 +337,7 @@ static int load_settings(const oom_settings *s, effective_settings *e)
     bool version_ok; /* both were checked when read */
     const char *torch = s->torch_version ? s->torch_version : e->config.torch;
     e->run.eager_module_loading = torch && oom_torch_loads_eagerly(torch, &version_ok);
+    e->run.bf16_check_is_capability = torch && oom_torch_before(torch, 2, 4, &version_ok);
     if (rc == 0 && s->gpu) {
         rc = resolve_gpu(e, s->gpu, "--gpu: ");
     } else if (rc == 0 && e->config.gpu) {

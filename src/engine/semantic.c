@@ -130,6 +130,28 @@ static bool file_calls_any(const oom_pymodel *m, const oom_pred *p)
 
 SEM_PY(sem_file_calls, file_calls_any(m, p))
 
+/* The file asks the GPU whether it has bf16 hardware, so the code decides
+ * at run time: torch.cuda.is_bf16_supported(including_emulation=False),
+ * transformers' is_torch_bf16_gpu_available(); or a
+ * plain is_bf16_supported() where the run's PyTorch is before 2.4. From 2.4
+ * that call answers whether bf16 can be emulated, true on a V100 or T4, so
+ * a branch on it picks bf16 there (torch/cuda/__init__.py,
+ * is_bf16_supported(including_emulation=True)). */
+static bool sem_checks_bf16_hardware(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                                     oom_buf *scratch)
+{
+    (void)n, (void)site, (void)p, (void)scratch;
+    const oom_pymodel *m = env->py;
+    if (!m)
+        return false;
+    if (oom_pymodel_file_calls(m, "is_torch_bf16_gpu_available"))
+        return true;
+    if (!oom_pymodel_file_calls(m, "is_bf16_supported"))
+        return false;
+    return oom_pymodel_file_has_keyword(m, "including_emulation", "False") ||
+           (env->run && env->run->bf16_check_is_capability);
+}
+
 SEM_PY(sem_outlives_all, oom_pymodel_outlives_all_loops(m, n, site))
 
 /* The value, names followed to their bindings: a dotted name (aliases
@@ -566,6 +588,10 @@ static const oom_sem_entry semantic_predicates[] = {
      "runs only when a condition matching the regex holds (if/elif/while/x if c else y, enabled=var)", false, false},
     {"oom-retry-call", sem_retry_call, 0, 0, OOM_SEM_PYTHON, false,
      "a call in an OOM handler repeating a call of the try body", false, false},
+    {"oom-checks-bf16-hardware", sem_checks_bf16_hardware, 0, 0, OOM_SEM_PYTHON, false,
+     "the file asks the GPU for bf16 hardware (is_bf16_supported(including_emulation=False), "
+     "is_torch_bf16_gpu_available(); a plain is_bf16_supported() only before PyTorch 2.4)",
+     true, false},
     {"oom-target-gpu-lacks", sem_target_gpu_lacks, 1, 4, OOM_SEM_PYTHON | OOM_SEM_JSON | OOM_SEM_YAML, false,
      "a target GPU is known and lacks one of: bf16, tf32, fp8, flash_attention_2", true, false},
     {"oom-json-kind", sem_json_kind, 1, 5, OOM_SEM_JSON, false,

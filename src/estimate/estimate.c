@@ -714,7 +714,7 @@ void oom_estimate_compute(const oom_estimate_input *in, oom_estimate *out)
     out->total = out->context + live + out->slack;
 }
 
-bool oom_torch_loads_eagerly(const char *version, bool *ok)
+bool oom_torch_before(const char *version, int want_major, int want_minor, bool *ok)
 {
     int major = -1, minor = -1;
     char rest = 0;
@@ -723,5 +723,10 @@ bool oom_torch_loads_eagerly(const char *version, bool *ok)
                                                    rest == 'b' || rest == 'r' || rest == 'd');
     if (!*ok)
         return false;
-    return major < 1 || (major == 1 && minor < 13);
+    return major < want_major || (major == want_major && minor < want_minor);
+}
+
+bool oom_torch_loads_eagerly(const char *version, bool *ok)
+{
+    return oom_torch_before(version, 1, 13, ok);
 }

@@ -96,7 +96,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "lint-vs-parse: %s\n", err.data);
         return 2;
     }
-    oom_run_context run = {&kb, NULL, 0, false};
+    oom_run_context run = {&kb, NULL, 0, false, false};
     oom_compiled_set_run(c, &run);
     size_t count;
     char **paths = read_paths(&count);

@@ -1,5 +1,7 @@
 ; Every pattern stays quiet where the file asks the GPU whether it has bf16
-; (is_bf16_supported) and where the statement runs only as the user's own
+; hardware (checks-bf16-hardware: is_bf16_supported(including_emulation=False),
+; is_torch_bf16_gpu_available(); a plain is_bf16_supported() only before PyTorch 2.4,
+; from which it says true on a GPU that emulates bf16) and where the statement runs only as the user's own
 ; precision switch for this run decides (`if args.bf16:`, `x if args.bf16
 ; else y`, `autocast(..., enabled=args.amp)`): the switch is the run's
 ; choice, as `bf16=args.bf16` is. Two more file-level conditions:
@@ -16,7 +18,7 @@
   value: (true)) @arg @report @setting
   (#any-of? @kw "bf16" "bf16_full_eval")
   (#oom-target-gpu-lacks? @report "bf16")
-  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
   (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp"))
@@ -40,7 +42,7 @@
   (#not-oom-qualname-match? @fn "^peft\\.([A-Za-z_.]+\\.)?PeftModel[A-Za-z]*\\.from_pretrained$")
   (#oom-holds? @value "torch.bfloat16" "bfloat16" "bf16" "bf16-mixed" "bf16-true")
   (#oom-target-gpu-lacks? @report "bf16")
-  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
   (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp")
@@ -59,7 +61,7 @@
   (#not-oom-value-follows-switch? @value "(?i)bf16|bfloat|dtype|precision|fp16|half|amp")
   (#oom-model-like? @model)
   (#oom-target-gpu-lacks? @report "bf16")
-  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
   (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp"))
@@ -71,7 +73,7 @@
   (#eq? @method "bfloat16")
   (#oom-model-like? @model)
   (#oom-target-gpu-lacks? @report "bf16")
-  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
   (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp"))
@@ -91,7 +93,7 @@
   (#oom-string? @flag "--bf16" "--bf16_full_eval" "--bf16-full-eval")
   (#eq? @kw "default")
   (#oom-target-gpu-lacks? @report "bf16")
-  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
 
@@ -112,7 +114,7 @@
   (#eq? @kw "default")
   (#oom-string? @value "bf16" "bfloat16" "amp_bf16" "amp_bfloat16" "pure_bf16" "bf16-mixed" "bf16-true")
   (#oom-target-gpu-lacks? @report "bf16")
-  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
 
@@ -127,7 +129,7 @@
   (#eq? @kw "bf16")
   (#oom-holds? @value "True")
   (#oom-target-gpu-lacks? @report "bf16")
-  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
 
@@ -142,7 +144,7 @@
   (#eq? @kw "mixed_precision")
   (#oom-holds? @value "bf16" "bfloat16")
   (#oom-target-gpu-lacks? @report "bf16")
-  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
 
@@ -158,6 +160,6 @@
   (#not-oom-has-argument? @report "bf16")
   (#not-oom-has-argument? @report "fp16")
   (#oom-target-gpu-lacks? @report "bf16")
-  (#not-oom-file-calls? @report "is_bf16_supported")
+  (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
