@@ -1,7 +1,8 @@
 ; Every pattern stays quiet where the file asks the GPU whether it has bf16
 ; hardware (checks-bf16-hardware: is_bf16_supported(including_emulation=False),
 ; is_torch_bf16_gpu_available(); a plain is_bf16_supported() only before PyTorch 2.4,
-; from which it says true on a GPU that emulates bf16) and where the statement runs only as the user's own
+; from which it says true on a GPU that emulates bf16, so the switch regexes
+; below leave `is_bf16_supported` out) and where the statement runs only as the user's own
 ; precision switch for this run decides (`if args.bf16:`, `x if args.bf16
 ; else y`, `autocast(..., enabled=args.amp)`): the switch is the run's
 ; choice, as `bf16=args.bf16` is. Two more file-level conditions:
@@ -21,7 +22,7 @@
   (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
-  (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp"))
+  (#not-oom-follows-switch? @report "(?i)(?<!is_)bf16(?!_supported)|bfloat|dtype|precision|fp16|half|amp"))
 
 ; torch.autocast("cuda", dtype=torch.bfloat16), from_pretrained(..., torch_dtype="bfloat16"),
 ; Accelerator(mixed_precision="bf16"), MixedPrecision(param_dtype=torch.bfloat16),
@@ -45,8 +46,8 @@
   (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
-  (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp")
-  (#not-oom-value-follows-switch? @value "(?i)bf16|bfloat|dtype|precision|fp16|half|amp"))
+  (#not-oom-follows-switch? @report "(?i)(?<!is_)bf16(?!_supported)|bfloat|dtype|precision|fp16|half|amp")
+  (#not-oom-value-follows-switch? @value "(?i)(?<!is_)bf16(?!_supported)|bfloat|dtype|precision|fp16|half|amp"))
 
 ; model.to(torch.bfloat16), model.bfloat16()
 ((call
@@ -58,13 +59,13 @@
     (_)? @value)) @arg @report
   (#eq? @method "to")
   (#oom-holds? @value "torch.bfloat16")
-  (#not-oom-value-follows-switch? @value "(?i)bf16|bfloat|dtype|precision|fp16|half|amp")
+  (#not-oom-value-follows-switch? @value "(?i)(?<!is_)bf16(?!_supported)|bfloat|dtype|precision|fp16|half|amp")
   (#oom-model-like? @model)
   (#oom-target-gpu-lacks? @report "bf16")
   (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
-  (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp"))
+  (#not-oom-follows-switch? @report "(?i)(?<!is_)bf16(?!_supported)|bfloat|dtype|precision|fp16|half|amp"))
 
 ((call
   function: (attribute
@@ -76,7 +77,7 @@
   (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
-  (#not-oom-follows-switch? @report "(?i)bf16|bfloat|dtype|precision|fp16|half|amp"))
+  (#not-oom-follows-switch? @report "(?i)(?<!is_)bf16(?!_supported)|bfloat|dtype|precision|fp16|half|amp"))
 
 ; argparse: parser.add_argument("--bf16", action="store_true", default=True),
 ; a flag whose default turns bf16 on when the user passes nothing
