@@ -148,9 +148,25 @@ bool oom_pymodel_follows_switch(const oom_pymodel *m, TSNode node, const void *r
     return false;
 }
 
+/* `(torch.bfloat16 if args.bf16 else torch.float32)`: a value chosen by a
+ * condition the regex names, the parentheses around it looked through. */
+static bool chosen_by_switch(const oom_pymodel *m, TSNode e, const void *regex)
+{
+    while (!ts_node_is_null(e) && strcmp(ts_node_type(e), "parenthesized_expression") == 0)
+        e = oom_model_named_child(m, e, 0);
+    return !ts_node_is_null(e) && ts_node_symbol(e) == m->sym.conditional_expression &&
+           text_matches(m, oom_model_named_child(m, e, 1), regex);
+}
+
 bool oom_pymodel_value_follows_switch(const oom_pymodel *m, TSNode e, const void *regex)
 {
     for (int depth = 0; depth < 8 && !ts_node_is_null(e); depth++) {
+        if (chosen_by_switch(m, e, regex))
+            return true;
+        if (strcmp(ts_node_type(e), "subscript") == 0) { /* {...}[dtype]: what chose the key */
+            e = oom_model_child(m, e, "subscript", 9);
+            continue;
+        }
         if (ts_node_symbol(e) != m->sym.identifier ||
             oom_pymodel_is_import_alias(m, m->src + ts_node_start_byte(e), ts_node_end_byte(e) - ts_node_start_byte(e)))
             return false;
@@ -169,16 +185,68 @@ static bool in_list(const char *s, const char *const *names, size_t count)
     return false;
 }
 
-bool oom_pymodel_holds(const oom_pymodel *m, TSNode expr, const char *const *names, size_t count, oom_buf *scratch)
+static bool holds(const oom_pymodel *m, TSNode expr, const char *const *names, size_t count, oom_buf *scratch,
+                  int depth);
+
+/* `{"bfloat16": torch.bfloat16, ...}[dtype]` where dtype may hold either of
+ * two strings (`dtype = "bfloat16" if cond else "float16"`): the entry of
+ * each key it may hold. */
+static bool entry_of_either_key_holds(const oom_pymodel *m, TSNode subscript, const char *const *names,
+                                      size_t count, oom_buf *scratch, int depth)
 {
-    TSNode v = oom_pymodel_value_of(m, expr, 0);
-    if (ts_node_is_null(v))
+    TSNode dict = oom_pymodel_value_of(m, oom_model_child(m, subscript, "value", 5), 0);
+    TSNode key = oom_pymodel_value_of(m, oom_model_child(m, subscript, "subscript", 9), 0);
+    if (ts_node_is_null(dict) || strcmp(ts_node_type(dict), "dictionary") != 0 || ts_node_is_null(key) ||
+        ts_node_symbol(key) != m->sym.conditional_expression)
         return false;
+    oom_buf want, have;
+    oom_buf_init(&want);
+    oom_buf_init(&have);
+    bool found = false;
+    for (uint32_t branch = 0; branch <= 2 && !found; branch += 2) {
+        if (!oom_pymodel_string_value(m, oom_model_named_child(m, key, branch), &want))
+            continue;
+        oom_model_kids kids = oom_model_kids_of(m, dict);
+        for (TSNode pair; !found && oom_model_next_kid(m, &kids, &pair);)
+            if (strcmp(ts_node_type(pair), "pair") == 0 &&
+                oom_pymodel_string_value(m, oom_child(pair, "key", 3), &have) && strcmp(have.data, want.data) == 0)
+                found = holds(m, oom_child(pair, "value", 5), names, count, scratch, depth + 1);
+    }
+    oom_buf_free(&want);
+    oom_buf_free(&have);
+    return found;
+}
+
+/* Either branch of `"bfloat16" if cond else "float16"` may be what runs;
+ * whether the condition is the run's own switch is the rule's question
+ * (follows-switch), not this one. */
+static bool holds(const oom_pymodel *m, TSNode expr, const char *const *names, size_t count, oom_buf *scratch,
+                  int depth)
+{
+    if (depth > 4)
+        return false;
+    TSNode v = oom_pymodel_value_of(m, expr, 0);
+    if (ts_node_is_null(v)) {
+        /* a subscript whose key is not one known string */
+        TSNode e = expr;
+        for (int i = 0; i < 8 && !ts_node_is_null(e) && ts_node_symbol(e) == m->sym.identifier; i++)
+            e = oom_model_bound_value(m, e);
+        return !ts_node_is_null(e) && strcmp(ts_node_type(e), "subscript") == 0 &&
+               entry_of_either_key_holds(m, e, names, count, scratch, depth);
+    }
+    if (ts_node_symbol(v) == m->sym.conditional_expression)
+        return holds(m, oom_model_named_child(m, v, 0), names, count, scratch, depth + 1) ||
+               holds(m, oom_model_named_child(m, v, 2), names, count, scratch, depth + 1);
     if (strcmp(ts_node_type(v), "true") == 0)
         return in_list("True", names, count);
     if (oom_pymodel_string_value(m, v, scratch) && in_list(scratch->data, names, count))
         return true;
     return oom_pymodel_qualname(m, v, scratch) && in_list(scratch->data, names, count);
+}
+
+bool oom_pymodel_holds(const oom_pymodel *m, TSNode expr, const char *const *names, size_t count, oom_buf *scratch)
+{
+    return holds(m, expr, names, count, scratch, 0);
 }
 
 bool oom_pymodel_is_constant(const oom_pymodel *m, TSNode expr)

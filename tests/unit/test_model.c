@@ -3,6 +3,9 @@
  * test_storage, test_flow) parse their snippets with. */
 #include <stdlib.h>
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #include "harness.h"
 #include "oomlint/lang.h"
 #include "oomlint/model.h"
@@ -88,9 +91,43 @@ static void word_parts(void)
     CHECK(!oom_name_has_word("evaluate", 8, words));
 }
 
+/* A value through names, a dtype table and either branch of a choice; and
+ * whether the choice is the run's own switch. */
+static void values_through_choices(void)
+{
+    parsed p = oom_test_parse("import torch\n"
+                              "a = 'bfloat16' if torch.cuda.is_bf16_supported() else 'float16'\n"
+                              "ta = {'float16': torch.float16, 'bfloat16': torch.bfloat16}[a]\n"
+                              "b = 'bfloat16' if args.bf16 else 'float16'\n"
+                              "tb = {'float16': torch.float16, 'bfloat16': torch.bfloat16}[b]\n"
+                              "c = 'float32' if x else 'float16'\n"
+                              "tc = {'float16': torch.float16, 'bfloat16': torch.bfloat16}[c]\n"
+                              "use(ta, tb, tc)\n");
+    const char *bf16[] = {"torch.bfloat16"};
+    oom_buf scratch;
+    oom_buf_init(&scratch);
+    TSNode use = oom_test_node_at(&p, "use(ta, tb, tc)");
+    TSNode args = ts_node_child_by_field_name(use, "arguments", 9);
+    TSNode ta = ts_node_named_child(args, 0), tb = ts_node_named_child(args, 1), tc = ts_node_named_child(args, 2);
+    CHECK(oom_pymodel_holds(p.model, ta, bf16, 1, &scratch));
+    CHECK(oom_pymodel_holds(p.model, tb, bf16, 1, &scratch));
+    CHECK(!oom_pymodel_holds(p.model, tc, bf16, 1, &scratch));
+    int err;
+    PCRE2_SIZE off;
+    const char *re = "(?i)(?<!is_)bf16(?!_supported)|bfloat|dtype|precision|fp16|half|amp";
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
+    CHECK(code != NULL);
+    CHECK(!oom_pymodel_value_follows_switch(p.model, ta, code));
+    CHECK(oom_pymodel_value_follows_switch(p.model, tb, code));
+    pcre2_code_free(code);
+    oom_buf_free(&scratch);
+    oom_test_parsed_free(&p);
+}
+
 void test_model_suite(void)
 {
     oom_test_run("model: qualified names through aliases", qualified_names);
     oom_test_run("model: autograd history", history);
     oom_test_run("model: name word parts", word_parts);
+    oom_test_run("model: values through names, tables and choices", values_through_choices);
 }
