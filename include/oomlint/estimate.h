@@ -40,6 +40,10 @@ typedef struct {
     long long trainable; /* Ψ_t: all, or the adapters under LoRA */
     long long hidden, layers, heads, vocab;
     long long seq_len, micro_batch;
+    /* An encoder-decoder (T5, BART): its decoder layers (counted in
+     * `layers`) run over the target, target_len positions (0: taken as
+     * seq_len), and the logits are the target's */
+    long long decoder_layers, target_len;
     bool training;
     oom_precision precision;
     oom_optimizer optimizer;
@@ -213,6 +217,7 @@ typedef enum {
     OOM_IN_MODEL, OOM_IN_BATCH, OOM_IN_SEQ, OOM_IN_PRECISION, OOM_IN_OPTIMIZER,
     OOM_IN_CHECKPOINTING, OOM_IN_ATTENTION, OOM_IN_ZERO, OOM_IN_GPUS, OOM_IN_LORA, OOM_IN_IMAGE,
     OOM_IN_TASK, OOM_IN_MODE,
+    OOM_IN_TARGET, /* an encoder-decoder's target length */
     OOM_IN_COUNT
 } oom_input_kind;
 

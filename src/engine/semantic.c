@@ -113,6 +113,7 @@ SEM_PY(sem_in_except, oom_pymodel_in_handler(m, n, false))
 SEM_PY(sem_file_trains, oom_pymodel_file_trains(m))
 SEM_PY(sem_converts_weights, oom_pymodel_only_converts_weights(m))
 SEM_PY(sem_lm_trainer, oom_pymodel_is_lm_trainer(m, n))
+SEM_PY(sem_file_loads_lm_head, oom_pymodel_loads_lm_head(m))
 
 SEM_PY(sem_has_argument,
        oom_pymodel_has_argument(m, n, p->args[0], p->arg_count > 1 ? atoi(p->args[1]) : -1))
@@ -642,6 +643,9 @@ static const oom_sem_entry semantic_predicates[] = {
      "the file trains (backward, Trainer, .train(), .fit())", true, false},
     {"oom-lm-trainer", sem_lm_trainer, 0, 0, OOM_SEM_PYTHON, false,
      "a Trainer call whose model has a language-modelling head", false, false},
+    {"oom-file-loads-lm-head", sem_file_loads_lm_head, 0, 0, OOM_SEM_PYTHON, false,
+     "the file loads a model whose logits are vocabulary-sized (causal, seq2seq or masked LM; SFTTrainer)", true,
+     false},
     {"oom-file-has-keyword", sem_file_has_keyword, 1, 2, OOM_SEM_PYTHON, false,
      "some call passes NAME (=VALUE)", true, false},
     {"oom-file-calls", sem_file_calls, 1, 64, OOM_SEM_PYTHON, false,

@@ -435,6 +435,27 @@ static double quantized_head_input_bytes(const oom_estimate_input *in)
     return 2.0 * (double)in->micro_batch * (double)in->seq_len * (double)in->hidden;
 }
 
+/* The decoder of an encoder-decoder runs over the target: its layers'
+ * tensors are the target's length, the encoder's the input's (the decoder's
+ * cross-attention reads the encoder's output, kept once). */
+static bool has_shorter_target(const oom_estimate_input *in)
+{
+    return in->decoder_layers > 0 && in->decoder_layers < in->layers && in->target_len > 0 &&
+           in->target_len < in->seq_len;
+}
+
+/* What all the layers keep: the encoder's at the input length, the
+ * decoder's at the target's. */
+static double all_layers_activation_bytes(const oom_estimate_input *in)
+{
+    if (!has_shorter_target(in))
+        return (double)in->layers * layer_activation_bytes(in);
+    oom_estimate_input dec = *in;
+    dec.seq_len = in->target_len;
+    return (double)(in->layers - in->decoder_layers) * layer_activation_bytes(in) +
+           (double)in->decoder_layers * layer_activation_bytes(&dec);
+}
+
 static double activation_bytes(const oom_estimate_input *in)
 {
     if (in->layers <= 0)
@@ -453,7 +474,7 @@ static double activation_bytes(const oom_estimate_input *in)
                                          : 0;
     if (in->gradient_checkpointing)
         return checkpoint_bytes(in) + layer + grads;
-    return (double)in->layers * layer + grads + quantized_head_input_bytes(in);
+    return all_layers_activation_bytes(in) + grads + quantized_head_input_bytes(in);
 }
 
 /* Tokens of a ViT: one per patch, plus the class token. */
@@ -538,7 +559,9 @@ static double vocab_logit_values(const oom_estimate_input *in)
 {
     if (in->image_bytes > 0 || !in->lm_head || in->vocab <= 0)
         return 0;
-    double positions = in->generates && !in->training ? 1.0 : (double)in->seq_len;
+    double positions = in->generates && !in->training ? 1.0
+                       : has_shorter_target(in)           ? (double)in->target_len /* the decoder's */
+                                                          : (double)in->seq_len;
     return positions * (double)in->micro_batch * (double)in->vocab;
 }
 

@@ -187,6 +187,7 @@ bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const c
     }
     s->in.hidden = m->config.hidden_size;
     s->in.layers = m->config.num_hidden_layers + (m->config.num_decoder_layers > 0 ? m->config.num_decoder_layers : 0);
+    s->in.decoder_layers = m->config.num_decoder_layers > 0 ? m->config.num_decoder_layers : 0;
     s->in.heads = m->config.num_attention_heads;
     s->in.vocab = m->config.vocab_size;
     use_model_shape(s, m);
@@ -529,20 +530,29 @@ static bool names_evaluation(const reader *r, TSNode n)
            oom_est_text_of(r, n, name, sizeof name) && oom_name_has_word(name, strlen(name), words);
 }
 
-/* A keyword of a call that serves evaluation, not training: in evaluation
- * code, bound to `val_loader`, or given `eval_dataset` to load. Its batch
- * size is the evaluation's, which the training step does not hold. */
-/* parser.set_defaults(batch_size=2): a setting's default (settings.c), not
- * a value a call uses. */
-static bool sets_defaults(const reader *r, TSNode value)
+/* Whether the keyword `value` is given to a method of this name. */
+static bool keyword_of_method(const reader *r, TSNode value, const char *method)
 {
     TSNode call = call_of_keyword_value(value);
     TSNode fn = ts_node_is_null(call) ? call : oom_child(call, "function", 8);
     char name[16];
     return !ts_node_is_null(fn) && strcmp(ts_node_type(fn), "attribute") == 0 &&
-           oom_est_text_of(r, oom_child(fn, "attribute", 9), name, sizeof name) && strcmp(name, "set_defaults") == 0;
+           oom_est_text_of(r, oom_child(fn, "attribute", 9), name, sizeof name) && strcmp(name, method) == 0;
 }
 
+/* parser.set_defaults(batch_size=2): a setting's default (settings.c), not
+ * a value a call uses; dataset.map(group_texts, batched=True,
+ * batch_size=1000) (and .filter): how many examples a preprocessing
+ * function sees at once, not a batch the model runs. */
+static bool not_a_run_value(const reader *r, TSNode value)
+{
+    return keyword_of_method(r, value, "set_defaults") || keyword_of_method(r, value, "map") ||
+           keyword_of_method(r, value, "filter");
+}
+
+/* A keyword of a call that serves evaluation, not training: in evaluation
+ * code, bound to `val_loader`, or given `eval_dataset` to load. Its batch
+ * size is the evaluation's, which the training step does not hold. */
 static bool in_evaluation_call(const reader *r, TSNode value)
 {
     TSNode call = call_of_keyword_value(value);
@@ -556,6 +566,29 @@ static bool in_evaluation_call(const reader *r, TSNode value)
     TSNode args = oom_child(call, "arguments", 9);
     TSNode first = ts_node_is_null(args) ? args : ts_node_named_child(args, 0);
     return names_evaluation(r, first) || names_evaluation(r, oom_pymodel_keyword_value(r->m, call, "dataset"));
+}
+
+/* An encoder-decoder's target length: the max_length of the tokenizer call
+ * that encodes the targets (`tokenizer(text_target=examples["summary"],
+ * max_length=max_target_length)`). */
+static void read_target_length(reader *r)
+{
+    oom_script_inputs *s = r->out;
+    for (size_t i = 0; i < oom_pymodel_keyword_count(r->m) && s->from[OOM_IN_TARGET].assumed; i++) {
+        const char *name;
+        size_t len;
+        TSNode value;
+        oom_pymodel_keyword(r->m, i, &name, &len, &value);
+        if (len != 11 || memcmp(name, "text_target", 11) != 0)
+            continue;
+        TSNode call = call_of_keyword_value(value);
+        TSNode max_length = ts_node_is_null(call) ? call : oom_pymodel_keyword_value(r->m, call, "max_length");
+        long long n;
+        if (ts_node_is_null(max_length) || !value_int(r, max_length, &n) || n <= 0)
+            continue;
+        s->in.target_len = n;
+        oom_est_note(r, OOM_IN_TARGET, max_length, "max_length of the text_target= tokenizer call");
+    }
 }
 
 /* Keyword arguments, in passes: values written in the calls first, then
@@ -580,7 +613,7 @@ static void read_keywords(reader *r)
             key[len] = '\0';
             const oom_est_setting *via = oom_est_setting_read_by(r, value);
             if ((via != NULL) != through_settings || in_evaluation_call(r, value) != evaluation ||
-                !oom_est_runs_without_flags(r, value) || sets_defaults(r, value))
+                !oom_est_runs_without_flags(r, value) || not_a_run_value(r, value))
                 continue;
             r->via = via;
             if (via && !ts_node_is_null(via->value))
@@ -590,6 +623,7 @@ static void read_keywords(reader *r)
         }
     if (!ts_node_is_null(lora_rank))
         read_lora(r, lora_rank, lora_targets, lora_dropout);
+    read_target_length(r);
 }
 
 bool oom_est_read_zero_json(const char *path, int *stage, bool *offload)
@@ -688,6 +722,7 @@ void oom_script_inputs_init(oom_script_inputs *s)
     oom_est_assume(s, OOM_IN_LORA, "all parameters trained");
     oom_est_assume(s, OOM_IN_IMAGE, "not an image model");
     oom_est_assume(s, OOM_IN_TASK, "no language-model head found: no vocabulary logits");
+    oom_est_assume(s, OOM_IN_TARGET, "the target as long as the input (no max_length given with text_target=)");
     oom_est_assume(s, OOM_IN_MODE, "training");
 }
 

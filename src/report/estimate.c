@@ -43,7 +43,7 @@ static void parts_of(const oom_estimate *e, part out[N_PARTS])
 static const char *const input_names[OOM_IN_COUNT] = {"model", "batch", "sequence", "precision",
                                                       "optimizer", "checkpointing", "attention",
                                                       "sharding", "GPUs", "trainable", "image", "task",
-                                                      "mode"};
+                                                      "mode", "target"};
 
 /* The inputs that mean something for this kind of model: an image model has
  * no sequence and a fixed attention; a language model no image size. */
@@ -59,6 +59,8 @@ static bool input_applies(const oom_script_inputs *s, int k)
     }
     if (k == OOM_IN_IMAGE)
         return image;
+    if (k == OOM_IN_TARGET) /* an encoder-decoder's decoder runs over the target */
+        return s->in.decoder_layers > 0 && s->in.lm_head && !image;
     if (!s->in.training && (k == OOM_IN_OPTIMIZER || k == OOM_IN_CHECKPOINTING || k == OOM_IN_LORA))
         return false; /* inference has no optimizer, backward or trainable part */
     return !image || (k != OOM_IN_SEQ && k != OOM_IN_ATTENTION && k != OOM_IN_CHECKPOINTING && k != OOM_IN_TASK);
@@ -87,6 +89,9 @@ static void input_value(const oom_script_inputs *s, int k, char *buf, size_t n)
         break;
     case OOM_IN_SEQ:
         snprintf(buf, n, "%lld", in->seq_len);
+        break;
+    case OOM_IN_TARGET:
+        snprintf(buf, n, "%lld", in->target_len > 0 ? in->target_len : in->seq_len);
         break;
     case OOM_IN_PRECISION:
         snprintf(buf, n, "%s", oom_precision_name(in->precision));
@@ -121,6 +126,14 @@ static void input_value(const oom_script_inputs *s, int k, char *buf, size_t n)
         else
             snprintf(buf, n, "%.1fM", in->trainable / 1e6);
     }
+}
+
+/* The positions whose logits were counted: one for generate(), the
+ * target's for an encoder-decoder, else the sequence. */
+static long long logit_positions(const oom_script_inputs *s, const oom_estimate *e)
+{
+    double per_position = (double)s->in.micro_batch * (double)s->in.vocab;
+    return per_position > 0 ? (long long)(e->logit_values / per_position + 0.5) : s->in.seq_len;
 }
 
 /* Which moment sets the peak, and what is not alive then. */
@@ -209,8 +222,7 @@ void oom_report_estimate_text(const oom_estimate_view *v, FILE *f)
         fprintf(f, "  %c %-18s %8.2f GiB", p[i].glyph, p[i].label, p[i].bytes / OOM_GIB);
         if (p[i].glyph == 'L' && e->logit_values > 0) /* the size of one copy, for checking by hand */
             fprintf(f, "   (%lld x %lld x %lld values, %.2f GiB per fp32 copy)", s->in.micro_batch,
-                    s->in.generates && !s->in.training ? 1 : s->in.seq_len, s->in.vocab,
-                    4.0 * e->logit_values / OOM_GIB);
+                    logit_positions(s, e), s->in.vocab, 4.0 * e->logit_values / OOM_GIB);
         fputc('\n', f);
     }
     print_peak_phase(e, f);
@@ -286,6 +298,8 @@ cJSON *oom_report_estimate_json(const oom_estimate_view *v)
     cJSON *inputs = cJSON_AddObjectToObject(root, "inputs");
     for (int k = 0; k < OOM_IN_COUNT; k++) {
         char value[160];
+        if (k == OOM_IN_TARGET && !input_applies(s, k))
+            continue; /* only an encoder-decoder has one */
         input_value(s, k, value, sizeof value);
         cJSON *o = cJSON_AddObjectToObject(inputs, input_names[k]);
         cJSON_AddStringToObject(o, "value", value);

@@ -65,12 +65,14 @@ function gitDirFor(repo, dir) {
 
 // Writes the Python and JSON files of `paths` at `commit` under `dest` (only
 // those: a folder's data files are not linted, and a mirror may lack its
-// large ones); returns the number of files.
+// large ones), and the notebooks `paths` names one by one (a folder's are
+// not taken: tutorials beside the code would swamp it); returns the number
+// of files.
 function extract(gitDir, commit, paths, dest) {
     fs.mkdirSync(dest, { recursive: true });
     const files = execFileSync('git', ['-C', gitDir, 'ls-tree', '-r', '--name-only', commit, '--', ...paths],
                                { encoding: 'utf8', maxBuffer: 1 << 28 })
-        .split('\n').filter((f) => /\.(py|json)$/.test(f));
+        .split('\n').filter((f) => /\.(py|json)$/.test(f) || (f.endsWith('.ipynb') && paths.includes(f)));
     if (!files.length) return 0;
     const tar = execFileSync('git', ['-C', gitDir, 'archive', '--format=tar', commit, '--', ...files],
                              { maxBuffer: 1 << 30 });
@@ -122,6 +124,22 @@ function lint(cwd, targets, extraArgs) {
     return r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
 }
 
+// A notebook's lines are those of its code cells (its JSON is not code).
+function notebookCodeLines(file) {
+    try {
+        const nb = JSON.parse(fs.readFileSync(file, 'utf8'));
+        let n = 0;
+        for (const c of nb.cells || []) {
+            if (c.cell_type !== 'code') continue;
+            const src = Array.isArray(c.source) ? c.source.join('') : String(c.source || '');
+            if (src.length) n += src.split('\n').length - (src.endsWith('\n') ? 1 : 0);
+        }
+        return n;
+    } catch (e) {
+        return 0;
+    }
+}
+
 function countLines(cwd, targets) {
     let lines = 0;
     const walk = (p) => {
@@ -131,6 +149,8 @@ function countLines(cwd, targets) {
         } else if (/\.(py|json)$/.test(p)) {
             const text = fs.readFileSync(p, 'utf8');
             lines += text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+        } else if (p.endsWith('.ipynb')) {
+            lines += notebookCodeLines(p);
         }
     };
     for (const t of targets) {

@@ -320,6 +320,39 @@ static void inference_placement(void)
  * pythia-12b with `load_in_4bit=args.bits == 4`; accelerate's FSDP examples
  * load Hermes-3-Llama-3.1-8B): a switch compared with a setting's default,
  * and FSDP's sharding. */
+/* An encoder-decoder's decoder runs over the target: t5-small (6 + 6
+ * layers) with 1024 input tokens and 128 target tokens keeps its encoder's
+ * tensors at 1024 positions, its decoder's at 128, and its logits are the
+ * target's. */
+static void encoder_decoder_target(void)
+{
+    oom_script_inputs s;
+    oom_test_read_script(&kb,
+                         "from transformers import AutoModelForSeq2SeqLM, AutoTokenizer, Trainer\n"
+                         "tok = AutoTokenizer.from_pretrained('t5-small')\n"
+                         "model = AutoModelForSeq2SeqLM.from_pretrained('t5-small')\n"
+                         "def prep(ex):\n"
+                         "    out = tok(ex['document'], max_length=1024, truncation=True)\n"
+                         "    out['labels'] = tok(text_target=ex['summary'], max_length=128, truncation=True)['input_ids']\n"
+                         "    return out\n"
+                         "Trainer(model=model).train()\n",
+                         &s);
+    CHECK(s.in.seq_len == 1024 && s.in.target_len == 128 && s.in.decoder_layers == 6 && s.in.layers == 12);
+    CHECK(!s.from[OOM_IN_TARGET].assumed);
+    s.in.micro_batch = 16;
+    oom_estimate e;
+    oom_estimate_compute(&s.in, &e);
+    CHECK(e.logit_values == 16.0 * 128 * s.in.vocab);
+    oom_script_inputs same = s;
+    same.in.target_len = 0; /* the target taken as long as the input */
+    oom_estimate whole;
+    oom_estimate_compute(&same.in, &whole);
+    CHECK(whole.logit_values == 16.0 * 1024 * s.in.vocab);
+    /* six layers at 128 positions instead of 1024: below the all-1024 count,
+     * above the encoder's alone */
+    CHECK(e.activations < whole.activations && e.activations > whole.activations / 2);
+}
+
 static void qlora_bits_and_fsdp(void)
 {
     oom_script_inputs s;
@@ -346,6 +379,7 @@ void test_estimate_modes_suite(void)
     CHECK(oom_kb_load_embedded(&kb, &err) == 0);
     oom_buf_free(&err);
     oom_test_run("estimate: frozen Hugging Face bases train their head (knowledge base heads)", frozen_bases);
+    oom_test_run("estimate: an encoder-decoder's decoder and logits run over the target", encoder_decoder_target);
     oom_test_run("estimate: freezes that leave the whole model trained", what_is_not_a_frozen_base);
     oom_test_run("estimate: a frozen base's gradients, optimizer states and activations", frozen_base_estimate);
     oom_test_run("estimate: inference with generate(): weights, one step, KV cache", inference_with_generate);
