@@ -69,7 +69,7 @@ typedef struct {
     long long classes;         /* logits per image for the loss */
     bool frozen_backbone;
     double buffer_bytes;       /* BatchNorm running statistics (fp32) */
-    /* ---- per-part precision and the real layer shapes (docs/estimation.md §11);
+    /* ---- per-part precision and the real layer shapes (docs/estimation.md §12);
      * every field's zero is the behaviour before it existed ---- */
     long long intermediate;    /* MLP width; 0: 4 x hidden */
     long long kv_heads;        /* grouped-query attention's K/V heads; 0: heads */
@@ -107,7 +107,7 @@ typedef struct {
     bool generates;
     long long new_tokens;      /* generate(max_new_tokens=) */
     long long head_dim;        /* 0: hidden / heads (kv_heads above: 0 means heads) */
-    /* ---- bitsandbytes 4-bit layers under autograd (docs/estimation.md §11.6) ---- */
+    /* ---- bitsandbytes 4-bit layers under autograd (docs/estimation.md §12.6) ---- */
     bool shared_block_norm;    /* attention and MLP read one norm's output (phi, GPT-J) */
     /* bitsandbytes before 0.43.2: MatMul4Bit keeps each 4-bit layer's input
      * for backward (ctx.tensors = (A, B)), which a frozen 16-bit layer does
@@ -120,7 +120,7 @@ typedef struct {
      * to when the compute dtype differs from the dtype it was quantised from
      * (2: fp16 to bf16, as under Fabric's bitsandbytes plugin); 0: no cast */
     int dequant_cast_bytes;
-    /* ---- a 4-bit model whose norms peft upcast (docs/estimation.md §11.6) ---- */
+    /* ---- a 4-bit model whose norms peft upcast (docs/estimation.md §12.6) ---- */
     /* torch.autocast runs the forward (Trainer bf16=True / fp16=True): for a
      * quantised model, whose precision names only its weights */
     bool autocast;
