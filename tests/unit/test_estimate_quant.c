@@ -1,4 +1,4 @@
-/* bitsandbytes' 4-bit layers under autograd (docs/estimation.md §11.6):
+/* bitsandbytes' 4-bit layers under autograd (docs/estimation.md §12.6):
  * the weight MatMul4Bit dequantises while a layer runs, and the inputs it
  * kept for backward before bitsandbytes 0.43.2. Every expected value is
  * worked out by hand from the model's config in the comment beside it. */
@@ -261,7 +261,7 @@ static void fp32_stream_layer_of_a_qlora_mistral(void)
 }
 
 /* Norms left in 16 bits (no prepare_model_for_kbit_training): the 16-bit
- * layer of section 11.2, 10 + 4 x 0.25 + 2 + 2 x 0.25 + 4 + 8 x 3.5 = 45.5,
+ * layer of section 12.2, 10 + 4 x 0.25 + 2 + 2 x 0.25 + 4 + 8 x 3.5 = 45.5,
  * and 16-bit checkpoints, 32 x 2: (64 + 45.5) x 67,108,864 B. */
 static void sixteen_bit_norms_keep_the_sixteen_bit_layer(void)
 {
