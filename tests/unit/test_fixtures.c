@@ -226,7 +226,7 @@ static void run_fixture(oom_linter *unused, const char *path)
         parse_inline(src.text, &want);
         fixture_gpu(src.text, gpu_name, sizeof gpu_name);
     }
-    oom_run_context run = {&fixture_kb, NULL, 0, false};
+    oom_run_context run = {&fixture_kb, NULL, 0, false, false};
     if (gpu_name[0]) {
         run.gpu = oom_kb_find_gpu(&fixture_kb, gpu_name);
         if (!run.gpu)
