@@ -14,18 +14,6 @@
 #include "internal.h"
 #include "oomlint/lang.h"
 
-static const TSNode null_node = {{0}, NULL, NULL};
-
-static TSNode child(TSNode n, const char *field)
-{
-    return ts_node_is_null(n) ? null_node : oom_child(n, field, (uint32_t)strlen(field));
-}
-
-static bool type_is(TSNode n, const char *type)
-{
-    return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
-}
-
 static void note(oom_est_reader *r, const oom_launch_word *w, const char *fmt, const char *a, const char *b)
 {
     char where[160], what[320];
@@ -90,10 +78,10 @@ static takes setting_takes(const oom_est_reader *r, const oom_est_setting *s)
     if (s->flag >= 0)
         return TAKES_SWITCH;
     char text[96];
-    if (s->kind == OOM_SETTING_ARGPARSE && type_is(s->at, "call") &&
+    if (s->kind == OOM_SETTING_ARGPARSE && oom_est_type_is(s->at, "call") &&
         !ts_node_is_null(oom_pymodel_keyword_value(r->m, s->at, "nargs")))
         return TAKES_LIST;
-    if (s->kind == OOM_SETTING_DATACLASS && oom_est_text_of(r, child(s->at, "type"), text, sizeof text)) {
+    if (s->kind == OOM_SETTING_DATACLASS && oom_est_text_of(r, oom_est_child(s->at, "type"), text, sizeof text)) {
         if (has_word(text, "bool"))
             return TAKES_SWITCH;
         if (has_word(text, "int") && !has_word(text, "List") && !has_word(text, "list"))
@@ -102,9 +90,9 @@ static takes setting_takes(const oom_est_reader *r, const oom_est_setting *s)
             return TAKES_LIST;
         return TAKES_TEXT;
     }
-    if (s->int_type || type_is(s->value, "integer"))
+    if (s->int_type || oom_est_type_is(s->value, "integer"))
         return TAKES_INT;
-    if (type_is(s->value, "true") || type_is(s->value, "false"))
+    if (oom_est_type_is(s->value, "true") || oom_est_type_is(s->value, "false"))
         return TAKES_SWITCH;
     return TAKES_TEXT;
 }
@@ -140,8 +128,10 @@ static bool is_option(const oom_launch_word *w)
 
 /* ---- finding the option ------------------------------------------------------- */
 
-/* "--per-device-train-batch-size=4" -> "per_device_train_batch_size". */
-static void normalised(const char *word, char *out, size_t size)
+/* "--per-device-train-batch-size=4" -> "per_device_train_batch_size": the
+ * leading dashes and the `=value` part cut off, dashes made underscores (as
+ * argparse names an option's dest; the launchers' options read alike). */
+void oom_est_option_name(const char *word, char *out, size_t size)
 {
     const char *p = word;
     while (*p == '-')
@@ -179,11 +169,11 @@ typedef struct {
 static void visit_parser(void *ctx, TSNode n)
 {
     parser_scan *ps = ctx;
-    if (!ts_node_is_null(ps->parser) || !type_is(n, "call"))
+    if (!ts_node_is_null(ps->parser) || !oom_est_type_is(n, "call"))
         return;
     oom_buf q;
     oom_buf_init(&q);
-    if (oom_pymodel_qualname(ps->r->m, child(n, "function"), &q) &&
+    if (oom_pymodel_qualname(ps->r->m, oom_est_child(n, "function"), &q) &&
         (oom_str_ends_with(q.data, "HfArgumentParser") || oom_str_ends_with(q.data, "TrlParser")))
         ps->parser = n;
     oom_buf_free(&q);
@@ -191,7 +181,7 @@ static void visit_parser(void *ctx, TSNode n)
 
 static TSNode hf_parser(const oom_est_reader *r)
 {
-    parser_scan ps = {r, null_node};
+    parser_scan ps = {r, OOM_EST_NULL_NODE};
     oom_est_walk(r, visit_parser, &ps);
     return ps.parser;
 }
@@ -206,7 +196,7 @@ static oom_est_setting *trainer_setting(oom_est_reader *r, const char *name, TSN
     oom_est_printf(s.spelling, sizeof s.spelling, "TrainingArguments.%s", name);
     s.kind = OOM_SETTING_DATACLASS;
     s.at = parser;
-    s.value = null_node;
+    s.value = OOM_EST_NULL_NODE;
     s.flag = -1;
     OOM_PUSH(r->settings.items, r->settings.len, r->settings.cap, s);
     return &r->settings.items[r->settings.len - 1];
@@ -326,7 +316,7 @@ static takes guessed(const binder *b, const oom_launch_word *w)
 static void bind_option(binder *b, const oom_launch_word *w)
 {
     char name[64];
-    normalised(w->text, name, sizeof name);
+    oom_est_option_name(w->text, name, sizeof name);
     oom_est_setting *s = declared(b->r, w->text, name);
     takes kind;
     if (!s && b->r->launch->script && !b->r->launch->script_exists) {

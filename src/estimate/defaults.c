@@ -13,18 +13,6 @@
 #include "internal.h"
 #include "oomlint/lang.h"
 
-static const TSNode null_node = {{0}, NULL, NULL};
-
-static TSNode child(TSNode n, const char *field)
-{
-    return ts_node_is_null(n) ? null_node : oom_child(n, field, (uint32_t)strlen(field));
-}
-
-static bool type_is(TSNode n, const char *type)
-{
-    return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
-}
-
 /* Usual names, most specific first: a per-device batch before a batch that
  * may be global, a training length before a generation length. */
 static const char *const batch_names[] = {"per_device_train_batch_size", "micro_batch_size",
@@ -174,7 +162,7 @@ static void read_optimizer(oom_est_reader *r)
 {
     for (int i = 0; optimizer_names[i] && r->out->from[OOM_IN_OPTIMIZER].assumed; i++) {
         const oom_est_setting *s = oom_est_setting_named(r, optimizer_names[i]);
-        if (!s || (!type_is(s->value, "string") && !s->given))
+        if (!s || (!oom_est_type_is(s->value, "string") && !s->given))
             continue;
         r->via = s;
         oom_est_read_optimizer(r, s->value);
@@ -202,10 +190,10 @@ static void visit_class(void *ctx, TSNode n)
 {
     trainer_scan *ts = ctx;
     char name[64];
-    if (!type_is(n, "class_definition") || !oom_est_text_of(ts->r, child(n, "name"), name, sizeof name) ||
+    if (!oom_est_type_is(n, "class_definition") || !oom_est_text_of(ts->r, oom_est_child(n, "name"), name, sizeof name) ||
         strcmp(name, ts->name) != 0)
         return;
-    TSNode bases = child(n, "superclasses");
+    TSNode bases = oom_est_child(n, "superclasses");
     oom_buf q;
     oom_buf_init(&q);
     for (uint32_t i = 0; !ts_node_is_null(bases) && i < ts_node_named_child_count(bases); i++)
@@ -220,7 +208,7 @@ static bool fills_training_arguments(trainer_scan *ts, TSNode cls)
     oom_buf q;
     oom_buf_init(&q);
     bool yes = oom_pymodel_qualname(ts->r->m, cls, &q) && is_training_arguments(q.data);
-    if (!yes && type_is(cls, "identifier")) {
+    if (!yes && oom_est_type_is(cls, "identifier")) {
         ts->name = q.data;
         ts->extends = false;
         oom_est_walk(ts->r, visit_class, ts);
@@ -235,15 +223,15 @@ static void visit_parser(void *ctx, TSNode n)
     trainer_scan *ts = ctx;
     oom_buf q;
     oom_buf_init(&q);
-    bool parser = ts_node_is_null(ts->parser) && type_is(n, "call") &&
-                  oom_pymodel_qualname(ts->r->m, child(n, "function"), &q) &&
+    bool parser = ts_node_is_null(ts->parser) && oom_est_type_is(n, "call") &&
+                  oom_pymodel_qualname(ts->r->m, oom_est_child(n, "function"), &q) &&
                   oom_str_ends_with(q.data, "HfArgumentParser");
     oom_buf_free(&q);
     if (!parser)
         return;
-    TSNode args = child(n, "arguments");
-    TSNode first = ts_node_is_null(args) ? null_node : ts_node_named_child(args, 0);
-    if (type_is(first, "tuple") || type_is(first, "list")) {
+    TSNode args = oom_est_child(n, "arguments");
+    TSNode first = ts_node_is_null(args) ? OOM_EST_NULL_NODE : ts_node_named_child(args, 0);
+    if (oom_est_type_is(first, "tuple") || oom_est_type_is(first, "list")) {
         for (uint32_t i = 0; i < ts_node_named_child_count(first) && ts_node_is_null(ts->parser); i++)
             if (fills_training_arguments(ts, ts_node_named_child(first, i)))
                 ts->parser = n;
@@ -262,7 +250,7 @@ static void assume_trainer_default(oom_est_reader *r, oom_input_kind k, TSNode p
  * defaults: batch 8 per device, fp32, AdamW, no checkpointing. */
 static void read_trainer_defaults(oom_est_reader *r)
 {
-    trainer_scan ts = {r, NULL, false, null_node};
+    trainer_scan ts = {r, NULL, false, OOM_EST_NULL_NODE};
     oom_est_walk(r, visit_parser, &ts);
     if (ts_node_is_null(ts.parser))
         return;

@@ -23,18 +23,6 @@ typedef struct {
     char head[24];         /* the head module unfrozen: "classifier", "lm_head" */
 } freeze_scan;
 
-static const TSNode null_node = {{0}, NULL, NULL};
-
-static TSNode child(TSNode n, const char *field)
-{
-    return oom_child(n, field, (uint32_t)strlen(field));
-}
-
-static bool type_is(TSNode n, const char *type)
-{
-    return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
-}
-
 static bool text_is(const freeze_scan *s, TSNode n, const char *want)
 {
     char buf[96];
@@ -83,27 +71,27 @@ static int part_of(freeze_scan *s, TSNode expr, bool remember_head)
  * unfreezes. */
 static int grad_switch(const freeze_scan *s, TSNode stmt, const char *target, TSNode *object)
 {
-    TSNode e = type_is(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : stmt;
-    if (type_is(e, "assignment")) {
-        TSNode left = child(e, "left"), right = child(e, "right");
-        if (!type_is(left, "attribute") || !text_is(s, child(left, "attribute"), "requires_grad"))
+    TSNode e = oom_est_type_is(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : stmt;
+    if (oom_est_type_is(e, "assignment")) {
+        TSNode left = oom_est_child(e, "left"), right = oom_est_child(e, "right");
+        if (!oom_est_type_is(left, "attribute") || !text_is(s, oom_est_child(left, "attribute"), "requires_grad"))
             return -1;
-        *object = child(left, "object");
+        *object = oom_est_child(left, "object");
         if (target && !text_is(s, *object, target))
             return -1;
-        return type_is(right, "true") ? 1 : type_is(right, "false") ? 0 : -1;
+        return oom_est_type_is(right, "true") ? 1 : oom_est_type_is(right, "false") ? 0 : -1;
     }
-    TSNode fn = child(e, "function");
-    if (!type_is(e, "call") || !type_is(fn, "attribute") || !text_is(s, child(fn, "attribute"), "requires_grad_"))
+    TSNode fn = oom_est_child(e, "function");
+    if (!oom_est_type_is(e, "call") || !oom_est_type_is(fn, "attribute") || !text_is(s, oom_est_child(fn, "attribute"), "requires_grad_"))
         return -1;
-    *object = child(fn, "object");
+    *object = oom_est_child(fn, "object");
     if (target && !text_is(s, *object, target))
         return -1;
-    TSNode args = child(e, "arguments");
-    TSNode arg = ts_node_named_child_count(args) > 0 ? ts_node_named_child(args, 0) : null_node;
-    if (type_is(arg, "keyword_argument"))
-        arg = child(arg, "value");
-    return ts_node_is_null(arg) || type_is(arg, "true") ? 1 : type_is(arg, "false") ? 0 : -1;
+    TSNode args = oom_est_child(e, "arguments");
+    TSNode arg = ts_node_named_child_count(args) > 0 ? ts_node_named_child(args, 0) : OOM_EST_NULL_NODE;
+    if (oom_est_type_is(arg, "keyword_argument"))
+        arg = oom_est_child(arg, "value");
+    return ts_node_is_null(arg) || oom_est_type_is(arg, "true") ? 1 : oom_est_type_is(arg, "false") ? 0 : -1;
 }
 
 static void record(freeze_scan *s, TSNode at, TSNode object, int part, int on)
@@ -128,15 +116,15 @@ static void record(freeze_scan *s, TSNode at, TSNode object, int part, int on)
 /* `if "classifier" not in name:` around the freeze: all but the head. */
 static bool all_but_head(freeze_scan *s, TSNode if_stmt, TSNode name_var, const char *var)
 {
-    TSNode cond = child(if_stmt, "condition"), block = child(if_stmt, "consequence");
+    TSNode cond = oom_est_child(if_stmt, "condition"), block = oom_est_child(if_stmt, "consequence");
     char text[160], name[48];
-    if (!type_is(cond, "comparison_operator") || ts_node_named_child_count(cond) != 2 ||
+    if (!oom_est_type_is(cond, "comparison_operator") || ts_node_named_child_count(cond) != 2 ||
         !oom_est_text_of(s->r, cond, text, sizeof text) || !strstr(text, " not in ") ||
         !oom_est_text_of(s->r, name_var, name, sizeof name) || !text_is(s, ts_node_named_child(cond, 1), name))
         return false;
     TSNode lit = ts_node_named_child(cond, 0);
     char quoted[48], module[48];
-    if (!type_is(lit, "string") || !oom_est_text_of(s->r, lit, quoted, sizeof quoted) || strlen(quoted) < 3)
+    if (!oom_est_type_is(lit, "string") || !oom_est_text_of(s->r, lit, quoted, sizeof quoted) || strlen(quoted) < 3)
         return false;
     snprintf(module, sizeof module, "%.*s", (int)strlen(quoted) - 2, quoted + 1);
     const char *head = head_module(s, module);
@@ -151,29 +139,29 @@ static bool all_but_head(freeze_scan *s, TSNode if_stmt, TSNode name_var, const 
  * too; statements directly in the loop body). */
 static void visit_for(freeze_scan *s, TSNode n)
 {
-    TSNode right = child(n, "right"), left = child(n, "left"), body = child(n, "body");
-    TSNode fn = child(right, "function");
-    if (!type_is(right, "call") || !type_is(fn, "attribute") || ts_node_is_null(body))
+    TSNode right = oom_est_child(n, "right"), left = oom_est_child(n, "left"), body = oom_est_child(n, "body");
+    TSNode fn = oom_est_child(right, "function");
+    if (!oom_est_type_is(right, "call") || !oom_est_type_is(fn, "attribute") || ts_node_is_null(body))
         return;
-    bool named = text_is(s, child(fn, "attribute"), "named_parameters");
-    if (!named && !text_is(s, child(fn, "attribute"), "parameters"))
+    bool named = text_is(s, oom_est_child(fn, "attribute"), "named_parameters");
+    if (!named && !text_is(s, oom_est_child(fn, "attribute"), "parameters"))
         return;
-    TSNode name_var = null_node;
-    if (named && type_is(left, "pattern_list")) {
+    TSNode name_var = OOM_EST_NULL_NODE;
+    if (named && oom_est_type_is(left, "pattern_list")) {
         name_var = ts_node_named_child(left, 0);
         left = ts_node_named_child(left, ts_node_named_child_count(left) - 1);
     }
     char var[48];
-    if (!type_is(left, "identifier") || !oom_est_text_of(s->r, left, var, sizeof var))
+    if (!oom_est_type_is(left, "identifier") || !oom_est_text_of(s->r, left, var, sizeof var))
         return;
-    TSNode owner = child(fn, "object");
+    TSNode owner = oom_est_child(fn, "object");
     int part = part_of(s, owner, true);
     for (uint32_t i = 0; i < ts_node_named_child_count(body); i++) {
         TSNode stmt = ts_node_named_child(body, i), object;
         int on = grad_switch(s, stmt, var, &object);
         if (on >= 0) {
             record(s, n, owner, part, on);
-        } else if (part == PART_MODEL && type_is(stmt, "if_statement") && !ts_node_is_null(name_var) &&
+        } else if (part == PART_MODEL && oom_est_type_is(stmt, "if_statement") && !ts_node_is_null(name_var) &&
                    all_but_head(s, stmt, name_var, var)) {
             record(s, n, owner, PART_MODEL, 0);
             s->head_on = true;
@@ -185,11 +173,11 @@ static void visit_for(freeze_scan *s, TSNode n)
 static void visit(void *ctx, TSNode n)
 {
     freeze_scan *s = ctx;
-    if (type_is(n, "for_statement")) {
+    if (oom_est_type_is(n, "for_statement")) {
         visit_for(s, n);
         return;
     }
-    if (!type_is(n, "expression_statement"))
+    if (!oom_est_type_is(n, "expression_statement"))
         return;
     TSNode object;
     int on = grad_switch(s, n, NULL, &object);
@@ -203,26 +191,26 @@ static void visit(void *ctx, TSNode n)
 static bool model_variable(const oom_est_reader *r, char *var, size_t size)
 {
     TSNode call = r->model_call, parent = ts_node_is_null(call) ? call : ts_node_parent(call);
-    if (!type_is(parent, "assignment"))
+    if (!oom_est_type_is(parent, "assignment"))
         return false;
-    TSNode left = child(parent, "left");
-    return (type_is(left, "identifier") || type_is(left, "attribute")) && oom_est_text_of(r, left, var, size);
+    TSNode left = oom_est_child(parent, "left");
+    return (oom_est_type_is(left, "identifier") || oom_est_type_is(left, "attribute")) && oom_est_text_of(r, left, var, size);
 }
 
 /* num_labels= of the loading call (a number, or a setting's default);
  * transformers' default is 2. */
 static long long label_count(oom_est_reader *r, bool *stated)
 {
-    TSNode args = child(r->model_call, "arguments");
+    TSNode args = oom_est_child(r->model_call, "arguments");
     for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
         TSNode a = ts_node_named_child(args, i);
         long long n;
         char key[16];
-        if (!type_is(a, "keyword_argument") || !oom_est_text_of(r, child(a, "name"), key, sizeof key) ||
+        if (!oom_est_type_is(a, "keyword_argument") || !oom_est_text_of(r, oom_est_child(a, "name"), key, sizeof key) ||
             strcmp(key, "num_labels") != 0)
             continue;
-        const oom_est_setting *via = oom_est_setting_read_by(r, child(a, "value"));
-        if ((via && oom_est_setting_int(r, via, &n)) || oom_pymodel_int_value(r->m, child(a, "value"), &n)) {
+        const oom_est_setting *via = oom_est_setting_read_by(r, oom_est_child(a, "value"));
+        if ((via && oom_est_setting_int(r, via, &n)) || oom_pymodel_int_value(r->m, oom_est_child(a, "value"), &n)) {
             *stated = n > 0;
             return n > 0 ? n : 2;
         }

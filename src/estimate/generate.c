@@ -16,16 +16,6 @@ typedef struct {
     TSNode value;                /* the keyword's value */
 } generate_scan;
 
-static TSNode child(TSNode n, const char *field)
-{
-    return oom_child(n, field, (uint32_t)strlen(field));
-}
-
-static bool type_is(TSNode n, const char *type)
-{
-    return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
-}
-
 /* A keyword's value as a positive whole number: written, through names, or
  * a setting's default (whose declaration *via then is). */
 static bool int_value(oom_est_reader *r, TSNode value, long long *out, const oom_est_setting **via)
@@ -48,9 +38,9 @@ static void read_generation_config(generate_scan *g, TSNode n, TSNode value, int
         v = value;
     oom_buf q;
     oom_buf_init(&q);
-    if (depth == 0 && type_is(v, "call") && oom_pymodel_qualname(g->r->m, child(v, "function"), &q) &&
+    if (depth == 0 && oom_est_type_is(v, "call") && oom_pymodel_qualname(g->r->m, oom_est_child(v, "function"), &q) &&
         oom_str_ends_with(q.data, "GenerationConfig"))
-        read_lengths(g, n, child(v, "arguments"), depth + 1);
+        read_lengths(g, n, oom_est_child(v, "arguments"), depth + 1);
     oom_buf_free(&q);
 }
 
@@ -63,21 +53,21 @@ static void read_lengths(generate_scan *g, TSNode n, TSNode args, int depth)
         char key[24];
         long long v;
         const oom_est_setting *via;
-        if (!type_is(a, "keyword_argument") || !oom_est_text_of(g->r, child(a, "name"), key, sizeof key))
+        if (!oom_est_type_is(a, "keyword_argument") || !oom_est_text_of(g->r, oom_est_child(a, "name"), key, sizeof key))
             continue;
         if (strcmp(key, "generation_config") == 0) {
-            read_generation_config(g, n, child(a, "value"), depth);
+            read_generation_config(g, n, oom_est_child(a, "value"), depth);
             continue;
         }
         bool new_tokens = strcmp(key, "max_new_tokens") == 0, length = strcmp(key, "max_length") == 0;
-        if ((!new_tokens && !length) || !int_value(g->r, child(a, "value"), &v, &via))
+        if ((!new_tokens && !length) || !int_value(g->r, oom_est_child(a, "value"), &v, &via))
             continue;
         if (new_tokens ? v > g->new_tokens : g->new_tokens == 0 && v > g->max_length) {
             if (new_tokens)
                 g->new_tokens = v;
             else
                 g->max_length = v;
-            g->call = n, g->via = via, g->value = child(a, "value");
+            g->call = n, g->via = via, g->value = oom_est_child(a, "value");
         }
     }
 }
@@ -87,9 +77,9 @@ static void read_lengths(generate_scan *g, TSNode n, TSNode args, int depth)
  * `generator(prompts, max_new_tokens=N)`): it runs generate(). */
 static bool is_pipeline_run(const oom_est_reader *r, TSNode call)
 {
-    TSNode fn = child(call, "function");
-    if (!type_is(call, "call") || ts_node_is_null(r->model_call) || !oom_est_is_pipeline(r, r->model_call) ||
-        (!type_is(fn, "identifier") && !type_is(fn, "attribute")))
+    TSNode fn = oom_est_child(call, "function");
+    if (!oom_est_type_is(call, "call") || ts_node_is_null(r->model_call) || !oom_est_is_pipeline(r, r->model_call) ||
+        (!oom_est_type_is(fn, "identifier") && !oom_est_type_is(fn, "attribute")))
         return false;
     TSNode v = oom_pymodel_value_of(r->m, fn, 0);
     return !ts_node_is_null(v) && ts_node_eq(v, r->model_call);
@@ -100,20 +90,20 @@ static bool is_pipeline_run(const oom_est_reader *r, TSNode call)
 static void visit(void *ctx, TSNode n)
 {
     generate_scan *g = ctx;
-    TSNode fn = child(n, "function");
+    TSNode fn = oom_est_child(n, "function");
     char name[16];
     if (is_pipeline_run(g->r, n)) { /* generator(prompts, max_new_tokens=N) */
         if (ts_node_is_null(g->call))
             g->call = n;
-        read_lengths(g, n, child(n, "arguments"), 0);
+        read_lengths(g, n, oom_est_child(n, "arguments"), 0);
         return;
     }
-    if (!type_is(n, "call") || !type_is(fn, "attribute") ||
-        !oom_est_text_of(g->r, child(fn, "attribute"), name, sizeof name) || strcmp(name, "generate") != 0)
+    if (!oom_est_type_is(n, "call") || !oom_est_type_is(fn, "attribute") ||
+        !oom_est_text_of(g->r, oom_est_child(fn, "attribute"), name, sizeof name) || strcmp(name, "generate") != 0)
         return;
     if (ts_node_is_null(g->call))
         g->call = n;
-    read_lengths(g, n, child(n, "arguments"), 0);
+    read_lengths(g, n, oom_est_child(n, "arguments"), 0);
 }
 
 /* ---- the prompts: how many one generate() call reads ---------------------- */
@@ -130,8 +120,8 @@ static bool is_tokenizer(const oom_est_reader *r, TSNode callee)
     if (oom_name_has_word(last, strlen(last), words))
         return true;
     TSNode v = oom_pymodel_value_of(r->m, callee, 0);
-    TSNode fn = child(v, "function");
-    return type_is(v, "call") && type_is(fn, "attribute") && oom_est_text_of(r, child(fn, "object"), text, sizeof text) &&
+    TSNode fn = oom_est_child(v, "function");
+    return oom_est_type_is(v, "call") && oom_est_type_is(fn, "attribute") && oom_est_text_of(r, oom_est_child(fn, "object"), text, sizeof text) &&
            (strstr(text, "Tokenizer") || strstr(text, "Processor"));
 }
 
@@ -142,14 +132,14 @@ static bool tokenizer_call(const oom_est_reader *r, TSNode call, char *method, s
 {
     static const char *const methods[] = {"encode", "encode_plus", "batch_encode_plus", "apply_chat_template",
                                           "__call__", NULL};
-    TSNode fn = child(call, "function");
+    TSNode fn = oom_est_child(call, "function");
     method[0] = '\0';
-    if (type_is(fn, "attribute") && oom_est_text_of(r, child(fn, "attribute"), method, size))
+    if (oom_est_type_is(fn, "attribute") && oom_est_text_of(r, oom_est_child(fn, "attribute"), method, size))
         for (int i = 0; methods[i]; i++)
             if (strcmp(method, methods[i]) == 0)
-                return is_tokenizer(r, child(fn, "object"));
+                return is_tokenizer(r, oom_est_child(fn, "object"));
     method[0] = '\0';
-    return type_is(call, "call") && is_tokenizer(r, fn);
+    return oom_est_type_is(call, "call") && is_tokenizer(r, fn);
 }
 
 /* The tokenizer call whose output the generate() call reads: its first
@@ -157,28 +147,28 @@ static bool tokenizer_call(const oom_est_reader *r, TSNode call, char *method, s
  * `["input_ids"]` and `.input_ids`. A null node when it is not that. */
 static TSNode tokenizer_call_feeding(const oom_est_reader *r, TSNode generate, char *method, size_t size)
 {
-    TSNode args = child(generate, "arguments");
+    TSNode args = oom_est_child(generate, "arguments");
     TSNode a = ts_node_named_child_count(args) > 0 ? ts_node_named_child(args, 0) : (TSNode){{0}, NULL, NULL};
-    if (type_is(a, "keyword_argument"))
+    if (oom_est_type_is(a, "keyword_argument"))
         a = oom_pymodel_keyword_value(r->m, generate, "input_ids");
     for (int hop = 0; hop < 8 && !ts_node_is_null(a); hop++) {
         char name[24];
-        TSNode fn = child(a, "function");
-        if (type_is(a, "dictionary_splat") || type_is(a, "parenthesized_expression")) {
+        TSNode fn = oom_est_child(a, "function");
+        if (oom_est_type_is(a, "dictionary_splat") || oom_est_type_is(a, "parenthesized_expression")) {
             a = ts_node_named_child(a, 0);
-        } else if (type_is(a, "identifier")) {
+        } else if (oom_est_type_is(a, "identifier")) {
             a = oom_pymodel_value_of(r->m, a, 0);
-        } else if (type_is(a, "subscript")) {
-            a = child(a, "value");
-        } else if (type_is(a, "attribute") && oom_est_text_of(r, child(a, "attribute"), name, sizeof name) &&
+        } else if (oom_est_type_is(a, "subscript")) {
+            a = oom_est_child(a, "value");
+        } else if (oom_est_type_is(a, "attribute") && oom_est_text_of(r, oom_est_child(a, "attribute"), name, sizeof name) &&
                    strcmp(name, "input_ids") == 0) {
-            a = child(a, "object");
-        } else if (type_is(a, "call") && tokenizer_call(r, a, method, size)) {
+            a = oom_est_child(a, "object");
+        } else if (oom_est_type_is(a, "call") && tokenizer_call(r, a, method, size)) {
             return a;
-        } else if (type_is(a, "call") && type_is(fn, "attribute") &&
-                   oom_est_text_of(r, child(fn, "attribute"), name, sizeof name) &&
+        } else if (oom_est_type_is(a, "call") && oom_est_type_is(fn, "attribute") &&
+                   oom_est_text_of(r, oom_est_child(fn, "attribute"), name, sizeof name) &&
                    (strcmp(name, "to") == 0 || strcmp(name, "cuda") == 0)) {
-            a = child(fn, "object");
+            a = oom_est_child(fn, "object");
         } else {
             break;
         }
@@ -194,13 +184,13 @@ static long long prompt_count(const oom_est_reader *r, TSNode p, int depth)
     if (ts_node_is_null(p) || depth > 4)
         return -1;
     const char *t = ts_node_type(p);
-    TSNode fn = child(p, "function");
+    TSNode fn = oom_est_child(p, "function");
     char name[16];
     if (strcmp(t, "string") == 0 || strcmp(t, "concatenated_string") == 0)
         return 1;
-    if (strcmp(t, "call") == 0 && type_is(fn, "attribute") &&
-        oom_est_text_of(r, child(fn, "attribute"), name, sizeof name) && strcmp(name, "format") == 0)
-        return prompt_count(r, child(fn, "object"), depth + 1) == 1 ? 1 : -1; /* a template filled in */
+    if (strcmp(t, "call") == 0 && oom_est_type_is(fn, "attribute") &&
+        oom_est_text_of(r, oom_est_child(fn, "attribute"), name, sizeof name) && strcmp(name, "format") == 0)
+        return prompt_count(r, oom_est_child(fn, "object"), depth + 1) == 1 ? 1 : -1; /* a template filled in */
     if (strcmp(t, "parenthesized_expression") == 0)
         return prompt_count(r, ts_node_named_child(p, 0), depth + 1);
     if (strcmp(t, "identifier") == 0)
@@ -209,29 +199,29 @@ static long long prompt_count(const oom_est_reader *r, TSNode p, int depth)
         uint32_t n = ts_node_named_child_count(p);
         for (uint32_t i = 0; i < n; i++) {
             TSNode e = ts_node_named_child(p, i);
-            if (type_is(e, "dictionary")) /* chat messages: one conversation */
+            if (oom_est_type_is(e, "dictionary")) /* chat messages: one conversation */
                 return 1;
-            if (type_is(e, "list_splat") || type_is(e, "comment") || type_is(e, "list_comprehension"))
+            if (oom_est_type_is(e, "list_splat") || oom_est_type_is(e, "comment") || oom_est_type_is(e, "list_comprehension"))
                 return -1;
         }
         return n > 0 ? (long long)n : -1;
     }
     if (strcmp(t, "binary_operator") == 0) {
-        TSNode left = child(p, "left"), right = child(p, "right");
+        TSNode left = oom_est_child(p, "left"), right = oom_est_child(p, "right");
         char op[4];
-        if (!oom_est_text_of(r, child(p, "operator"), op, sizeof op))
+        if (!oom_est_text_of(r, oom_est_child(p, "operator"), op, sizeof op))
             return -1;
         long long times;
         if (strcmp(op, "+") == 0) /* "a" + name: one string; lists added: their lengths */
-            return prompt_count(r, left, depth + 1) == 1 && !type_is(left, "list") ? 1 : -1;
+            return prompt_count(r, left, depth + 1) == 1 && !oom_est_type_is(left, "list") ? 1 : -1;
         if (strcmp(op, "*") != 0)
             return -1;
-        if (type_is(right, "list") || type_is(oom_pymodel_value_of(r->m, right, 0), "list")) {
+        if (oom_est_type_is(right, "list") || oom_est_type_is(oom_pymodel_value_of(r->m, right, 0), "list")) {
             TSNode swap = left;
             left = right, right = swap;
         }
         long long each = prompt_count(r, left, depth + 1);
-        return each > 0 && oom_pymodel_int_value(r->m, right, &times) && times > 0 && !type_is(left, "string")
+        return each > 0 && oom_pymodel_int_value(r->m, right, &times) && times > 0 && !oom_est_type_is(left, "string")
                    ? each * times
                    : -1;
     }
@@ -248,9 +238,9 @@ static void read_prompts(oom_est_reader *r, TSNode generate)
     if (!out->from[OOM_IN_BATCH].assumed || ts_node_is_null(call))
         return;
     bool call_is_pipe = ts_node_eq(call, generate);
-    TSNode args = child(call, "arguments");
+    TSNode args = oom_est_child(call, "arguments");
     TSNode p = ts_node_named_child_count(args) > 0 ? ts_node_named_child(args, 0) : (TSNode){{0}, NULL, NULL};
-    if (type_is(p, "keyword_argument"))
+    if (oom_est_type_is(p, "keyword_argument"))
         p = oom_pymodel_keyword_value(r->m, call, call_is_pipe ? "text_inputs" : "text");
     long long n = -1;
     if (strcmp(method, "encode") == 0 || strcmp(method, "encode_plus") == 0)

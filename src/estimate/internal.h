@@ -7,6 +7,7 @@
 #include <tree_sitter/api.h>
 
 #include "oomlint/estimate.h"
+#include "oomlint/lang.h"
 #include "oomlint/launch.h"
 #include "oomlint/model.h"
 #include "oomlint/source.h"
@@ -96,6 +97,24 @@ bool oom_est_runs_without_flags(const oom_est_reader *r, TSNode node);
 /* "--batch_size default", "TrainingArguments.model_max_length default",
  * "batch_size (module level)". */
 void oom_est_setting_describe(const oom_est_setting *s, char *buf, size_t size);
+
+/* "--nproc-per-node=2" -> "nproc_per_node" (arguments.c). */
+void oom_est_option_name(const char *word, char *out, size_t size);
+
+/* The readers' tree helpers: the null node; a field's child by its name
+ * (null for a null node); whether a node is of a type (false for a null
+ * one). */
+#define OOM_EST_NULL_NODE ((TSNode){{0}, NULL, NULL})
+
+static inline TSNode oom_est_child(TSNode n, const char *field)
+{
+    return ts_node_is_null(n) ? OOM_EST_NULL_NODE : oom_child(n, field, (uint32_t)strlen(field));
+}
+
+static inline bool oom_est_type_is(TSNode n, const char *type)
+{
+    return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
+}
 
 /* Copies `src` into `dst` of `size` bytes, cut short when it does not fit
  * (texts in inputs are for people; a long name is cut, not refused). */

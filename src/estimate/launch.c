@@ -165,18 +165,6 @@ static bool python_option_takes_value(const char *w)
     return strcmp(w, "-W") == 0 || strcmp(w, "-X") == 0 || strcmp(w, "--check-hash-based-pycs") == 0;
 }
 
-/* "--nproc-per-node" -> "nproc_per_node"; the `=value` part cut off. */
-static void option_name(const char *word, char *out, size_t size)
-{
-    const char *p = word;
-    while (*p == '-')
-        p++;
-    size_t n = 0;
-    for (; *p && *p != '=' && n + 1 < size; p++)
-        out[n++] = *p == '-' ? '_' : *p;
-    out[n] = '\0';
-}
-
 static const launcher_opt *find_opt(const launcher_opt *table, const char *name)
 {
     for (size_t i = 0; table && table[i].name; i++)
@@ -380,7 +368,7 @@ static void read_launcher_options(cursor *c, const launcher_opt *table)
         if (strcmp(w->text, "--") == 0)
             return;
         char name[64];
-        option_name(w->text, name, sizeof name);
+        oom_est_option_name(w->text, name, sizeof name);
         const char *eq = strchr(w->text, '=');
         const launcher_opt *o = find_opt(table, name);
         const char *value = NULL;

@@ -13,18 +13,6 @@
 #include "internal.h"
 #include "oomlint/lang.h"
 
-static const TSNode null_node = {{0}, NULL, NULL};
-
-static TSNode child(TSNode n, const char *field)
-{
-    return ts_node_is_null(n) ? null_node : oom_child(n, field, (uint32_t)strlen(field));
-}
-
-static bool type_is(TSNode n, const char *type)
-{
-    return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
-}
-
 /* ---- the model ------------------------------------------------------------- */
 
 typedef struct {
@@ -35,10 +23,10 @@ typedef struct {
 /* `X.from_pretrained(...)`: X's text into `cls`. */
 static bool is_from_pretrained(const oom_est_reader *r, TSNode call, char *cls, size_t size)
 {
-    TSNode fn = child(call, "function");
-    return type_is(call, "call") && type_is(fn, "attribute") &&
-           oom_est_text_of(r, child(fn, "attribute"), cls, size) && strcmp(cls, "from_pretrained") == 0 &&
-           oom_est_text_of(r, child(fn, "object"), cls, size);
+    TSNode fn = oom_est_child(call, "function");
+    return oom_est_type_is(call, "call") && oom_est_type_is(fn, "attribute") &&
+           oom_est_text_of(r, oom_est_child(fn, "attribute"), cls, size) && strcmp(cls, "from_pretrained") == 0 &&
+           oom_est_text_of(r, oom_est_child(fn, "object"), cls, size);
 }
 
 /* Classes whose from_pretrained loads no weights to train: the id a
@@ -57,13 +45,13 @@ static bool loads_no_model(const char *cls)
  * pretrained_model_name_or_path=. */
 static TSNode id_argument(const oom_est_reader *r, TSNode call)
 {
-    TSNode args = child(call, "arguments");
+    TSNode args = oom_est_child(call, "arguments");
     for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
         TSNode a = ts_node_named_child(args, i);
-        if (type_is(a, "comment"))
+        if (oom_est_type_is(a, "comment"))
             continue;
-        if (!type_is(a, "keyword_argument"))
-            return type_is(a, "list_splat") || type_is(a, "dictionary_splat") ? null_node : a;
+        if (!oom_est_type_is(a, "keyword_argument"))
+            return oom_est_type_is(a, "list_splat") || oom_est_type_is(a, "dictionary_splat") ? OOM_EST_NULL_NODE : a;
         break;
     }
     return oom_pymodel_keyword_value(r->m, call, "pretrained_model_name_or_path");
@@ -85,16 +73,25 @@ static bool cannot_load(const oom_est_reader *r, const char *cls, const char *id
 }
 
 /* The hub id an argument names: a string, through names, or the default
- * of the setting it reads (*via); *literal is the string's node. */
-static void id_of(const oom_est_reader *r, TSNode arg, oom_buf *id, TSNode *literal, const oom_est_setting **via)
+ * of the setting it reads (via); literal is the string's node. */
+typedef struct {
+    TSNode arg;
+    oom_buf id;
+    TSNode literal;
+    const oom_est_setting *via;
+} model_id;
+
+static void read_model_id(const oom_est_reader *r, TSNode arg, model_id *out)
 {
-    *literal = oom_pymodel_value_of(r->m, arg, 0);
-    *via = NULL;
-    if (ts_node_is_null(*literal) || !oom_pymodel_string_value(r->m, *literal, id)) {
-        *literal = null_node;
-        *via = oom_est_setting_read_by(r, arg);
-        if (!*via || !oom_est_setting_string(r, *via, id))
-            *via = NULL;
+    out->arg = arg;
+    oom_buf_init(&out->id);
+    out->literal = oom_pymodel_value_of(r->m, arg, 0);
+    out->via = NULL;
+    if (ts_node_is_null(out->literal) || !oom_pymodel_string_value(r->m, out->literal, &out->id)) {
+        out->literal = OOM_EST_NULL_NODE;
+        out->via = oom_est_setting_read_by(r, arg);
+        if (!out->via || !oom_est_setting_string(r, out->via, &out->id))
+            out->via = NULL;
     }
 }
 
@@ -102,7 +99,7 @@ bool oom_est_is_pipeline(const oom_est_reader *r, TSNode call)
 {
     oom_buf q;
     oom_buf_init(&q);
-    bool yes = type_is(call, "call") && oom_pymodel_qualname(r->m, child(call, "function"), &q) &&
+    bool yes = oom_est_type_is(call, "call") && oom_pymodel_qualname(r->m, oom_est_child(call, "function"), &q) &&
                strcmp(q.data, "transformers.pipeline") == 0;
     oom_buf_free(&q);
     return yes;
@@ -110,10 +107,9 @@ bool oom_est_is_pipeline(const oom_est_reader *r, TSNode call)
 
 /* The model's provenance: the call that loads it, noted at the id's
  * literal (or the argument naming it), through the setting it came from. */
-static void note_model_loaded(oom_est_reader *r, TSNode call, TSNode arg, TSNode literal, const oom_est_setting *via,
-                              const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-static void note_model_loaded(oom_est_reader *r, TSNode call, TSNode arg, TSNode literal, const oom_est_setting *via,
-                              const char *fmt, ...)
+static void note_model_loaded(oom_est_reader *r, TSNode call, const model_id *mi, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void note_model_loaded(oom_est_reader *r, TSNode call, const model_id *mi, const char *fmt, ...)
 {
     oom_buf what;
     oom_buf_init(&what);
@@ -121,8 +117,8 @@ static void note_model_loaded(oom_est_reader *r, TSNode call, TSNode arg, TSNode
     va_start(ap, fmt);
     oom_buf_vprintf(&what, fmt, ap);
     va_end(ap);
-    r->via = via;
-    oom_est_note(r, OOM_IN_MODEL, ts_node_is_null(literal) ? arg : literal, what.data);
+    r->via = mi->via;
+    oom_est_note(r, OOM_IN_MODEL, ts_node_is_null(mi->literal) ? mi->arg : mi->literal, what.data);
     oom_buf_free(&what);
     r->via = NULL;
     r->model_call = call;
@@ -133,23 +129,20 @@ static void note_model_loaded(oom_est_reader *r, TSNode call, TSNode arg, TSNode
 static bool try_pipeline(model_scan *ms, TSNode call)
 {
     oom_est_reader *r = ms->r;
-    TSNode args = child(call, "arguments");
+    TSNode args = oom_est_child(call, "arguments");
     TSNode arg = oom_pymodel_keyword_value(r->m, call, "model");
     if (ts_node_is_null(arg) && ts_node_named_child_count(args) > 1 &&
-        !type_is(ts_node_named_child(args, 0), "keyword_argument") &&
-        !type_is(ts_node_named_child(args, 1), "keyword_argument"))
+        !oom_est_type_is(ts_node_named_child(args, 0), "keyword_argument") &&
+        !oom_est_type_is(ts_node_named_child(args, 1), "keyword_argument"))
         arg = ts_node_named_child(args, 1);
     if (ts_node_is_null(arg))
         return false;
-    oom_buf id;
-    oom_buf_init(&id);
-    TSNode literal;
-    const oom_est_setting *via;
-    id_of(r, arg, &id, &literal, &via);
-    bool found = id.len > 0 && oom_script_inputs_use_model(r->out, r->kb, id.data, NULL);
+    model_id mi;
+    read_model_id(r, arg, &mi);
+    bool found = mi.id.len > 0 && oom_script_inputs_use_model(r->out, r->kb, mi.id.data, NULL);
     if (found)
-        note_model_loaded(r, call, arg, literal, via, "pipeline(model=\"%s\")", r->out->model_id);
-    oom_buf_free(&id);
+        note_model_loaded(r, call, &mi, "pipeline(model=\"%s\")", r->out->model_id);
+    oom_buf_free(&mi.id);
     return found;
 }
 
@@ -161,27 +154,24 @@ static bool try_loader(model_scan *ms, TSNode call, const char *cls)
     TSNode arg = id_argument(r, call);
     if (ts_node_is_null(arg))
         return false;
-    oom_buf id;
-    oom_buf_init(&id);
-    TSNode literal;
-    const oom_est_setting *via;
-    id_of(r, arg, &id, &literal, &via);
+    model_id mi;
+    read_model_id(r, arg, &mi);
     oom_buf q;
     oom_buf_init(&q);
-    if (!oom_pymodel_qualname(r->m, child(call, "function"), &q))
+    if (!oom_pymodel_qualname(r->m, oom_est_child(call, "function"), &q))
         oom_buf_puts(&q, cls);
-    bool unloadable = id.len > 0 && cannot_load(r, q.data, id.data);
-    bool found = id.len > 0 && !unloadable && oom_script_inputs_use_model(r->out, r->kb, id.data, NULL);
+    bool unloadable = mi.id.len > 0 && cannot_load(r, q.data, mi.id.data);
+    bool found = mi.id.len > 0 && !unloadable && oom_script_inputs_use_model(r->out, r->kb, mi.id.data, NULL);
     if (unloadable) {
         char why[232];
         snprintf(why, sizeof why, "%.80s cannot load \"%.80s\": a causal LM and a seq2seq model differ", cls,
-                 id.data);
+                 mi.id.data);
         oom_est_assume(r->out, OOM_IN_MODEL, why);
     }
     oom_buf_free(&q);
     if (found)
-        note_model_loaded(r, call, arg, literal, via, "%s.from_pretrained(\"%s\")", cls, r->out->model_id);
-    oom_buf_free(&id);
+        note_model_loaded(r, call, &mi, "%s.from_pretrained(\"%s\")", cls, r->out->model_id);
+    oom_buf_free(&mi.id);
     return found;
 }
 
@@ -256,11 +246,11 @@ typedef struct {
 static void visit_head(void *ctx, TSNode n)
 {
     head_scan *hs = ctx;
-    if (!type_is(n, "call"))
+    if (!oom_est_type_is(n, "call"))
         return;
     oom_buf q;
     oom_buf_init(&q);
-    if (oom_pymodel_qualname(hs->r->m, child(n, "function"), &q)) {
+    if (oom_pymodel_qualname(hs->r->m, oom_est_child(n, "function"), &q)) {
         oom_task t = oom_task_of_class(q.data);
         if (task_rank(t) > task_rank(hs->task)) {
             hs->task = t;
@@ -288,7 +278,7 @@ static void describe_task(const head_scan *hs, char *what, size_t size)
 
 void oom_est_read_task(oom_est_reader *r)
 {
-    head_scan hs = {r, OOM_TASK_UNKNOWN, null_node, ""};
+    head_scan hs = {r, OOM_TASK_UNKNOWN, OOM_EST_NULL_NODE, ""};
     /* the call that loaded the model says it best */
     if (!ts_node_is_null(r->model_call))
         visit_head(&hs, r->model_call);

@@ -103,8 +103,6 @@ typedef struct {
     long long vocab; /* the largest Embedding's rows */
 } ctx;
 
-static const TSNode null_node = {{0}, NULL, NULL};
-
 /* ---- small helpers ------------------------------------------------------ */
 
 static bool is(TSNode n, const char *type)
@@ -344,7 +342,7 @@ static TSNode arg(const ctx *c, TSNode call, int pos, const char *name)
                 return a[i];
         }
     }
-    return null_node;
+    return OOM_EST_NULL_NODE;
 }
 
 static bool opt_int(ctx *c, frame *f, TSNode call, int pos, const char *name, long long dflt, const char *what,
@@ -848,7 +846,7 @@ static value tensor(ctx *c, frame *f, TSNode call)
     value v = unknown();
     v.kind = V_TENSOR;
     for (size_t i = 0; i < n; i++) {
-        TSNode e = is(a[i], "keyword_argument") ? null_node : a[i];
+        TSNode e = is(a[i], "keyword_argument") ? OOM_EST_NULL_NODE : a[i];
         char key[16];
         if (is(a[i], "keyword_argument") && text(c, field(a[i], "name"), key, sizeof key) && strcmp(key, "size") == 0)
             e = field(a[i], "value");
@@ -873,7 +871,7 @@ static TSNode class_body_function(const ctx *c, TSNode cls, const char *name)
 {
     uint32_t at = oom_nodes_find(c->layout, field(cls, "body"));
     if (at == UINT32_MAX)
-        return null_node;
+        return OOM_EST_NULL_NODE;
     for (uint32_t k = at + 1; k < c->layout->items[at].end; k = c->layout->items[k].end) {
         TSNode s = c->layout->items[k].node;
         TSNode def = is(s, "decorated_definition") ? field(s, "definition") : s;
@@ -881,16 +879,16 @@ static TSNode class_body_function(const ctx *c, TSNode cls, const char *name)
         if (is(def, "function_definition") && text(c, field(def, "name"), nm, sizeof nm) && strcmp(nm, name) == 0)
             return def;
     }
-    return null_node;
+    return OOM_EST_NULL_NODE;
 }
 
 static TSNode script_class(const ctx *c, TSNode name_node)
 {
     char name[64];
     if (!is(name_node, "identifier") || !text(c, name_node, name, sizeof name))
-        return null_node;
+        return OOM_EST_NULL_NODE;
     const TSNode *found = lookup_named(c->classes, c->nclasses, name);
-    return found ? *found : null_node;
+    return found ? *found : OOM_EST_NULL_NODE;
 }
 
 /* `torch.nn.Linear` ...: the last name of a torch.nn class (not Module);
@@ -952,7 +950,7 @@ static TSNode script_base(const ctx *c, TSNode cls)
         if (!ts_node_is_null(base) && !ts_node_eq(base, cls))
             return base;
     }
-    return null_node;
+    return OOM_EST_NULL_NODE;
 }
 
 /* The argument a call passes for parameter `nm`, the `pos`-th positional
@@ -973,7 +971,7 @@ static TSNode argument_for(const ctx *c, const TSNode *args, size_t na, size_t p
         if (is(args[k], "keyword_argument") && text(c, field(args[k], "name"), key, sizeof key) && strcmp(key, nm) == 0)
             return field(args[k], "value");
     }
-    return null_node;
+    return OOM_EST_NULL_NODE;
 }
 
 /* Binds a function's parameters from a call: positional, keyword, then the
@@ -1063,12 +1061,12 @@ static void bind_fields(ctx *c, frame *caller, TSNode call, TSNode cls, frame *o
     int pos = 0;
     for (uint32_t k = at + 1; k < c->layout->items[at].end; k = c->layout->items[k].end) {
         TSNode s = c->layout->items[k].node;
-        TSNode a = is(s, "expression_statement") ? ts_node_named_child(s, 0) : null_node;
+        TSNode a = is(s, "expression_statement") ? ts_node_named_child(s, 0) : OOM_EST_NULL_NODE;
         char nm[48];
         if (!is(a, "assignment") || !is(field(a, "left"), "identifier") || !text(c, field(a, "left"), nm, sizeof nm))
             continue;
         bool annotated = !ts_node_is_null(field(a, "type"));
-        TSNode given = annotated ? arg(c, call, pos++, nm) : null_node;
+        TSNode given = annotated ? arg(c, call, pos++, nm) : OOM_EST_NULL_NODE;
         TSNode dflt = field(a, "right");
         value v = !ts_node_is_null(given) ? eval(c, caller, given) : ts_node_is_null(dflt) ? unknown() : eval(c, NULL, dflt);
         set_attr(obj, nm, &v);
@@ -1536,7 +1534,7 @@ static value eval_comprehension(ctx *c, frame *f, TSNode e)
 {
     TSNode parts[8];
     size_t n = kids(c, e, parts, 8);
-    TSNode body = field(e, "body"), clause = null_node, cond = null_node;
+    TSNode body = field(e, "body"), clause = OOM_EST_NULL_NODE, cond = OOM_EST_NULL_NODE;
     for (size_t i = 0; i < n; i++) {
         if (is(parts[i], "for_in_clause")) {
             if (!ts_node_is_null(clause))
@@ -1742,7 +1740,7 @@ static TSNode find_method(const ctx *c, TSNode cls, const char *name)
             return def;
         cls = script_base(c, cls);
     }
-    return null_node;
+    return OOM_EST_NULL_NODE;
 }
 
 /* Runs a method on the instance `f` builds (`self._make_layer(...)`). */
@@ -2327,8 +2325,8 @@ static void collect_definitions(ctx *c)
 /* The class a call instantiates, when it is a model class of the script. */
 static TSNode model_class_called(const ctx *c, TSNode call)
 {
-    TSNode cls = is(call, "call") ? script_class(c, field(call, "function")) : null_node;
-    return !ts_node_is_null(cls) && is_module_class(c, cls, 0) ? cls : null_node;
+    TSNode cls = is(call, "call") ? script_class(c, field(call, "function")) : OOM_EST_NULL_NODE;
+    return !ts_node_is_null(cls) && is_module_class(c, cls, 0) ? cls : OOM_EST_NULL_NODE;
 }
 
 /* Whether a run without flags reaches `call` at module level or in a plain

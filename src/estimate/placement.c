@@ -14,18 +14,6 @@
 #include "internal.h"
 #include "oomlint/lang.h"
 
-static const TSNode null_node = {{0}, NULL, NULL};
-
-static TSNode child(TSNode n, const char *field)
-{
-    return ts_node_is_null(n) ? null_node : oom_child(n, field, (uint32_t)strlen(field));
-}
-
-static bool type_is(TSNode n, const char *type)
-{
-    return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
-}
-
 /* Calls that hand the model back, moved or cast: what a chain of them ends
  * in is still the model (`model.half().cuda().eval()`). */
 static bool passes_model_through(const char *method)
@@ -41,10 +29,10 @@ static bool passes_model_through(const char *method)
 /* `<obj>.<method>(...)`: the method's name into buf; false for other nodes. */
 static bool method_call(const oom_est_reader *r, TSNode call, TSNode *obj, char *buf, size_t size)
 {
-    TSNode fn = child(call, "function");
-    if (!type_is(call, "call") || !type_is(fn, "attribute") || !oom_est_text_of(r, child(fn, "attribute"), buf, size))
+    TSNode fn = oom_est_child(call, "function");
+    if (!oom_est_type_is(call, "call") || !oom_est_type_is(fn, "attribute") || !oom_est_text_of(r, oom_est_child(fn, "attribute"), buf, size))
         return false;
-    *obj = child(fn, "object");
+    *obj = oom_est_child(fn, "object");
     return true;
 }
 
@@ -83,14 +71,14 @@ static void model_variable(placement_scan *ps)
     TSNode obj;
     const oom_pymodel *m = ps->r->m;
     for (TSNode up = oom_pymodel_parent(m, n); !ts_node_is_null(up); up = oom_pymodel_parent(m, n)) {
-        TSNode call = type_is(up, "attribute") ? oom_pymodel_parent(m, up) : up;
-        if (type_is(up, "attribute") && type_is(call, "call") &&
+        TSNode call = oom_est_type_is(up, "attribute") ? oom_pymodel_parent(m, up) : up;
+        if (oom_est_type_is(up, "attribute") && oom_est_type_is(call, "call") &&
             method_call(ps->r, call, &obj, method, sizeof method) && passes_model_through(method)) {
             n = call;
             continue;
         }
-        if (type_is(up, "assignment") && ts_node_eq(child(up, "right"), n) &&
-            !oom_est_text_of(ps->r, child(up, "left"), ps->var, sizeof ps->var))
+        if (oom_est_type_is(up, "assignment") && ts_node_eq(oom_est_child(up, "right"), n) &&
+            !oom_est_text_of(ps->r, oom_est_child(up, "left"), ps->var, sizeof ps->var))
             ps->var[0] = '\0';
         break;
     }
@@ -143,8 +131,8 @@ static oom_placement device_kind(const oom_est_reader *r, TSNode expr, int depth
     } else if (strcmp(type, "call") == 0) {
         oom_buf q;
         oom_buf_init(&q);
-        TSNode args = child(expr, "arguments");
-        if (oom_pymodel_qualname(r->m, child(expr, "function"), &q) && strcmp(q.data, "torch.device") == 0 &&
+        TSNode args = oom_est_child(expr, "arguments");
+        if (oom_pymodel_qualname(r->m, oom_est_child(expr, "function"), &q) && strcmp(q.data, "torch.device") == 0 &&
             ts_node_named_child_count(args) > 0)
             k = device_kind(r, ts_node_named_child(args, 0), depth + 1);
         else if (q.len > 0 && strstr(q.data, "cuda.current_device"))
@@ -179,10 +167,10 @@ static oom_placement device_map_kind(const oom_est_reader *r, TSNode value)
     TSNode v = via && !ts_node_is_null(via->value) ? via->value : oom_pymodel_value_of(r->m, value, 0);
     if (ts_node_is_null(v))
         v = value;
-    if (type_is(v, "dictionary")) {
-        if (ts_node_named_child_count(v) != 1 || !type_is(ts_node_named_child(v, 0), "pair"))
+    if (oom_est_type_is(v, "dictionary")) {
+        if (ts_node_named_child_count(v) != 1 || !oom_est_type_is(ts_node_named_child(v, 0), "pair"))
             return OOM_PLACE_SPREAD;
-        return device_kind(r, child(ts_node_named_child(v, 0), "value"), 0);
+        return device_kind(r, oom_est_child(ts_node_named_child(v, 0), "value"), 0);
     }
     return device_kind(r, v, 0);
 }
@@ -225,10 +213,10 @@ static void read_loading_call(placement_scan *ps)
 /* The first positional argument of a call, or its `name=` keyword. */
 static TSNode argument(const oom_est_reader *r, TSNode call, const char *name)
 {
-    TSNode args = child(call, "arguments");
-    TSNode first = ts_node_named_child_count(args) > 0 ? ts_node_named_child(args, 0) : null_node;
-    if (!ts_node_is_null(first) && !type_is(first, "keyword_argument") && !type_is(first, "list_splat") &&
-        !type_is(first, "dictionary_splat"))
+    TSNode args = oom_est_child(call, "arguments");
+    TSNode first = ts_node_named_child_count(args) > 0 ? ts_node_named_child(args, 0) : OOM_EST_NULL_NODE;
+    if (!ts_node_is_null(first) && !oom_est_type_is(first, "keyword_argument") && !oom_est_type_is(first, "list_splat") &&
+        !oom_est_type_is(first, "dictionary_splat"))
         return first;
     return oom_pymodel_keyword_value(r->m, call, name);
 }
@@ -269,7 +257,7 @@ static void read_model_method(placement_scan *ps, TSNode call, const char *metho
             ps->cast_at = call;
     } else if (strcmp(method, "to") == 0 && (!decided || ts_node_is_null(ps->cast_at)) && runs(ps, call)) {
         /* .to(device), .to(dtype), .to(device, dtype), .to(device=, dtype=) */
-        TSNode args = child(call, "arguments");
+        TSNode args = oom_est_child(call, "arguments");
         TSNode first = argument(r, call, "device");
         bool cast = is_16bit_dtype(r, oom_pymodel_keyword_value(r->m, call, "dtype"));
         for (uint32_t i = 0; i < ts_node_named_child_count(args); i++)
@@ -287,7 +275,7 @@ static void read_model_method(placement_scan *ps, TSNode call, const char *metho
 static void read_handover(placement_scan *ps, TSNode call, const char *method)
 {
     const oom_est_reader *r = ps->r;
-    TSNode args = child(call, "arguments");
+    TSNode args = oom_est_child(call, "arguments");
     if (strcmp(method, "prepare") != 0 && strcmp(method, "prepare_model") != 0 &&
         strcmp(method, "init_inference") != 0 && strcmp(method, "pipeline") != 0)
         return;
@@ -300,7 +288,7 @@ static void read_handover(placement_scan *ps, TSNode call, const char *method)
         return;
     }
     if (strcmp(method, "init_inference") == 0) { /* DeepSpeed's tensor parallelism over mp_size GPUs */
-        TSNode first = ts_node_named_child_count(args) > 0 ? ts_node_named_child(args, 0) : null_node;
+        TSNode first = ts_node_named_child_count(args) > 0 ? ts_node_named_child(args, 0) : OOM_EST_NULL_NODE;
         if (!ts_node_is_null(first) && is_the_model(ps, first))
             place(ps, OOM_PLACE_SPREAD, call);
         return;
@@ -319,7 +307,7 @@ static void visit(void *ctx, TSNode n)
     placement_scan *ps = ctx;
     char method[32];
     TSNode obj;
-    if (!type_is(n, "call"))
+    if (!oom_est_type_is(n, "call"))
         return;
     if (method_call(ps->r, n, &obj, method, sizeof method)) {
         if (is_the_model(ps, obj) && !ts_node_eq(n, ps->r->model_call))
@@ -328,8 +316,8 @@ static void visit(void *ctx, TSNode n)
             read_handover(ps, n, method);
         return;
     }
-    TSNode fn = child(n, "function");
-    if (type_is(fn, "identifier") && oom_est_text_of(ps->r, fn, method, sizeof method))
+    TSNode fn = oom_est_child(n, "function");
+    if (oom_est_type_is(fn, "identifier") && oom_est_text_of(ps->r, fn, method, sizeof method))
         read_handover(ps, n, method);
 }
 
@@ -350,7 +338,7 @@ void oom_est_read_placement(oom_est_reader *r)
     out->placement = OOM_PLACE_UNKNOWN;
     if (out->in.training || ts_node_is_null(r->model_call))
         return;
-    placement_scan ps = {r, "", OOM_PLACE_UNKNOWN, null_node, false, null_node};
+    placement_scan ps = {r, "", OOM_PLACE_UNKNOWN, OOM_EST_NULL_NODE, false, OOM_EST_NULL_NODE};
     model_variable(&ps);
     read_loading_call(&ps);
     oom_est_walk(r, visit, &ps);

@@ -206,6 +206,17 @@ static void put_count(oom_buf *b, long long n)
         oom_buf_printf(b, "%.0fM", (double)n / 1e6);
 }
 
+/* The plan's last resort, training or not: "a smaller model of the same
+ * family: gpt2-medium (355M parameters against 774M)". */
+static void put_smaller_model(const oom_script_inputs *s, const candidate *c, oom_buf *plan)
+{
+    oom_buf_printf(plan, "a smaller model of the same family: %s (", s->smaller[c->model].id);
+    put_count(plan, c->in.params);
+    oom_buf_puts(plan, " parameters against ");
+    put_count(plan, s->in.params);
+    oom_buf_puts(plan, ")");
+}
+
 /* One step of an inference plan, in what the user changes. */
 static void describe_inference_step(const oom_script_inputs *s, const candidate *c, int step, const oom_gpu *gpu,
                                     oom_buf *plan)
@@ -240,11 +251,7 @@ static void describe_inference_step(const oom_script_inputs *s, const candidate 
                        strcmp(s->seq_name, "max_length") == 0 ? "max_length" : s->seq_name, c->in.seq_len);
         break;
     case STEP_SMALLER_MODEL:
-        oom_buf_printf(plan, "a smaller model of the same family: %s (", s->smaller[c->model].id);
-        put_count(plan, c->in.params);
-        oom_buf_puts(plan, " parameters against ");
-        put_count(plan, s->in.params);
-        oom_buf_puts(plan, ")");
+        put_smaller_model(s, c, plan);
         break;
     }
 }
@@ -336,11 +343,7 @@ static void describe(const oom_script_inputs *s, const candidate *c, unsigned ma
             oom_buf_printf(plan, "%s=%lld", s->seq_name, c->in.seq_len);
             break;
         case STEP_SMALLER_MODEL:
-            oom_buf_printf(plan, "a smaller model of the same family: %s (", s->smaller[c->model].id);
-            put_count(plan, c->in.params);
-            oom_buf_puts(plan, " parameters against ");
-            put_count(plan, s->in.params);
-            oom_buf_puts(plan, ")");
+            put_smaller_model(s, c, plan);
             break;
         }
     }

@@ -14,18 +14,6 @@
 #include "oomlint/nodes.h"
 #include "oomlint/lang.h"
 
-static const TSNode null_node = {{0}, NULL, NULL};
-
-static TSNode child(TSNode n, const char *field)
-{
-    return ts_node_is_null(n) ? null_node : oom_child(n, field, (uint32_t)strlen(field));
-}
-
-static bool type_is(TSNode n, const char *type)
-{
-    return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
-}
-
 void oom_est_walk(const oom_est_reader *r, void (*visit)(void *ctx, TSNode n), void *ctx)
 {
     TSNode root = r->root;
@@ -76,7 +64,7 @@ static oom_est_setting *add(oom_est_settings *all, const char *name, oom_setting
 static TSNode default_value(const oom_est_reader *r, TSNode v)
 {
     if (ts_node_is_null(v))
-        return null_node;
+        return OOM_EST_NULL_NODE;
     TSNode followed = oom_pymodel_value_of(r->m, v, 0);
     return ts_node_is_null(followed) ? v : followed;
 }
@@ -94,13 +82,13 @@ static bool keyword_string(const oom_est_reader *r, TSNode call, const char *nam
 static bool argparse_names(const oom_est_reader *r, TSNode call, char *dest, size_t dest_size, char *spelling,
                            size_t spelling_size)
 {
-    TSNode args = child(call, "arguments");
+    TSNode args = oom_est_child(call, "arguments");
     oom_buf s;
     oom_buf_init(&s);
     dest[0] = spelling[0] = '\0';
     for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
         TSNode a = ts_node_named_child(args, i);
-        if (!type_is(a, "string") || !oom_pymodel_string_value(r->m, a, &s) || s.len == 0)
+        if (!oom_est_type_is(a, "string") || !oom_pymodel_string_value(r->m, a, &s) || s.len == 0)
             continue;
         bool long_option = oom_str_starts_with(s.data, "--");
         if (!spelling[0] || (long_option && !oom_str_starts_with(spelling, "--")))
@@ -142,18 +130,18 @@ static void collect_add_argument(oom_est_reader *r, TSNode call)
 /* parser.set_defaults(batch_size=16): the options' defaults become these. */
 static void collect_set_defaults(oom_est_reader *r, TSNode call)
 {
-    TSNode args = child(call, "arguments");
+    TSNode args = oom_est_child(call, "arguments");
     for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
         TSNode a = ts_node_named_child(args, i);
         char name[64];
-        if (!type_is(a, "keyword_argument") || !oom_est_text_of(r, child(a, "name"), name, sizeof name))
+        if (!oom_est_type_is(a, "keyword_argument") || !oom_est_text_of(r, oom_est_child(a, "name"), name, sizeof name))
             continue;
         oom_est_setting *s = find(&r->settings, name, OOM_SETTING_ARGPARSE);
         if (!s) {
             s = add(&r->settings, name, OOM_SETTING_ARGPARSE, call);
             snprintf(s->spelling, sizeof s->spelling, "%s", name);
         }
-        s->value = default_value(r, child(a, "value"));
+        s->value = default_value(r, oom_est_child(a, "value"));
         s->at = a;
         s->flag = -1;
     }
@@ -164,13 +152,13 @@ static void collect_set_defaults(oom_est_reader *r, TSNode call)
 static bool is_settings_class(const oom_est_reader *r, TSNode cls)
 {
     TSNode up = ts_node_parent(cls);
-    for (uint32_t i = 0; type_is(up, "decorated_definition") && i < ts_node_named_child_count(up); i++) {
+    for (uint32_t i = 0; oom_est_type_is(up, "decorated_definition") && i < ts_node_named_child_count(up); i++) {
         TSNode d = ts_node_named_child(up, i);
         char text[64];
-        if (type_is(d, "decorator") && oom_est_text_of(r, d, text, sizeof text) && strstr(text, "dataclass"))
+        if (oom_est_type_is(d, "decorator") && oom_est_text_of(r, d, text, sizeof text) && strstr(text, "dataclass"))
             return true;
     }
-    TSNode bases = child(cls, "superclasses");
+    TSNode bases = oom_est_child(cls, "superclasses");
     for (uint32_t i = 0; !ts_node_is_null(bases) && i < ts_node_named_child_count(bases); i++) {
         char base[96];
         if (oom_est_text_of(r, ts_node_named_child(bases, i), base, sizeof base) &&
@@ -184,20 +172,20 @@ static bool is_settings_class(const oom_est_reader *r, TSNode cls)
 static void collect_fields(oom_est_reader *r, TSNode cls)
 {
     char owner[32];
-    if (!is_settings_class(r, cls) || !oom_est_text_of(r, child(cls, "name"), owner, sizeof owner))
+    if (!is_settings_class(r, cls) || !oom_est_text_of(r, oom_est_child(cls, "name"), owner, sizeof owner))
         return;
-    TSNode body = child(cls, "body");
+    TSNode body = oom_est_child(cls, "body");
     for (uint32_t i = 0; !ts_node_is_null(body) && i < ts_node_named_child_count(body); i++) {
         TSNode stmt = ts_node_named_child(body, i);
-        TSNode a = type_is(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : null_node;
+        TSNode a = oom_est_type_is(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : OOM_EST_NULL_NODE;
         char name[64];
-        if (!type_is(a, "assignment") || ts_node_is_null(child(a, "type")) ||
-            !type_is(child(a, "left"), "identifier") || !oom_est_text_of(r, child(a, "left"), name, sizeof name) ||
+        if (!oom_est_type_is(a, "assignment") || ts_node_is_null(oom_est_child(a, "type")) ||
+            !oom_est_type_is(oom_est_child(a, "left"), "identifier") || !oom_est_text_of(r, oom_est_child(a, "left"), name, sizeof name) ||
             find(&r->settings, name, OOM_SETTING_DATACLASS))
             continue;
         oom_est_setting *s = add(&r->settings, name, OOM_SETTING_DATACLASS, a);
         snprintf(s->spelling, sizeof s->spelling, "%s.%s", owner, name);
-        s->value = default_value(r, child(a, "right"));
+        s->value = default_value(r, oom_est_child(a, "right"));
     }
 }
 
@@ -207,31 +195,31 @@ static void collect_module_names(oom_est_reader *r)
 {
     for (uint32_t i = 0; i < ts_node_named_child_count(r->root); i++) {
         TSNode stmt = ts_node_named_child(r->root, i);
-        TSNode a = type_is(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : null_node;
+        TSNode a = oom_est_type_is(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : OOM_EST_NULL_NODE;
         char name[64];
-        if (!type_is(a, "assignment") || ts_node_is_null(child(a, "right")) ||
-            !type_is(child(a, "left"), "identifier") || !oom_est_text_of(r, child(a, "left"), name, sizeof name))
+        if (!oom_est_type_is(a, "assignment") || ts_node_is_null(oom_est_child(a, "right")) ||
+            !oom_est_type_is(oom_est_child(a, "left"), "identifier") || !oom_est_text_of(r, oom_est_child(a, "left"), name, sizeof name))
             continue;
         oom_est_setting *s = find(&r->settings, name, OOM_SETTING_MODULE);
         if (!s)
             s = add(&r->settings, name, OOM_SETTING_MODULE, a);
         snprintf(s->spelling, sizeof s->spelling, "%s", name);
         s->at = a;
-        s->value = default_value(r, child(a, "right"));
+        s->value = default_value(r, oom_est_child(a, "right"));
     }
 }
 
 static void visit(void *ctx, TSNode n)
 {
     oom_est_reader *r = ctx;
-    if (type_is(n, "class_definition")) {
+    if (oom_est_type_is(n, "class_definition")) {
         collect_fields(r, n);
         return;
     }
-    if (!type_is(n, "call") || !type_is(child(n, "function"), "attribute"))
+    if (!oom_est_type_is(n, "call") || !oom_est_type_is(oom_est_child(n, "function"), "attribute"))
         return;
     char method[16];
-    if (!oom_est_text_of(r, child(child(n, "function"), "attribute"), method, sizeof method))
+    if (!oom_est_text_of(r, oom_est_child(oom_est_child(n, "function"), "attribute"), method, sizeof method))
         return;
     if (strcmp(method, "add_argument") == 0)
         collect_add_argument(r, n);
@@ -271,15 +259,15 @@ static bool holds_arguments(const oom_est_reader *r, TSNode object)
 {
     static const char *const words[] = {"args", "arguments", "opt", "opts", "options", "cfg", "config",
                                         "conf", "hparams", "hps", "flags", "settings", NULL};
-    TSNode last = type_is(object, "attribute") ? child(object, "attribute") : object;
+    TSNode last = oom_est_type_is(object, "attribute") ? oom_est_child(object, "attribute") : object;
     char name[64];
-    if (!type_is(last, "identifier") || !oom_est_text_of(r, last, name, sizeof name))
+    if (!oom_est_type_is(last, "identifier") || !oom_est_text_of(r, last, name, sizeof name))
         return false;
     if (oom_name_has_word(name, strlen(name), words))
         return true;
-    TSNode bound = type_is(object, "identifier") ? oom_pymodel_value_of(r->m, object, 0) : null_node;
+    TSNode bound = oom_est_type_is(object, "identifier") ? oom_pymodel_value_of(r->m, object, 0) : OOM_EST_NULL_NODE;
     char callee[96];
-    return type_is(bound, "call") && oom_est_text_of(r, child(bound, "function"), callee, sizeof callee) &&
+    return oom_est_type_is(bound, "call") && oom_est_text_of(r, oom_est_child(bound, "function"), callee, sizeof callee) &&
            (strstr(callee, "parse") || strstr(callee, "args"));
 }
 
@@ -287,7 +275,7 @@ const oom_est_setting *oom_est_setting_read_by(const oom_est_reader *r, TSNode e
 {
     TSNode e = expr;
     for (int depth = 0; depth < 8 && !ts_node_is_null(e); depth++) {
-        if (type_is(e, "identifier")) {
+        if (oom_est_type_is(e, "identifier")) {
             TSNode v = oom_pymodel_value_of(r->m, e, 0);
             if (ts_node_is_null(v) || ts_node_eq(v, e))
                 return NULL;
@@ -295,9 +283,9 @@ const oom_est_setting *oom_est_setting_read_by(const oom_est_reader *r, TSNode e
             continue;
         }
         char name[64];
-        TSNode object = child(e, "object");
-        if (!type_is(e, "attribute") || !(type_is(object, "identifier") || type_is(object, "attribute")) ||
-            !holds_arguments(r, object) || !oom_est_text_of(r, child(e, "attribute"), name, sizeof name))
+        TSNode object = oom_est_child(e, "object");
+        if (!oom_est_type_is(e, "attribute") || !(oom_est_type_is(object, "identifier") || oom_est_type_is(object, "attribute")) ||
+            !holds_arguments(r, object) || !oom_est_text_of(r, oom_est_child(e, "attribute"), name, sizeof name))
             return NULL;
         const oom_est_setting *s = oom_est_setting_named(r, name);
         return s && s->kind != OOM_SETTING_MODULE ? s : NULL;
@@ -324,7 +312,7 @@ bool oom_est_setting_int(const oom_est_reader *r, const oom_est_setting *s, long
         return false;
     if (oom_pymodel_int_value(r->m, s->value, out))
         return true;
-    if (!s->int_type || !type_is(s->value, "string"))
+    if (!s->int_type || !oom_est_type_is(s->value, "string"))
         return false;
     oom_buf v;
     oom_buf_init(&v);
@@ -349,9 +337,9 @@ int oom_est_setting_switch(const oom_est_reader *r, const oom_est_setting *s)
         return -1;
     if (s->given) /* the launch command's True / False / yes / 1 (arguments.c normalises them) */
         return strcmp(s->given, "True") == 0 ? 1 : strcmp(s->given, "False") == 0 ? 0 : -1;
-    if (type_is(s->value, "true"))
+    if (oom_est_type_is(s->value, "true"))
         return 1;
-    if (type_is(s->value, "false"))
+    if (oom_est_type_is(s->value, "false"))
         return 0;
     oom_buf v;
     oom_buf_init(&v);
@@ -381,33 +369,33 @@ static int condition_value(const oom_est_reader *r, TSNode cond, int depth)
 {
     if (ts_node_is_null(cond) || depth > 4)
         return -1;
-    if (type_is(cond, "parenthesized_expression"))
+    if (oom_est_type_is(cond, "parenthesized_expression"))
         return condition_value(r, ts_node_named_child(cond, 0), depth + 1);
-    if (type_is(cond, "not_operator")) {
-        int v = condition_value(r, child(cond, "argument"), depth + 1);
+    if (oom_est_type_is(cond, "not_operator")) {
+        int v = condition_value(r, oom_est_child(cond, "argument"), depth + 1);
         return v < 0 ? -1 : !v;
     }
     int on = oom_est_setting_switch(r, oom_est_setting_read_by(r, cond));
     if (on >= 0)
         return on;
     TSNode v = oom_pymodel_value_of(r->m, cond, 0);
-    return type_is(v, "true") ? 1 : type_is(v, "false") ? 0 : -1;
+    return oom_est_type_is(v, "true") ? 1 : oom_est_type_is(v, "false") ? 0 : -1;
 }
 
 bool oom_est_runs_without_flags(const oom_est_reader *r, TSNode node)
 {
     TSNode inner = node;
     for (TSNode up = ts_node_parent(node); !ts_node_is_null(up); inner = up, up = ts_node_parent(up)) {
-        if (type_is(up, "function_definition") || type_is(up, "class_definition"))
+        if (oom_est_type_is(up, "function_definition") || oom_est_type_is(up, "class_definition"))
             return true;
-        if (type_is(up, "else_clause")) {
+        if (oom_est_type_is(up, "else_clause")) {
             TSNode owner = ts_node_parent(up);
-            if (type_is(owner, "if_statement") && condition_value(r, child(owner, "condition"), 0) == 1)
+            if (oom_est_type_is(owner, "if_statement") && condition_value(r, oom_est_child(owner, "condition"), 0) == 1)
                 return false;
-        } else if (type_is(up, "if_statement") && ts_node_eq(inner, child(up, "consequence")) &&
-                   condition_value(r, child(up, "condition"), 0) == 0) {
+        } else if (oom_est_type_is(up, "if_statement") && ts_node_eq(inner, oom_est_child(up, "consequence")) &&
+                   condition_value(r, oom_est_child(up, "condition"), 0) == 0) {
             return false;
-        } else if (type_is(up, "conditional_expression")) {
+        } else if (oom_est_type_is(up, "conditional_expression")) {
             /* `BitsAndBytesConfig(load_in_4bit=True) if lora_args.q_lora else None` */
             int cond = condition_value(r, ts_node_named_child(up, 1), 0);
             if ((cond == 0 && ts_node_eq(inner, ts_node_named_child(up, 0))) ||

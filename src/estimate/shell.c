@@ -202,6 +202,20 @@ static void expand(lexer *lx)
     substitute(lx, s + name, lx->i - name, NULL, 0, s + dollar, lx->i - dollar);
 }
 
+/* `$NAME` or `${...}`, a command substitution, or one plain character:
+ * what unquoted and double-quoted text alike do with them. */
+static void expand_or_copy(lexer *lx, char c)
+{
+    if (c == '$') {
+        expand(lx);
+    } else if (c == '`') {
+        skip_command_substitution(lx, '`', '`');
+    } else {
+        oom_buf_putc(&lx->text, c);
+        lx->i++;
+    }
+}
+
 static void double_quoted(lexer *lx)
 {
     lx->i++;
@@ -210,13 +224,8 @@ static void double_quoted(lexer *lx)
         if (c == '\\' && lx->i + 1 < lx->n && strchr("\"\\$`", lx->s[lx->i + 1])) {
             oom_buf_putc(&lx->text, lx->s[lx->i + 1]);
             lx->i += 2;
-        } else if (c == '$') {
-            expand(lx);
-        } else if (c == '`') {
-            skip_command_substitution(lx, '`', '`');
         } else {
-            oom_buf_putc(&lx->text, c);
-            lx->i++;
+            expand_or_copy(lx, c);
         }
     }
     if (lx->i < lx->n)
@@ -266,13 +275,8 @@ static token next_word(lexer *lx)
         } else if (c == '\\' && lx->i + 1 < lx->n) {
             oom_buf_putc(&lx->text, lx->s[lx->i + 1]);
             lx->i += 2;
-        } else if (c == '$') {
-            expand(lx);
-        } else if (c == '`') {
-            skip_command_substitution(lx, '`', '`');
         } else {
-            oom_buf_putc(&lx->text, c);
-            lx->i++;
+            expand_or_copy(lx, c);
         }
     }
     t.w.text = oom_xstrdup(lx->text.data ? lx->text.data : "");

@@ -34,18 +34,6 @@ typedef struct {
     int in_features_names;
 } scan;
 
-static const TSNode null_node = {{0}, NULL, NULL};
-
-static TSNode child(TSNode n, const char *field)
-{
-    return oom_child(n, field, (uint32_t)strlen(field));
-}
-
-static bool type_is(TSNode n, const char *type)
-{
-    return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
-}
-
 static bool qualname(const scan *s, TSNode expr, oom_buf *out)
 {
     return !ts_node_is_null(expr) && oom_pymodel_qualname(s->r->m, expr, out);
@@ -54,30 +42,30 @@ static bool qualname(const scan *s, TSNode expr, oom_buf *out)
 /* The i-th positional argument of a call, or a null node. */
 static TSNode positional(TSNode call, uint32_t i)
 {
-    TSNode args = child(call, "arguments");
+    TSNode args = oom_est_child(call, "arguments");
     uint32_t seen = 0;
     for (uint32_t k = 0; !ts_node_is_null(args) && k < ts_node_named_child_count(args); k++) {
         TSNode a = ts_node_named_child(args, k);
-        if (type_is(a, "keyword_argument") || type_is(a, "comment"))
+        if (oom_est_type_is(a, "keyword_argument") || oom_est_type_is(a, "comment"))
             continue;
         if (seen++ == i)
             return a;
     }
-    return null_node;
+    return OOM_EST_NULL_NODE;
 }
 
 /* The value of keyword argument `name`, or a null node. */
 static TSNode keyword(const scan *s, TSNode call, const char *name)
 {
-    TSNode args = child(call, "arguments");
+    TSNode args = oom_est_child(call, "arguments");
     for (uint32_t k = 0; !ts_node_is_null(args) && k < ts_node_named_child_count(args); k++) {
         TSNode a = ts_node_named_child(args, k);
         char key[48];
-        if (type_is(a, "keyword_argument") && oom_est_text_of(s->r, child(a, "name"), key, sizeof key) &&
+        if (oom_est_type_is(a, "keyword_argument") && oom_est_text_of(s->r, oom_est_child(a, "name"), key, sizeof key) &&
             strcmp(key, name) == 0)
-            return child(a, "value");
+            return oom_est_child(a, "value");
     }
-    return null_node;
+    return OOM_EST_NULL_NODE;
 }
 
 static bool int_of(const scan *s, TSNode e, long long *out)
@@ -150,13 +138,13 @@ static const oom_model *image_model_of_call(const scan *s, TSNode call, const ch
  * `getattr(models, args.arch)()`. */
 static const oom_model *image_model_by_lookup(const scan *s, TSNode call, const oom_est_setting **via)
 {
-    TSNode fn = child(call, "function"), space = null_node, key = null_node;
+    TSNode fn = oom_est_child(call, "function"), space = OOM_EST_NULL_NODE, key = OOM_EST_NULL_NODE;
     oom_buf q;
     oom_buf_init(&q);
-    if (type_is(fn, "subscript") && qualname(s, child(fn, "value"), &q) &&
+    if (oom_est_type_is(fn, "subscript") && qualname(s, oom_est_child(fn, "value"), &q) &&
         strcmp(q.data, "torchvision.models.__dict__") == 0) {
-        key = child(fn, "subscript");
-    } else if (type_is(fn, "call") && text_is(s, child(fn, "function"), "getattr")) {
+        key = oom_est_child(fn, "subscript");
+    } else if (oom_est_type_is(fn, "call") && text_is(s, oom_est_child(fn, "function"), "getattr")) {
         space = positional(fn, 0);
         if (qualname(s, space, &q) && strcmp(q.data, "torchvision.models") == 0)
             key = positional(fn, 1);
@@ -175,12 +163,12 @@ static void bind_model_var(scan *s, TSNode call)
     TSNode n = call;
     for (int i = 0; i < 6; i++) {
         TSNode up = ts_node_parent(n);
-        if (type_is(up, "attribute") || type_is(up, "call")) {
+        if (oom_est_type_is(up, "attribute") || oom_est_type_is(up, "call")) {
             n = up;
             continue;
         }
-        if (type_is(up, "assignment") && ts_node_eq(child(up, "right"), n))
-            oom_est_text_of(s->r, child(up, "left"), s->var, sizeof s->var);
+        if (oom_est_type_is(up, "assignment") && ts_node_eq(oom_est_child(up, "right"), n))
+            oom_est_text_of(s->r, oom_est_child(up, "left"), s->var, sizeof s->var);
         return;
     }
 }
@@ -229,7 +217,7 @@ static bool size_value(const scan *s, TSNode v, long long *h, long long *w)
         *w = *h;
         return true;
     }
-    if (!type_is(v, "tuple") && !type_is(v, "list"))
+    if (!oom_est_type_is(v, "tuple") && !oom_est_type_is(v, "list"))
         return false;
     return ts_node_named_child_count(v) == 2 && int_of(s, ts_node_named_child(v, 0), h) &&
            int_of(s, ts_node_named_child(v, 1), w);
@@ -261,7 +249,7 @@ static void read_transform(scan *s, TSNode call, const char *q)
     char what[96];
     /* Resize(n) sets the shorter side; the other follows the photo's aspect */
     snprintf(what, sizeof what, "%s(%lld%s%s", last + 1, h, h == w ? "" : ", ...",
-             rank == 1 && type_is(v, "integer") ? "): shorter side, assumed square" : ")");
+             rank == 1 && oom_est_type_is(v, "integer") ? "): shorter side, assumed square" : ")");
     set_image_size(s, call, rank, h, w, what);
 }
 
@@ -345,9 +333,9 @@ static void read_optimizer_class(scan *s, TSNode call, const char *q)
 static void visit_call(void *ctx, TSNode n)
 {
     scan *s = ctx;
-    if (!type_is(n, "call"))
+    if (!oom_est_type_is(n, "call"))
         return;
-    TSNode fn = child(n, "function");
+    TSNode fn = oom_est_child(n, "function");
     const oom_est_setting *via = NULL;
     const oom_model *m;
     oom_buf q;
@@ -418,28 +406,28 @@ static int part_of_model(const scan *s, TSNode expr)
  * module: model.requires_grad_(False)). */
 static int requires_grad_statement(const scan *s, TSNode stmt, const char *target, TSNode *object)
 {
-    TSNode e = type_is(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : stmt;
-    if (type_is(e, "assignment")) {
-        TSNode left = child(e, "left");
-        if (!type_is(left, "attribute") || !text_is(s, child(left, "attribute"), "requires_grad"))
+    TSNode e = oom_est_type_is(stmt, "expression_statement") ? ts_node_named_child(stmt, 0) : stmt;
+    if (oom_est_type_is(e, "assignment")) {
+        TSNode left = oom_est_child(e, "left");
+        if (!oom_est_type_is(left, "attribute") || !text_is(s, oom_est_child(left, "attribute"), "requires_grad"))
             return -1;
-        *object = child(left, "object");
+        *object = oom_est_child(left, "object");
         if (target && !text_is(s, *object, target))
             return -1;
-        return type_is(child(e, "right"), "true") ? 1 : type_is(child(e, "right"), "false") ? 0 : -1;
+        return oom_est_type_is(oom_est_child(e, "right"), "true") ? 1 : oom_est_type_is(oom_est_child(e, "right"), "false") ? 0 : -1;
     }
-    if (!type_is(e, "call") || !type_is(child(e, "function"), "attribute"))
+    if (!oom_est_type_is(e, "call") || !oom_est_type_is(oom_est_child(e, "function"), "attribute"))
         return -1;
-    TSNode fn = child(e, "function");
-    if (!text_is(s, child(fn, "attribute"), "requires_grad_"))
+    TSNode fn = oom_est_child(e, "function");
+    if (!text_is(s, oom_est_child(fn, "attribute"), "requires_grad_"))
         return -1;
-    *object = child(fn, "object");
+    *object = oom_est_child(fn, "object");
     if (target && !text_is(s, *object, target))
         return -1;
     TSNode arg = positional(e, 0);
     if (ts_node_is_null(arg))
         arg = keyword(s, e, "requires_grad");
-    return ts_node_is_null(arg) || type_is(arg, "true") ? 1 : type_is(arg, "false") ? 0 : -1;
+    return ts_node_is_null(arg) || oom_est_type_is(arg, "true") ? 1 : oom_est_type_is(arg, "false") ? 0 : -1;
 }
 
 /* A freeze (or unfreeze) of `part` at `at`. */
@@ -467,7 +455,7 @@ static void record_grad_switch(scan *s, TSNode at, int part, int on)
 /* An `if` whose own block sets requires_grad = False on the loop variable. */
 static bool freezes_in_block(const scan *s, TSNode if_stmt, const char *var)
 {
-    TSNode block = child(if_stmt, "consequence");
+    TSNode block = oom_est_child(if_stmt, "consequence");
     for (uint32_t i = 0; !ts_node_is_null(block) && i < ts_node_named_child_count(block); i++) {
         TSNode object;
         if (requires_grad_statement(s, ts_node_named_child(block, i), var, &object) == 0)
@@ -481,15 +469,15 @@ static bool freezes_in_block(const scan *s, TSNode if_stmt, const char *var)
  * (MoCo's main_lincls.py). */
 static bool freezes_all_but_listed(const scan *s, TSNode if_stmt, TSNode name_var, const char *var)
 {
-    TSNode cond = child(if_stmt, "condition");
+    TSNode cond = oom_est_child(if_stmt, "condition");
     char text[256];
-    if (!type_is(cond, "comparison_operator") || ts_node_named_child_count(cond) != 2 ||
+    if (!oom_est_type_is(cond, "comparison_operator") || ts_node_named_child_count(cond) != 2 ||
         !oom_est_text_of(s->r, cond, text, sizeof text) || !strstr(text, " not in "))
         return false;
     TSNode name = ts_node_named_child(cond, 0), list = ts_node_named_child(cond, 1);
     char a[48], b[48];
     return oom_est_text_of(s->r, name, a, sizeof a) && oom_est_text_of(s->r, name_var, b, sizeof b) &&
-           strcmp(a, b) == 0 && (type_is(list, "list") || type_is(list, "tuple")) &&
+           strcmp(a, b) == 0 && (oom_est_type_is(list, "list") || oom_est_type_is(list, "tuple")) &&
            ts_node_named_child_count(list) <= 4 && freezes_in_block(s, if_stmt, var);
 }
 
@@ -499,32 +487,32 @@ static bool freezes_all_but_listed(const scan *s, TSNode if_stmt, TSNode name_va
  * [a short list]`. */
 static void visit_for(scan *s, TSNode n)
 {
-    TSNode right = child(n, "right"), left = child(n, "left"), body = child(n, "body");
-    if (!type_is(right, "call") || !type_is(child(right, "function"), "attribute") || ts_node_is_null(body))
+    TSNode right = oom_est_child(n, "right"), left = oom_est_child(n, "left"), body = oom_est_child(n, "body");
+    if (!oom_est_type_is(right, "call") || !oom_est_type_is(oom_est_child(right, "function"), "attribute") || ts_node_is_null(body))
         return;
-    TSNode fn = child(right, "function");
-    bool named = text_is(s, child(fn, "attribute"), "named_parameters");
-    if (!named && !text_is(s, child(fn, "attribute"), "parameters"))
+    TSNode fn = oom_est_child(right, "function");
+    bool named = text_is(s, oom_est_child(fn, "attribute"), "named_parameters");
+    if (!named && !text_is(s, oom_est_child(fn, "attribute"), "parameters"))
         return;
-    TSNode name_var = null_node;
-    if (named && type_is(left, "pattern_list")) {
+    TSNode name_var = OOM_EST_NULL_NODE;
+    if (named && oom_est_type_is(left, "pattern_list")) {
         name_var = ts_node_named_child(left, 0);
         left = ts_node_named_child(left, ts_node_named_child_count(left) - 1);
     }
     char var[48];
-    if (!type_is(left, "identifier") || !oom_est_text_of(s->r, left, var, sizeof var))
+    if (!oom_est_type_is(left, "identifier") || !oom_est_text_of(s->r, left, var, sizeof var))
         return;
-    int part = part_of_model(s, child(fn, "object"));
+    int part = part_of_model(s, oom_est_child(fn, "object"));
     for (uint32_t i = 0; i < ts_node_named_child_count(body); i++) {
         TSNode stmt = ts_node_named_child(body, i), object;
         int on = requires_grad_statement(s, stmt, var, &object);
         if (on >= 0) {
             record_grad_switch(s, n, part, on);
-        } else if (type_is(stmt, "if_statement") && part == PART_MODEL &&
+        } else if (oom_est_type_is(stmt, "if_statement") && part == PART_MODEL &&
                    freezes_all_but_listed(s, stmt, name_var, var)) {
             record_grad_switch(s, n, part, 0);
             s->head_unfrozen = s->head_taken = !s->freeze_guarded;
-        } else if (type_is(stmt, "if_statement") && part != PART_OTHER && freezes_in_block(s, stmt, var)) {
+        } else if (oom_est_type_is(stmt, "if_statement") && part != PART_OTHER && freezes_in_block(s, stmt, var)) {
             s->freeze_guarded = true; /* `if "fc" not in name:` freezes a part we cannot name */
             s->guarded_at = stmt;
         }
@@ -536,7 +524,7 @@ static bool calls(const scan *s, TSNode value, const char *name)
 {
     oom_buf q;
     oom_buf_init(&q);
-    bool yes = type_is(value, "call") && qualname(s, child(value, "function"), &q) && oom_str_ends_with(q.data, name);
+    bool yes = oom_est_type_is(value, "call") && qualname(s, oom_est_child(value, "function"), &q) && oom_str_ends_with(q.data, name);
     oom_buf_free(&q);
     return yes;
 }
@@ -545,9 +533,9 @@ static bool calls(const scan *s, TSNode value, const char *name)
 static void remember_in_features(scan *s, TSNode assignment)
 {
     char right[96];
-    TSNode left = child(assignment, "left");
-    if (s->in_features_names >= 4 || !type_is(left, "identifier") ||
-        !oom_est_text_of(s->r, child(assignment, "right"), right, sizeof right) ||
+    TSNode left = oom_est_child(assignment, "left");
+    if (s->in_features_names >= 4 || !oom_est_type_is(left, "identifier") ||
+        !oom_est_text_of(s->r, oom_est_child(assignment, "right"), right, sizeof right) ||
         !oom_str_ends_with(right, ".in_features"))
         return;
     oom_est_text_of(s->r, left, s->in_features_name[s->in_features_names], sizeof s->in_features_name[0]);
@@ -596,11 +584,11 @@ static long long linear_params(scan *s, TSNode call, long long *out_features)
 static long long head_params_of(scan *s, TSNode value, long long *classes)
 {
     long long n = linear_params(s, value, classes);
-    if (n >= 0 || !type_is(value, "call"))
+    if (n >= 0 || !oom_est_type_is(value, "call"))
         return n;
     oom_buf q;
     oom_buf_init(&q);
-    bool seq = qualname(s, child(value, "function"), &q) && oom_str_ends_with(q.data, "nn.Sequential");
+    bool seq = qualname(s, oom_est_child(value, "function"), &q) && oom_str_ends_with(q.data, "nn.Sequential");
     oom_buf_free(&q);
     if (!seq)
         return -1;
@@ -622,7 +610,7 @@ static long long head_params_of(scan *s, TSNode value, long long *classes)
  * which keeps every feature map 4x4 times larger. */
 static void read_stem(scan *s, const char *path, TSNode n)
 {
-    TSNode value = child(n, "right");
+    TSNode value = oom_est_child(n, "right");
     if (strcmp(path, "maxpool") == 0 && calls(s, value, "Identity")) {
         s->maxpool_removed = true;
     } else if (strcmp(path, "conv1") == 0 && calls(s, value, "Conv2d")) {
@@ -640,9 +628,9 @@ static void read_stem(scan *s, const char *path, TSNode n)
  * and a ResNet's stem. */
 static void visit_assignment(scan *s, TSNode n)
 {
-    if (!type_is(n, "assignment"))
+    if (!oom_est_type_is(n, "assignment"))
         return;
-    TSNode left = child(n, "left");
+    TSNode left = oom_est_child(n, "left");
     char path[64];
     const oom_vision_profile *v = s->model ? &s->model->vision : NULL;
     remember_in_features(s, n);
@@ -659,15 +647,15 @@ static void visit_assignment(scan *s, TSNode n)
     bool container = strcmp(path, v->head) != 0;
     s->old_head_params = container && v->classifier_params > 0 ? v->classifier_params : v->head_params;
     s->new_classes = -1;
-    s->new_head_params = head_params_of(s, child(n, "right"), &s->new_classes);
+    s->new_head_params = head_params_of(s, oom_est_child(n, "right"), &s->new_classes);
 }
 
 static void visit_freezing(void *ctx, TSNode n)
 {
     scan *s = ctx;
-    if (type_is(n, "for_statement")) {
+    if (oom_est_type_is(n, "for_statement")) {
         visit_for(s, n);
-    } else if (type_is(n, "call") && type_is(ts_node_parent(n), "expression_statement")) {
+    } else if (oom_est_type_is(n, "call") && oom_est_type_is(ts_node_parent(n), "expression_statement")) {
         TSNode object;
         int on = requires_grad_statement(s, n, NULL, &object);
         if (on >= 0)
