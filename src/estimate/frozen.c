@@ -137,24 +137,35 @@ static bool all_but_head(freeze_scan *s, TSNode if_stmt, TSNode name_var, const 
 
 /* for p in model.bert.parameters(): p.requires_grad = False (named_parameters
  * too; statements directly in the loop body). */
-static void visit_for(freeze_scan *s, TSNode n)
+bool oom_est_parameters_loop(const oom_est_reader *r, TSNode n, oom_est_param_loop *out)
 {
-    TSNode right = oom_est_child(n, "right"), left = oom_est_child(n, "left"), body = oom_est_child(n, "body");
+    TSNode right = oom_est_child(n, "right"), left = oom_est_child(n, "left");
     TSNode fn = oom_est_child(right, "function");
-    if (!oom_est_type_is(right, "call") || !oom_est_type_is(fn, "attribute") || ts_node_is_null(body))
-        return;
-    bool named = text_is(s, oom_est_child(fn, "attribute"), "named_parameters");
-    if (!named && !text_is(s, oom_est_child(fn, "attribute"), "parameters"))
-        return;
-    TSNode name_var = OOM_EST_NULL_NODE;
+    out->body = oom_est_child(n, "body");
+    if (!oom_est_type_is(right, "call") || !oom_est_type_is(fn, "attribute") || ts_node_is_null(out->body))
+        return false;
+    char method[24];
+    if (!oom_est_text_of(r, oom_est_child(fn, "attribute"), method, sizeof method))
+        return false;
+    bool named = strcmp(method, "named_parameters") == 0;
+    if (!named && strcmp(method, "parameters") != 0)
+        return false;
+    out->name_var = OOM_EST_NULL_NODE;
     if (named && oom_est_type_is(left, "pattern_list")) {
-        name_var = ts_node_named_child(left, 0);
+        out->name_var = ts_node_named_child(left, 0);
         left = ts_node_named_child(left, ts_node_named_child_count(left) - 1);
     }
-    char var[48];
-    if (!oom_est_type_is(left, "identifier") || !oom_est_text_of(s->r, left, var, sizeof var))
+    out->owner = oom_est_child(fn, "object");
+    return oom_est_type_is(left, "identifier") && oom_est_text_of(r, left, out->var, sizeof out->var);
+}
+
+static void visit_for(freeze_scan *s, TSNode n)
+{
+    oom_est_param_loop loop;
+    if (!oom_est_parameters_loop(s->r, n, &loop))
         return;
-    TSNode owner = oom_est_child(fn, "object");
+    TSNode owner = loop.owner, name_var = loop.name_var, body = loop.body;
+    const char *var = loop.var;
     int part = part_of(s, owner, true);
     for (uint32_t i = 0; i < ts_node_named_child_count(body); i++) {
         TSNode stmt = ts_node_named_child(body, i), object;

@@ -116,6 +116,16 @@ static inline bool oom_est_type_is(TSNode n, const char *type)
     return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
 }
 
+/* `for p in X.parameters():` or `for name, p in X.named_parameters():`,
+ * the loop both freeze readers (frozen.c, vision.c) look for: the module X,
+ * the parameter's variable, the name's variable (null for parameters())
+ * and the body (frozen.c). */
+typedef struct {
+    TSNode owner, name_var, body;
+    char var[48];
+} oom_est_param_loop;
+bool oom_est_parameters_loop(const oom_est_reader *r, TSNode for_stmt, oom_est_param_loop *out);
+
 /* Copies `src` into `dst` of `size` bytes, cut short when it does not fit
  * (texts in inputs are for people; a long name is cut, not refused). */
 static inline void oom_est_copy(char *dst, size_t size, const char *src)

@@ -487,22 +487,12 @@ static bool freezes_all_but_listed(const scan *s, TSNode if_stmt, TSNode name_va
  * [a short list]`. */
 static void visit_for(scan *s, TSNode n)
 {
-    TSNode right = oom_est_child(n, "right"), left = oom_est_child(n, "left"), body = oom_est_child(n, "body");
-    if (!oom_est_type_is(right, "call") || !oom_est_type_is(oom_est_child(right, "function"), "attribute") || ts_node_is_null(body))
+    oom_est_param_loop loop;
+    if (!oom_est_parameters_loop(s->r, n, &loop))
         return;
-    TSNode fn = oom_est_child(right, "function");
-    bool named = text_is(s, oom_est_child(fn, "attribute"), "named_parameters");
-    if (!named && !text_is(s, oom_est_child(fn, "attribute"), "parameters"))
-        return;
-    TSNode name_var = OOM_EST_NULL_NODE;
-    if (named && oom_est_type_is(left, "pattern_list")) {
-        name_var = ts_node_named_child(left, 0);
-        left = ts_node_named_child(left, ts_node_named_child_count(left) - 1);
-    }
-    char var[48];
-    if (!oom_est_type_is(left, "identifier") || !oom_est_text_of(s->r, left, var, sizeof var))
-        return;
-    int part = part_of_model(s, oom_est_child(fn, "object"));
+    TSNode name_var = loop.name_var, body = loop.body;
+    const char *var = loop.var;
+    int part = part_of_model(s, loop.owner);
     for (uint32_t i = 0; i < ts_node_named_child_count(body); i++) {
         TSNode stmt = ts_node_named_child(body, i), object;
         int on = requires_grad_statement(s, stmt, var, &object);
