@@ -119,6 +119,7 @@ bool oom_pymodel_in_guard(const oom_pymodel *m, TSNode node);
 /* Inside an `if` (or conditional expression) that is itself inside the
  * innermost loop around `node`: the code does not run on every iteration. */
 bool oom_pymodel_in_loop_guard(const oom_pymodel *m, TSNode node);
+bool oom_pymodel_in_periodic_guard(const oom_pymodel *m, TSNode node);
 /* Inside an except handler; `oom_only`: one that catches out-of-memory errors. */
 bool oom_pymodel_in_handler(const oom_pymodel *m, TSNode node, bool oom_only);
 /* Inside a method of a model or loss class (nn.Module, *Model) that computes

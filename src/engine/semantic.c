@@ -108,6 +108,7 @@ SEM_PY(sem_device_output, oom_pymodel_is_device_output(m, n))
 SEM_PY(sem_in_guard, oom_pymodel_in_guard(m, n))
 SEM_PY(sem_retry_call, oom_pymodel_is_retry_call(m, n))
 SEM_PY(sem_in_loop_guard, oom_pymodel_in_loop_guard(m, n))
+SEM_PY(sem_in_periodic_guard, oom_pymodel_in_periodic_guard(m, n))
 SEM_PY(sem_in_oom_handler, oom_pymodel_in_handler(m, n, true))
 SEM_PY(sem_in_except, oom_pymodel_in_handler(m, n, false))
 SEM_PY(sem_file_trains, oom_pymodel_file_trains(m))
@@ -631,6 +632,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "always holds; puts the logits' size in {{detail}} when known", false, false},
     {"oom-in-loop-guard", sem_in_loop_guard, 0, 0, OOM_SEM_PYTHON, false,
      "inside an if within the innermost loop", false, false},
+    {"oom-in-periodic-guard", sem_in_periodic_guard, 0, 0, OOM_SEM_PYTHON, false,
+     "inside an if of the innermost loop whose condition takes a modulo (every k-th iteration)", false, false},
     {"oom-in-oom-handler", sem_in_oom_handler, 0, 0, OOM_SEM_PYTHON, false,
      "inside an except clause for out-of-memory errors", false, false},
     {"oom-in-except", sem_in_except, 0, 0, OOM_SEM_PYTHON, false,

@@ -123,6 +123,45 @@ bool oom_pymodel_in_loop_guard(const oom_pymodel *m, TSNode node)
     return false;
 }
 
+/* Whether `e` holds a modulo (`i % log_every_t`, `not step % 100`). */
+static bool has_modulo(const oom_pymodel *m, TSNode e, int depth)
+{
+    if (ts_node_is_null(e) || depth > 8)
+        return false;
+    if (strcmp(ts_node_type(e), "binary_operator") == 0) {
+        TSNode op = oom_model_child(m, e, "operator", 8);
+        if (!ts_node_is_null(op) && strcmp(ts_node_type(op), "%") == 0)
+            return true;
+    }
+    oom_model_kids kids = oom_model_kids_of(m, e);
+    for (TSNode k; oom_model_next_kid(m, &kids, &k);)
+        if (has_modulo(m, k, depth + 1))
+            return true;
+    return false;
+}
+
+/* Inside an `if` of the innermost loop whose condition takes a modulo
+ * (`if index % log_every_t == 0 or index == total_steps - 1:`): the body
+ * runs every k-th iteration, a periodic snapshot (latent-diffusion's DDIM
+ * intermediates), not every iteration. Only the if's body counts, not its
+ * condition; the walk stops at the loop. */
+bool oom_pymodel_in_periodic_guard(const oom_pymodel *m, TSNode node)
+{
+    TSNode child = node;
+    for (TSNode up = oom_model_parent(m, node); !ts_node_is_null(up); up = oom_model_parent(m, up)) {
+        TSSymbol s = ts_node_symbol(up);
+        if (s == m->sym.for_statement || s == m->sym.while_statement || s == m->sym.function_definition)
+            return false;
+        if (strcmp(ts_node_type(up), "if_statement") == 0) {
+            TSNode cond = oom_model_child(m, up, "condition", 9);
+            if (!ts_node_is_null(cond) && !ts_node_eq(cond, child) && has_modulo(m, cond, 0))
+                return true;
+        }
+        child = up;
+    }
+    return false;
+}
+
 bool oom_pymodel_in_handler(const oom_pymodel *m, TSNode node, bool oom_only)
 {
     uint32_t pos = ts_node_start_byte(node);

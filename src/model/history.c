@@ -252,6 +252,80 @@ static bool method_runs_forward(const oom_pymodel *m, int scope, int depth)
     return false;
 }
 
+/* The class a method scope belongs to: the class_definition around its
+ * `def` (through a decorated_definition); null for a function. */
+static TSNode class_of_scope(const oom_pymodel *m, const oom_scope *sc)
+{
+    if (ts_node_is_null(sc->def))
+        return (TSNode){0};
+    TSNode up = oom_model_parent(m, sc->def);
+    if (!ts_node_is_null(up) && ts_node_symbol(up) == m->sym.decorated_definition)
+        up = oom_model_parent(m, up);
+    up = ts_node_is_null(up) ? up : oom_model_parent(m, up); /* block -> class_definition */
+    return !ts_node_is_null(up) && ts_node_symbol(up) == m->sym.class_definition ? up : (TSNode){0};
+}
+
+/* A context manager's own call (`with torch.inference_mode():`,
+ * `with self.autocast_ctx():`): it opens the region, and runs nothing. */
+static bool in_with_header(const oom_pymodel *m, TSNode call)
+{
+    TSNode up = call;
+    for (int i = 0; i < 4 && !ts_node_is_null(up); i++) {
+        up = oom_model_parent(m, up);
+        if (!ts_node_is_null(up) && strcmp(ts_node_type(up), "with_clause") == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Every call the function makes runs with autograd off (its body is one
+ * `with torch.inference_mode():`, or it is decorated @torch.no_grad()),
+ * and it makes some: positive evidence, where a body of `self.fc(x)` calls
+ * says nothing. */
+static bool runs_all_without_grad(const oom_pymodel *m, int scope)
+{
+    const oom_scope *sc = &m->scopes[scope];
+    bool some = false;
+    for (size_t i = 0; i < m->call_count; i++) {
+        const oom_call_site *c = &m->calls[i];
+        if (c->pos < sc->start || c->pos >= sc->end || oom_model_scope_at(m, c->pos) != scope ||
+            in_with_header(m, c->node))
+            continue;
+        if (oom_model_grad_state_at(m, c->pos) != OOM_GRAD_DISABLED)
+            return false;
+        some = true;
+    }
+    return some;
+}
+
+/* `feature_model = ModelWithIntermediateLayers(model, ...)` where this file's
+ * class of that name has a `forward` that runs everything under no_grad or
+ * inference_mode (DINOv2's evaluation wrapper): calling the instance keeps
+ * no activations. Unknown (no such class, no forward) is "runs one". The
+ * instance is still a model for what it outputs (model/device.c). */
+static bool instance_forward_without_grad(const oom_pymodel *m, TSNode value)
+{
+    if (ts_node_is_null(value) || ts_node_symbol(value) != m->sym.call)
+        return false;
+    TSNode fn = oom_model_child(m, value, "function", 8);
+    uint32_t len;
+    const char *cls = ts_node_symbol(fn) == m->sym.identifier ? oom_node_text(m, fn, &len) : NULL;
+    if (!cls || len == 0 || !isupper((unsigned char)cls[0]))
+        return false;
+    for (size_t i = 1; i < m->scope_count; i++) {
+        const oom_scope *sc = &m->scopes[i];
+        if (sc->name_len != 7 || memcmp(sc->name, "forward", 7) != 0)
+            continue;
+        TSNode owner = class_of_scope(m, sc);
+        TSNode name = ts_node_is_null(owner) ? owner : oom_model_child(m, owner, "name", 4);
+        uint32_t nlen;
+        const char *n = ts_node_is_null(name) ? NULL : oom_node_text(m, name, &nlen);
+        if (n && nlen == len && memcmp(n, cls, len) == 0)
+            return runs_all_without_grad(m, (int)i);
+    }
+    return false;
+}
+
 int oom_model_own_method_called(const oom_pymodel *m, TSNode fn)
 {
     if (ts_node_symbol(fn) != m->sym.attribute)
@@ -287,7 +361,10 @@ static bool is_model_expr(const oom_pymodel *m, TSNode expr, int depth)
          * (a pytest fixture `def model()` and `def evaluate(model, ...)`) */
         uint32_t at = ts_node_start_byte(expr);
         int here = oom_model_scope_at(m, at);
-        return (here > 0 && oom_model_last_binding(m, here, name, len, at, false)) || !defined_by_def(m, name, len);
+        const oom_binding *local = here > 0 ? oom_model_last_binding(m, here, name, len, at, false) : NULL;
+        if (local && local->kind == OOM_BIND_VALUE && instance_forward_without_grad(m, local->value))
+            return false;
+        return local || !defined_by_def(m, name, len);
     }
     uint32_t pos = ts_node_start_byte(expr);
     int scope = oom_model_scope_at(m, pos);
@@ -510,6 +587,66 @@ static bool own_function_returns_graph_at(const oom_pymodel *m, TSNode fn, int i
 }
 
 static bool derived_without_grad(const oom_pymodel *m, TSNode e);
+static bool read_without_grad(const oom_pymodel *m, TSNode id);
+
+/* A returned value that has no history by how it is made: a literal,
+ * `loss.detach()`, `loss.item()`, `float(loss)`, a name bound under no_grad. */
+static bool history_free_by_construction(const oom_pymodel *m, TSNode e, int depth)
+{
+    const char *type = ts_node_type(e);
+    if (strcmp(type, "none") == 0 || strcmp(type, "integer") == 0 || strcmp(type, "float") == 0 ||
+        strcmp(type, "string") == 0 || strcmp(type, "true") == 0 || strcmp(type, "false") == 0)
+        return true;
+    if (ts_node_symbol(e) == m->sym.identifier)
+        return read_without_grad(m, e);
+    if (strcmp(type, "dictionary") == 0 || strcmp(type, "tuple") == 0 || strcmp(type, "list") == 0 ||
+        strcmp(type, "expression_list") == 0)
+        /* a step's metrics, `{"loss": loss.item(), "lr": lr, "time": t}`:
+         * what the model can tell of each entry */
+        return !carries(m, e, depth + 1);
+    if (ts_node_symbol(e) != m->sym.call)
+        return false;
+    TSNode fn = oom_model_child(m, e, "function", 8);
+    uint32_t len;
+    if (ts_node_symbol(fn) == m->sym.attribute) {
+        /* `.detach().to(device)`: moving or reducing a value keeps what it has */
+        static const char *const keeping[] = {"to", "cpu", "cuda", "float", "half", "double",
+                                              "clone", "contiguous", "mean", "sum", NULL};
+        const char *method = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
+        if (method && oom_model_text_in(method, len, history_free_methods))
+            return true;
+        return method && oom_model_text_in(method, len, keeping) &&
+               history_free_by_construction(m, oom_model_child(m, fn, "object", 6), depth + 1);
+    }
+    const char *name = ts_node_symbol(fn) == m->sym.identifier ? oom_node_text(m, fn, &len) : NULL;
+    return name && oom_model_text_in(name, len, history_free_builtins);
+}
+
+/* The file's own `training_step` (a copy of the Trainer's, which ends in
+ * `return loss.detach()`): every `return` gives a value without history, so
+ * the call gives none, whatever the method's name promises. */
+static bool own_function_returns_no_history(const oom_pymodel *m, TSNode fn, int depth)
+{
+    uint32_t len;
+    const char *name = oom_node_last_name(m, fn, &len);
+    if (!name || (ts_node_symbol(fn) == m->sym.attribute &&
+                  !oom_node_text_is(m, oom_model_child(m, fn, "object", 6), "self")))
+        return false;
+    bool some_return = false;
+    for (size_t s = 1; s < m->scope_count; s++) {
+        const oom_scope *sc = &m->scopes[s];
+        if (!sc->name || sc->name_len != len || memcmp(sc->name, name, len) != 0)
+            continue;
+        for (size_t i = 0; i < m->return_count; i++) {
+            if (m->returns[i].scope != (int)s)
+                continue;
+            if (!history_free_by_construction(m, m->returns[i].value, depth + 1))
+                return false;
+            some_return = true;
+        }
+    }
+    return some_return;
+}
 
 /* A loss computed from predictions made where autograd was off
  * (`with torch.no_grad(): out = model(x)`, then `criterion(out, y)`): no
@@ -549,7 +686,7 @@ static bool call_carries(const oom_pymodel *m, TSNode call, int depth)
         if (oom_model_text_in(method, len, history_free_methods))
             return false;
         if (oom_model_text_in(method, len, graph_returning_methods))
-            return true;
+            return !own_function_returns_no_history(m, fn, depth);
         if (carries(m, obj, depth + 1))
             return true; /* loss.cpu(), logits.softmax(-1), out.float() keep the graph */
     }

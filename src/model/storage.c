@@ -298,6 +298,18 @@ static bool iterates_chunks(const oom_pymodel *m, const oom_loop *l)
     for (int depth = 0; depth < 4 && !ts_node_is_null(it); depth++) {
         if (names_model_parts(m, it))
             return true;
+        if (ts_node_symbol(it) == m->sym.identifier) {
+            /* `micro_batches = data.split(micro_batch_size)`, then `for mb in
+             * micro_batches:` (verl's critic): the pieces, through the name */
+            uint32_t nlen;
+            const char *n = oom_node_text(m, it, &nlen);
+            const oom_binding *b = oom_model_last_binding(m, l->scope, n, nlen, l->start, false);
+            if (!b || b->kind != OOM_BIND_VALUE || ts_node_is_null(b->value) ||
+                ts_node_symbol(b->value) != m->sym.call)
+                return false;
+            it = b->value;
+            continue;
+        }
         if (ts_node_symbol(it) != m->sym.call)
             return false;
         TSNode fn = oom_model_child(m, it, "function", 8);
@@ -362,8 +374,13 @@ static bool reads_a_combination(const oom_pymodel *m, int scope, TSNode e, uint3
         uint32_t elen;
         const char *etext = oom_node_text(m, e, &elen);
         const oom_binding *b = oom_model_last_binding(m, scope, etext, elen, ts_node_start_byte(e), true);
-        return b && b->pos >= after && b->kind == OOM_BIND_VALUE && !ts_node_is_null(b->value) &&
-               combined_in(m, b->value, name, len, 0);
+        if (!b || b->pos < after || b->kind != OOM_BIND_VALUE || ts_node_is_null(b->value) ||
+            ts_node_start_byte(b->value) >= ts_node_start_byte(e))
+            return false;
+        /* `values = torch.concat(values_lst)`, then `values = values * mask`:
+         * the names the later binding reads, followed back */
+        return combined_in(m, b->value, name, len, 0) ||
+               reads_a_combination(m, scope, b->value, after, name, len, depth + 1);
     }
     uint32_t count = ts_node_named_child_count(e);
     for (uint32_t i = 0; i < count; i++)

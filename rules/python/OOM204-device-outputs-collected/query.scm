@@ -11,6 +11,7 @@
   (#oom-in-loop? @store)
   (#not-oom-grad-enabled? @store)
   (#oom-outlives-all-loops? @store)
+  (#not-oom-in-periodic-guard? @store)
   (#not-oom-follows-switch? @store "^(return|output)_[a-z_]+$")
   (#not-oom-chunked-output? @store)
   (#not-oom-in-function-matching? @store "^forward$")
@@ -32,6 +33,7 @@
   (#oom-eval-code? @store)
   (#oom-grad-enabled? @store)
   (#oom-outlives-all-loops? @store)
+  (#not-oom-in-periodic-guard? @store)
   (#not-oom-chunked-output? @store)
   (#not-oom-in-function-matching? @store "^forward$")
   (#oom-device-output? @value)
@@ -44,6 +46,8 @@
 ; `forward` builds (one feature per image of the batch): the module's output.
 ; view-of-one-tensor: `out_seq.append(seq[i:i + 1])` over the rows of one
 ; generated batch collects views of storage that exists once.
+; in-periodic-guard: `if index % log_every_t == 0: intermediates.append(img)` keeps
+; every k-th step's output (a few snapshots for logging), not every iteration's.
 ; outlives-all-loops: a buffer made afresh per batch (test-time augmentation
 ; views stacked right after) is not the whole dataset piling up.
 ; all_logits = torch.cat([all_logits, logits]) (or a tuple) in a loop that runs without grad
@@ -64,6 +68,7 @@
   (#oom-in-loop? @store)
   (#not-oom-grad-enabled? @store)
   (#oom-outlives-all-loops? @store)
+  (#not-oom-in-periodic-guard? @store)
   (#oom-device-output? @value)) @report
 
 ; scores[step] = outputs.logits in a loop that runs without grad; not a buffer made
@@ -78,4 +83,5 @@
   (#oom-in-loop? @store)
   (#not-oom-grad-enabled? @store)
   (#oom-outlives-all-loops? @store)
+  (#not-oom-in-periodic-guard? @store)
   (#oom-device-output? @value)) @report

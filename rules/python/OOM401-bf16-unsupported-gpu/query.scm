@@ -14,10 +14,17 @@
 ;   A module of functions that load a model is not one: its callers run it.
 
 ; TrainingArguments(bf16=True), SFTConfig(bf16_full_eval=True), ...
-((keyword_argument
-  name: (identifier) @kw
-  value: (true)) @arg @report @setting
+; Not the same keyword given to a tokenizer or processor loader
+; (`AutoTokenizer.from_pretrained(path, bf16=True)`, Qwen's evaluation
+; scripts): a tokenizer keeps unknown keywords and computes nothing in bf16.
+((call
+  function: (_) @fn
+  arguments: (argument_list
+    (keyword_argument
+      name: (identifier) @kw
+      value: (true)) @arg @report @setting))
   (#any-of? @kw "bf16" "bf16_full_eval")
+  (#not-oom-qualname-match? @fn "(Tokenizer(Fast)?|Processor|FeatureExtractor)\\.from_pretrained$")
   (#oom-target-gpu-lacks? @report "bf16")
   (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
