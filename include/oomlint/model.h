@@ -120,6 +120,10 @@ bool oom_pymodel_in_guard(const oom_pymodel *m, TSNode node);
  * innermost loop around `node`: the code does not run on every iteration. */
 bool oom_pymodel_in_loop_guard(const oom_pymodel *m, TSNode node);
 bool oom_pymodel_in_periodic_guard(const oom_pymodel *m, TSNode node);
+/* `write_model(model, path, dtype="bfloat16")` where the file's own
+ * `write_model` only reads its `dtype` (compares it, looks it up, passes it
+ * to its own functions that do the same): nothing computes in that dtype. */
+bool oom_pymodel_keyword_only_stored_by_own_function(const oom_pymodel *m, TSNode keyword_argument);
 /* Inside an except handler; `oom_only`: one that catches out-of-memory errors. */
 bool oom_pymodel_in_handler(const oom_pymodel *m, TSNode node, bool oom_only);
 /* Inside a method of a model or loss class (nn.Module, *Model) that computes

@@ -109,6 +109,7 @@ SEM_PY(sem_in_guard, oom_pymodel_in_guard(m, n))
 SEM_PY(sem_retry_call, oom_pymodel_is_retry_call(m, n))
 SEM_PY(sem_in_loop_guard, oom_pymodel_in_loop_guard(m, n))
 SEM_PY(sem_in_periodic_guard, oom_pymodel_in_periodic_guard(m, n))
+SEM_PY(sem_keyword_only_stored_by_own_function, oom_pymodel_keyword_only_stored_by_own_function(m, n))
 SEM_PY(sem_in_oom_handler, oom_pymodel_in_handler(m, n, true))
 SEM_PY(sem_in_except, oom_pymodel_in_handler(m, n, false))
 SEM_PY(sem_file_trains, oom_pymodel_file_trains(m))
@@ -634,6 +635,9 @@ static const oom_sem_entry semantic_predicates[] = {
      "inside an if within the innermost loop", false, false},
     {"oom-in-periodic-guard", sem_in_periodic_guard, 0, 0, OOM_SEM_PYTHON, false,
      "inside an if of the innermost loop whose condition takes a modulo (every k-th iteration)", false, false},
+    {"oom-keyword-only-stored-by-own-function", sem_keyword_only_stored_by_own_function, 0, 0, OOM_SEM_PYTHON, false,
+     "a keyword argument of a call of the file's own function, whose parameter of that name reaches no computing call "
+     "(only compared, looked up, printed or passed to the file's functions that do the same)", false, false},
     {"oom-in-oom-handler", sem_in_oom_handler, 0, 0, OOM_SEM_PYTHON, false,
      "inside an except clause for out-of-memory errors", false, false},
     {"oom-in-except", sem_in_except, 0, 0, OOM_SEM_PYTHON, false,

@@ -519,3 +519,183 @@ bool oom_pymodel_loads_lm_head(const oom_pymodel *m)
 {
     return m->loads_lm_head;
 }
+
+/* ---- what the file's own functions do with a parameter ------------------------ */
+
+#define PARAM_TRACE_NAMES 16
+#define PARAM_TRACE_DEPTH 3
+
+typedef struct {
+    const char *name[PARAM_TRACE_NAMES];
+    uint32_t len[PARAM_TRACE_NAMES];
+    int count;
+} traced_names;
+
+static bool traced(const traced_names *t, const char *s, uint32_t len)
+{
+    for (int i = 0; i < t->count; i++)
+        if (t->len[i] == len && memcmp(t->name[i], s, len) == 0)
+            return true;
+    return false;
+}
+
+static bool mentions_traced(const oom_pymodel *m, TSNode e, const traced_names *t, int depth)
+{
+    if (ts_node_is_null(e) || depth > 24)
+        return false;
+    if (ts_node_symbol(e) == m->sym.identifier) {
+        uint32_t len;
+        const char *s = oom_node_text(m, e, &len);
+        return traced(t, s, len);
+    }
+    if (ts_node_symbol(e) == m->sym.attribute) /* `x.dtype` reads x; `self.dtype` is not the parameter */
+        return mentions_traced(m, oom_model_child(m, e, "object", 6), t, depth + 1);
+    if (ts_node_symbol(e) == m->sym.keyword_argument) /* `dtype=torch.int32` names no value */
+        return mentions_traced(m, oom_model_child(m, e, "value", 5), t, depth + 1);
+    oom_model_kids kids = oom_model_kids_of(m, e);
+    for (TSNode k; oom_model_next_kid(m, &kids, &k);)
+        if (mentions_traced(m, k, t, depth + 1))
+            return true;
+    return false;
+}
+
+/* The scope of a module-level function or a method this file defines with
+ * `def NAME` (one only: two defs of one name are not followed); -1. */
+static int own_def_scope(const oom_pymodel *m, TSNode fn)
+{
+    uint32_t len;
+    const char *name = NULL;
+    if (ts_node_symbol(fn) == m->sym.identifier)
+        name = oom_node_text(m, fn, &len);
+    else if (ts_node_symbol(fn) == m->sym.attribute &&
+             oom_node_text_is(m, oom_model_child(m, fn, "object", 6), "self"))
+        name = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
+    int found = -1;
+    for (size_t i = 1; name && i < m->scope_count; i++) {
+        const oom_scope *sc = &m->scopes[i];
+        if (sc->name_len == len && memcmp(sc->name, name, len) == 0 && !ts_node_is_null(sc->def)) {
+            if (found >= 0)
+                return -1;
+            found = (int)i;
+        }
+    }
+    return found;
+}
+
+/* The name of the def's parameter `index` (after `self` for methods when
+ * `skip_self`), or of the parameter called `keyword`. */
+static bool def_parameter(const oom_pymodel *m, const oom_scope *sc, int index, const char *keyword,
+                          uint32_t keyword_len, const char **name, uint32_t *len)
+{
+    TSNode params = oom_model_child(m, sc->def, "parameters", 10);
+    uint32_t count = ts_node_is_null(params) ? 0 : ts_node_named_child_count(params);
+    int position = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode p = oom_model_named_child(m, params, i);
+        TSNode id = ts_node_symbol(p) == m->sym.identifier ? p : oom_model_child(m, p, "name", 4);
+        if (ts_node_is_null(id) || ts_node_symbol(id) != m->sym.identifier) {
+            if (strcmp(ts_node_type(p), "typed_parameter") == 0 && ts_node_named_child_count(p) > 0)
+                id = oom_model_named_child(m, p, 0);
+            else
+                return false; /* *args, **kwargs: the value may go anywhere */
+        }
+        uint32_t plen;
+        const char *pname = oom_node_text(m, id, &plen);
+        if (plen == 4 && memcmp(pname, "self", 4) == 0 && i == 0)
+            continue;
+        if ((keyword && plen == keyword_len && memcmp(pname, keyword, plen) == 0) ||
+            (!keyword && position == index)) {
+            *name = pname;
+            *len = plen;
+            return true;
+        }
+        position++;
+    }
+    return false;
+}
+
+static bool parameter_reaches_computation(const oom_pymodel *m, int scope, const char *param, uint32_t len,
+                                          int depth);
+
+/* A call given a traced value: the file's own function is followed for the
+ * parameter it lands in; print/str/len/isinstance/format only read it; any
+ * other call (a `.to(x)`, an autocast, a library loader) computes with it. */
+static bool call_computes_with(const oom_pymodel *m, TSNode call, const traced_names *t, int depth)
+{
+    static const char *const readers[] = {"print", "str", "repr", "len", "isinstance", "format", "type",
+                                          "getattr", "hasattr", NULL};
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    TSNode args = oom_model_child(m, call, "arguments", 9);
+    uint32_t flen;
+    const char *fname = oom_node_text(m, fn, &flen);
+    if (ts_node_symbol(fn) == m->sym.identifier && oom_model_text_in(fname, flen, readers))
+        return false;
+    int callee = own_def_scope(m, fn);
+    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    int position = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode a = oom_model_named_child(m, args, i);
+        bool keyword = ts_node_symbol(a) == m->sym.keyword_argument;
+        TSNode value = keyword ? oom_model_child(m, a, "value", 5) : a;
+        if (!mentions_traced(m, value, t, 0)) {
+            position += !keyword;
+            continue;
+        }
+        if (callee < 0 || depth >= PARAM_TRACE_DEPTH || strcmp(ts_node_type(a), "list_splat") == 0 ||
+            strcmp(ts_node_type(a), "dictionary_splat") == 0)
+            return true;
+        const char *kw = NULL, *pname;
+        uint32_t kwlen = 0, plen;
+        if (keyword)
+            kw = oom_node_text(m, oom_model_child(m, a, "name", 4), &kwlen);
+        if (!def_parameter(m, &m->scopes[callee], position, kw, kwlen, &pname, &plen) ||
+            parameter_reaches_computation(m, callee, pname, plen, depth + 1))
+            return true;
+        position += !keyword;
+    }
+    return false;
+}
+
+/* Whether the parameter `param` of function `scope`, or a name bound from
+ * it (`version = {"float32": 3, "bfloat16": 5}[dtype]`), is given to a call
+ * that computes with it. */
+static bool parameter_reaches_computation(const oom_pymodel *m, int scope, const char *param, uint32_t len,
+                                          int depth)
+{
+    traced_names t = {{param}, {len}, 1};
+    for (int round = 0; round < 3; round++) /* names bound from traced ones, in any order */
+        for (int i = m->scopes[scope].last_binding; i >= 0; i = m->bindings[i].prev) {
+            const oom_binding *b = &m->bindings[i];
+            if (b->kind != OOM_BIND_OPAQUE && !ts_node_is_null(b->value) && t.count < PARAM_TRACE_NAMES &&
+                !traced(&t, b->name, b->name_len) && mentions_traced(m, b->value, &t, 0)) {
+                t.name[t.count] = b->name;
+                t.len[t.count++] = b->name_len;
+            }
+        }
+    const oom_scope *sc = &m->scopes[scope];
+    for (size_t i = 0; i < m->call_count; i++) {
+        const oom_call_site *c = &m->calls[i];
+        if (c->pos >= sc->start && c->pos < sc->end && oom_model_scope_at(m, c->pos) == scope &&
+            call_computes_with(m, c->node, &t, depth))
+            return true;
+    }
+    return false;
+}
+
+bool oom_pymodel_keyword_only_stored_by_own_function(const oom_pymodel *m, TSNode keyword_argument)
+{
+    if (ts_node_symbol(keyword_argument) != m->sym.keyword_argument)
+        return false;
+    TSNode args = oom_model_parent(m, keyword_argument);
+    TSNode call = ts_node_is_null(args) ? args : oom_model_parent(m, args);
+    if (ts_node_is_null(call) || ts_node_symbol(call) != m->sym.call)
+        return false;
+    int callee = own_def_scope(m, oom_model_child(m, call, "function", 8));
+    if (callee < 0)
+        return false;
+    uint32_t kwlen, plen;
+    const char *kw = oom_node_text(m, oom_model_child(m, keyword_argument, "name", 4), &kwlen);
+    const char *pname;
+    return def_parameter(m, &m->scopes[callee], -1, kw, kwlen, &pname, &plen) &&
+           !parameter_reaches_computation(m, callee, pname, plen, 0);
+}
