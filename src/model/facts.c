@@ -297,6 +297,13 @@ bool oom_pymodel_only_converts_weights(const oom_pymodel *m)
     return m->converts;
 }
 
+bool oom_pymodel_only_infers(const oom_pymodel *m)
+{
+    if (m->infers < 0) /* as file_trains: answered once, by the file's own thread */
+        ((oom_pymodel *)m)->infers = runs_models(m) && !oom_pymodel_file_trains(m);
+    return m->infers;
+}
+
 bool oom_model_compute_trains(const oom_pymodel *m)
 {
     static const char *const training_calls[] = {"train", "fit", "Trainer", "Seq2SeqTrainer",
@@ -479,4 +486,9 @@ const char *oom_pymodel_call_at(const oom_pymodel *m, size_t i, uint32_t *len, b
 bool oom_pymodel_loads_lm_head(const oom_pymodel *m)
 {
     return m->loads_lm_head;
+}
+
+bool oom_pymodel_loads_diffusion_model(const oom_pymodel *m)
+{
+    return m->loads_diffusion_model;
 }
