@@ -34,6 +34,13 @@ bool oom_task_has_vocab_logits(oom_task t);
  * SentenceTransformer, transformers.AutoModel (kb/heads.c, the one table of
  * these names). OOM_TASK_UNKNOWN for other names. */
 oom_task oom_kb_head_of_class(const char *name);
+/* A diffusers class that denoises under text conditioning, or a pipeline
+ * built around one, from its qualified name (`.from_pretrained`, or any other
+ * `.from_*` constructor, after it): diffusers.UNet2DConditionModel,
+ * ControlNetModel, SD3Transformer2DModel, StableDiffusionPipeline ... Its
+ * text encoder's prompts are padded to the fixed length the denoiser's
+ * cross-attention was trained on (CLIP's 77 positions). */
+bool oom_kb_is_diffusion_model_class(const char *name);
 
 typedef struct {
     char *id;

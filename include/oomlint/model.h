@@ -168,6 +168,11 @@ const char *oom_pymodel_call_at(const oom_pymodel *m, size_t i, uint32_t *len, b
 /* The file builds a model with a language-modelling head (a call of such a
  * class or its from_pretrained, by qualified name) or an SFTTrainer. */
 bool oom_pymodel_loads_lm_head(const oom_pymodel *m);
+/* The file builds a text-conditioned diffusion model: a diffusers denoiser
+ * (UNet2DConditionModel, ControlNetModel, *Transformer2DModel) or pipeline,
+ * by qualified name (kb/heads.c). Its prompts are the denoiser's conditioning,
+ * padded to the fixed length its cross-attention was trained on. */
+bool oom_pymodel_loads_diffusion_model(const oom_pymodel *m);
 /* The file trains: it calls .backward(), a Trainer, or .train()/.fit(). */
 bool oom_pymodel_file_trains(const oom_pymodel *m);
 /* The file is a script (`if __name__ == "__main__":`) that saves weights
@@ -177,6 +182,10 @@ bool oom_pymodel_file_trains(const oom_pymodel *m);
  * computes. A module of functions is not one: its callers may run what it
  * loads. */
 bool oom_pymodel_only_converts_weights(const oom_pymodel *m);
+/* The file runs a model (a forward, generate, a pipeline, predict) and
+ * trains nothing: an evaluation or inference script. No activations are
+ * kept there for a backward pass; each layer's are freed as the next runs. */
+bool oom_pymodel_only_infers(const oom_pymodel *m);
 /* A Trainer call whose model has a language-modelling head. */
 bool oom_pymodel_is_lm_trainer(const oom_pymodel *m, TSNode call);
 /* Some call in the file passes `name=value` (value compared as source text;
@@ -191,6 +200,18 @@ const oom_strlist *oom_pymodel_pretrained_ids(const oom_pymodel *m);
 /* Whether the i-th pretrained id was loaded where `node` can see it: in the
  * same function, a function around it, or at module level. */
 bool oom_pymodel_pretrained_visible(const oom_pymodel *m, size_t i, TSNode node);
+/* What the call returns becomes the batch's `labels` (model/targets.c):
+ * stored under the key "labels", itself or its `input_ids`, directly or
+ * through names bound to them in its function (`labels = tokenizer(targets,
+ * ...)`, then `model_inputs["labels"] = labels["input_ids"]`). The targets a
+ * loss is computed against, as `tokenizer(text_target=...)` makes them. */
+bool oom_pymodel_becomes_labels(const oom_pymodel *m, TSNode call);
+/* A length that is short on every path its value may come by (model/lengths.c):
+ * an integer of at most `limit` (names, conditional expressions and `+ k`
+ * followed), or the longest length measured from the batch a function was
+ * handed (`max(len(e["input_ids"]) for e in examples)`, `len(x)`), which pads
+ * to what the data holds, as dynamic padding does. */
+bool oom_pymodel_is_short_or_measured_length(const oom_pymodel *m, TSNode expr, long long limit);
 /* An integer literal, or a name bound (in the function or module) to one. */
 bool oom_pymodel_int_value(const oom_pymodel *m, TSNode expr, long long *out);
 /* An expression that denotes a model (not a call of it). */

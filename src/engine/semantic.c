@@ -116,6 +116,8 @@ SEM_PY(sem_file_trains, oom_pymodel_file_trains(m))
 SEM_PY(sem_converts_weights, oom_pymodel_only_converts_weights(m))
 SEM_PY(sem_lm_trainer, oom_pymodel_is_lm_trainer(m, n))
 SEM_PY(sem_file_loads_lm_head, oom_pymodel_loads_lm_head(m))
+SEM_PY(sem_file_loads_diffusion_model, oom_pymodel_loads_diffusion_model(m))
+SEM_PY(sem_file_only_infers, oom_pymodel_only_infers(m))
 
 SEM_PY(sem_has_argument,
        oom_pymodel_has_argument(m, n, p->args[0], p->arg_count > 1 ? atoi(p->args[1]) : -1))
@@ -174,6 +176,26 @@ static bool argument_at_most(const oom_pymodel *m, TSNode call, const oom_pred *
 }
 
 SEM_PY(sem_argument_at_most, argument_at_most(m, n, p))
+
+/* The call passes NAME= a length that is short on every path: an integer of
+ * at most N, or the longest length of the batch the function was handed. */
+SEM_PY(sem_argument_short_or_measured,
+       oom_pymodel_is_short_or_measured_length(m, oom_pymodel_keyword_value(m, n, p->args[0]), atoll(p->args[1])))
+
+/* A processor given only images (video, audio) and no text: no `text=` and
+ * no positional argument that could be text. Padding options there have
+ * nothing to pad. */
+static bool tokenizes_no_text(const oom_pymodel *m, TSNode call)
+{
+    static const char *const media[] = {"images", "videos", "audio", "audios"};
+    bool has_media = false;
+    for (size_t i = 0; i < sizeof media / sizeof *media && !has_media; i++)
+        has_media = oom_pymodel_has_argument(m, call, media[i], -1);
+    return has_media && !oom_pymodel_has_argument(m, call, "text", 0);
+}
+
+SEM_PY(sem_tokenizes_no_text, tokenizes_no_text(m, n))
+SEM_PY(sem_becomes_labels, oom_pymodel_becomes_labels(m, n))
 
 /* The file's name (its last path component) matches the regex: a config
  * named for its precision (`zero3_bf16.json` beside `zero3.json`) is itself
@@ -579,6 +601,15 @@ static const oom_sem_entry semantic_predicates[] = {
      "a constant, directly or through names bound to one", false, false},
     {"oom-argument-at-most", sem_argument_at_most, 2, 2, OOM_SEM_PYTHON, false,
      "the call passes NAME=<integer> of at most N (names bound to integers followed)", false, false},
+    {"oom-argument-short-or-measured", sem_argument_short_or_measured, 2, 2, OOM_SEM_PYTHON, false,
+     "the call passes NAME= a length short on every path: an integer of at most N (names, conditional "
+     "expressions, + k followed) or the longest length of the batch its function was handed "
+     "(max(len(e) for e in examples))", false, false},
+    {"oom-becomes-labels", sem_becomes_labels, 0, 0, OOM_SEM_PYTHON, false,
+     "what the call returns is stored as the batch's labels (x[\"labels\"] = ids, names followed)", false, false},
+    {"oom-tokenizes-no-text", sem_tokenizes_no_text, 0, 0, OOM_SEM_PYTHON, false,
+     "a processor call given images, videos or audio and no text (no text=, no positional argument)", false,
+     false},
     {"oom-file-name-matches", sem_file_name_matches, 1, 1, OOM_SEM_PYTHON | OOM_SEM_JSON | OOM_SEM_YAML, true,
      "the file's name matches the regex", true, false},
     {"oom-value-follows-switch", sem_value_follows_switch, 1, 1, OOM_SEM_PYTHON, true,
@@ -653,6 +684,12 @@ static const oom_sem_entry semantic_predicates[] = {
     {"oom-file-loads-lm-head", sem_file_loads_lm_head, 0, 0, OOM_SEM_PYTHON, false,
      "the file loads a model whose logits are vocabulary-sized (causal, seq2seq or masked LM; SFTTrainer)", true,
      false},
+    {"oom-file-loads-diffusion-model", sem_file_loads_diffusion_model, 0, 0, OOM_SEM_PYTHON, false,
+     "the file builds a diffusers text-conditioned denoiser or pipeline (UNet2DConditionModel, ControlNetModel, "
+     "*Transformer2DModel, *Pipeline)", true, false},
+    {"oom-file-only-infers", sem_file_only_infers, 0, 0, OOM_SEM_PYTHON, false,
+     "the file runs a model (a forward, generate, a pipeline) and trains nothing: an evaluation or inference script",
+     true, false},
     {"oom-file-has-keyword", sem_file_has_keyword, 1, 2, OOM_SEM_PYTHON, false,
      "some call passes NAME (=VALUE)", true, false},
     {"oom-file-calls", sem_file_calls, 1, 64, OOM_SEM_PYTHON, false,

@@ -1,6 +1,7 @@
 /* kb/heads: what a model's head computes, by the names Hugging Face gives
  * its classes. The estimate sizes the logits from it; the model knows a
- * Trainer's model has a language-modelling head from it. */
+ * Trainer's model has a language-modelling head from it, and that a file
+ * trains a text-conditioned diffusion model. */
 #include <string.h>
 
 #include "oomlint/kb.h"
@@ -68,4 +69,23 @@ oom_task oom_kb_head_of_class(const char *q)
     if (len >= 13 && memcmp(q, "transformers.", 13) == 0 && ends_at(q, len, "Model"))
         return OOM_TASK_EMBEDDING;
     return OOM_TASK_UNKNOWN;
+}
+
+bool oom_kb_is_diffusion_model_class(const char *q)
+{
+    /* the denoisers that read a text encoder's states through cross-attention,
+     * and the pipelines that hold one */
+    static const char *const denoisers[] = {"ConditionModel", "ControlNetModel", "Transformer2DModel", "Pipeline"};
+    if (strncmp(q, "diffusers.", 10) != 0)
+        return false;
+    size_t len = strnlen(q, 127);
+    size_t dot = len;
+    while (dot > 0 && q[dot - 1] != '.')
+        dot--;
+    if (dot > 0 && strncmp(q + dot, "from_", 5) == 0) /* .from_pretrained, .from_config, .from_unet */
+        len = dot - 1;
+    for (size_t i = 0; i < sizeof denoisers / sizeof *denoisers; i++)
+        if (ends_at(q, len, denoisers[i]))
+            return true;
+    return false;
 }

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "internal.h"
+#include "oomlint/kb.h"
 #include "oomlint/lang.h"
 
 static TSSymbol sym(const TSLanguage *lang, const char *name, bool named)
@@ -613,6 +614,8 @@ static void note_call_facts(oom_pymodel *m, int scope, TSNode node, TSNode fn)
     if (qual && !m->loads_lm_head &&
         (oom_model_is_lm_class_name(qual) || oom_str_ends_with(qual, "SFTTrainer")))
         m->loads_lm_head = true;
+    if (qual && !m->loads_diffusion_model && oom_kb_is_diffusion_model_class(qual))
+        m->loads_diffusion_model = true;
     oom_buf_free(&q);
     record_keywords(m, node);
     record_pretrained(m, scope, node, fn);
@@ -1240,6 +1243,7 @@ oom_pymodel *oom_pymodel_build_from(const oom_nodes *nodes, const char *src, siz
     propagate_no_grad_to_callees(m);
     m->trains = -1;
     m->converts = -1;
+    m->infers = -1;
     return m;
 }
 

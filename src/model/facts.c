@@ -336,6 +336,13 @@ bool oom_pymodel_only_converts_weights(const oom_pymodel *m)
     return m->converts;
 }
 
+bool oom_pymodel_only_infers(const oom_pymodel *m)
+{
+    if (m->infers < 0) /* as file_trains: answered once, by the file's own thread */
+        ((oom_pymodel *)m)->infers = runs_models(m) && !oom_pymodel_file_trains(m);
+    return m->infers;
+}
+
 bool oom_model_compute_trains(const oom_pymodel *m)
 {
     static const char *const training_calls[] = {"train", "fit", "Trainer", "Seq2SeqTrainer",
@@ -698,4 +705,9 @@ bool oom_pymodel_keyword_only_stored_by_own_function(const oom_pymodel *m, TSNod
     const char *pname;
     return def_parameter(m, &m->scopes[callee], -1, kw, kwlen, &pname, &plen) &&
            !parameter_reaches_computation(m, callee, pname, plen, 0);
+}
+
+bool oom_pymodel_loads_diffusion_model(const oom_pymodel *m)
+{
+    return m->loads_diffusion_model;
 }

@@ -261,8 +261,10 @@ struct oom_pymodel {
     size_t keyword_count, keyword_cap;
     bool distributed; /* init_process_group, DDP, LOCAL_RANK / local_rank */
     bool loads_lm_head; /* calls a class with an LM head (or its from_pretrained), or SFTTrainer */
+    bool loads_diffusion_model; /* calls a diffusers text-conditioned denoiser or pipeline (or its from_*) */
     signed char trains; /* oom_pymodel_file_trains, answered once when first asked; -1 before */
     signed char converts; /* oom_pymodel_only_converts_weights, the same way */
+    signed char infers;   /* oom_pymodel_only_infers, the same way */
     bool main_guard; /* `if __name__ == "__main__":` at module level: a script */
     bool ml_imports;  /* imports a deep-learning package, or a module of its own project */
     oom_strlist pretrained_ids;

@@ -27,6 +27,7 @@ int main(int argc, char **argv)
     test_storage_suite();
     test_device_suite();
     test_flow_suite();
+    test_lengths_suite();
     test_rules_suite();
     test_query_suite();
     test_kb_suite();

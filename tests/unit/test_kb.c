@@ -184,9 +184,24 @@ static void knowledge_base_is_consistent(void)
     oom_buf_free(&err);
 }
 
+/* The diffusers classes whose prompts condition a denoiser, by qualified name. */
+static void diffusion_model_classes(void)
+{
+    CHECK(oom_kb_is_diffusion_model_class("diffusers.UNet2DConditionModel.from_pretrained"));
+    CHECK(oom_kb_is_diffusion_model_class("diffusers.models.UNet2DConditionModel"));
+    CHECK(oom_kb_is_diffusion_model_class("diffusers.ControlNetModel.from_unet"));
+    CHECK(oom_kb_is_diffusion_model_class("diffusers.SD3Transformer2DModel.from_pretrained"));
+    CHECK(oom_kb_is_diffusion_model_class("diffusers.StableDiffusionXLPipeline.from_pretrained"));
+    CHECK(!oom_kb_is_diffusion_model_class("diffusers.AutoencoderKL.from_pretrained"));
+    CHECK(!oom_kb_is_diffusion_model_class("diffusers.optimization.get_scheduler"));
+    CHECK(!oom_kb_is_diffusion_model_class("transformers.pipeline"));
+    CHECK(!oom_kb_is_diffusion_model_class("UNet2DConditionModel"));
+}
+
 void test_kb_suite(void)
 {
     oom_test_run("kb: exact parameter counts (docs/estimation.md §6)", exact_parameter_counts);
     oom_test_run("kb: parameter counts of current families (Qwen3, Gemma 2/3, ModernBERT ...)", current_family_counts);
     oom_test_run("kb: knowledge base loads and agrees with the counts", knowledge_base_is_consistent);
+    oom_test_run("kb: diffusers classes that denoise under text conditioning", diffusion_model_classes);
 }

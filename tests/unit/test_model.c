@@ -124,10 +124,43 @@ static void values_through_choices(void)
     oom_test_parsed_free(&p);
 }
 
+/* Whole-file kinds: a script that builds a diffusers denoiser; one that runs a
+ * model and trains nothing; a module that runs no model is neither. */
+static void file_kinds(void)
+{
+    parsed sd = oom_test_parse("from diffusers import UNet2DConditionModel as U\n"
+                               "unet = U.from_pretrained(path, subfolder='unet')\n");
+    CHECK(oom_pymodel_loads_diffusion_model(sd.model));
+    oom_test_parsed_free(&sd);
+    parsed util = oom_test_parse("from diffusers.optimization import get_scheduler\n"
+                                 "sched = get_scheduler('linear', optimizer)\n");
+    CHECK(!oom_pymodel_loads_diffusion_model(util.model));
+    oom_test_parsed_free(&util);
+    parsed eval = oom_test_parse("import torch\n"
+                                 "from transformers import AutoModelForSequenceClassification\n"
+                                 "model = AutoModelForSequenceClassification.from_pretrained('x')\n"
+                                 "model.eval()\n"
+                                 "with torch.no_grad():\n"
+                                 "    out = model(**batch)\n");
+    CHECK(oom_pymodel_only_infers(eval.model));
+    oom_test_parsed_free(&eval);
+    parsed train = oom_test_parse("from transformers import AutoModelForSequenceClassification\n"
+                                  "model = AutoModelForSequenceClassification.from_pretrained('x')\n"
+                                  "out = model(**batch)\n"
+                                  "out.loss.backward()\n");
+    CHECK(!oom_pymodel_only_infers(train.model));
+    oom_test_parsed_free(&train);
+    parsed data = oom_test_parse("def build(tok, texts):\n"
+                                 "    return [tok(t, padding='max_length') for t in texts]\n");
+    CHECK(!oom_pymodel_only_infers(data.model));
+    oom_test_parsed_free(&data);
+}
+
 void test_model_suite(void)
 {
     oom_test_run("model: qualified names through aliases", qualified_names);
     oom_test_run("model: autograd history", history);
     oom_test_run("model: name word parts", word_parts);
     oom_test_run("model: values through names, tables and choices", values_through_choices);
+    oom_test_run("model: diffusion and inference-only files", file_kinds);
 }
