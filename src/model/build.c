@@ -1287,5 +1287,6 @@ void oom_pymodel_free(oom_pymodel *m)
     free(m->carry_visit.seen);
     free(m->device_visit.seen);
     free(m->host_visit.seen);
+    free(m->host_function_visit.seen);
     free(m);
 }

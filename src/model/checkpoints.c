@@ -13,6 +13,7 @@
 
 #define MAX_FILE_NAMES 8
 #define FILE_NAME_CAP 96
+#define PATH_BUDGET 256
 /* bindings followed from a path; far above real code */
 #define MAX_FOLLOW 6
 /* bindings, calls and the file's own functions followed from a saved
@@ -75,6 +76,7 @@ static bool same_text(const oom_pymodel *m, TSNode a, TSNode b)
 typedef struct {
     char names[MAX_FILE_NAMES][FILE_NAME_CAP];
     size_t count;
+    int budget; /* expressions still to look at: a path is a few; a hostile one is not */
 } file_names;
 
 /* A string naming a file: the last component of its path has an
@@ -109,7 +111,7 @@ static void add_file_name(const oom_pymodel *m, TSNode str, file_names *out)
  * (`args.resume`) say nothing. */
 static void collect_file_names(const oom_pymodel *m, TSNode e, file_names *out, int depth)
 {
-    if (ts_node_is_null(e) || depth > MAX_FOLLOW)
+    if (ts_node_is_null(e) || depth > MAX_FOLLOW || out->budget-- <= 0)
         return;
     TSSymbol s = ts_node_symbol(e);
     if (s == m->sym.string) {
@@ -151,7 +153,7 @@ static bool same_file(const oom_pymodel *m, TSNode load_path, const file_names *
     if (oom_model_scope_at(m, ts_node_start_byte(load_path)) == oom_model_scope_at(m, ts_node_start_byte(save_path)) &&
         same_text(m, load_path, save_path))
         return true;
-    file_names saved = {0};
+    file_names saved = {.budget = PATH_BUDGET};
     collect_file_names(m, save_path, &saved, 0);
     return share_a_file_name(load_names, &saved);
 }
@@ -223,10 +225,27 @@ static int own_function(const oom_pymodel *m, const char *name, uint32_t len)
     return -1;
 }
 
+/* True the first time a question follows the function at `scope`. Every
+ * "not host" ends the question at once, so a function met again either is
+ * being followed (a recursion adds nothing) or returned host data: it is
+ * answered once, however many calls lead to it. */
+static bool first_visit_of_function(const oom_pymodel *m, int scope)
+{
+    oom_visit *v = &((oom_pymodel *)m)->host_function_visit;
+    if (!v->seen)
+        v->seen = oom_xcalloc(m->scope_count ? m->scope_count : 1, sizeof(uint32_t));
+    if (v->seen[scope] == v->stamp)
+        return false;
+    v->seen[scope] = v->stamp;
+    return true;
+}
+
 /* Every value the function returns is host data (each element of a
  * returned tuple: `return train_dataset, eval_dataset`). */
 static bool returns_host_data(const oom_pymodel *m, int scope, int depth)
 {
+    if (!first_visit_of_function(m, scope))
+        return true;
     size_t found = 0;
     for (size_t i = 0; i < m->return_count; i++) {
         const oom_return *r = &m->returns[i];
@@ -346,7 +365,7 @@ bool oom_pymodel_loads_host_data(const oom_pymodel *m, TSNode call)
     TSNode path = argument(m, call, 0, "f");
     if (ts_node_is_null(path))
         return false;
-    file_names names = {0};
+    file_names names = {.budget = PATH_BUDGET};
     collect_file_names(m, path, &names, 0);
     size_t saves = 0;
     for (size_t i = 0; i < m->call_count; i++) {
@@ -357,6 +376,7 @@ bool oom_pymodel_loads_host_data(const oom_pymodel *m, TSNode call)
         if (ts_node_is_null(saved_path) || !same_file(m, path, &names, saved_path))
             continue;
         oom_model_visit_begin(&((oom_pymodel *)m)->host_visit);
+        oom_model_visit_begin(&((oom_pymodel *)m)->host_function_visit);
         if (!host_value(m, argument(m, c->node, 0, "obj"), 0))
             return false;
         saves++;
