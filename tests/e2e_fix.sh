@@ -342,7 +342,10 @@ for before in "$T/prop"/before-*.json; do
         b="$(jq --arg c "$code" '[.[] | select(.code == $c)] | length' "$before")"
         a="$(jq --arg c "$code" '[.[] | select(.code == $c)] | length' "$after")"
         n="$(awk -v c="$code" '$2 == "×" && $3 == c { s += $1 } END { print s + 0 }' "$fixed")"
-        if [ "$n" -gt 0 ] && [ "$a" -gt $((b - n)) ]; then
+        # a fix may bring out a finding of the same code that a later round fixes
+        # (OOM106's map_location="cpu" beside an OOM103 load): then n > b
+        left=$((b > n ? b - n : 0))
+        if [ "$n" -gt 0 ] && [ "$a" -gt "$left" ]; then
             ok=0
             why="$why $g/$code: $b before, $n fixed, $a after;"
         fi

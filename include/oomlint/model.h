@@ -240,6 +240,21 @@ void oom_pymodel_walk(const oom_pymodel *m, TSNode root, oom_node_visit visit, v
  * `.load_state_dict(...)`, or bound to a name that such a call later reads
  * in the same function, directly or through one more name. */
 bool oom_pymodel_loads_into_model(const oom_pymodel *m, TSNode call);
+/* ---- what a torch.load reads (model/checkpoints.c) ---- */
+
+/* The file `call` (torch.load) reads is written by torch.save in this file
+ * (the same path expression in the same function, or the same file name
+ * anywhere), and every such save writes host data: a tensor after .cpu()
+ * or .numpy(), NumPy, parsed arguments, a dataset, constants, or dicts,
+ * lists and tuples of them. Nothing it loads lands on a GPU. */
+bool oom_pymodel_loads_host_data(const oom_pymodel *m, TSNode call);
+/* `call` (torch.load without map_location) is one arm of an `if` (or
+ * conditional expression) whose other arm loads the same path with
+ * map_location= a device (`if args.gpu is None: torch.load(p) else:
+ * torch.load(p, map_location=f"cuda:{args.gpu}")`): the per-process case
+ * maps its own device, and this arm is the one-process path. */
+bool oom_pymodel_mapped_in_other_branch(const oom_pymodel *m, TSNode call);
+
 /* `module.validation_step(batch)` (test_step, predict_step) called by a
  * hand-written trainer: a LightningModule's evaluation hook, which runs the
  * forward. Lightning turns grad off around its own calls; this caller must. */

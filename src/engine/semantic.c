@@ -304,6 +304,8 @@ SEM_PY(sem_model_like, oom_pymodel_is_model_expr(m, n))
 SEM_PY(sem_returned, oom_pymodel_is_returned(m, n))
 SEM_PY(sem_chunked_output, oom_pymodel_is_chunked_output(m, n, site))
 SEM_PY(sem_loads_into_model, oom_pymodel_loads_into_model(m, n))
+SEM_PY(sem_loads_host_data, oom_pymodel_loads_host_data(m, n))
+SEM_PY(sem_mapped_in_other_branch, oom_pymodel_mapped_in_other_branch(m, n))
 SEM_PY(sem_view_of_one_tensor, oom_pymodel_is_view_of_one_tensor(m, n, site))
 
 /* A `key: value` pair of a dict literal assigned to a name that matches the
@@ -650,6 +652,12 @@ static const oom_sem_entry semantic_predicates[] = {
      "a slice or row of one tensor bound before every loop around the site: a view, nothing piles up", false, false},
     {"oom-loads-into-model", sem_loads_into_model, 0, 0, OOM_SEM_PYTHON, false,
      "a call whose result is copied into a model with load_state_dict (directly or through names)", false, false},
+    {"oom-loads-host-data", sem_loads_host_data, 0, 0, OOM_SEM_PYTHON, false,
+     "a torch.load of a file this file's torch.save writes, every time with host data (.cpu(), NumPy, parsed "
+     "arguments, a dataset)", false, false},
+    {"oom-mapped-in-other-branch", sem_mapped_in_other_branch, 0, 0, OOM_SEM_PYTHON, false,
+     "a torch.load in one arm of an if whose other arm loads the same path with map_location= a device",
+     false, false},
     {"oom-returned", sem_returned, 0, 0, OOM_SEM_PYTHON, false,
      "a name the function around it returns (alone or in a returned tuple)", false, false},
     {"oom-chunked-output", sem_chunked_output, 0, 0, OOM_SEM_PYTHON, false,

@@ -1290,5 +1290,7 @@ void oom_pymodel_free(oom_pymodel *m)
         oom_nodes_free(&m->own_nodes);
     free(m->carry_visit.seen);
     free(m->device_visit.seen);
+    free(m->host_visit.seen);
+    free(m->host_function_visit.seen);
     free(m);
 }

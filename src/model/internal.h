@@ -278,6 +278,8 @@ struct oom_pymodel {
      * outputs (device.c) */
     oom_visit carry_visit;
     oom_visit device_visit;
+    oom_visit host_visit;          /* what a torch.save writes (checkpoints.c): bindings */
+    oom_visit host_function_visit; /* ... and the file's functions it returns through, by scope */
     /* build.c: the class of the methods being walked and what it is (model
      * code, tests). A class's methods follow each other in the walk, so its
      * bases and body are read once for all of them, not once per method;

@@ -60,6 +60,7 @@ void test_grad_suite(void);
 void test_evaluation_suite(void);
 void test_storage_suite(void);
 void test_device_suite(void);
+void test_checkpoints_suite(void);
 void test_flow_suite(void);
 void test_lengths_suite(void);
 void test_rules_suite(void);

@@ -26,6 +26,7 @@ int main(int argc, char **argv)
     test_evaluation_suite();
     test_storage_suite();
     test_device_suite();
+    test_checkpoints_suite();
     test_flow_suite();
     test_lengths_suite();
     test_rules_suite();
