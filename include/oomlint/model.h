@@ -120,6 +120,9 @@ bool oom_pymodel_in_guard(const oom_pymodel *m, TSNode node);
  * innermost loop around `node`: the code does not run on every iteration. */
 bool oom_pymodel_in_loop_guard(const oom_pymodel *m, TSNode node);
 bool oom_pymodel_in_periodic_guard(const oom_pymodel *m, TSNode node);
+/* The list appended to at `site` is made empty for each item of an outer
+ * loop whose item the inner loop goes through (one accumulation group). */
+bool oom_pymodel_holds_one_outer_item(const oom_pymodel *m, TSNode target, TSNode site);
 /* `write_model(model, path, dtype="bfloat16")` where the file's own
  * `write_model` only reads its `dtype` (compares it, looks it up, passes it
  * to its own functions that do the same): nothing computes in that dtype. */

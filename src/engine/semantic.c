@@ -518,6 +518,7 @@ static bool sem_logits_size(const oom_sem_env *env, TSNode n, TSNode site, const
 
 SEM_PY(sem_outlives, oom_pymodel_outlives_iteration(m, n, site))
 SEM_PY(sem_reset_each_window, oom_pymodel_is_reset_each_window(m, n, site))
+SEM_PY(sem_holds_one_outer_item, oom_pymodel_holds_one_outer_item(m, n, site))
 
 /* ---- what fixes ask (model/numbers.c) ---- */
 SEM_PY(sem_scalar, oom_pymodel_is_scalar(m, n))
@@ -558,6 +559,9 @@ static const oom_sem_entry semantic_predicates[] = {
      "the value carries autograd history", false, false},
     {"oom-outlives-iteration", sem_outlives, 0, 0, OOM_SEM_PYTHON, false,
      "storage that outlives the loop iteration", false, false},
+    {"oom-holds-one-outer-item", sem_holds_one_outer_item, 0, 0, OOM_SEM_PYTHON, false,
+     "a list made empty for each item of an outer loop, filled by an inner loop over that item (one group)", false,
+     false},
     {"oom-reset-each-window", sem_reset_each_window, 0, 0, OOM_SEM_PYTHON, false,
      "a running total set afresh later in its loop, which calls backward: it holds one window of steps",
      false, false},

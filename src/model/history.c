@@ -794,8 +794,29 @@ static int unpack_index(const oom_pymodel *m, TSNode value, const char *name, ui
 
 /* `losses, report, n = self.step(batch)` where the file's own `step` returns
  * `loss, report, batch_size`: only the unpacked element's history counts. */
+/* The name of a count: `datapoint_count`, `sample_size`, `num_tokens`,
+ * `n_samples`, `ntokens`, `batch_size`. */
+static bool names_a_count(const char *name, uint32_t len)
+{
+    static const char *const suffixes[] = {"count", "_size", "_samples", "_tokens", "ntokens", "nsentences", NULL};
+    static const char *const prefixes[] = {"num_", "n_", NULL};
+    for (size_t i = 0; suffixes[i]; i++)
+        if (has_suffix(name, len, suffixes[i]))
+            return true;
+    for (size_t i = 0; prefixes[i]; i++)
+        if (has_prefix(name, len, prefixes[i]))
+            return true;
+    return false;
+}
+
 static bool unpacked_call_carries(const oom_pymodel *m, const oom_binding *b, int depth)
 {
+    /* `loss, datapoint_count = model.forward_loss(batch)` (flair), `loss,
+     * sample_size, logging_output = criterion(model, sample)` (fairseq): the
+     * count beside the loss is a number of items, whatever the call returns
+     * with it */
+    if (names_a_count(b->name, b->name_len))
+        return false;
     /* `result = self.step(b)` then `loss, n = result`: the call behind the name */
     TSNode call = oom_pymodel_value_of(m, b->value, 0);
     if (ts_node_is_null(call) || ts_node_symbol(call) != m->sym.call)

@@ -272,6 +272,60 @@ bool oom_pymodel_is_reset_each_window(const oom_pymodel *m, TSNode target, TSNod
     return false;
 }
 
+/* An empty container made by the binding: `[]`, `{}`, `list()`, `dict()`. */
+static bool binds_empty_container(const oom_pymodel *m, const oom_binding *b)
+{
+    if (b->kind != OOM_BIND_VALUE || ts_node_is_null(b->value))
+        return false;
+    const char *type = ts_node_type(b->value);
+    if ((strcmp(type, "list") == 0 || strcmp(type, "dictionary") == 0) && ts_node_named_child_count(b->value) == 0)
+        return true;
+    if (ts_node_symbol(b->value) != m->sym.call)
+        return false;
+    TSNode fn = oom_model_child(m, b->value, "function", 8);
+    TSNode args = oom_model_child(m, b->value, "arguments", 9);
+    return (oom_node_text_is(m, fn, "list") || oom_node_text_is(m, fn, "dict")) && !ts_node_is_null(args) &&
+           ts_node_named_child_count(args) == 0;
+}
+
+/* `for batch_group in groups: outputs = []; for batch in batch_group:
+ * outputs.append(model(batch))` (AllenNLP's trainer, one gradient-accumulation
+ * group at a time): the inner loop goes through one item of an outer loop,
+ * and the list is made empty for each outer item, so it holds one group's
+ * outputs, not the data set's. */
+bool oom_pymodel_holds_one_outer_item(const oom_pymodel *m, TSNode target, TSNode site)
+{
+    if (ts_node_symbol(target) != m->sym.identifier)
+        return false;
+    uint32_t pos = ts_node_start_byte(site);
+    int scope = oom_model_scope_at(m, pos);
+    const oom_loop *inner = innermost_loop(m, pos, scope);
+    if (!inner || ts_node_is_null(inner->iterable) || ts_node_symbol(inner->iterable) != m->sym.identifier)
+        return false;
+    uint32_t ilen, slen;
+    const char *item = oom_node_text(m, inner->iterable, &ilen);
+    const char *store = oom_node_text(m, target, &slen);
+    for (size_t i = 0; i < m->loop_count; i++) {
+        const oom_loop *outer = &m->loops[i];
+        if (outer == inner || outer->scope != scope || outer->start > inner->start || outer->end < inner->end ||
+            ts_node_is_null(outer->iterable))
+            continue;
+        bool over_outer_item = false, fresh = false;
+        for (int b = m->scopes[scope].last_binding; b >= 0; b = m->bindings[b].prev) {
+            const oom_binding *bd = &m->bindings[b];
+            if (bd->kind == OOM_BIND_ITER && bd->name_len == ilen && memcmp(bd->name, item, ilen) == 0 &&
+                ts_node_eq(bd->value, outer->iterable))
+                over_outer_item = true;
+            if (bd->pos >= outer->start && bd->pos < inner->start && bd->name_len == slen &&
+                memcmp(bd->name, store, slen) == 0 && binds_empty_container(m, bd))
+                fresh = true;
+        }
+        if (over_outer_item && fresh)
+            return true;
+    }
+    return false;
+}
+
 /* A loop over chunks of one batch: `range(...)` or the pieces of a tensor
  * (`x.split(k)`, `x.chunk(n)`), possibly under enumerate/zip. A loop over a
  * data loader goes through the data set: what it collects is the epoch's. */

@@ -241,6 +241,16 @@ static bool holds(const oom_pymodel *m, TSNode expr, const char *const *names, s
         return in_list("True", names, count);
     if (oom_pymodel_string_value(m, v, scratch) && in_list(scratch->data, names, count))
         return true;
+    if (ts_node_symbol(v) == m->sym.call) {
+        /* `torch.device("cpu")` holds the string it is made from */
+        TSNode args = oom_model_child(m, v, "arguments", 9);
+        if (oom_pymodel_qualname(m, oom_model_child(m, v, "function", 8), scratch) &&
+            strcmp(scratch->data, "torch.device") == 0 && !ts_node_is_null(args) &&
+            ts_node_named_child_count(args) > 0)
+            /* one string only: `torch.device("cuda" if ok else "cpu")` may be either */
+            return oom_pymodel_string_value(m, oom_model_named_child(m, args, 0), scratch) &&
+                   in_list(scratch->data, names, count);
+    }
     return oom_pymodel_qualname(m, v, scratch) && in_list(scratch->data, names, count);
 }
 

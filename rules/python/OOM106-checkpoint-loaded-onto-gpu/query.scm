@@ -13,4 +13,5 @@
   (#eq? @kw "map_location")
   (#oom-qualname? @fn "torch.load" "torch.serialization.load")
   (#not-match? @loc "cpu|^lambda|^None$|^\\{")
+  (#not-oom-holds? @loc "cpu")
   (#oom-loads-into-model? @call))

@@ -17,6 +17,9 @@
   ; a batch run in chunks and put back together for the caller
   ; (`return torch.cat(all_values)`): one call's output, not a leak
   (#not-oom-chunked-output? @store)
+  ; made empty for each gradient-accumulation group and filled over that group
+  ; (AllenNLP's batch_group_outputs): one group's outputs
+  (#not-oom-holds-one-outer-item? @store)
   (#not-oom-in-forward-code? @value)
   (#oom-builds-graphs? @value)
   (#oom-carries-graph? @value)
