@@ -120,6 +120,10 @@ bool oom_pymodel_in_guard(const oom_pymodel *m, TSNode node);
  * innermost loop around `node`: the code does not run on every iteration. */
 bool oom_pymodel_in_loop_guard(const oom_pymodel *m, TSNode node);
 bool oom_pymodel_in_periodic_guard(const oom_pymodel *m, TSNode node);
+/* `if convert_to_numpy: x = x.cpu()` reaches `x`, where `convert_to_numpy` is a
+ * parameter of the function defaulting to True: the default path moves the
+ * value to the host; keeping it on the GPU is the caller's explicit request. */
+bool oom_pymodel_host_on_default_path(const oom_pymodel *m, TSNode expr);
 /* The list appended to at `site` is made empty for each item of an outer
  * loop whose item the inner loop goes through (one accumulation group). */
 bool oom_pymodel_holds_one_outer_item(const oom_pymodel *m, TSNode target, TSNode site);

@@ -109,6 +109,7 @@ SEM_PY(sem_in_guard, oom_pymodel_in_guard(m, n))
 SEM_PY(sem_retry_call, oom_pymodel_is_retry_call(m, n))
 SEM_PY(sem_in_loop_guard, oom_pymodel_in_loop_guard(m, n))
 SEM_PY(sem_in_periodic_guard, oom_pymodel_in_periodic_guard(m, n))
+SEM_PY(sem_host_on_default_path, oom_pymodel_host_on_default_path(m, n))
 SEM_PY(sem_keyword_only_stored_by_own_function, oom_pymodel_keyword_only_stored_by_own_function(m, n))
 SEM_PY(sem_in_oom_handler, oom_pymodel_in_handler(m, n, true))
 SEM_PY(sem_in_except, oom_pymodel_in_handler(m, n, false))
@@ -678,6 +679,9 @@ static const oom_sem_entry semantic_predicates[] = {
      "inside an if within the innermost loop", false, false},
     {"oom-in-periodic-guard", sem_in_periodic_guard, 0, 0, OOM_SEM_PYTHON, false,
      "inside an if of the innermost loop whose condition takes a modulo (every k-th iteration)", false, false},
+    {"oom-host-on-default-path", sem_host_on_default_path, 0, 0, OOM_SEM_PYTHON, false,
+     "a name moved to the host under `if P:` on some path, P a parameter of the function defaulting to True", false,
+     false},
     {"oom-keyword-only-stored-by-own-function", sem_keyword_only_stored_by_own_function, 0, 0, OOM_SEM_PYTHON, false,
      "a keyword argument of a call of the file's own function, whose parameter of that name reaches no computing call "
      "(only compared, looked up, printed or passed to the file's functions that do the same)", false, false},

@@ -174,3 +174,81 @@ bool oom_pymodel_is_device_output(const oom_pymodel *m, TSNode expr)
     return device_output(m, expr, 0);
 }
 
+
+/* ---- the function's default path ----------------------------------------- */
+
+/* `P` is a parameter of the function around `pos` whose default is `True`
+ * (`convert_to_numpy: bool = True`). */
+static bool parameter_defaults_true(const oom_pymodel *m, int scope, TSNode name)
+{
+    const oom_scope *sc = &m->scopes[scope];
+    if (scope <= 0 || ts_node_is_null(sc->def))
+        return false;
+    TSNode params = oom_model_child(m, sc->def, "parameters", 10);
+    uint32_t nlen;
+    const char *n = oom_node_text(m, name, &nlen);
+    oom_model_kids kids = oom_model_kids_of(m, params);
+    for (TSNode p; oom_model_next_kid(m, &kids, &p);) {
+        const char *type = ts_node_type(p);
+        if (strcmp(type, "default_parameter") != 0 && strcmp(type, "typed_default_parameter") != 0)
+            continue;
+        uint32_t plen;
+        const char *pn = oom_node_text(m, oom_model_child(m, p, "name", 4), &plen);
+        TSNode value = oom_model_child(m, p, "value", 5);
+        if (pn && plen == nlen && memcmp(pn, n, nlen) == 0)
+            return !ts_node_is_null(value) && strcmp(ts_node_type(value), "true") == 0;
+    }
+    return false;
+}
+
+/* `x.cpu()`, `x.numpy()`, `x.tolist()`, `x.to("cpu")` (through `.float()`...). */
+static bool host_move(const oom_pymodel *m, TSNode value)
+{
+    for (int i = 0; i < 4 && !ts_node_is_null(value) && ts_node_symbol(value) == m->sym.call; i++) {
+        TSNode fn = oom_model_child(m, value, "function", 8);
+        if (ts_node_symbol(fn) != m->sym.attribute)
+            return false;
+        TSNode attr = oom_model_child(m, fn, "attribute", 9);
+        if (oom_node_text_is(m, attr, "cpu") || oom_node_text_is(m, attr, "numpy") ||
+            oom_node_text_is(m, attr, "tolist") || (oom_node_text_is(m, attr, "to") && moves_to_cpu(m, value)))
+            return true;
+        value = oom_model_child(m, fn, "object", 6);
+    }
+    return false;
+}
+
+/* The `if P:` whose body holds `node`, P a bare name (not its else branch). */
+static TSNode switch_of_body(const oom_pymodel *m, TSNode node)
+{
+    TSNode child = node;
+    for (TSNode up = oom_model_parent(m, node); !ts_node_is_null(up); up = oom_model_parent(m, up)) {
+        if (ts_node_symbol(up) == m->sym.function_definition)
+            break;
+        if (strcmp(ts_node_type(up), "if_statement") == 0) {
+            TSNode cond = oom_model_child(m, up, "condition", 9);
+            TSNode body = oom_model_child(m, up, "consequence", 11);
+            if (!ts_node_is_null(body) && ts_node_eq(body, child) && !ts_node_is_null(cond) &&
+                ts_node_symbol(cond) == m->sym.identifier)
+                return cond;
+        }
+        child = up;
+    }
+    return (TSNode){0};
+}
+
+bool oom_pymodel_host_on_default_path(const oom_pymodel *m, TSNode expr)
+{
+    oom_flow_reach r;
+    if (ts_node_symbol(expr) != m->sym.identifier || !oom_model_reaching_bindings(m, expr, &r))
+        return false;
+    int scope = oom_model_scope_at(m, ts_node_start_byte(expr));
+    for (uint32_t i = 0; i < r.count; i++) {
+        const oom_binding *b = oom_model_def_binding(m, r.defs[i]);
+        if (!b || b->kind != OOM_BIND_VALUE || ts_node_is_null(b->value) || !host_move(m, b->value))
+            continue;
+        TSNode cond = switch_of_body(m, b->value);
+        if (!ts_node_is_null(cond) && parameter_defaults_true(m, scope, cond))
+            return true;
+    }
+    return false;
+}

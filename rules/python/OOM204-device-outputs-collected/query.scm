@@ -16,6 +16,7 @@
   (#not-oom-chunked-output? @store)
   (#not-oom-in-function-matching? @store "^forward$")
   (#oom-device-output? @value)
+  (#not-oom-host-on-default-path? @value)
   (#not-oom-view-of-one-tensor? @value)) @report
 
 ; the same in evaluation code with grad on, when the value has no graph
@@ -37,6 +38,7 @@
   (#not-oom-chunked-output? @store)
   (#not-oom-in-function-matching? @store "^forward$")
   (#oom-device-output? @value)
+  (#not-oom-host-on-default-path? @value)
   (#not-oom-view-of-one-tensor? @value)
   (#not-oom-carries-graph? @value)) @report
 
@@ -46,6 +48,9 @@
 ; `forward` builds (one feature per image of the batch): the module's output.
 ; view-of-one-tensor: `out_seq.append(seq[i:i + 1])` over the rows of one
 ; generated batch collects views of storage that exists once.
+; host-on-default-path: `if convert_to_numpy: embeddings = embeddings.cpu()` with
+; `convert_to_numpy=True` the function's default (sentence-transformers' encode):
+; the GPU path is the caller's explicit request, as a `return_*` switch is.
 ; in-periodic-guard: `if index % log_every_t == 0: intermediates.append(img)` keeps
 ; every k-th step's output (a few snapshots for logging), not every iteration's.
 ; outlives-all-loops: a buffer made afresh per batch (test-time augmentation
@@ -69,7 +74,8 @@
   (#not-oom-grad-enabled? @store)
   (#oom-outlives-all-loops? @store)
   (#not-oom-in-periodic-guard? @store)
-  (#oom-device-output? @value)) @report
+  (#oom-device-output? @value)
+  (#not-oom-host-on-default-path? @value)) @report
 
 ; scores[step] = outputs.logits in a loop that runs without grad; not a buffer made
 ; beforehand at its full size (`values = torch.zeros(num_steps, n)`: a rollout buffer
@@ -84,4 +90,5 @@
   (#not-oom-grad-enabled? @store)
   (#oom-outlives-all-loops? @store)
   (#not-oom-in-periodic-guard? @store)
-  (#oom-device-output? @value)) @report
+  (#oom-device-output? @value)
+  (#not-oom-host-on-default-path? @value)) @report
