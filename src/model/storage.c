@@ -453,6 +453,22 @@ static bool returns_combined(const oom_pymodel *m, const oom_return *r, const oo
            reads_a_combination(m, r->scope, r->value, loop->end, name, len, 0);
 }
 
+/* `return images` after `for i in range(sample_steps, 0, -1): ...
+ * images.append(z)` (minRF's sampler): a loop over steps, not data, whose
+ * whole list is what the function returns: the trajectory the caller asked
+ * for (to animate every step), not a pile-up beside a result. */
+static bool returns_the_steps(const oom_pymodel *m, const oom_return *r, const oom_loop *loop, const char *name,
+                              uint32_t len)
+{
+    TSNode it = loop->iterable;
+    if (ts_node_is_null(it) || ts_node_symbol(it) != m->sym.call ||
+        !oom_node_text_is(m, oom_model_child(m, it, "function", 8), "range"))
+        return false;
+    uint32_t rlen;
+    const char *returned = oom_node_text(m, r->value, &rlen);
+    return ts_node_symbol(r->value) == m->sym.identifier && rlen == len && memcmp(returned, name, len) == 0;
+}
+
 /* Whether `e` reads a tensor's size: `x.size(1)`, `x.shape[1]`, `len(x)`
  * is not one (a dataset has a length too). */
 static bool reads_tensor_size(const oom_pymodel *m, TSNode e, int depth)
@@ -524,7 +540,7 @@ bool oom_pymodel_is_chunked_output(const oom_pymodel *m, TSNode target, TSNode s
     for (size_t i = 0; i < m->return_count; i++) {
         const oom_return *r = &m->returns[i];
         if (r->scope == scope && !ts_node_is_null(r->value) && ts_node_start_byte(r->value) >= loop->end &&
-            returns_combined(m, r, loop, name, len))
+            (returns_combined(m, r, loop, name, len) || returns_the_steps(m, r, loop, name, len)))
             return true;
     }
     return ranges_over_a_tensor(m, loop) && combined_after(m, scope, loop, name, len);
