@@ -119,6 +119,31 @@ bool oom_pymodel_in_guard(const oom_pymodel *m, TSNode node);
 /* Inside an `if` (or conditional expression) that is itself inside the
  * innermost loop around `node`: the code does not run on every iteration. */
 bool oom_pymodel_in_loop_guard(const oom_pymodel *m, TSNode node);
+/* ---- what one iteration of the innermost loop around `node` does (model/loops.c) ---- */
+
+/* Its body (not a function defined in it) calls one of these dotted names,
+ * aliases applied: `torch.cuda.memory_reserved()` read on every iteration. */
+bool oom_pymodel_loop_calls(const oom_pymodel *m, TSNode node, const char *const *names, size_t count,
+                            oom_buf *scratch);
+/* Every statement of its body is a call of one of these dotted names
+ * (`for _ in range(3): gc.collect(); torch.cuda.empty_cache()`): the loop
+ * does no work of its own. */
+bool oom_pymodel_loop_only_calls(const oom_pymodel *m, TSNode node, const char *const *names, size_t count,
+                                 oom_buf *scratch);
+/* A `for` loop over a value made by one of these calls, names followed,
+ * through `.items()`, `.keys()`, `.values()` and `tqdm(...)`: `for name in
+ * sd` after `sd = torch.load(path)`, a checkpoint walked once at load time. */
+bool oom_pymodel_loop_iterates_built_by(const oom_pymodel *m, TSNode node, const char *const *names, size_t count,
+                                        oom_buf *scratch);
+/* Its body runs a whole generation: a call of `generate` (`model.generate`,
+ * vLLM's `llm.generate`, a library's `generate(model=...)`), directly or in
+ * one of the file's own functions or methods it calls (two levels). */
+bool oom_pymodel_loop_generates(const oom_pymodel *m, TSNode node);
+/* `node` is in the body of a `try` (inside that loop) whose success leaves
+ * the loop (its body or `else:` ends with return or break) and which has
+ * handlers: the loop runs again only after an exception, a retry. */
+bool oom_pymodel_in_retry_attempt(const oom_pymodel *m, TSNode node);
+
 /* Inside an except handler; `oom_only`: one that catches out-of-memory errors. */
 bool oom_pymodel_in_handler(const oom_pymodel *m, TSNode node, bool oom_only);
 /* Inside a method of a model or loss class (nn.Module, *Model) that computes
@@ -222,6 +247,18 @@ bool oom_pymodel_is_eval_hook_call(const oom_pymodel *m, TSNode call);
  * (`out_seq.append(seq[i:i + 1])` for i in range(batch_size)): a view of
  * storage that exists once, so collecting it piles nothing up. */
 bool oom_pymodel_is_view_of_one_tensor(const oom_pymodel *m, TSNode value, TSNode site);
+
+/* The per-layer tuples a model's forward call returns (`hidden_states`,
+ * `attentions`) may outlive the function that made the call: it is
+ * module-level code, or its function runs a backward, or the output (or
+ * its `hidden_states`, `out[-1]` ...) is returned, yielded, stored into an
+ * object, passed to a call that may keep it (not a torch function making a
+ * new tensor, nor len/isinstance), or bound to a name whose reads do so.
+ * False when every use takes one tensor out of it (`out.logits`,
+ * `out[0]`, `out.hidden_states[-2]`, `_, _, values = model(...)` with
+ * `values` used as a tensor): then the layers die with the function,
+ * before its caller's backward, and autograd held them anyway. */
+bool oom_pymodel_output_layers_escape(const oom_pymodel *m, TSNode call);
 
 /* A module without parameters: a loss or metric (`criterion`, `nn.CrossEntropyLoss()`,
  * a name bound to one), an activation, dropout or pooling layer. */
