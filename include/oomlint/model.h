@@ -260,6 +260,18 @@ bool oom_pymodel_is_view_of_one_tensor(const oom_pymodel *m, TSNode value, TSNod
  * before its caller's backward, and autograd held them anyway. */
 bool oom_pymodel_output_layers_escape(const oom_pymodel *m, TSNode call);
 
+/* The module `wrapped` (or a module it belongs to: `model` for
+ * `model.features`) had its parameters frozen earlier in the same function
+ * (model/grad.c): `for [name,] p in model.(named_)parameters(): p.requires_grad
+ * = False` (perhaps under an `if`, all but the head) or
+ * `model.requires_grad_(False)`, and no later statement there set it back. */
+bool oom_pymodel_frozen_before(const oom_pymodel *m, TSNode wrapped, TSNode site);
+/* `node` sits in a branch that the file's fixed integers rule out
+ * (model/values.c): the body of `if num_gpus > 1:` where `num_gpus = 1` is
+ * the name's only binding in its scope and no global statement names it;
+ * `and`, `or`, `not` and comparisons of such integers are evaluated. */
+bool oom_pymodel_never_runs(const oom_pymodel *m, TSNode node);
+
 /* A module without parameters: a loss or metric (`criterion`, `nn.CrossEntropyLoss()`,
  * a name bound to one), an activation, dropout or pooling layer. */
 bool oom_pymodel_is_parameter_free_module(const oom_pymodel *m, TSNode expr);

@@ -499,6 +499,8 @@ SEM_PY(sem_loop_generates, oom_pymodel_loop_generates(m, n))
 SEM_PY(sem_in_retry_attempt, oom_pymodel_in_retry_attempt(m, n))
 
 SEM_PY(sem_layer_outputs_escape, oom_pymodel_output_layers_escape(m, n))
+SEM_PY(sem_frozen_before, oom_pymodel_frozen_before(m, n, site))
+SEM_PY(sem_never_runs, oom_pymodel_never_runs(m, n))
 SEM_PY(sem_outlives, oom_pymodel_outlives_iteration(m, n, site))
 SEM_PY(sem_reset_each_window, oom_pymodel_is_reset_each_window(m, n, site))
 
@@ -656,6 +658,11 @@ static const oom_sem_entry semantic_predicates[] = {
     {"oom-layer-outputs-escape", sem_layer_outputs_escape, 0, 0, OOM_SEM_PYTHON, false,
      "the per-layer tuples of this forward call's output may outlive its function (module code, a backward "
      "there, returned, stored, passed on)", false, false},
+    {"oom-frozen-before", sem_frozen_before, 0, 0, OOM_SEM_PYTHON, false,
+     "a module whose parameters (or its parent module's) were set requires_grad=False earlier in the function",
+     false, false},
+    {"oom-never-runs", sem_never_runs, 0, 0, OOM_SEM_PYTHON, false,
+     "in a branch the file's fixed integers rule out (num_gpus = 1 ... if num_gpus > 1:)", false, false},
     {"oom-in-oom-handler", sem_in_oom_handler, 0, 0, OOM_SEM_PYTHON, false,
      "inside an except clause for out-of-memory errors", false, false},
     {"oom-in-except", sem_in_except, 0, 0, OOM_SEM_PYTHON, false,
