@@ -119,6 +119,8 @@ bool oom_pymodel_in_guard(const oom_pymodel *m, TSNode node);
 /* Inside an `if` (or conditional expression) that is itself inside the
  * innermost loop around `node`: the code does not run on every iteration. */
 bool oom_pymodel_in_loop_guard(const oom_pymodel *m, TSNode node);
+/* Inside an `if` of that loop whose condition takes a modulo (`if i %
+ * log_every == 0:`): the code runs every k-th iteration. */
 bool oom_pymodel_in_periodic_guard(const oom_pymodel *m, TSNode node);
 /* `if convert_to_numpy: x = x.cpu()` reaches `x`, where `convert_to_numpy` is a
  * parameter of the function defaulting to True: the default path moves the
@@ -131,6 +133,31 @@ bool oom_pymodel_holds_one_outer_item(const oom_pymodel *m, TSNode target, TSNod
  * `write_model` only reads its `dtype` (compares it, looks it up, passes it
  * to its own functions that do the same): nothing computes in that dtype. */
 bool oom_pymodel_keyword_only_stored_by_own_function(const oom_pymodel *m, TSNode keyword_argument);
+/* ---- what one iteration of the innermost loop around `node` does (model/loops.c) ---- */
+
+/* Its body (not a function defined in it) calls one of these dotted names,
+ * aliases applied: `torch.cuda.memory_reserved()` read on every iteration. */
+bool oom_pymodel_loop_calls(const oom_pymodel *m, TSNode node, const char *const *names, size_t count,
+                            oom_buf *scratch);
+/* Every statement of its body is a call of one of these dotted names
+ * (`for _ in range(3): gc.collect(); torch.cuda.empty_cache()`): the loop
+ * does no work of its own. */
+bool oom_pymodel_loop_only_calls(const oom_pymodel *m, TSNode node, const char *const *names, size_t count,
+                                 oom_buf *scratch);
+/* A `for` loop over a value made by one of these calls, names followed,
+ * through `.items()`, `.keys()`, `.values()` and `tqdm(...)`: `for name in
+ * sd` after `sd = torch.load(path)`, a checkpoint walked once at load time. */
+bool oom_pymodel_loop_iterates_built_by(const oom_pymodel *m, TSNode node, const char *const *names, size_t count,
+                                        oom_buf *scratch);
+/* Its body runs a whole generation: a call of `generate` (`model.generate`,
+ * vLLM's `llm.generate`, a library's `generate(model=...)`), directly or in
+ * one of the file's own functions or methods it calls (two levels). */
+bool oom_pymodel_loop_generates(const oom_pymodel *m, TSNode node);
+/* `node` is in the body of a `try` (inside that loop) whose success leaves
+ * the loop (its body or `else:` ends with return or break) and which has
+ * handlers: the loop runs again only after an exception, a retry. */
+bool oom_pymodel_in_retry_attempt(const oom_pymodel *m, TSNode node);
+
 /* Inside an except handler; `oom_only`: one that catches out-of-memory errors. */
 bool oom_pymodel_in_handler(const oom_pymodel *m, TSNode node, bool oom_only);
 /* Inside a method of a model or loss class (nn.Module, *Model) that computes
@@ -270,6 +297,30 @@ bool oom_pymodel_is_eval_hook_call(const oom_pymodel *m, TSNode call);
  * (`out_seq.append(seq[i:i + 1])` for i in range(batch_size)): a view of
  * storage that exists once, so collecting it piles nothing up. */
 bool oom_pymodel_is_view_of_one_tensor(const oom_pymodel *m, TSNode value, TSNode site);
+
+/* The per-layer tuples a model's forward call returns (`hidden_states`,
+ * `attentions`) may outlive the function that made the call: it is
+ * module-level code, or its function runs a backward, or the output (or
+ * its `hidden_states`, `out[-1]` ...) is returned, yielded, stored into an
+ * object, passed to a call that may keep it (not a torch function making a
+ * new tensor, nor len/isinstance), or bound to a name whose reads do so.
+ * False when every use takes one tensor out of it (`out.logits`,
+ * `out[0]`, `out.hidden_states[-2]`, `_, _, values = model(...)` with
+ * `values` used as a tensor): then the layers die with the function,
+ * before its caller's backward, and autograd held them anyway. */
+bool oom_pymodel_output_layers_escape(const oom_pymodel *m, TSNode call);
+
+/* The module `wrapped` (or a module it belongs to: `model` for
+ * `model.features`) had its parameters frozen earlier in the same function
+ * (model/grad.c): `for [name,] p in model.(named_)parameters(): p.requires_grad
+ * = False` (perhaps under an `if`, all but the head) or
+ * `model.requires_grad_(False)`, and no later statement there set it back. */
+bool oom_pymodel_frozen_before(const oom_pymodel *m, TSNode wrapped, TSNode site);
+/* `node` sits in a branch that the file's fixed integers rule out
+ * (model/values.c): the body of `if num_gpus > 1:` where `num_gpus = 1` is
+ * the name's only binding in its scope and no global statement names it;
+ * `and`, `or`, `not` and comparisons of such integers are evaluated. */
+bool oom_pymodel_never_runs(const oom_pymodel *m, TSNode node);
 
 /* A module without parameters: a loss or metric (`criterion`, `nn.CrossEntropyLoss()`,
  * a name bound to one), an activation, dropout or pooling layer. */

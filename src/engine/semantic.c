@@ -517,6 +517,17 @@ static bool sem_logits_size(const oom_sem_env *env, TSNode n, TSNode site, const
     return true;
 }
 
+/* ---- what one iteration of the innermost loop does (model/loops.c) ---- */
+SEM_PY(sem_loop_calls, oom_pymodel_loop_calls(m, n, (const char *const *)p->args, p->arg_count, scratch))
+SEM_PY(sem_loop_only_calls, oom_pymodel_loop_only_calls(m, n, (const char *const *)p->args, p->arg_count, scratch))
+SEM_PY(sem_loop_iterates_built_by,
+       oom_pymodel_loop_iterates_built_by(m, n, (const char *const *)p->args, p->arg_count, scratch))
+SEM_PY(sem_loop_generates, oom_pymodel_loop_generates(m, n))
+SEM_PY(sem_in_retry_attempt, oom_pymodel_in_retry_attempt(m, n))
+
+SEM_PY(sem_layer_outputs_escape, oom_pymodel_output_layers_escape(m, n))
+SEM_PY(sem_frozen_before, oom_pymodel_frozen_before(m, n, site))
+SEM_PY(sem_never_runs, oom_pymodel_never_runs(m, n))
 SEM_PY(sem_outlives, oom_pymodel_outlives_iteration(m, n, site))
 SEM_PY(sem_reset_each_window, oom_pymodel_is_reset_each_window(m, n, site))
 SEM_PY(sem_holds_one_outer_item, oom_pymodel_holds_one_outer_item(m, n, site))
@@ -685,6 +696,27 @@ static const oom_sem_entry semantic_predicates[] = {
     {"oom-keyword-only-stored-by-own-function", sem_keyword_only_stored_by_own_function, 0, 0, OOM_SEM_PYTHON, false,
      "a keyword argument of a call of the file's own function, whose parameter of that name reaches no computing call "
      "(only compared, looked up, printed or passed to the file's functions that do the same)", false, false},
+    {"oom-loop-calls", sem_loop_calls, 1, 64, OOM_SEM_PYTHON, false,
+     "the innermost loop's body calls one of these dotted names", false, false},
+    {"oom-loop-only-calls", sem_loop_only_calls, 1, 64, OOM_SEM_PYTHON, false,
+     "every statement of the innermost loop's body is a call of one of these dotted names", false, false},
+    {"oom-loop-iterates-built-by", sem_loop_iterates_built_by, 1, 64, OOM_SEM_PYTHON, false,
+     "the innermost loop walks a value made by one of these calls (names, .items()/.keys()/.values() followed)",
+     false, false},
+    {"oom-loop-generates", sem_loop_generates, 0, 0, OOM_SEM_PYTHON, false,
+     "the innermost loop's body runs a generation: a call of generate, directly or in the file's own functions",
+     false, false},
+    {"oom-in-retry-attempt", sem_in_retry_attempt, 0, 0, OOM_SEM_PYTHON, false,
+     "in a try body whose success leaves the loop (return/break): the loop repeats only after an exception",
+     false, false},
+    {"oom-layer-outputs-escape", sem_layer_outputs_escape, 0, 0, OOM_SEM_PYTHON, false,
+     "the per-layer tuples of this forward call's output may outlive its function (module code, a backward "
+     "there, returned, stored, passed on)", false, false},
+    {"oom-frozen-before", sem_frozen_before, 0, 0, OOM_SEM_PYTHON, false,
+     "a module whose parameters (or its parent module's) were set requires_grad=False earlier in the function",
+     false, false},
+    {"oom-never-runs", sem_never_runs, 0, 0, OOM_SEM_PYTHON, false,
+     "in a branch the file's fixed integers rule out (num_gpus = 1 ... if num_gpus > 1:)", false, false},
     {"oom-in-oom-handler", sem_in_oom_handler, 0, 0, OOM_SEM_PYTHON, false,
      "inside an except clause for out-of-memory errors", false, false},
     {"oom-in-except", sem_in_except, 0, 0, OOM_SEM_PYTHON, false,

@@ -153,3 +153,129 @@ static int grad_switch(const oom_pymodel *m, TSNode expr, int depth)
     return state;
 }
 
+
+/* ---- frozen modules ------------------------------------------------------------------------------ */
+
+/* `p.requires_grad = False` / `p.requires_grad_(False)` (and True): the
+ * switch one statement sets on `target`'s text, -1 when it sets none. */
+static int requires_grad_set(const oom_pymodel *m, TSNode stmt, const char *target, uint32_t target_len)
+{
+    if (ts_node_symbol(stmt) != m->sym.expression_statement || ts_node_named_child_count(stmt) != 1)
+        return -1;
+    TSNode e = oom_model_named_child(m, stmt, 0), owner, value;
+    if (ts_node_symbol(e) == m->sym.assignment) {
+        TSNode left = oom_model_child(m, e, "left", 4);
+        if (ts_node_symbol(left) != m->sym.attribute ||
+            !oom_node_text_is(m, oom_model_child(m, left, "attribute", 9), "requires_grad"))
+            return -1;
+        owner = oom_model_child(m, left, "object", 6);
+        value = oom_model_child(m, e, "right", 5);
+    } else if (ts_node_symbol(e) == m->sym.call) {
+        TSNode fn = oom_model_child(m, e, "function", 8);
+        if (ts_node_symbol(fn) != m->sym.attribute ||
+            !oom_node_text_is(m, oom_model_child(m, fn, "attribute", 9), "requires_grad_"))
+            return -1;
+        owner = oom_model_child(m, fn, "object", 6);
+        value = only_argument(m, e);
+    } else {
+        return -1;
+    }
+    uint32_t len;
+    const char *text = oom_node_text(m, owner, &len);
+    if (len != target_len || memcmp(text, target, len) != 0 || ts_node_is_null(value))
+        return -1;
+    return strcmp(ts_node_type(value), "false") == 0 ? 0 : strcmp(ts_node_type(value), "true") == 0 ? 1 : -1;
+}
+
+/* The module expression `owner` covers `wrapped`: the same text, or a
+ * submodule of it (`model` covers `model.features`). */
+static bool covers(const oom_pymodel *m, TSNode owner, TSNode wrapped)
+{
+    uint32_t olen, wlen;
+    const char *o = oom_node_text(m, owner, &olen), *w = oom_node_text(m, wrapped, &wlen);
+    return olen <= wlen && memcmp(o, w, olen) == 0 && (olen == wlen || w[olen] == '.');
+}
+
+typedef struct {
+    const oom_pymodel *m;
+    TSNode wrapped;
+    int scope;
+    uint32_t before;
+    int frozen; /* the last switch seen: 1 frozen, 0 unfrozen, -1 none */
+} freeze_walk;
+
+typedef struct {
+    freeze_walk *w;
+    const char *var;
+    uint32_t var_len;
+    bool turns_on, turns_off;
+} loop_switch_walk;
+
+/* A loop that turns any parameter's grad on (`v.requires_grad = True  # train
+ * all layers`, then False for the listed ones) trains; one that only turns
+ * it off, under an `if` or not, freezes. */
+static bool visit_loop_switch(void *ctx, TSNode n)
+{
+    loop_switch_walk *s = ctx;
+    int on = requires_grad_set(s->w->m, n, s->var, s->var_len);
+    if (on == 1)
+        s->turns_on = true;
+    else if (on == 0)
+        s->turns_off = true;
+    return true;
+}
+
+/* `for [name,] p in owner.(named_)parameters(): ... p.requires_grad = False`,
+ * the switch perhaps under an `if` (all but the head). */
+static void parameters_loop(freeze_walk *w, TSNode loop)
+{
+    const oom_pymodel *m = w->m;
+    TSNode right = oom_model_child(m, loop, "right", 5), left = oom_model_child(m, loop, "left", 4);
+    TSNode fn = ts_node_symbol(right) == m->sym.call ? oom_model_child(m, right, "function", 8) : right;
+    if (ts_node_symbol(fn) != m->sym.attribute || !covers(m, oom_model_child(m, fn, "object", 6), w->wrapped))
+        return;
+    TSNode method = oom_model_child(m, fn, "attribute", 9);
+    if (!oom_node_text_is(m, method, "parameters") && !oom_node_text_is(m, method, "named_parameters"))
+        return;
+    if (ts_node_symbol(left) == m->sym.pattern_list || ts_node_symbol(left) == m->sym.tuple_pattern)
+        left = oom_model_named_child(m, left, ts_node_named_child_count(left) - 1);
+    if (ts_node_symbol(left) != m->sym.identifier)
+        return;
+    loop_switch_walk s = {w, NULL, 0, false, false};
+    s.var = oom_node_text(m, left, &s.var_len);
+    oom_pymodel_walk(m, oom_model_child(m, loop, "body", 4), visit_loop_switch, &s);
+    if (s.turns_on || s.turns_off)
+        w->frozen = !s.turns_on;
+}
+
+static bool visit_freeze(void *ctx, TSNode n)
+{
+    freeze_walk *w = ctx;
+    const oom_pymodel *m = w->m;
+    if (ts_node_start_byte(n) >= w->before)
+        return false;
+    if (oom_model_scope_at(m, ts_node_start_byte(n)) != w->scope)
+        return true;
+    if (ts_node_symbol(n) == m->sym.for_statement) {
+        parameters_loop(w, n);
+    } else if (ts_node_symbol(n) == m->sym.expression_statement) {
+        uint32_t len;
+        const char *text = oom_node_text(m, w->wrapped, &len);
+        int on = requires_grad_set(m, n, text, len); /* model.requires_grad_(False) */
+        if (on >= 0)
+            w->frozen = !on;
+    }
+    return true;
+}
+
+bool oom_pymodel_frozen_before(const oom_pymodel *m, TSNode wrapped, TSNode site)
+{
+    uint32_t pos = ts_node_start_byte(site);
+    int scope = oom_model_scope_at(m, pos);
+    TSNode home = scope > 0 ? m->scopes[scope].def : m->root;
+    if (ts_node_is_null(home))
+        return false;
+    freeze_walk w = {m, wrapped, scope, pos, -1};
+    oom_pymodel_walk(m, home, visit_freeze, &w);
+    return w.frozen == 1;
+}

@@ -646,3 +646,239 @@ bool oom_pymodel_loads_into_model(const oom_pymodel *m, TSNode call)
     return name_loaded_into_model(m, scope, ts_node_end_byte(call), name, len, 0);
 }
 
+
+/* ---- a model output's per-layer tuples ------------------------------------------------------- */
+
+/* With autograd on, every layer's output is already saved for the backward
+ * (it is the next layer's input), so `output_hidden_states=True` costs
+ * memory only while the returned tuple keeps those tensors alive after the
+ * backward has freed the graph. That needs the tuple (or the whole output)
+ * to outlive the function that made it, or the backward to run in that
+ * function. What follows decides whether it may; anything it cannot read
+ * counts as "may". */
+
+typedef enum { OUT_WHOLE, OUT_LAYERS } output_part;
+
+#define OUTPUT_ESCAPE_DEPTH 6
+
+/* Fields of a model output that hold one tensor per layer. */
+static const char *const per_layer_fields[] = {"hidden_states", "attentions", "encoder_hidden_states",
+                                               "decoder_hidden_states", "encoder_attentions",
+                                               "decoder_attentions", "cross_attentions", "vision_hidden_states",
+                                               NULL};
+
+static bool escapes(const oom_pymodel *m, TSNode e, output_part part, int depth);
+
+static bool node_is(TSNode n, const char *type)
+{
+    return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
+}
+
+/* `x[0]`: the first entry of an output, loss or logits or the last hidden
+ * state, is never a tuple of layers. */
+static bool is_zero(const oom_pymodel *m, TSNode key)
+{
+    return node_is(key, "integer") && oom_node_text_is(m, key, "0");
+}
+
+static bool key_names_layers(const oom_pymodel *m, TSNode key)
+{
+    oom_buf s;
+    oom_buf_init(&s);
+    bool yes = oom_pymodel_string_value(m, key, &s) && oom_model_text_in(s.data, s.len, per_layer_fields);
+    oom_buf_free(&s);
+    return yes;
+}
+
+/* `out[k]` of a whole output or of a tuple of layers. */
+static bool subscript_escapes(const oom_pymodel *m, TSNode sub, output_part part, int depth)
+{
+    TSNode key = oom_model_child(m, sub, "subscript", 9);
+    if (node_is(key, "slice"))
+        return escapes(m, sub, part, depth + 1); /* still a tuple */
+    if (part == OUT_LAYERS)
+        return false; /* one layer's tensor */
+    if (is_zero(m, key))
+        return false;
+    oom_buf s;
+    oom_buf_init(&s);
+    bool string_key = oom_pymodel_string_value(m, key, &s);
+    oom_buf_free(&s);
+    if (string_key && !key_names_layers(m, key))
+        return false; /* out["logits"] */
+    return escapes(m, sub, OUT_LAYERS, depth + 1); /* out[-1] may be the hidden states */
+}
+
+/* `out.f`: a tensor field (`.logits`, `.loss`) lets the layers go. */
+static bool attribute_escapes(const oom_pymodel *m, TSNode attr, output_part part, int depth)
+{
+    if (part == OUT_LAYERS)
+        return false; /* a method of the tuple (index, count) or of one tensor */
+    uint32_t len;
+    const char *name = oom_node_text(m, oom_model_child(m, attr, "attribute", 9), &len);
+    static const char *const whole_views[] = {"to_tuple", "values", "items", "get", NULL};
+    if (oom_model_text_in(name, len, per_layer_fields))
+        return escapes(m, attr, OUT_LAYERS, depth + 1);
+    return oom_model_text_in(name, len, whole_views);
+}
+
+/* Passed to a call: torch's functions make new tensors and keep nothing
+ * (but torch.stack/cat of the tuple copies every layer); len() and
+ * isinstance() read it. Anything else may keep it. */
+static bool argument_escapes(const oom_pymodel *m, TSNode args)
+{
+    TSNode call = oom_model_parent(m, args);
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    oom_buf q;
+    oom_buf_init(&q);
+    bool kept = true;
+    static const char *const copies[] = {"stack", "cat", "concat", "concatenate", "hstack", "vstack", "dstack",
+                                         NULL};
+    static const char *const readers[] = {"len", "isinstance", NULL};
+    if (oom_pymodel_qualname(m, fn, &q)) {
+        const char *dot = strrchr(q.data, '.');
+        const char *last = dot ? dot + 1 : q.data;
+        if (oom_str_starts_with(q.data, "torch."))
+            kept = oom_model_text_in(last, strlen(last), copies);
+        else if (!dot)
+            kept = !oom_model_text_in(last, strlen(last), readers);
+    }
+    oom_buf_free(&q);
+    return kept;
+}
+
+static bool name_escapes(const oom_pymodel *m, TSNode site, output_part part, int depth);
+
+static bool assigned_escapes(const oom_pymodel *m, TSNode left, output_part part, int depth)
+{
+    if (ts_node_symbol(left) == m->sym.identifier)
+        return name_escapes(m, left, part, depth + 1);
+    if (ts_node_symbol(left) != m->sym.pattern_list && ts_node_symbol(left) != m->sym.tuple_pattern &&
+        ts_node_symbol(left) != m->sym.list_pattern)
+        return true; /* self.outputs = ..., cache[k] = ... */
+    oom_model_kids kids = oom_model_kids_of(m, left);
+    for (TSNode el; oom_model_next_kid(m, &kids, &el);) /* `_, _, values = model(...)`: entries */
+        if (ts_node_symbol(el) != m->sym.identifier || name_escapes(m, el, OUT_LAYERS, depth + 1))
+            return true;
+    return false;
+}
+
+/* Where the value of `e` (the output, or a tuple of its layers) goes. */
+static bool escapes(const oom_pymodel *m, TSNode e, output_part part, int depth)
+{
+    if (depth > OUTPUT_ESCAPE_DEPTH)
+        return true;
+    TSNode p = oom_model_parent(m, e);
+    while (node_is(p, "parenthesized_expression")) {
+        e = p;
+        p = oom_model_parent(m, p);
+    }
+    if (ts_node_is_null(p))
+        return true;
+    TSSymbol s = ts_node_symbol(p);
+    if (s == m->sym.attribute && ts_node_eq(oom_model_child(m, p, "object", 6), e))
+        return attribute_escapes(m, p, part, depth);
+    if (node_is(p, "subscript") && ts_node_eq(oom_model_child(m, p, "value", 5), e))
+        return subscript_escapes(m, p, part, depth);
+    if (s == m->sym.assignment && ts_node_eq(oom_model_child(m, p, "right", 5), e))
+        return assigned_escapes(m, oom_model_child(m, p, "left", 4), part, depth);
+    if (s == m->sym.expression_statement || node_is(p, "delete_statement"))
+        return false; /* dropped, or deleted */
+    if (s == m->sym.keyword_argument)
+        p = oom_model_parent(m, p);
+    if (node_is(p, "argument_list"))
+        return argument_escapes(m, p);
+    return true; /* returned, yielded, put in a container, compared ... */
+}
+
+/* An identifier that a statement binds rather than reads. */
+static bool binds(const oom_pymodel *m, TSNode id)
+{
+    TSNode p = oom_model_parent(m, id);
+    while (ts_node_symbol(p) == m->sym.pattern_list || ts_node_symbol(p) == m->sym.tuple_pattern ||
+           ts_node_symbol(p) == m->sym.list_pattern)
+        p = oom_model_parent(m, p);
+    TSSymbol s = ts_node_symbol(p);
+    if (s != m->sym.assignment && s != m->sym.augmented_assignment && s != m->sym.for_statement)
+        return false;
+    TSNode left = oom_model_child(m, p, "left", 4);
+    return ts_node_start_byte(id) >= ts_node_start_byte(left) && ts_node_end_byte(id) <= ts_node_end_byte(left);
+}
+
+/* `x.outputs`, `f(outputs=...)`: a field's or keyword's name, not a read. */
+static bool is_field_name(const oom_pymodel *m, TSNode id)
+{
+    TSNode p = oom_model_parent(m, id);
+    if (ts_node_symbol(p) == m->sym.attribute)
+        return ts_node_eq(oom_model_child(m, p, "attribute", 9), id);
+    if (ts_node_symbol(p) == m->sym.keyword_argument)
+        return ts_node_eq(oom_model_child(m, p, "name", 4), id);
+    return false;
+}
+
+typedef struct {
+    const oom_pymodel *m;
+    TSNode site; /* the identifier the output is bound to */
+    output_part part;
+    int depth;
+    bool escaped;
+} name_walk;
+
+/* Whether the binding `site` may reach the read `use`; unknown counts as yes. */
+static bool reaches(const oom_pymodel *m, TSNode use, TSNode site)
+{
+    oom_flow_reach r;
+    oom_model_reaching(m, use, &r);
+    if (r.answer != OOM_FLOW_LOCAL)
+        return true; /* a closure's read, or a body the flow does not know */
+    uint32_t known = r.count < OOM_FLOW_MAX_REACH ? r.count : OOM_FLOW_MAX_REACH;
+    for (uint32_t i = 0; i < known; i++)
+        if (ts_node_eq(r.defs[i]->site, site))
+            return true;
+    return r.count > OOM_FLOW_MAX_REACH;
+}
+
+static bool visit_output_read(void *ctx, TSNode n)
+{
+    name_walk *w = ctx;
+    const oom_pymodel *m = w->m;
+    if (ts_node_symbol(n) != m->sym.identifier || ts_node_eq(n, w->site))
+        return true;
+    uint32_t len, want;
+    const char *text = oom_node_text(m, n, &len), *name = oom_node_text(m, w->site, &want);
+    if (len != want || memcmp(text, name, len) != 0 || binds(m, n) || is_field_name(m, n))
+        return true;
+    if (reaches(m, n, w->site) && escapes(m, n, w->part, w->depth))
+        w->escaped = true;
+    return !w->escaped;
+}
+
+/* Every read the binding `site` reaches, in its function, lets the layers go. */
+static bool name_escapes(const oom_pymodel *m, TSNode site, output_part part, int depth)
+{
+    if (depth > OUTPUT_ESCAPE_DEPTH || oom_pymodel_declared_outside(m, site))
+        return true;
+    int scope = oom_model_scope_at(m, ts_node_start_byte(site));
+    TSNode home = m->scopes[scope].def;
+    if (ts_node_is_null(home))
+        return true;
+    name_walk w = {m, site, part, depth, false};
+    oom_pymodel_walk(m, home, visit_output_read, &w);
+    return w.escaped;
+}
+
+static bool scope_runs_backward(const oom_pymodel *m, int scope)
+{
+    for (size_t i = 0; i < m->backward_call_count; i++)
+        if (m->backward_calls[i].scope == scope)
+            return true;
+    return false;
+}
+
+bool oom_pymodel_output_layers_escape(const oom_pymodel *m, TSNode call)
+{
+    int scope = oom_model_scope_at(m, ts_node_start_byte(call));
+    if (scope <= 0 || ts_node_is_null(m->scopes[scope].def) || scope_runs_backward(m, scope))
+        return true; /* a script's name lives on; a backward here runs while it does */
+    return escapes(m, call, OUT_WHOLE, 0);
+}

@@ -279,3 +279,118 @@ bool oom_pymodel_built_by(const oom_pymodel *m, TSNode expr, const char *const *
     }
     return false;
 }
+
+/* ---- branches the file's own constants rule out ------------------------------------------------ */
+
+/* `num_gpus = 1` at the top of a script and `if num_gpus > 1:` further down:
+ * a name is fixed when the binding its read resolves to is the only one of
+ * that name in its scope, binds an integer literal, and no `global` or
+ * `nonlocal` statement names it (a function could rebind it then). */
+static bool declared_anywhere(const oom_pymodel *m, const char *name, uint32_t len)
+{
+    for (size_t i = 0; i < m->declaration_count; i++) {
+        const oom_site *d = &m->declarations[i];
+        if (memmem(m->src + d->start, d->end - d->start, name, len))
+            return true;
+    }
+    return false;
+}
+
+static bool fixed_int(const oom_pymodel *m, TSNode e, long long *out)
+{
+    while (!ts_node_is_null(e) && strcmp(ts_node_type(e), "parenthesized_expression") == 0)
+        e = oom_model_named_child(m, e, 0);
+    if (ts_node_is_null(e))
+        return false;
+    if (strcmp(ts_node_type(e), "integer") == 0)
+        return oom_pymodel_int_value(m, e, out);
+    if (ts_node_symbol(e) != m->sym.identifier)
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, e, &len);
+    uint32_t pos = ts_node_start_byte(e);
+    const oom_binding *b = oom_model_visible_binding(m, oom_model_scope_at(m, pos), name, len, pos, false);
+    if (!b || b->kind != OOM_BIND_VALUE || strcmp(ts_node_type(b->value), "integer") != 0 ||
+        declared_anywhere(m, name, len))
+        return false;
+    int count = 0;
+    for (int i = m->scopes[b->scope].last_binding; i >= 0; i = m->bindings[i].prev)
+        count += m->bindings[i].name_len == len && memcmp(m->bindings[i].name, name, len) == 0;
+    return count == 1 && oom_pymodel_int_value(m, b->value, out);
+}
+
+enum { TRUTH_FALSE = 0, TRUTH_TRUE = 1, TRUTH_UNKNOWN = -1 };
+
+static int compare_fixed(const oom_pymodel *m, TSNode cmp)
+{
+    if (ts_node_named_child_count(cmp) != 2 || ts_node_child_count(cmp) != 3)
+        return TRUTH_UNKNOWN; /* a < b < c, `not in`, `is not` */
+    long long a, b;
+    if (!fixed_int(m, oom_model_named_child(m, cmp, 0), &a) || !fixed_int(m, oom_model_named_child(m, cmp, 1), &b))
+        return TRUTH_UNKNOWN;
+    const char *op = ts_node_type(ts_node_child(cmp, 1));
+    if (strcmp(op, "<") == 0)
+        return a < b;
+    if (strcmp(op, "<=") == 0)
+        return a <= b;
+    if (strcmp(op, ">") == 0)
+        return a > b;
+    if (strcmp(op, ">=") == 0)
+        return a >= b;
+    if (strcmp(op, "==") == 0)
+        return a == b;
+    if (strcmp(op, "!=") == 0)
+        return a != b;
+    return TRUTH_UNKNOWN;
+}
+
+/* What a condition is for the file's fixed integers, or unknown. */
+static int truth(const oom_pymodel *m, TSNode e, int depth)
+{
+    if (ts_node_is_null(e) || depth > 16)
+        return TRUTH_UNKNOWN;
+    const char *type = ts_node_type(e);
+    long long v;
+    if (strcmp(type, "parenthesized_expression") == 0)
+        return truth(m, oom_model_named_child(m, e, 0), depth + 1);
+    if (strcmp(type, "true") == 0 || strcmp(type, "false") == 0)
+        return type[0] == 't';
+    if (strcmp(type, "not_operator") == 0) {
+        int t = truth(m, oom_model_child(m, e, "argument", 8), depth + 1);
+        return t == TRUTH_UNKNOWN ? t : !t;
+    }
+    if (strcmp(type, "boolean_operator") == 0) {
+        int l = truth(m, oom_model_child(m, e, "left", 4), depth + 1);
+        int r = truth(m, oom_model_child(m, e, "right", 5), depth + 1);
+        bool is_and = strcmp(ts_node_type(oom_model_child(m, e, "operator", 8)), "and") == 0;
+        if (is_and)
+            return l == TRUTH_FALSE || r == TRUTH_FALSE ? TRUTH_FALSE
+                   : l == TRUTH_TRUE && r == TRUTH_TRUE ? TRUTH_TRUE : TRUTH_UNKNOWN;
+        return l == TRUTH_TRUE || r == TRUTH_TRUE ? TRUTH_TRUE
+               : l == TRUTH_FALSE && r == TRUTH_FALSE ? TRUTH_FALSE : TRUTH_UNKNOWN;
+    }
+    if (strcmp(type, "comparison_operator") == 0)
+        return compare_fixed(m, e);
+    if (fixed_int(m, e, &v))
+        return v != 0;
+    return TRUTH_UNKNOWN;
+}
+
+bool oom_pymodel_never_runs(const oom_pymodel *m, TSNode node)
+{
+    TSNode child = node;
+    for (TSNode up = oom_model_parent(m, node); !ts_node_is_null(up); child = up, up = oom_model_parent(m, up)) {
+        const char *type = ts_node_type(up);
+        if (ts_node_symbol(up) == m->sym.if_statement || strcmp(type, "elif_clause") == 0) {
+            if (ts_node_eq(oom_model_child(m, up, "consequence", 11), child) &&
+                truth(m, oom_model_child(m, up, "condition", 9), 0) == TRUTH_FALSE)
+                return true;
+        } else if (strcmp(type, "else_clause") == 0) {
+            TSNode owner = oom_model_parent(m, up);
+            if (!ts_node_is_null(owner) && ts_node_symbol(owner) == m->sym.if_statement &&
+                truth(m, oom_model_child(m, owner, "condition", 9), 0) == TRUTH_TRUE)
+                return true;
+        }
+    }
+    return false;
+}

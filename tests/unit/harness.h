@@ -59,6 +59,7 @@ void test_model_suite(void);
 void test_grad_suite(void);
 void test_evaluation_suite(void);
 void test_storage_suite(void);
+void test_loops_suite(void);
 void test_device_suite(void);
 void test_checkpoints_suite(void);
 void test_flow_suite(void);

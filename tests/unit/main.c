@@ -25,6 +25,7 @@ int main(int argc, char **argv)
     test_grad_suite();
     test_evaluation_suite();
     test_storage_suite();
+    test_loops_suite();
     test_device_suite();
     test_checkpoints_suite();
     test_flow_suite();
