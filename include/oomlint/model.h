@@ -129,6 +129,11 @@ bool oom_pymodel_host_on_default_path(const oom_pymodel *m, TSNode expr);
 /* The list appended to at `site` is made empty for each item of an outer
  * loop whose item the inner loop goes through (one accumulation group). */
 bool oom_pymodel_holds_one_outer_item(const oom_pymodel *m, TSNode target, TSNode site);
+/* The list appended to at `site` is put together after the loop and the
+ * result is read by an all-pairs product (`a @ b.t()`, torch.mm/matmul/
+ * cdist/einsum) in the same function: retrieval needs the whole set on the
+ * device at once. */
+bool oom_pymodel_combined_for_all_pairs(const oom_pymodel *m, TSNode target, TSNode site);
 /* `write_model(model, path, dtype="bfloat16")` where the file's own
  * `write_model` only reads its `dtype` (compares it, looks it up, passes it
  * to its own functions that do the same): nothing computes in that dtype. */

@@ -531,6 +531,7 @@ SEM_PY(sem_never_runs, oom_pymodel_never_runs(m, n))
 SEM_PY(sem_outlives, oom_pymodel_outlives_iteration(m, n, site))
 SEM_PY(sem_reset_each_window, oom_pymodel_is_reset_each_window(m, n, site))
 SEM_PY(sem_holds_one_outer_item, oom_pymodel_holds_one_outer_item(m, n, site))
+SEM_PY(sem_combined_for_all_pairs, oom_pymodel_combined_for_all_pairs(m, n, site))
 
 /* ---- what fixes ask (model/numbers.c) ---- */
 SEM_PY(sem_scalar, oom_pymodel_is_scalar(m, n))
@@ -571,6 +572,9 @@ static const oom_sem_entry semantic_predicates[] = {
      "the value carries autograd history", false, false},
     {"oom-outlives-iteration", sem_outlives, 0, 0, OOM_SEM_PYTHON, false,
      "storage that outlives the loop iteration", false, false},
+    {"oom-combined-for-all-pairs", sem_combined_for_all_pairs, 0, 0, OOM_SEM_PYTHON, false,
+     "a list put together after the loop whose result an all-pairs product reads (a @ b.t(), torch.mm, cdist)",
+     false, false},
     {"oom-holds-one-outer-item", sem_holds_one_outer_item, 0, 0, OOM_SEM_PYTHON, false,
      "a list made empty for each item of an outer loop, filled by an inner loop over that item (one group)", false,
      false},

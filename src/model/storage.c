@@ -546,6 +546,61 @@ bool oom_pymodel_is_chunked_output(const oom_pymodel *m, TSNode target, TSNode s
     return ranges_over_a_tensor(m, loop) && combined_after(m, scope, loop, name, len);
 }
 
+/* `e` is an all-pairs product reading `name`: `a @ b.t()` (either side),
+ * `torch.mm`, `torch.matmul`, `torch.cdist`, `torch.einsum`. */
+static bool pairs_product_reads(const oom_pymodel *m, TSNode e, const char *name, uint32_t len, int depth)
+{
+    if (ts_node_is_null(e) || depth > 64)
+        return false;
+    TSSymbol s = ts_node_symbol(e);
+    if (s == m->sym.function_definition || s == m->sym.lambda)
+        return false;
+    if (strcmp(ts_node_type(e), "binary_operator") == 0) {
+        TSNode op = oom_model_child(m, e, "operator", 8);
+        if (!ts_node_is_null(op) && strcmp(ts_node_type(op), "@") == 0 && mentions(m, e, name, len, 0))
+            return true;
+    }
+    if (s == m->sym.call) {
+        TSNode fn = oom_model_child(m, e, "function", 8);
+        uint32_t flen;
+        const char *f = oom_node_text(m, fn, &flen);
+        static const char *const products[] = {"torch.mm", "torch.matmul", "torch.cdist", "torch.einsum", NULL};
+        if (f && oom_model_text_in(f, flen, products) && mentions(m, oom_model_child(m, e, "arguments", 9), name, len, 0))
+            return true;
+    }
+    oom_model_kids kids = oom_model_kids_of(m, e);
+    for (TSNode k; oom_model_next_kid(m, &kids, &k);)
+        if (pairs_product_reads(m, k, name, len, depth + 1))
+            return true;
+    return false;
+}
+
+/* BLIP's retrieval evaluation: every caption's embedding is collected, put
+ * together after the loop (`text_embeds = torch.cat(text_embeds)`) and
+ * multiplied with every image's (`image_embeds @ text_embeds.t()`): the
+ * all-pairs product needs the whole set on the device at once, so moving
+ * each batch to the host would only move it back. */
+bool oom_pymodel_combined_for_all_pairs(const oom_pymodel *m, TSNode target, TSNode site)
+{
+    if (ts_node_symbol(target) != m->sym.identifier)
+        return false;
+    uint32_t pos = ts_node_start_byte(site);
+    int scope = oom_model_scope_at(m, pos);
+    const oom_loop *loop = scope > 0 ? innermost_loop(m, pos, scope) : NULL;
+    if (!loop || ts_node_is_null(m->scopes[scope].def))
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, target, &len);
+    for (int i = m->scopes[scope].last_binding; i >= 0; i = m->bindings[i].prev) {
+        const oom_binding *b = &m->bindings[i];
+        if (b->pos >= loop->end && b->kind == OOM_BIND_VALUE && !ts_node_is_null(b->value) &&
+            combined_in(m, b->value, name, len, 0) &&
+            pairs_product_reads(m, oom_model_child(m, m->scopes[scope].def, "body", 4), b->name, b->name_len, 0))
+            return true;
+    }
+    return false;
+}
+
 /* The outermost loop of `scope` around `pos`. */
 static const oom_loop *outermost_loop(const oom_pymodel *m, uint32_t pos, int scope)
 {

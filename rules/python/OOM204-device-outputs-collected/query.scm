@@ -14,6 +14,7 @@
   (#not-oom-in-periodic-guard? @store)
   (#not-oom-follows-switch? @store "^(return|output)_[a-z_]+$")
   (#not-oom-chunked-output? @store)
+  (#not-oom-combined-for-all-pairs? @store)
   (#not-oom-in-function-matching? @store "^forward$")
   (#oom-device-output? @value)
   (#not-oom-host-on-default-path? @value)
@@ -36,6 +37,7 @@
   (#oom-outlives-all-loops? @store)
   (#not-oom-in-periodic-guard? @store)
   (#not-oom-chunked-output? @store)
+  (#not-oom-combined-for-all-pairs? @store)
   (#not-oom-in-function-matching? @store "^forward$")
   (#oom-device-output? @value)
   (#not-oom-host-on-default-path? @value)
@@ -51,6 +53,9 @@
 ; host-on-default-path: `if convert_to_numpy: embeddings = embeddings.cpu()` with
 ; `convert_to_numpy=True` the function's default (sentence-transformers' encode):
 ; the GPU path is the caller's explicit request, as a `return_*` switch is.
+; combined-for-all-pairs: embeddings put together after the loop and multiplied
+; all-against-all (`image_embeds @ text_embeds.t()`, BLIP's retrieval evaluation):
+; the product needs the whole set on the device, the help's move to the host does not apply.
 ; in-periodic-guard: `if index % log_every_t == 0: intermediates.append(img)` keeps
 ; every k-th step's output (a few snapshots for logging), not every iteration's.
 ; outlives-all-loops: a buffer made afresh per batch (test-time augmentation
