@@ -809,6 +809,19 @@ static bool names_a_count(const char *name, uint32_t len)
     return false;
 }
 
+/* `losses, chosen_rewards, rejected_rewards = self.dpo_loss(...)` in a
+ * subclass of TRL's DPOTrainer that does not define `dpo_loss`: TRL's method
+ * returns the rewards detached (`self.beta * (chosen_logps -
+ * ref_chosen_logps).detach()`), so only the losses carry history. */
+static bool inherited_dpo_loss(const oom_pymodel *m, TSNode fn)
+{
+    if (ts_node_symbol(fn) != m->sym.attribute ||
+        !oom_node_text_is(m, oom_model_child(m, fn, "object", 6), "self") ||
+        !oom_node_text_is(m, oom_model_child(m, fn, "attribute", 9), "dpo_loss"))
+        return false;
+    return !defined_by_def(m, "dpo_loss", 8) && oom_pymodel_is_import_alias(m, "DPOTrainer", 10);
+}
+
 static bool unpacked_call_carries(const oom_pymodel *m, const oom_binding *b, int depth)
 {
     /* `loss, datapoint_count = model.forward_loss(batch)` (flair), `loss,
@@ -823,6 +836,8 @@ static bool unpacked_call_carries(const oom_pymodel *m, const oom_binding *b, in
         return carries(m, b->value, depth + 1);
     TSNode fn = oom_model_child(m, call, "function", 8);
     int index = unpack_index(m, b->value, b->name, b->name_len);
+    if (index >= 1 && inherited_dpo_loss(m, fn))
+        return false;
     for (size_t s = 1; s < m->scope_count && index >= 0; s++) {
         uint32_t len;
         const char *name = oom_node_last_name(m, fn, &len);
