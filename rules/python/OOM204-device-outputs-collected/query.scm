@@ -95,5 +95,6 @@
   (#not-oom-grad-enabled? @store)
   (#oom-outlives-all-loops? @store)
   (#not-oom-in-periodic-guard? @store)
+  (#not-oom-chunked-output? @store)
   (#oom-device-output? @value)
   (#not-oom-host-on-default-path? @value)) @report
