@@ -212,6 +212,38 @@ static bool sem_file_name_matches(const oom_sem_env *env, TSNode n, TSNode site,
     return pcre2_match(p->regex, (PCRE2_SPTR)base, strlen(base), 0, 0, env->md, env->mctx) >= 0;
 }
 
+/* The id of a pretrained model the file loads that matches the regex; NULL. */
+static const char *loaded_model_matching(const oom_sem_env *env, const oom_pred *p)
+{
+    const oom_strlist *ids = env->py ? oom_pymodel_pretrained_ids(env->py) : NULL;
+    for (size_t i = 0; ids && i < ids->len; i++)
+        if (pcre2_match(p->regex, (PCRE2_SPTR)ids->items[i], strlen(ids->items[i]), 0, 0, env->md, env->mctx) >= 0)
+            return ids->items[i];
+    return NULL;
+}
+
+static bool sem_file_loads_model_matching(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                                          oom_buf *scratch)
+{
+    (void)n, (void)site, (void)scratch;
+    return loaded_model_matching(env, p) != NULL;
+}
+
+/* Always holds; where the file loads a model that overflows in fp16 (Gemma 3:
+ * transformers#39972, Unsloth forces fp32 for it), {{detail}} says that fp16
+ * is no way out on a GPU without bf16: the model needs fp32 there. */
+static bool sem_fp16_overflow_note(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                                   oom_buf *scratch)
+{
+    (void)n, (void)site, (void)scratch;
+    const char *id = loaded_model_matching(env, p);
+    if (id) {
+        oom_buf_clear(env->detail);
+        oom_buf_printf(env->detail, "; and fp16 is no way out: %s overflows in fp16, so this GPU needs fp32", id);
+    }
+    return true;
+}
+
 /* The value, followed through its bindings, was chosen by a switch of the
  * run: `if accelerator.mixed_precision == "bf16": weight_dtype = torch.bfloat16`. */
 SEM_PY(sem_value_follows_switch, oom_pymodel_value_follows_switch(m, n, p->regex))
@@ -694,6 +726,11 @@ static const oom_sem_entry semantic_predicates[] = {
      "inside an if within the innermost loop", false, false},
     {"oom-in-periodic-guard", sem_in_periodic_guard, 0, 0, OOM_SEM_PYTHON, false,
      "inside an if of the innermost loop whose condition takes a modulo (every k-th iteration)", false, false},
+    {"oom-file-loads-model-matching", sem_file_loads_model_matching, 1, 1, OOM_SEM_PYTHON, true,
+     "the file loads a pretrained model (from_pretrained, pipeline) whose id matches the regex", true, false},
+    {"oom-fp16-overflow-note", sem_fp16_overflow_note, 1, 1, OOM_SEM_PYTHON, true,
+     "always holds; where the file loads a model whose id matches the regex, {{detail}} says it overflows in fp16",
+     false, false},
     {"oom-host-on-default-path", sem_host_on_default_path, 0, 0, OOM_SEM_PYTHON, false,
      "a name moved to the host under `if P:` on some path, P a parameter of the function defaulting to True", false,
      false},

@@ -13,6 +13,10 @@
 ;   saves them) computes nothing: bf16 there is how the weights are stored.
 ;   A module of functions that load a model is not one: its callers run it.
 
+; fp16-overflow-note: a model that overflows in fp16 (Gemma 3 and 4: transformers#39972,
+; Unsloth's loader forces fp32 for them) cannot take the help's fp16; the message says
+; it needs fp32 on this GPU, and the fp16 autofixes are withheld (rule.json).
+
 ; TrainingArguments(bf16=True), SFTConfig(bf16_full_eval=True), ...
 ; Not the same keyword given to a tokenizer or processor loader
 ; (`AutoTokenizer.from_pretrained(path, bf16=True)`, Qwen's evaluation
@@ -26,6 +30,7 @@
   (#any-of? @kw "bf16" "bf16_full_eval")
   (#not-oom-qualname-match? @fn "(Tokenizer(Fast)?|Processor|FeatureExtractor)\\.from_pretrained$")
   (#oom-target-gpu-lacks? @report "bf16")
+  (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
@@ -53,6 +58,7 @@
   (#not-oom-qualname-match? @fn "^peft\\.([A-Za-z_.]+\\.)?PeftModel[A-Za-z]*\\.from_pretrained$")
   (#oom-holds? @value "torch.bfloat16" "bfloat16" "bf16" "bf16-mixed" "bf16-true")
   (#oom-target-gpu-lacks? @report "bf16")
+  (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
@@ -72,6 +78,7 @@
   (#not-oom-value-follows-switch? @value "(?i)(?<!is_)bf16(?!_supported)|bfloat|dtype|precision|fp16|half|amp")
   (#oom-model-like? @model)
   (#oom-target-gpu-lacks? @report "bf16")
+  (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
@@ -84,6 +91,7 @@
   (#eq? @method "bfloat16")
   (#oom-model-like? @model)
   (#oom-target-gpu-lacks? @report "bf16")
+  (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
@@ -104,6 +112,7 @@
   (#oom-string? @flag "--bf16" "--bf16_full_eval" "--bf16-full-eval")
   (#eq? @kw "default")
   (#oom-target-gpu-lacks? @report "bf16")
+  (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
@@ -125,6 +134,7 @@
   (#eq? @kw "default")
   (#oom-string? @value "bf16" "bfloat16" "amp_bf16" "amp_bfloat16" "pure_bf16" "bf16-mixed" "bf16-true")
   (#oom-target-gpu-lacks? @report "bf16")
+  (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
@@ -140,6 +150,7 @@
   (#eq? @kw "bf16")
   (#oom-holds? @value "True")
   (#oom-target-gpu-lacks? @report "bf16")
+  (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
@@ -155,6 +166,7 @@
   (#eq? @kw "mixed_precision")
   (#oom-holds? @value "bf16" "bfloat16")
   (#oom-target-gpu-lacks? @report "bf16")
+  (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
@@ -171,6 +183,7 @@
   (#not-oom-has-argument? @report "bf16")
   (#not-oom-has-argument? @report "fp16")
   (#oom-target-gpu-lacks? @report "bf16")
+  (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
