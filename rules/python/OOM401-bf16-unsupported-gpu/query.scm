@@ -41,7 +41,9 @@
 ; Lightning's Trainer(precision="bf16-mixed"),
 ; and the same through a name: dtype = "bfloat16"; ptdtype = {...}[dtype]; autocast(dtype=ptdtype)
 ;
-; Not: the dtype given to the file's own function that only reads it
+; Not: the dtype given to a call that saves, exports or writes weights
+; (`checkpointer.save_checkpoint(..., dtype=param_dtype)`, mistral-finetune's: the
+; dtype they are stored in), the dtype given to the file's own function that only reads it
 ; (llm.c's `write_model(model, path, dtype="bfloat16")` picks how the weights are
 ; written to disk), a keyword of a tensor cast (`loss.to(dtype=torch.bfloat16)`), nor the
 ; torch_dtype given to PeftModel.from_pretrained (the adapter follows the base
@@ -55,6 +57,7 @@
   (#any-of? @kw "dtype" "torch_dtype" "mixed_precision" "param_dtype" "compute_dtype" "bnb_4bit_compute_dtype" "precision")
   (#not-oom-cast-of-non-model? @fn)
   (#not-oom-keyword-only-stored-by-own-function? @arg)
+  (#not-match? @fn "(^|\\.)(save|export|write)(_[a-z_]+)?$")
   (#not-oom-qualname-match? @fn "^peft\\.([A-Za-z_.]+\\.)?PeftModel[A-Za-z]*\\.from_pretrained$")
   (#oom-holds? @value "torch.bfloat16" "bfloat16" "bf16" "bf16-mixed" "bf16-true")
   (#oom-target-gpu-lacks? @report "bf16")
