@@ -98,6 +98,14 @@ typedef struct {
      * from utils.py's evaluate()): "eval<TAB>function<TAB>parameter<TAB>
      * position" as oom_pymodel_eval_call_candidate writes it. */
     char *needs_project;
+    /* The finding stands unless another file of the project overturns what
+     * it assumed of that file, one assumption a line (NULL: none): it is
+     * reported on a file alone, and the project pass drops it when the
+     * file says otherwise. "fwdgrad<TAB>module<TAB>Class": `c = Class(...)`
+     * with Class imported from `module`, called as a forward that keeps
+     * activations, where that module's Class.forward runs without grad
+     * (oom_pymodel_collect_conditions). */
+    char *unless_project;
     /* Edits that resolve the finding, from the rule's "fix" (rule.json);
      * NULL when the rule has none or none could be made here. */
     oom_fix *fix;

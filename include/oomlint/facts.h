@@ -46,6 +46,10 @@ typedef struct {
     /* the file's accumulating methods, for callers in other files */
     oom_accumulator_fact *accumulators;
     size_t accumulator_count, accumulator_cap;
+    /* the file's classes whose forward runs entirely without grad, each
+     * name NUL-terminated, for the files that import them
+     * (oom_pymodel_no_grad_forward_classes) */
+    oom_buf no_grad_forward_classes;
     /* the file's findings that wait on another file's accumulating method
      * (oom_diag.needs_project) */
     oom_diag_list pending;

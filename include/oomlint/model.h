@@ -188,6 +188,20 @@ bool oom_pymodel_accumulation_candidate(const oom_pymodel *m, TSNode call, oom_b
  * gets the condition the project pass confirms ("eval<TAB>function<TAB>
  * parameter<TAB>position"). */
 bool oom_pymodel_eval_call_candidate(const oom_pymodel *m, TSNode node, oom_buf *out);
+/* Answers another file of the project may overturn: while `into` is set,
+ * an answer that assumes something of another file appends what it
+ * assumed, one condition a line (NULL stops collecting); the project pass
+ * drops a finding built on an assumption that file refutes.
+ * "fwdgrad<TAB>module<TAB>Class": `c = Class(...)`, Class imported from
+ * `module`, was taken for a model whose forward keeps activations; that
+ * module's file may run Class.forward entirely without grad
+ * (oom_pymodel_no_grad_forward_classes). */
+void oom_pymodel_collect_conditions(const oom_pymodel *m, oom_buf *into);
+/* The file's classes whose `forward` runs every call it makes with autograd
+ * off (its body under `with torch.inference_mode():` or decorated
+ * @torch.no_grad()): their names into `out`, each NUL-terminated. Calling an
+ * instance keeps no activations (DINOv2's ModelWithIntermediateLayers). */
+void oom_pymodel_no_grad_forward_classes(const oom_pymodel *m, oom_buf *out);
 /* The literal False arguments of call i (oom_pymodel_call_at): positions as
  * bits of *mask, keywords appended to `keywords`, comma-separated. */
 void oom_pymodel_call_false_args(const oom_pymodel *m, size_t i, uint32_t *mask, oom_buf *keywords);

@@ -82,6 +82,13 @@ void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const
  * every call of that function in the project stands where autograd is off. */
 void oom_project_drop_findings_of_no_grad_callees(const oom_file_facts *facts, size_t nfiles,
                                                   oom_diag_list *diags);
+/* Drops each finding whose assumption of another file (oom_diag.
+ * unless_project) that file overturns: `feature_model(x)` taken for a forward
+ * with grad, where the imported class's forward (`ModelWithIntermediateLayers`
+ * in dinov2/eval/utils.py) runs under inference_mode. `paths[i]` is the
+ * file of facts[i], as the findings name it. */
+void oom_project_drop_overturned_findings(const char *const *paths, const oom_file_facts *facts, size_t nfiles,
+                                          oom_diag_list *diags);
 /* Of the findings that wait on the project (each file's facts.pending),
  * moves to `out` those another file confirms, and drops the rest: a call
  * (`meter.update(loss)` in train.py) whose method some file defines adding

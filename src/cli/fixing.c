@@ -69,8 +69,9 @@ static bool was_reported(const allow_ctx *a, const oom_diag *d)
 
 /* A fixable code, not ignored for this file; and a finding that holds only
  * while the project's callers leave autograd on (OOM301 in a function every
- * caller runs under no_grad) is fixed only as the whole-project check
- * reported it, which the file alone cannot tell. */
+ * caller runs under no_grad), or while the imported class's forward does,
+ * is fixed only as the whole-project check reported it, which the file
+ * alone cannot tell. */
 static bool allow_fix(void *ctx, const oom_diag *d)
 {
     const allow_ctx *a = ctx;
@@ -78,7 +79,7 @@ static bool allow_fix(void *ctx, const oom_diag *d)
         return false;
     if (a->fs->config && oom_config_ignores(a->fs->config, a->display, d->code))
         return false;
-    return !d->needs_grad_in || was_reported(a, d);
+    return (!d->needs_grad_in && !d->unless_project) || was_reported(a, d);
 }
 
 /* ---- one file ------------------------------------------------------------------------ */

@@ -35,6 +35,12 @@ typedef struct {
      * evaluation): what the project pass must check,
      * copied into oom_diag.needs_project; empty otherwise */
     oom_buf *pending;
+    /* what the model's answers for this match assumed of other files,
+     * which the project pass may overturn (oom_pymodel_collect_conditions):
+     * copied into oom_diag.unless_project; `conditions` is one predicate's
+     * scratch (engine/predicates.c). NULL: none are collected */
+    oom_buf *assumptions;
+    oom_buf *conditions;
     /* a node a predicate names for the message, under a placeholder the
      * pattern cannot capture (the name a dict literal is assigned to, above
      * the pair the pattern is rooted at); null when none */

@@ -425,6 +425,7 @@ static void on_match(void *ctx, const TSQueryMatch *m)
     bool limit_hit = false;
     oom_buf_clear(env->detail);
     oom_buf_clear(env->pending);
+    oom_buf_clear(env->assumptions);
     ((oom_sem_env *)env)->named_placeholder = NULL;
     bool holds = oom_preds_hold(lq->preds[m->pattern_index], lq->pred_counts[m->pattern_index], m,
                                 mc->src->text, env, site, l->md, l->mctx, &l->scratch, &limit_hit);
@@ -444,6 +445,8 @@ static void on_match(void *ctx, const TSQueryMatch *m)
         d->fix = make_fix(mc, slot, m, site, &penv);
     if (env->pending->len > 0)
         d->needs_project = oom_xstrdup(env->pending->data);
+    if (env->assumptions->len > 0)
+        d->unless_project = oom_xstrdup(env->assumptions->data);
 }
 
 /* A pattern whose matching at one node was abandoned is reported, as a regex
@@ -555,14 +558,16 @@ void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag
         lang == OOM_LANG_PYTHON ? oom_pymodel_build_from(&l->nodes, src->text, src->len) : NULL;
     oom_jsonmodel *json = lang == OOM_LANG_JSON ? oom_jsonmodel_build(tree, src->text, src->len) : NULL;
     oom_yamlmodel *yaml = lang == OOM_LANG_YAML ? oom_yamlmodel_build(tree, src->text, src->len) : NULL;
-    oom_buf detail, waits_on;
+    oom_buf detail, waits_on, assumptions, conditions;
     oom_buf_init(&detail);
     oom_buf_append(&detail, "", 0);
     oom_buf_init(&waits_on);
+    oom_buf_init(&assumptions);
+    oom_buf_init(&conditions);
     signed char *file_answers = oom_xmalloc(l->c->file_slots ? l->c->file_slots : 1);
     memset(file_answers, -1, l->c->file_slots ? l->c->file_slots : 1);
-    oom_sem_env env = {model, json, yaml, &l->c->run, src->path, src->text, &detail, &waits_on, NULL,
-                       {{0}, NULL, NULL}, file_answers, l->md, l->mctx};
+    oom_sem_env env = {model, json, yaml, &l->c->run, src->path, src->text, &detail, &waits_on, &assumptions,
+                       &conditions, NULL, {{0}, NULL, NULL}, file_answers, l->md, l->mctx};
     oom_diag_list found = {NULL, 0, 0};
     oom_suppression_set supp;
     memset(&supp, 0, sizeof supp);
@@ -586,6 +591,8 @@ void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag
     oom_yamlmodel_free(yaml);
     oom_buf_free(&detail);
     oom_buf_free(&waits_on);
+    oom_buf_free(&assumptions);
+    oom_buf_free(&conditions);
     free(file_answers);
     oom_nodes_trim(&l->nodes);
     ts_tree_delete(tree);

@@ -328,6 +328,27 @@ static bool regex_matches(const oom_pred *p, const char *src, TSNode n, pcre2_ma
     return rc >= 0;
 }
 
+/* A semantic predicate asked of one node. What the model's answer assumes
+ * of another file (an imported class's forward) is kept for the finding
+ * when the predicate holds as the pattern wants it; a negated one, or one
+ * that fails, drops the match anyway, and an assumption overturned can
+ * only drop a finding, never make one. */
+static bool semantic_holds(const oom_pred *p, const oom_sem_env *env, TSNode n, TSNode site, oom_buf *scratch)
+{
+    if (!env->py || !env->conditions || !env->assumptions)
+        return p->fn(env, n, site, p, scratch);
+    oom_buf_clear(env->conditions);
+    oom_pymodel_collect_conditions(env->py, env->conditions);
+    bool holds = p->fn(env, n, site, p, scratch);
+    oom_pymodel_collect_conditions(env->py, NULL);
+    if (holds && !p->negate && env->conditions->len > 0) {
+        if (env->assumptions->len > 0)
+            oom_buf_putc(env->assumptions, '\n');
+        oom_buf_append(env->assumptions, env->conditions->data, env->conditions->len);
+    }
+    return holds;
+}
+
 static bool pred_holds(const oom_pred *p, const TSQueryMatch *match, const char *src,
                        const oom_sem_env *env, TSNode site, pcre2_match_data *md,
                        pcre2_match_context *mctx, oom_buf *scratch, bool *limit_hit)
@@ -358,7 +379,7 @@ static bool pred_holds(const oom_pred *p, const TSQueryMatch *match, const char 
                 *answer = p->fn(env, n, site, p, scratch) ? 1 : 0;
             return *answer == 1;
         }
-        return p->fn(env, n, site, p, scratch);
+        return semantic_holds(p, env, n, site, scratch);
     }
     return false;
 }

@@ -1292,5 +1292,7 @@ void oom_pymodel_free(oom_pymodel *m)
     free(m->device_visit.seen);
     free(m->host_visit.seen);
     free(m->host_function_visit.seen);
+    free(m->free_entered.seen);
+    free(m->free_proved.seen);
     free(m);
 }

@@ -298,6 +298,19 @@ static bool runs_all_without_grad(const oom_pymodel *m, int scope)
     return some;
 }
 
+/* The name of the class whose method scope `sc` is; NULL for a function. */
+static const char *owner_class_name(const oom_pymodel *m, const oom_scope *sc, uint32_t *len)
+{
+    TSNode owner = class_of_scope(m, sc);
+    TSNode name = ts_node_is_null(owner) ? owner : oom_model_child(m, owner, "name", 4);
+    return ts_node_is_null(name) ? NULL : oom_node_text(m, name, len);
+}
+
+static bool is_forward_scope(const oom_scope *sc)
+{
+    return sc->name_len == 7 && memcmp(sc->name, "forward", 7) == 0;
+}
+
 /* `feature_model = ModelWithIntermediateLayers(model, ...)` where this file's
  * class of that name has a `forward` that runs everything under no_grad or
  * inference_mode (DINOv2's evaluation wrapper): calling the instance keeps
@@ -314,16 +327,57 @@ static bool instance_forward_without_grad(const oom_pymodel *m, TSNode value)
         return false;
     for (size_t i = 1; i < m->scope_count; i++) {
         const oom_scope *sc = &m->scopes[i];
-        if (sc->name_len != 7 || memcmp(sc->name, "forward", 7) != 0)
+        if (!is_forward_scope(sc))
             continue;
-        TSNode owner = class_of_scope(m, sc);
-        TSNode name = ts_node_is_null(owner) ? owner : oom_model_child(m, owner, "name", 4);
         uint32_t nlen;
-        const char *n = ts_node_is_null(name) ? NULL : oom_node_text(m, name, &nlen);
+        const char *n = owner_class_name(m, sc, &nlen);
         if (n && nlen == len && memcmp(n, cls, len) == 0)
             return runs_all_without_grad(m, (int)i);
     }
     return false;
+}
+
+void oom_pymodel_no_grad_forward_classes(const oom_pymodel *m, oom_buf *out)
+{
+    for (size_t i = 1; i < m->scope_count; i++) {
+        const oom_scope *sc = &m->scopes[i];
+        uint32_t len;
+        const char *name = is_forward_scope(sc) ? owner_class_name(m, sc, &len) : NULL;
+        if (name && runs_all_without_grad(m, (int)i)) {
+            oom_buf_append(out, name, len);
+            oom_buf_putc(out, '\0');
+        }
+    }
+}
+
+void oom_pymodel_collect_conditions(const oom_pymodel *m, oom_buf *into)
+{
+    ((oom_pymodel *)m)->conditions = into; /* one thread owns the model */
+}
+
+/* `feature_model = ModelWithIntermediateLayers(...)` with the class imported
+ * (`from dinov2.eval.utils import ModelWithIntermediateLayers`): whether its
+ * forward keeps activations is that file's to say, so the answer "a forward
+ * with grad" waits on the project pass. A relative import (`from .utils
+ * import C`) is no alias of the model's, and stays "runs one". */
+static void note_imported_instance(const oom_pymodel *m, TSNode value)
+{
+    if (!m->conditions || ts_node_is_null(value) || ts_node_symbol(value) != m->sym.call)
+        return;
+    TSNode fn = oom_model_child(m, value, "function", 8);
+    uint32_t len;
+    const char *cls = ts_node_symbol(fn) == m->sym.identifier ? oom_node_text(m, fn, &len) : NULL;
+    if (!cls || len == 0 || !isupper((unsigned char)cls[0]) || !oom_pymodel_is_import_alias(m, cls, len))
+        return;
+    oom_buf q;
+    oom_buf_init(&q);
+    const char *dot = oom_pymodel_qualname(m, fn, &q) ? strrchr(q.data, '.') : NULL;
+    if (dot && dot > q.data && q.data[0] != '.') {
+        if (m->conditions->len)
+            oom_buf_putc(m->conditions, '\n');
+        oom_buf_printf(m->conditions, "fwdgrad\t%.*s\t%s", (int)(dot - q.data), q.data, dot + 1);
+    }
+    oom_buf_free(&q);
 }
 
 int oom_model_own_method_called(const oom_pymodel *m, TSNode fn)
@@ -362,8 +416,11 @@ static bool is_model_expr(const oom_pymodel *m, TSNode expr, int depth)
         uint32_t at = ts_node_start_byte(expr);
         int here = oom_model_scope_at(m, at);
         const oom_binding *local = here > 0 ? oom_model_last_binding(m, here, name, len, at, false) : NULL;
-        if (local && local->kind == OOM_BIND_VALUE && instance_forward_without_grad(m, local->value))
-            return false;
+        if (local && local->kind == OOM_BIND_VALUE) {
+            if (instance_forward_without_grad(m, local->value))
+                return false;
+            note_imported_instance(m, local->value);
+        }
         return local || !defined_by_def(m, name, len);
     }
     uint32_t pos = ts_node_start_byte(expr);
@@ -588,6 +645,8 @@ static bool own_function_returns_graph_at(const oom_pymodel *m, TSNode fn, int i
 
 static bool derived_without_grad(const oom_pymodel *m, TSNode e);
 static bool read_without_grad(const oom_pymodel *m, TSNode id);
+static const oom_binding *binding_read_at(const oom_pymodel *m, TSNode id);
+static int unpack_index(const oom_pymodel *m, TSNode value, const char *name, uint32_t len);
 
 /* A returned value that has no history by how it is made: a literal,
  * `loss.detach()`, `loss.item()`, `float(loss)`, a name bound under no_grad. */
@@ -648,6 +707,332 @@ static bool own_function_returns_no_history(const oom_pymodel *m, TSNode fn, int
     return some_return;
 }
 
+/* ---- an instance of the file's own model class, maybe wrapped ------------- */
+
+/* The scope of the `forward` of the file's class that `cls` names (`RF` of
+ * `RF(model)`); -1 when the file defines no such class with a forward. */
+static int own_class_forward(const oom_pymodel *m, TSNode cls)
+{
+    uint32_t len;
+    const char *name = ts_node_symbol(cls) == m->sym.identifier ? oom_node_text(m, cls, &len) : NULL;
+    if (!name || len == 0 || !isupper((unsigned char)name[0]))
+        return -1;
+    for (size_t i = 1; i < m->scope_count; i++) {
+        uint32_t nlen;
+        const char *owner = is_forward_scope(&m->scopes[i]) ? owner_class_name(m, &m->scopes[i], &nlen) : NULL;
+        if (owner && nlen == len && memcmp(owner, name, len) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* The positional argument at `index` of a call, or its keyword `keyword`
+ * (NULL: none); a null node when it has neither. */
+static TSNode call_argument(const oom_pymodel *m, TSNode call, int index, const char *keyword)
+{
+    TSNode kw = keyword ? oom_pymodel_keyword_value(m, call, keyword) : (TSNode){0};
+    if (!ts_node_is_null(kw))
+        return kw;
+    oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, call, "arguments", 9));
+    int position = 0;
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
+        if (ts_node_symbol(a) == m->sym.keyword_argument)
+            continue;
+        if (position++ == index)
+            return a;
+    }
+    return (TSNode){0};
+}
+
+/* What a wrapper call wraps, for element `index` of its result (-1: the
+ * whole result): `model.to(device)`, `torch.compile(model)`, `DDP(model)`,
+ * `accelerator.prepare(model, opt, loader)` (element i is argument i), and
+ * `deepspeed.initialize(model=rf, ...)` (element 0, the engine). Calling the
+ * wrapper runs the wrapped module's forward and returns what it returns. */
+static TSNode wrapped_module(const oom_pymodel *m, TSNode call, int index)
+{
+    static const char *const moving[] = {"to", "cuda", "half", "float", "bfloat16", "train", NULL};
+    static const char *const parallel[] = {"DistributedDataParallel", "DataParallel", "DDP",
+                                           "FullyShardedDataParallel", "FSDP", NULL};
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    uint32_t len;
+    const char *last = ts_node_is_null(fn) ? NULL : oom_node_last_name(m, fn, &len);
+    if (!last)
+        return (TSNode){0};
+    if (ts_node_symbol(fn) == m->sym.attribute && index < 0 && oom_model_text_in(last, len, moving))
+        return oom_model_child(m, fn, "object", 6);
+    if (ts_node_symbol(fn) == m->sym.attribute && len == 7 && memcmp(last, "prepare", 7) == 0)
+        return call_argument(m, call, index < 0 ? 0 : index, NULL);
+    oom_buf q;
+    oom_buf_init(&q);
+    TSNode wrapped = {0};
+    if (oom_pymodel_qualname(m, fn, &q)) {
+        if (index < 0 && (oom_model_text_in(last, len, parallel) || strcmp(q.data, "torch.compile") == 0))
+            wrapped = call_argument(m, call, 0, "module");
+        else if (index == 0 && strcmp(q.data, "deepspeed.initialize") == 0)
+            wrapped = call_argument(m, call, -1, "model");
+    }
+    oom_buf_free(&q);
+    return wrapped;
+}
+
+/* The `forward` scope of the file's class that `expr` is an instance of
+ * (element `index` of it; -1: all of it), through bindings and the wrappers
+ * of wrapped_module: `rf = RF(model)`, `engine, opt, _, _ =
+ * deepspeed.initialize(model=rf, ...)`, then `engine`. -1 when unknown. */
+static int instance_forward_scope(const oom_pymodel *m, TSNode expr, int index, int hops)
+{
+    if (hops > 8 || ts_node_is_null(expr))
+        return -1;
+    if (ts_node_symbol(expr) == m->sym.call) {
+        int own = index < 0 ? own_class_forward(m, oom_model_child(m, expr, "function", 8)) : -1;
+        return own >= 0 ? own : instance_forward_scope(m, wrapped_module(m, expr, index), -1, hops + 1);
+    }
+    if (ts_node_symbol(expr) != m->sym.identifier || index >= 0)
+        return -1;
+    const oom_binding *b = binding_read_at(m, expr);
+    if (!b || ts_node_is_null(b->value))
+        return -1;
+    if (b->kind == OOM_BIND_VALUE)
+        return instance_forward_scope(m, b->value, -1, hops + 1);
+    if (b->kind == OOM_BIND_UNPACK && ts_node_symbol(b->value) == m->sym.call) {
+        int at = unpack_index(m, b->value, b->name, b->name_len);
+        return at >= 0 ? instance_forward_scope(m, b->value, at, hops + 1) : -1;
+    }
+    return -1;
+}
+
+/* ---- values made without history: positive evidence only ------------------ */
+
+/* Creation functions whose result has no history whatever their arguments
+ * (`torch.randn_like(x)`), beside torch_history_free. */
+static const char *const torch_creating[] = {"randn_like", "rand_like", "randint_like", "full_like", "randperm",
+                                             "linspace", "logspace", "eye", NULL};
+/* Methods that keep what their object has: a value without history moved,
+ * cast, reshaped or reduced has none. */
+static const char *const keeping_methods[] = {"to", "cpu", "cuda", "float", "half", "double", "bfloat16", "clone",
+                                              "contiguous", "mean", "sum", "reshape", "view", "flatten",
+                                              "squeeze", "unsqueeze", NULL};
+
+static bool made_without_history(const oom_pymodel *m, TSNode e, TSNode comp, int depth);
+
+static bool all_children_without_history(const oom_pymodel *m, TSNode e, TSNode comp, int depth)
+{
+    uint32_t count = ts_node_named_child_count(e);
+    for (uint32_t i = 0; i < count; i++) {
+        TSNode kid = oom_model_named_child(m, e, i);
+        if (strcmp(ts_node_type(kid), "comment") != 0 && !made_without_history(m, kid, comp, depth + 1))
+            return false;
+    }
+    return true;
+}
+
+/* Whether every argument value of a call (positional or keyword) is made
+ * without history. */
+static bool arguments_without_history(const oom_pymodel *m, TSNode call, TSNode comp, int depth)
+{
+    oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, call, "arguments", 9));
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
+        if (ts_node_symbol(a) == m->sym.keyword_argument)
+            a = oom_model_child(m, a, "value", 5);
+        if (ts_node_is_null(a) || !made_without_history(m, a, comp, depth + 1))
+            return false;
+    }
+    return true;
+}
+
+static bool call_made_without_history(const oom_pymodel *m, TSNode call, TSNode comp, int depth)
+{
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    uint32_t len;
+    if (!ts_node_is_null(fn) && ts_node_symbol(fn) == m->sym.attribute) {
+        const char *method = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
+        if (method && oom_model_text_in(method, len, history_free_methods))
+            return true; /* .detach(), .tolist(), .item(), .size(0) */
+        if (method && oom_model_text_in(method, len, keeping_methods) &&
+            made_without_history(m, oom_model_child(m, fn, "object", 6), comp, depth + 1))
+            return true;
+    }
+    oom_buf q;
+    oom_buf_init(&q);
+    bool free_ = false;
+    if (!ts_node_is_null(fn) && oom_pymodel_qualname(m, fn, &q)) {
+        const char *last = strrchr(q.data, '.');
+        last = last ? last + 1 : q.data;
+        size_t llen = strlen(last);
+        if (strchr(q.data, '.') == NULL)
+            free_ = oom_model_text_in(q.data, llen, history_free_builtins);
+        else if (oom_str_starts_with(q.data, "math."))
+            free_ = true; /* Python floats */
+        else if (oom_str_starts_with(q.data, "torch.") && strchr(q.data + 6, '.') == NULL)
+            free_ = oom_model_text_in(last, llen, torch_history_free) ||
+                    oom_model_text_in(last, llen, torch_creating) ||
+                    arguments_without_history(m, call, comp, depth); /* torch.sigmoid(noise) */
+    }
+    oom_buf_free(&q);
+    return free_;
+}
+
+/* `tv` of `[(tv, tl) for tv, tl in zip(t, tlist)]`, inside comprehension
+ * `comp`: one of its own loop variables (whose iterables were checked). */
+static bool comprehension_variable(const oom_pymodel *m, TSNode id, TSNode comp)
+{
+    if (ts_node_is_null(comp))
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, id, &len);
+    oom_model_kids kids = oom_model_kids_of(m, comp);
+    for (TSNode clause; oom_model_next_kid(m, &kids, &clause);) {
+        if (strcmp(ts_node_type(clause), "for_in_clause") != 0)
+            continue;
+        TSNode left = oom_model_child(m, clause, "left", 4);
+        uint32_t count = ts_node_symbol(left) == m->sym.identifier ? 0 : ts_node_named_child_count(left);
+        for (uint32_t i = 0; i <= count; i++) {
+            TSNode v = count == 0 ? left : oom_model_named_child(m, left, i);
+            uint32_t vlen;
+            const char *vt = i < count || count == 0 ? oom_node_text(m, v, &vlen) : NULL;
+            if (vt && vlen == len && memcmp(vt, name, len) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* A comprehension whose iterables are made without history and whose
+ * body is, its own loop variables taken as elements of those iterables. */
+static bool comprehension_without_history(const oom_pymodel *m, TSNode e, int depth)
+{
+    oom_model_kids kids = oom_model_kids_of(m, e);
+    for (TSNode clause; oom_model_next_kid(m, &kids, &clause);) {
+        const char *type = ts_node_type(clause);
+        if (strcmp(type, "for_in_clause") == 0) {
+            if (!made_without_history(m, oom_model_child(m, clause, "right", 5), e, depth + 1))
+                return false;
+        } else if (strcmp(type, "if_clause") != 0 && !made_without_history(m, clause, e, depth + 1)) {
+            return false; /* the body (a dictionary comprehension's pair) */
+        }
+    }
+    return true;
+}
+
+/* One binding's value, each binding answered once per question: a binding
+ * met again while its answer is pending (a loop's `x = f(x)`) is "no". */
+static bool binding_made_without_history(const oom_pymodel *m, const oom_binding *b, int depth)
+{
+    oom_pymodel *mm = (oom_pymodel *)m; /* the scratch: one thread owns the model */
+    size_t at = (size_t)(b - m->bindings);
+    if (mm->free_proved.seen && mm->free_proved.seen[at] == mm->free_proved.stamp)
+        return true;
+    if (!oom_model_visit_first(m, &mm->free_entered, b))
+        return false;
+    TSNode v = b->value;
+    if (b->kind == OOM_BIND_UNPACK) { /* `zt, t = zt.to(x.dtype), t.to(x.dtype)` */
+        int element = unpack_index(m, v, b->name, b->name_len);
+        v = element >= 0 ? returned_element(m, v, element) : (TSNode){0};
+        if (ts_node_is_null(v) || ts_node_eq(v, b->value))
+            return false;
+    }
+    if (!made_without_history(m, v, (TSNode){0}, depth + 1))
+        return false;
+    oom_model_visit_first(m, &mm->free_proved, b);
+    return true;
+}
+
+/* A name each of whose bindings reaching it gives a value made without
+ * history (or was made under no_grad). */
+static bool name_made_without_history(const oom_pymodel *m, TSNode id, TSNode comp, int depth)
+{
+    if (comprehension_variable(m, id, comp))
+        return true;
+    if (read_without_grad(m, id))
+        return true;
+    oom_flow_reach r;
+    const oom_binding *only = NULL;
+    if (!oom_model_reaching_bindings(m, id, &r)) {
+        only = binding_read_at(m, id);
+        r.count = only ? 1 : 0;
+    }
+    if (r.count == 0 || r.count > OOM_FLOW_MAX_REACH)
+        return false;
+    for (uint32_t i = 0; i < r.count; i++) {
+        const oom_binding *b = only ? only : oom_model_def_binding(m, r.defs[i]);
+        if (!b || ts_node_is_null(b->value) || (b->kind != OOM_BIND_VALUE && b->kind != OOM_BIND_UNPACK))
+            return false;
+        if (!binding_made_without_history(m, b, depth))
+            return false;
+    }
+    return true;
+}
+
+/* Positive evidence that `e` has no autograd history: literals, `.detach()`,
+ * `.tolist()`, Python numbers, torch's creation functions, and what is made
+ * from those only. A parameter, a model call, anything not followed: no. */
+static bool made_without_history(const oom_pymodel *m, TSNode e, TSNode comp, int depth)
+{
+    if (depth > 24 || ts_node_is_null(e))
+        return false;
+    const char *type = ts_node_type(e);
+    TSSymbol s = ts_node_symbol(e);
+    if (strcmp(type, "none") == 0 || strcmp(type, "integer") == 0 || strcmp(type, "float") == 0 ||
+        strcmp(type, "string") == 0 || strcmp(type, "true") == 0 || strcmp(type, "false") == 0 ||
+        strcmp(type, "comparison_operator") == 0)
+        return true;
+    if (s == m->sym.identifier)
+        return name_made_without_history(m, e, comp, depth);
+    if (s == m->sym.call)
+        return call_made_without_history(m, e, comp, depth);
+    if (s == m->sym.attribute) {
+        uint32_t len;
+        const char *attr = oom_node_text(m, oom_model_child(m, e, "attribute", 9), &len);
+        if (attr && oom_model_text_in(attr, len, oom_model_history_free_attributes))
+            return true; /* x.device, x.shape */
+        return !oom_node_text_is(m, oom_model_child(m, e, "object", 6), "self") &&
+               made_without_history(m, oom_model_child(m, e, "object", 6), comp, depth + 1);
+    }
+    if (strcmp(type, "subscript") == 0)
+        return made_without_history(m, oom_model_child(m, e, "value", 5), comp, depth + 1) &&
+               all_children_without_history(m, e, comp, depth); /* quantiles[:-1] */
+    if (strcmp(type, "list_comprehension") == 0 || strcmp(type, "generator_expression") == 0 ||
+        strcmp(type, "dictionary_comprehension") == 0 || strcmp(type, "set_comprehension") == 0)
+        return comprehension_without_history(m, e, depth);
+    if (strcmp(type, "binary_operator") == 0 || strcmp(type, "unary_operator") == 0 ||
+        strcmp(type, "parenthesized_expression") == 0 || strcmp(type, "list") == 0 ||
+        strcmp(type, "tuple") == 0 || strcmp(type, "expression_list") == 0 || strcmp(type, "slice") == 0 ||
+        strcmp(type, "dictionary") == 0 || strcmp(type, "pair") == 0 || strcmp(type, "list_splat") == 0)
+        return all_children_without_history(m, e, comp, depth);
+    return false;
+}
+
+/* Element `index` (-1: all) of every value the forward at `scope` returns
+ * is made without history (`return loss, {"batchwise_loss": floats}` for
+ * element 1). No return, or one the model cannot see into, is "has
+ * history": a forward's output has a graph. */
+static bool forward_returns_history_free(const oom_pymodel *m, int scope, int index)
+{
+    oom_model_visit_begin(&((oom_pymodel *)m)->free_entered);
+    oom_model_visit_begin(&((oom_pymodel *)m)->free_proved);
+    bool some = false;
+    for (size_t i = 0; i < m->return_count; i++) {
+        if (m->returns[i].scope != scope)
+            continue;
+        TSNode el = ts_node_is_null(m->returns[i].value) ? m->returns[i].value
+                                                          : returned_element(m, m->returns[i].value, index);
+        if (ts_node_is_null(el) || !made_without_history(m, el, (TSNode){0}, 0))
+            return false;
+        some = true;
+    }
+    return some;
+}
+
+/* A call of an instance of the file's own module class, or of a wrapper of
+ * one (`loss, info = model_engine(x, c)`), whose forward gives element
+ * `index` (-1: the whole result) without history. */
+static bool own_instance_call_history_free(const oom_pymodel *m, TSNode call, int index)
+{
+    int forward = instance_forward_scope(m, oom_model_child(m, call, "function", 8), -1, 0);
+    return forward >= 0 && forward_returns_history_free(m, forward, index);
+}
+
 /* A loss computed from predictions made where autograd was off
  * (`with torch.no_grad(): out = model(x)`, then `criterion(out, y)`): no
  * argument carries history and one is known to have none. A loss of
@@ -690,6 +1075,8 @@ static bool call_carries(const oom_pymodel *m, TSNode call, int depth)
         if (carries(m, obj, depth + 1))
             return true; /* loss.cpu(), logits.softmax(-1), out.float() keep the graph */
     }
+    if (own_instance_call_history_free(m, call, -1))
+        return false;
     if (oom_pymodel_is_model_call(m, call))
         return true;
     if (own_function_returns_graph(m, fn, depth))
@@ -838,6 +1225,8 @@ static bool unpacked_call_carries(const oom_pymodel *m, const oom_binding *b, in
     int index = unpack_index(m, b->value, b->name, b->name_len);
     if (index >= 1 && inherited_dpo_loss(m, fn))
         return false;
+    if (index >= 0 && own_instance_call_history_free(m, call, index))
+        return false; /* `loss, info = model_engine(x, c)`: RF.forward's second element */
     for (size_t s = 1; s < m->scope_count && index >= 0; s++) {
         uint32_t len;
         const char *name = oom_node_last_name(m, fn, &len);

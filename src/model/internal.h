@@ -280,6 +280,10 @@ struct oom_pymodel {
     oom_visit device_visit;
     oom_visit host_visit;          /* what a torch.save writes (checkpoints.c): bindings */
     oom_visit host_function_visit; /* ... and the file's functions it returns through, by scope */
+    /* a value made without history (history.c): the bindings one question
+     * has entered, and those it proved; entered but not proved is "no" */
+    oom_visit free_entered;
+    oom_visit free_proved;
     /* build.c: the class of the methods being walked and what it is (model
      * code, tests). A class's methods follow each other in the walk, so its
      * bases and body are read once for all of them, not once per method;
@@ -290,6 +294,10 @@ struct oom_pymodel {
         size_t alias_count; /* the imports known when it was read */
         bool model, test;
     } method_class;
+    /* what the current answer assumes of another file of the project, one
+     * condition a line (oom_pymodel_collect_conditions); NULL when no one
+     * collects them */
+    oom_buf *conditions;
 };
 
 /* A field's id from its name. The names are literals at every call, so once

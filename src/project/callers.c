@@ -2,7 +2,10 @@
  * while its function runs with autograd on (an evaluation forward, a graph
  * kept across steps) is dropped when every call of that function in the
  * project stands where autograd is off: `predict_values` defined in
- * policies.py and only called under `th.no_grad()` in on_policy_algorithm.py. */
+ * policies.py and only called under `th.no_grad()` in on_policy_algorithm.py.
+ * Likewise a finding that took an imported class's instance for a forward
+ * with grad is dropped when the class's file runs that forward without
+ * grad (DINOv2's ModelWithIntermediateLayers in eval/utils.py). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +53,7 @@ void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m)
     }
     oom_buf_free(&false_keywords);
     oom_buf_free(&module);
+    oom_pymodel_no_grad_forward_classes(m, &f->no_grad_forward_classes);
     for (size_t i = 0; i < oom_pymodel_accumulator_count(m); i++) {
         const char *method, *param;
         uint32_t mlen, plen;
@@ -66,6 +70,7 @@ void oom_file_facts_free(oom_file_facts *f)
     free(f->inputs);
     oom_project_deepspeed_links_free(f->deepspeed);
     oom_buf_free(&f->names);
+    oom_buf_free(&f->no_grad_forward_classes);
     free(f->calls);
     free(f->accumulators);
     oom_diag_list_free(&f->pending);
@@ -267,6 +272,72 @@ static bool some_file_calls_for_eval(const char *const *paths, const oom_file_fa
                 return true;
         }
     return false;
+}
+
+/* Whether the file `facts` lists class `cls` (cls_len bytes) among those
+ * whose forward runs without grad. */
+static bool lists_no_grad_class(const oom_file_facts *f, const char *cls, size_t cls_len)
+{
+    const oom_buf *b = &f->no_grad_forward_classes;
+    for (size_t at = 0; at < b->len;) {
+        const char *name = b->data + at;
+        size_t n = strlen(name);
+        if (n == cls_len && memcmp(name, cls, n) == 0)
+            return true;
+        at += n + 1;
+    }
+    return false;
+}
+
+/* "fwdgrad<TAB>module<TAB>Class" of a finding in `caller` that took
+ * `c = Class(...)` for a model whose forward keeps activations: overturned
+ * when the file the import reaches runs Class.forward without grad (an
+ * unknown module, one not linted, leaves it standing). */
+static bool forward_runs_without_grad(const char *const *paths, const oom_file_facts *facts, size_t nfiles,
+                                      const char *caller, const char *cond, size_t cond_len)
+{
+    const char *module = cond + 8, *end = cond + cond_len;
+    const char *tab = memchr(module, '\t', (size_t)(end - module));
+    char mod[512];
+    size_t mlen = tab ? (size_t)(tab - module) : 0;
+    if (mlen == 0 || mlen >= sizeof mod)
+        return false;
+    memcpy(mod, module, mlen);
+    mod[mlen] = '\0';
+    for (size_t i = 0; i < nfiles; i++)
+        if (module_is_file(mod, caller, paths[i]) &&
+            lists_no_grad_class(&facts[i], tab + 1, (size_t)(end - tab - 1)))
+            return true;
+    return false;
+}
+
+/* Whether another file overturns one of a finding's assumptions (one a line). */
+static bool overturned(const char *const *paths, const oom_file_facts *facts, size_t nfiles, const char *file,
+                       const char *assumptions)
+{
+    for (const char *p = assumptions; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (n > 8 && strncmp(p, "fwdgrad\t", 8) == 0 && forward_runs_without_grad(paths, facts, nfiles, file, p, n))
+            return true;
+        p += n + (nl != NULL);
+    }
+    return false;
+}
+
+void oom_project_drop_overturned_findings(const char *const *paths, const oom_file_facts *facts, size_t nfiles,
+                                          oom_diag_list *diags)
+{
+    unsigned char *drop = oom_xcalloc(diags->len ? diags->len : 1, 1);
+    bool any = false;
+    for (size_t i = 0; i < diags->len; i++) {
+        const oom_diag *d = &diags->items[i];
+        if (d->unless_project && overturned(paths, facts, nfiles, d->path, d->unless_project))
+            drop[i] = any = true;
+    }
+    if (any)
+        oom_diag_list_remove_if_marked(diags, drop);
+    free(drop);
 }
 
 static bool confirmed(const char *const *paths, const oom_file_facts *facts, size_t nfiles, const char *file,

@@ -77,6 +77,7 @@ void oom_project_run_checks(const oom_project_context *c, const char *const *pat
      * callers' join judges them with the rest */
     oom_project_confirm_pending(paths, facts, count, out);
     oom_project_drop_findings_of_no_grad_callees(facts, count, out);
+    oom_project_drop_overturned_findings(paths, facts, count, out);
     size_t before = out->len;
     for (size_t i = 0; i < sizeof checks / sizeof *checks; i++)
         if (check_runs(c, &checks[i]))

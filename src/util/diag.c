@@ -133,6 +133,7 @@ static void diag_free(oom_diag *d)
     free(d->context);
     free(d->needs_grad_in);
     free(d->needs_project);
+    free(d->unless_project);
     oom_fix_free(d->fix);
 }
 

@@ -81,6 +81,91 @@ static void history(void)
     oom_test_parsed_free(&p);
 }
 
+/* A call of an instance of the file's own module class, directly or through
+ * a wrapper (deepspeed.initialize, accelerator.prepare, DDP, torch.compile,
+ * .to), answers "has history" for each unpacked element by what the class's
+ * forward returns there; what the model cannot see into stays "has". */
+static void own_instances_through_wrappers(void)
+{
+    parsed p = oom_test_parse(
+        "import deepspeed, math, torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "class RF(torch.nn.Module):\n"
+        "    def forward(self, x, cond):\n"
+        "        t = torch.sigmoid(torch.randn((x.size(0),)).to(x.device)) * math.sqrt(2)\n"
+        "        mse = ((x - self.model(x, t, cond)) ** 2).mean(dim=1)\n"
+        "        tlist = mse.detach().cpu().tolist()\n"
+        "        pairs = [(tv, tl) for tv, tl in zip(t, tlist)]\n"
+        "        return mse.mean(), {\"batchwise_loss\": pairs}\n"
+        "class Plain(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        for blk in self.blocks:\n"
+        "            x = blk(x)\n"
+        "        return x, [v for v in x]\n"
+        "def train(model, loader, acc):\n"
+        "    rf_model = RF(model)\n"
+        "    model_engine, opt, _, _ = deepspeed.initialize(model=rf_model, config={})\n"
+        "    ddp_model = DDP(RF(model).to(0), device_ids=[0])\n"
+        "    net, opt2 = acc.prepare(torch.compile(RF(model)), opt)\n"
+        "    backbone = Plain()\n"
+        "    for x, c in loader:\n"
+        "        l1, i1 = model_engine(x, c)\n"
+        "        l2, i2 = ddp_model(x, c)\n"
+        "        l3, i3 = net(x, c)\n"
+        "        l4, i4 = rf_model(x, c)\n"
+        "        l5, i5 = backbone(x)\n"
+        "        s1 = i1\n        s2 = i2\n        s3 = i3\n        s4 = i4\n        s5 = i5\n"
+        "        s6 = l1\n        s7 = l4\n        s8 = l5\n");
+    static const char *const without[] = {"s1 = i1", "s2 = i2", "s3 = i3", "s4 = i4"};
+    static const char *const with[] = {"s5 = i5", "s6 = l1", "s7 = l4", "s8 = l5"};
+    for (size_t i = 0; i < 4; i++) {
+        TSNode right = ts_node_child_by_field_name(oom_test_node_at(&p, without[i]), "right", 5);
+        CHECK(!oom_pymodel_carries_graph(p.model, right));
+        right = ts_node_child_by_field_name(oom_test_node_at(&p, with[i]), "right", 5);
+        CHECK(oom_pymodel_carries_graph(p.model, right));
+    }
+    oom_test_parsed_free(&p);
+}
+
+/* The classes whose forward runs without grad, exported for the files that
+ * import them; `c = Imported(...)` then `c(x)` is a forward whose answer
+ * waits on the defining file ("fwdgrad<TAB>module<TAB>Class"). */
+static void forwards_without_grad_across_files(void)
+{
+    parsed p = oom_test_parse(
+        "import torch\nfrom torch import nn\n"
+        "class Wrapped(nn.Module):\n    def forward(self, x):\n"
+        "        with torch.inference_mode():\n            return self.m(x)\n"
+        "class Decorated(nn.Module):\n    @torch.no_grad()\n    def forward(self, x):\n        return self.m(x)\n"
+        "class Plain(nn.Module):\n    def forward(self, x):\n        return self.m(x)\n");
+    oom_buf names;
+    oom_buf_init(&names);
+    oom_pymodel_no_grad_forward_classes(p.model, &names);
+    CHECK(names.len == strlen("Wrapped") + 1 + strlen("Decorated") + 1);
+    CHECK(names.data && strcmp(names.data, "Wrapped") == 0 && strcmp(names.data + 8, "Decorated") == 0);
+    oom_buf_free(&names);
+    oom_test_parsed_free(&p);
+
+    p = oom_test_parse("from pkg.utils import Wrapper as W, Other\nclass Local:\n    pass\n"
+                       "def run_eval(model, x):\n    feature_model = W(model)\n    out = feature_model(x)\n"
+                       "    other_model = Other(model)\n    y = other_model(x)\n"
+                       "    local_model = Local()\n    z = local_model(x)\n");
+    oom_buf cond;
+    oom_buf_init(&cond);
+    oom_pymodel_collect_conditions(p.model, &cond);
+    CHECK(oom_pymodel_is_model_call(p.model, oom_test_node_at(&p, "feature_model(x)")));
+    CHECK_STR(cond.data ? cond.data : "", "fwdgrad\tpkg.utils\tWrapper");
+    CHECK(oom_pymodel_is_model_call(p.model, oom_test_node_at(&p, "other_model(x)")));
+    CHECK_STR(cond.data ? cond.data : "", "fwdgrad\tpkg.utils\tWrapper\nfwdgrad\tpkg.utils\tOther");
+    oom_buf_clear(&cond);
+    CHECK(oom_pymodel_is_model_call(p.model, oom_test_node_at(&p, "local_model(x)")));
+    CHECK(cond.len == 0);
+    oom_pymodel_collect_conditions(p.model, NULL);
+    CHECK(oom_pymodel_is_model_call(p.model, oom_test_node_at(&p, "feature_model(x)")));
+    CHECK(cond.len == 0);
+    oom_buf_free(&cond);
+    oom_test_parsed_free(&p);
+}
+
 static void word_parts(void)
 {
     static const char *const words[] = {"eval", "validation", NULL};
@@ -160,6 +245,10 @@ void test_model_suite(void)
 {
     oom_test_run("model: qualified names through aliases", qualified_names);
     oom_test_run("model: autograd history", history);
+    oom_test_run("model: an own module's instance, wrapped or not, answers by its forward's returns",
+                 own_instances_through_wrappers);
+    oom_test_run("model: forwards without grad exported, and imported instances' calls wait on them",
+                 forwards_without_grad_across_files);
     oom_test_run("model: name word parts", word_parts);
     oom_test_run("model: values through names, tables and choices", values_through_choices);
     oom_test_run("model: diffusion and inference-only files", file_kinds);

@@ -166,6 +166,29 @@ static void eval_calls_follow_imports(void)
     env_close(&e);
 }
 
+/* An evaluation wrapper imported from another module (DINOv2's
+ * ModelWithIntermediateLayers in eval/utils.py) whose forward runs under
+ * inference_mode: its call is no forward with grad once the project pass
+ * reads that module; alone, the file cannot tell, and reports it. The
+ * other wrapper of the same module keeps activations: reported. */
+static void imported_forward_without_grad(void)
+{
+    run_env e;
+    if (!env_open(&e, NULL)) {
+        CHECK(false);
+        return;
+    }
+    oom_diag_list out = {NULL, 0, 0};
+    run_project(&e, "eval_wrapper_in_another_module", 2, &out);
+    CHECK(count_code(&out, "OOM301", "probe/linear.py") == 1);
+    CHECK(out.len == 1 && out.items[0].start_row == 25); /* the pooled wrapper's call */
+    oom_diag_list_free(&out);
+    run_project(&e, "eval_wrapper_in_another_module/probe/linear.py", 1, &out);
+    CHECK(count_code(&out, "OOM301", "probe/linear.py") == 2);
+    oom_diag_list_free(&out);
+    env_close(&e);
+}
+
 void test_run_suite(const char *fixtures_root)
 {
     run_root = fixtures_root;
@@ -173,5 +196,7 @@ void test_run_suite(const char *fixtures_root)
     oom_test_run("run: oom_run checks a DeepSpeed config against the arguments that name it", deepspeed_link);
     oom_test_run("run: a function called for evaluation from another file is found through its import",
                  eval_calls_follow_imports);
+    oom_test_run("run: an imported class whose forward runs without grad is no forward with grad",
+                 imported_forward_without_grad);
     oom_test_run("run: oom_run gives the same findings in the same order on one thread and four", threads_agree);
 }
