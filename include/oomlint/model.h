@@ -308,6 +308,18 @@ bool oom_pymodel_loads_host_data(const oom_pymodel *m, TSNode call);
  * maps its own device, and this arm is the one-process path. */
 bool oom_pymodel_mapped_in_other_branch(const oom_pymodel *m, TSNode call);
 
+/* ---- which processes run a statement (model/processes.c) ---- */
+
+/* Only the main process of a distributed job runs `node`: it is in the arm
+ * of an `if` (or conditional expression) that a test of the rank keeps to
+ * it (`rank == 0`, `hvd.rank() == 0`, `dist.get_rank() == 0`, `local_rank
+ * in (-1, 0)`, `local_rank <= 0`, `not rank`, `is_main_process`,
+ * `accelerator.is_main_process`, `trainer.is_global_zero`; through `and`,
+ * `or`, `not`), or after an `if` whose body leaves (`return`, `raise`,
+ * `sys.exit()`) on every other process (`if rank != 0: return`), in the
+ * same function. */
+bool oom_pymodel_main_process_only(const oom_pymodel *m, TSNode node);
+
 /* `module.validation_step(batch)` (test_step, predict_step) called by a
  * hand-written trainer: a LightningModule's evaluation hook, which runs the
  * forward. Lightning turns grad off around its own calls; this caller must. */

@@ -339,6 +339,7 @@ SEM_PY(sem_chunked_output, oom_pymodel_is_chunked_output(m, n, site))
 SEM_PY(sem_loads_into_model, oom_pymodel_loads_into_model(m, n))
 SEM_PY(sem_loads_host_data, oom_pymodel_loads_host_data(m, n))
 SEM_PY(sem_mapped_in_other_branch, oom_pymodel_mapped_in_other_branch(m, n))
+SEM_PY(sem_main_process_only, oom_pymodel_main_process_only(m, n))
 SEM_PY(sem_view_of_one_tensor, oom_pymodel_is_view_of_one_tensor(m, n, site))
 
 /* A `key: value` pair of a dict literal assigned to a name that matches the
@@ -710,6 +711,9 @@ static const oom_sem_entry semantic_predicates[] = {
     {"oom-mapped-in-other-branch", sem_mapped_in_other_branch, 0, 0, OOM_SEM_PYTHON, false,
      "a torch.load in one arm of an if whose other arm loads the same path with map_location= a device",
      false, false},
+    {"oom-main-process-only", sem_main_process_only, 0, 0, OOM_SEM_PYTHON, false,
+     "only the main process runs it: the arm of an if that tests the rank (rank == 0, local_rank in (-1, 0), "
+     "is_main_process), or after an if that returns on every other rank", false, false},
     {"oom-returned", sem_returned, 0, 0, OOM_SEM_PYTHON, false,
      "a name the function around it returns (alone or in a returned tuple)", false, false},
     {"oom-chunked-output", sem_chunked_output, 0, 0, OOM_SEM_PYTHON, false,

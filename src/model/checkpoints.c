@@ -360,7 +360,9 @@ static bool host_value(const oom_pymodel *m, TSNode e, int depth)
     return false;
 }
 
-bool oom_pymodel_loads_host_data(const oom_pymodel *m, TSNode call)
+/* The file `call` reads is written by this file's torch.save, every time
+ * with host data. */
+static bool saved_with_host_data(const oom_pymodel *m, TSNode call)
 {
     TSNode path = argument(m, call, 0, "f");
     if (ts_node_is_null(path))
@@ -382,6 +384,229 @@ bool oom_pymodel_loads_host_data(const oom_pymodel *m, TSNode call)
         saves++;
     }
     return saves > 0;
+}
+
+/* ---- what the loaded value feeds: state that holds no CUDA tensors -------------------------------- */
+
+/* Whose state `X.load_state_dict(...)` restores, as far as the file says. */
+typedef enum {
+    OWNER_UNKNOWN,   /* anything else: its tensors are copied, as a model's are */
+    OWNER_MODULE,    /* a module (torch.nn.*, AveragedModel), whatever its name */
+    OWNER_OPTIMIZER, /* adopts the loaded tensors (cast to each parameter's device, a no-op there) */
+    OWNER_NUMBERS,   /* an LR scheduler or a GradScaler: its state is Python numbers */
+} state_owner;
+
+/* `t` is `word`, or ends with `_word` (`lr_scheduler`, `grad_scaler`), or
+ * with `prefix_ok` starts with `word_` (`optimizer_G`). */
+static bool names_a(const char *t, uint32_t len, const char *word, bool prefix_ok)
+{
+    size_t w = strlen(word);
+    if (len == w)
+        return memcmp(t, word, w) == 0;
+    if (len <= w)
+        return false;
+    return (t[len - w - 1] == '_' && memcmp(t + len - w, word, w) == 0) ||
+           (prefix_ok && t[w] == '_' && memcmp(t, word, w) == 0);
+}
+
+/* The owner a constructor's dotted name makes. Numbers: torch.optim.lr_scheduler.*,
+ * SWALR, transformers' get_*schedule* (get_linear_schedule_with_warmup,
+ * get_scheduler), torch's GradScaler (torch.amp, torch.cuda.amp, FSDP's
+ * ShardedGradScaler). A module: torch.nn.*, AveragedModel. An optimizer:
+ * the rest of torch.optim, any *Optimizer (hvd.DistributedOptimizer,
+ * ZeroRedundancyOptimizer), an optimizers module's class (bitsandbytes.optim,
+ * apex.optimizers), transformers' AdamW and Adafactor. */
+static state_owner owner_of_constructor(const char *q)
+{
+    const char *last = strrchr(q, '.');
+    last = last ? last + 1 : q;
+    if (oom_str_starts_with(q, "torch.optim.lr_scheduler.") || strcmp(last, "GradScaler") == 0 ||
+        strcmp(last, "ShardedGradScaler") == 0 || (oom_str_starts_with(last, "get_") && strstr(last, "schedule")))
+        return OWNER_NUMBERS;
+    if (oom_str_starts_with(q, "torch.optim.swa_utils.AveragedModel") || oom_str_starts_with(q, "torch.nn."))
+        return OWNER_MODULE;
+    if (oom_str_starts_with(q, "torch.optim.swa_utils."))
+        return OWNER_NUMBERS; /* SWALR */
+    if (oom_str_starts_with(q, "torch.optim.") || oom_str_ends_with(last, "Optimizer") || strstr(q, ".optim.") ||
+        strstr(q, ".optimizers.") || strcmp(q, "transformers.AdamW") == 0 || strcmp(q, "transformers.Adafactor") == 0)
+        return OWNER_OPTIMIZER;
+    return OWNER_UNKNOWN;
+}
+
+/* The receiver of `.load_state_dict`: a name bound to a constructor above
+ * says what it is; otherwise its name does (`optimizer`, `self.optim`,
+ * `d_optimizer`, `optimizer_G`; `scheduler`, `self.lr_scheduler`,
+ * `warmup_scheduler`, `scaler`, `self.grad_scaler`). */
+static state_owner owner_of(const oom_pymodel *m, TSNode receiver)
+{
+    if (ts_node_is_null(receiver))
+        return OWNER_UNKNOWN;
+    if (ts_node_symbol(receiver) == m->sym.identifier) {
+        TSNode value = oom_model_bound_value(m, receiver);
+        oom_buf q;
+        oom_buf_init(&q);
+        state_owner made = OWNER_UNKNOWN;
+        if (!ts_node_is_null(value) && ts_node_symbol(value) == m->sym.call &&
+            oom_pymodel_qualname(m, oom_model_child(m, value, "function", 8), &q))
+            made = owner_of_constructor(q.data);
+        oom_buf_free(&q);
+        if (made != OWNER_UNKNOWN)
+            return made;
+    }
+    uint32_t len;
+    const char *name = oom_node_last_name(m, receiver, &len);
+    if (!name)
+        return OWNER_UNKNOWN;
+    if (names_a(name, len, "scheduler", false) || names_a(name, len, "scaler", false))
+        return OWNER_NUMBERS;
+    if (names_a(name, len, "optimizer", true) || names_a(name, len, "optim", false))
+        return OWNER_OPTIMIZER;
+    return OWNER_UNKNOWN;
+}
+
+/* `call` is `X.load_state_dict(...)`: whose state it restores. */
+static state_owner load_state_dict_owner(const oom_pymodel *m, TSNode call)
+{
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute ||
+        !oom_node_text_is(m, oom_model_child(m, fn, "attribute", 9), "load_state_dict"))
+        return OWNER_UNKNOWN;
+    return owner_of(m, oom_model_child(m, fn, "object", 6));
+}
+
+bool oom_model_load_keeps_no_copy(const oom_pymodel *m, TSNode load_state_dict_call)
+{
+    state_owner owner = load_state_dict_owner(m, load_state_dict_call);
+    return owner == OWNER_OPTIMIZER || owner == OWNER_NUMBERS;
+}
+
+/* Setters of a random generator's state: the states (`random.getstate()`,
+ * `np.random.get_state()`, `torch.get_rng_state()`, and
+ * `torch.cuda.get_rng_state_all()`'s list) are host values, CUDA's
+ * included. */
+static bool rng_setter(const oom_pymodel *m, TSNode call)
+{
+    static const char *const setters[] = {"random.setstate", "numpy.random.set_state", NULL};
+    static const char *const methods[] = {"set_rng_state", "set_rng_state_all", NULL};
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    uint32_t len;
+    const char *last = oom_node_last_name(m, fn, &len);
+    return calls_one_of(m, call, setters) || (last && oom_model_text_in(last, len, methods));
+}
+
+/* The call whose argument list holds `e` (through parentheses); null when none. */
+static TSNode call_taking(const oom_pymodel *m, TSNode e)
+{
+    TSNode p = oom_model_parent(m, e);
+    while (is_type(p, "parenthesized_expression"))
+        p = oom_model_parent(m, p);
+    if (!is_type(p, "argument_list"))
+        return (TSNode){0};
+    return oom_model_parent(m, p);
+}
+
+/* The whole loaded value goes into a scheduler's or scaler's
+ * load_state_dict, or a random generator's state setter. */
+static bool whole_value_fed(const oom_pymodel *m, TSNode e)
+{
+    TSNode call = call_taking(m, e);
+    return !ts_node_is_null(call) && (rng_setter(m, call) || load_state_dict_owner(m, call) == OWNER_NUMBERS);
+}
+
+typedef struct {
+    const oom_pymodel *m;
+    TSNode target; /* the name the load is bound to */
+    const char *name;
+    uint32_t len;
+    size_t reads;
+    bool ok;
+} feed_walk;
+
+static bool same_name(const oom_pymodel *m, TSNode id, const char *name, uint32_t len)
+{
+    uint32_t n;
+    const char *t = oom_node_text(m, id, &n);
+    return n == len && memcmp(t, name, len) == 0;
+}
+
+/* An occurrence of the name that is not a read of it: an attribute's
+ * field (`x.state`), a keyword's name (`f(state=...)`). */
+static bool not_a_read(const oom_pymodel *m, TSNode id)
+{
+    TSNode p = oom_model_parent(m, id);
+    return (ts_node_symbol(p) == m->sym.attribute && ts_node_eq(oom_model_child(m, p, "attribute", 9), id)) ||
+           (ts_node_symbol(p) == m->sym.keyword_argument && ts_node_eq(oom_model_child(m, p, "name", 4), id));
+}
+
+/* One read of the loaded name: a test (`"cuda" in state`), the whole value
+ * fed as above, or one entry (`state["cuda"]`) given to a random
+ * generator's setter. A file whose every use restores generators is a file
+ * of their states; a scheduler's entry of a bigger checkpoint is not
+ * enough, the rest of the file may be weights. */
+static bool read_feeds_host_state(const oom_pymodel *m, TSNode read)
+{
+    TSNode p = oom_model_parent(m, read);
+    if (is_type(p, "comparison_operator"))
+        return true;
+    if (whole_value_fed(m, read))
+        return true;
+    TSNode e = read;
+    for (int depth = 0; depth < 3 && is_type(p, "subscript") && ts_node_eq(oom_model_child(m, p, "value", 5), e);
+         depth++, e = p, p = oom_model_parent(m, p))
+        ;
+    TSNode call = ts_node_eq(e, read) ? (TSNode){0} : call_taking(m, e);
+    return !ts_node_is_null(call) && rng_setter(m, call);
+}
+
+static bool visit_feed(void *ctx, TSNode n)
+{
+    feed_walk *w = ctx;
+    const oom_pymodel *m = w->m;
+    TSSymbol s = ts_node_symbol(n);
+    if (s == m->sym.global_statement || s == m->sym.nonlocal_statement) {
+        uint32_t len;
+        const char *t = oom_node_text(m, n, &len);
+        w->ok = memmem(t, len, w->name, w->len) == NULL;
+    } else if (s == m->sym.identifier && !ts_node_eq(n, w->target) && same_name(m, n, w->name, w->len) &&
+               !not_a_read(m, n)) {
+        w->ok = read_feeds_host_state(m, n); /* a second binding of the name, too, ends it */
+        w->reads++;
+    }
+    return w->ok;
+}
+
+/* `state = torch.load(p)`, and every read of `state` in its function
+ * feeds host state as above (at least one). */
+static bool name_feeds_host_state(const oom_pymodel *m, TSNode assignment)
+{
+    TSNode target = oom_model_child(m, assignment, "left", 4);
+    if (ts_node_is_null(target) || ts_node_symbol(target) != m->sym.identifier)
+        return false;
+    int scope = oom_model_scope_at(m, ts_node_start_byte(assignment));
+    TSNode home = scope > 0 ? m->scopes[scope].def : m->root;
+    feed_walk w = {m, target, NULL, 0, 0, true};
+    w.name = oom_node_text(m, target, &w.len);
+    oom_pymodel_walk(m, home, visit_feed, &w);
+    return w.ok && w.reads > 0;
+}
+
+/* What the loaded value feeds says the file holds no CUDA tensors: an LR
+ * scheduler's or a GradScaler's state (Python numbers), random generators'
+ * states (host byte tensors). */
+static bool feeds_host_state(const oom_pymodel *m, TSNode call)
+{
+    if (whole_value_fed(m, call))
+        return true;
+    TSNode p = oom_model_parent(m, call);
+    return !ts_node_is_null(p) && ts_node_symbol(p) == m->sym.assignment &&
+           ts_node_eq(oom_model_child(m, p, "right", 5), call) && name_feeds_host_state(m, p);
+}
+
+/* ---- the two together ------------------------------------------------------------------------------ */
+
+bool oom_pymodel_loads_host_data(const oom_pymodel *m, TSNode call)
+{
+    return feeds_host_state(m, call) || saved_with_host_data(m, call);
 }
 
 /* ---- the branch for the per-process case ----------------------------------------------------------- */

@@ -442,5 +442,12 @@ bool oom_model_text_in(const char *s, size_t len, const char *const *set);
 extern const char *const oom_model_history_free_attributes[];
 extern const char *const oom_model_output_fields[];
 bool oom_model_name_is_loss_like(const char *name, size_t len);
+/* checkpoints.c: `X.load_state_dict(...)` keeps no second copy of what it
+ * is given: X is an optimizer (it adopts the loaded tensors, cast to each
+ * parameter's device and dtype: a no-op for tensors already there), an LR
+ * scheduler or a GradScaler (Python numbers). Known from the constructor a
+ * name is bound to, else from the name (`optimizer`, `self.lr_scheduler`,
+ * `scaler`). */
+bool oom_model_load_keeps_no_copy(const oom_pymodel *m, TSNode load_state_dict_call);
 
 #endif

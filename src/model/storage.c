@@ -645,22 +645,40 @@ bool oom_pymodel_is_view_of_one_tensor(const oom_pymodel *m, TSNode value, TSNod
     return false;
 }
 
-/* Whether `e` is, or is inside, the arguments of a `.load_state_dict(...)` call. */
+/* Whether `e` is, or is inside, the arguments of a `.load_state_dict(...)`
+ * call: one that copies what it is given (a model's), or any one given an
+ * entry of the loaded value (`optimizer.load_state_dict(torch.load(p)["opt"])`:
+ * the rest of the checkpoint is on the device too). An optimizer given the
+ * whole value adopts its tensors; a scheduler's or scaler's holds none. */
 static bool inside_load_state_dict(const oom_pymodel *m, TSNode e)
 {
+    bool whole = true;
     for (int depth = 0; depth < 6 && !ts_node_is_null(e); depth++, e = oom_model_parent(m, e)) {
-        if (ts_node_symbol(e) != m->sym.call)
+        const char *type = ts_node_type(e);
+        if (ts_node_symbol(e) != m->sym.call) {
+            whole &= strcmp(type, "parenthesized_expression") == 0 || strcmp(type, "argument_list") == 0;
             continue;
+        }
         uint32_t len;
         const char *name = oom_node_last_name(m, oom_model_child(m, e, "function", 8), &len);
         if (name && len == 15 && memcmp(name, "load_state_dict", 15) == 0)
-            return true;
+            return !(whole && oom_model_load_keeps_no_copy(m, e));
+        whole = false;
     }
     return false;
 }
 
+/* The call's first argument is the name itself, not an entry of it. */
+static bool given_whole(const oom_pymodel *m, TSNode call, const char *name, uint32_t len)
+{
+    TSNode first = oom_model_named_child(m, oom_model_child(m, call, "arguments", 9), 0);
+    uint32_t n;
+    const char *t = ts_node_is_null(first) ? NULL : oom_node_text(m, first, &n);
+    return t && ts_node_symbol(first) == m->sym.identifier && n == len && memcmp(t, name, len) == 0;
+}
+
 /* A `.load_state_dict(...)` call of `scope` after `pos` whose arguments read
- * `name`, directly or through one name bound from it (`csd =
+ * `name` (not an optimizer's, scheduler's or scaler's given the name whole), directly or through one name bound from it (`csd =
  * ckpt["model"].float().state_dict()`, then `model.load_state_dict(csd)`). */
 static bool name_loaded_into_model(const oom_pymodel *m, int scope, uint32_t pos, const char *name, uint32_t len,
                                    int depth)
@@ -670,7 +688,8 @@ static bool name_loaded_into_model(const oom_pymodel *m, int scope, uint32_t pos
         if (c->pos < pos || c->name_len != 15 || memcmp(c->name, "load_state_dict", 15) != 0 ||
             oom_model_scope_at(m, c->pos) != scope)
             continue;
-        if (mentions(m, oom_model_child(m, c->node, "arguments", 9), name, len, 0))
+        if (mentions(m, oom_model_child(m, c->node, "arguments", 9), name, len, 0) &&
+            !(given_whole(m, c->node, name, len) && oom_model_load_keeps_no_copy(m, c->node)))
             return true;
     }
     if (depth > 0)

@@ -1,7 +1,10 @@
 /* model/checkpoints: what a torch.load reads. The torch.save of the same
  * file that wrote it (joined by the path in one function, or by the file's
- * name), whether that save wrote host data, and the branch beside a load
- * that maps the per-process case to its own device. */
+ * name), whether that save wrote host data, what the loaded value feeds
+ * (schedulers', scalers' and random generators' state hold no CUDA
+ * tensors; an optimizer adopts what it is given), and the branch beside a
+ * load that maps the per-process case to its own device. model/processes:
+ * a load only the main process runs. */
 #include "harness.h"
 
 static bool host(const parsed *p, const char *load)
@@ -118,10 +121,144 @@ static void per_process_branch(void)
     oom_test_parsed_free(&p);
 }
 
+/* What the loaded value feeds: the whole value into a scheduler's or a
+ * scaler's load_state_dict (known from the name, or from the constructor a
+ * name is bound to), entries of it into random generators' setters; not
+ * one entry of a checkpoint into a scheduler, a value also read otherwise
+ * or returned, a name never read, nor a scheduler-named module. */
+static void fed_state(void)
+{
+    parsed p = oom_test_parse(
+        "import os\nimport random\nimport numpy as np\nimport torch\n"
+        "from torch.cuda.amp import GradScaler\nfrom torch.optim.swa_utils import AveragedModel\n"
+        "from transformers import get_cosine_schedule_with_warmup as cosine\n"
+        "class T:\n"
+        "    def resume(self, d, opt, model):\n"
+        "        self.lr_scheduler.load_state_dict(torch.load(os.path.join(d, 'a.pt')))\n"
+        "        self.scaler.load_state_dict((torch.load(os.path.join(d, 'b.pt'))))\n"
+        "        sched = cosine(opt, 10, 100)\n        s = torch.load(os.path.join(d, 'c.pt'))\n"
+        "        sched.load_state_dict(s)\n"
+        "        amp = GradScaler()\n        amp.load_state_dict(torch.load(os.path.join(d, 'd.pt')))\n"
+        "        rng = torch.load(os.path.join(d, 'e.pt'))\n"
+        "        if 'cuda' in rng:\n            torch.cuda.set_rng_state_all(rng['cuda'])\n"
+        "        random.setstate(rng['python'])\n        np.random.set_state(rng['numpy'])\n"
+        "        self.lr_scheduler.load_state_dict(torch.load(os.path.join(d, 'f.pt'))['sched'])\n"
+        "        mixed = torch.load(os.path.join(d, 'g.pt'))\n"
+        "        torch.set_rng_state(mixed['cpu'])\n        model.load_state_dict(mixed['model'])\n"
+        "        unread = torch.load(os.path.join(d, 'h.pt'))\n"
+        "        kept = torch.load(os.path.join(d, 'i.pt'))\n        torch.set_rng_state(kept['cpu'])\n"
+        "        self.kept = kept\n"
+        "        lr_scheduler = AveragedModel(model)\n"
+        "        lr_scheduler.load_state_dict(torch.load(os.path.join(d, 'j.pt')))\n"
+        "        torch.set_rng_state(torch.load(os.path.join(d, 'k.pt')))\n"
+        "        opt.load_state_dict(torch.load(os.path.join(d, 'l.pt')))\n");
+    CHECK(host(&p, "torch.load(os.path.join(d, 'a.pt'))"));
+    CHECK(host(&p, "torch.load(os.path.join(d, 'b.pt'))")); /* through parentheses */
+    CHECK(host(&p, "torch.load(os.path.join(d, 'c.pt'))")); /* through a name, to a name bound to a schedule */
+    CHECK(host(&p, "torch.load(os.path.join(d, 'd.pt'))"));
+    CHECK(host(&p, "torch.load(os.path.join(d, 'e.pt'))")); /* a test of it, and its entries into setters */
+    CHECK(!host(&p, "torch.load(os.path.join(d, 'f.pt'))"));
+    CHECK(!host(&p, "torch.load(os.path.join(d, 'g.pt'))"));
+    CHECK(!host(&p, "torch.load(os.path.join(d, 'h.pt'))"));
+    CHECK(!host(&p, "torch.load(os.path.join(d, 'i.pt'))"));
+    CHECK(!host(&p, "torch.load(os.path.join(d, 'j.pt'))")); /* the binding beats the name */
+    CHECK(host(&p, "torch.load(os.path.join(d, 'k.pt'))"));
+    CHECK(!host(&p, "torch.load(os.path.join(d, 'l.pt'))")); /* an optimizer's tensors may be CUDA's */
+    oom_test_parsed_free(&p);
+}
+
+static bool into_model(const parsed *p, const char *load)
+{
+    return oom_pymodel_loads_into_model(p->model, oom_test_node_at(p, load));
+}
+
+/* An optimizer given the whole loaded value adopts its tensors, and a
+ * scheduler's state holds none: not copied into a model. A checkpoint
+ * whose weights go to the model, or whose optimizer entry alone is read
+ * (its other entries are on the device too), still is. */
+static void adopted_state(void)
+{
+    parsed p = oom_test_parse(
+        "import torch\nfrom torch.optim import AdamW\n"
+        "def resume(self, model, d, dev, optim):\n"
+        "    self.optimizer.load_state_dict(torch.load(d + '/a.pt', map_location=dev))\n"
+        "    adam = AdamW(model.parameters())\n    sd = torch.load(d + '/b.pt', map_location=dev)\n"
+        "    adam.load_state_dict(sd)\n"
+        "    self.lr_scheduler.load_state_dict(torch.load(d + '/c.pt', map_location=dev))\n"
+        "    ck = torch.load(d + '/d.pt', map_location=dev)\n"
+        "    optim.load_state_dict(ck['optimizer'])\n    model.load_state_dict(ck['model'])\n"
+        "    optim.load_state_dict(torch.load(d + '/e.pt', map_location=dev)['optimizer'])\n"
+        "    both = torch.load(d + '/f.pt', map_location=dev)\n    optim.load_state_dict(both['optimizer'])\n"
+        "    model.load_state_dict(torch.load(d + '/g.pt', map_location=dev))\n");
+    CHECK(!into_model(&p, "torch.load(d + '/a.pt', map_location=dev)"));
+    CHECK(!into_model(&p, "torch.load(d + '/b.pt', map_location=dev)"));
+    CHECK(!into_model(&p, "torch.load(d + '/c.pt', map_location=dev)"));
+    CHECK(into_model(&p, "torch.load(d + '/d.pt', map_location=dev)"));
+    CHECK(into_model(&p, "torch.load(d + '/e.pt', map_location=dev)"));
+    CHECK(into_model(&p, "torch.load(d + '/f.pt', map_location=dev)"));
+    CHECK(into_model(&p, "torch.load(d + '/g.pt', map_location=dev)"));
+    oom_test_parsed_free(&p);
+}
+
+static bool main_only(const parsed *p, const char *text)
+{
+    return oom_pymodel_main_process_only(p->model, oom_test_node_at(p, text));
+}
+
+/* The arms that a test of the rank keeps to the main process, through
+ * `and`, `or` and `not`; an early exit of every other rank; and what lets
+ * more than one process through: another rank, a LoRA or node rank, `or`
+ * with another test, a guard after the load or one that does not leave. */
+static void main_process(void)
+{
+    parsed p = oom_test_parse(
+        "import sys\nimport torch.distributed as dist\n"
+        "def f(args, hvd, acc, trainer, rank, node_rank):\n"
+        "    if args.resume and hvd.rank() == 0:\n        a1()\n"
+        "    if dist.get_rank() != 0:\n        b1()\n    else:\n        b2()\n"
+        "    if args.local_rank in (-1, 0):\n        c1()\n"
+        "    if args.local_rank not in [-1, 0]:\n        c2()\n    elif args.resume:\n        c3()\n"
+        "    if not acc.is_main_process:\n        d1()\n"
+        "    if 0 == rank or args.debug:\n        e1()\n"
+        "    if args.lora_rank == 0 or node_rank == 0:\n        e2()\n"
+        "    if not (rank > 0 or args.skip):\n        e3()\n"
+        "    x = g1() if trainer.is_global_zero else g2()\n"
+        "    if args.local_rank <= 0:\n        h1()\n"
+        "    if rank == 1:\n        h2()\n"
+        "    i1()\n"
+        "    if rank != 0:\n        print('waiting')\n"
+        "    i2()\n"
+        "    if not dist.get_rank() == 0 or not args.resume:\n        sys.exit(0)\n"
+        "    i3()\n"
+        "def g(rank):\n    j1()\n");
+    CHECK(main_only(&p, "a1()"));
+    CHECK(!main_only(&p, "b1()"));
+    CHECK(main_only(&p, "b2()"));
+    CHECK(main_only(&p, "c1()"));
+    CHECK(!main_only(&p, "c2()"));
+    CHECK(main_only(&p, "c3()")); /* an elif after every other rank's arm */
+    CHECK(!main_only(&p, "d1()"));
+    CHECK(!main_only(&p, "e1()"));
+    CHECK(!main_only(&p, "e2()"));
+    CHECK(main_only(&p, "e3()"));
+    CHECK(main_only(&p, "g1()"));
+    CHECK(!main_only(&p, "g2()"));
+    CHECK(main_only(&p, "h1()"));
+    CHECK(!main_only(&p, "h2()"));
+    CHECK(!main_only(&p, "i1()"));
+    CHECK(!main_only(&p, "i2()")); /* the guard does not leave */
+    CHECK(main_only(&p, "i3()"));  /* every other rank exits before it */
+    CHECK(!main_only(&p, "j1()")); /* another function */
+    oom_test_parsed_free(&p);
+}
+
 void test_checkpoints_suite(void)
 {
     oom_test_run("checkpoints: what a save in the file wrote", saved_values);
     oom_test_run("checkpoints: save and load of the same path", joined_paths);
     oom_test_run("checkpoints: a cached dataset", datasets);
     oom_test_run("checkpoints: the arm for one process beside the per-process one", per_process_branch);
+    oom_test_run("checkpoints: a scheduler's, a scaler's, random generators' state", fed_state);
+    oom_test_run("checkpoints: an optimizer adopts its state, a model copies", adopted_state);
+    oom_test_run("processes: a load only the main process runs", main_process);
 }
