@@ -1,6 +1,8 @@
 ; torch.nn.DataParallel(model), nn.DataParallel(...), DataParallel(...) through any import,
 ; in a file that trains (the cost is GPU 0 holding, besides its replica, the gathered
-; outputs, the reduced gradients and the optimizer state); not in evaluation code, not
+; outputs, the reduced gradients and the optimizer state); not in a function named for
+; evaluation that runs no backward (a shared wrapper the Trainer calls for training and
+; evaluation, `_wrap_model(model, training=True)`, still fires), not
 ; around a module without parameters (a loss or metric: nothing is replicated and only
 ; a small result is gathered) or one frozen before (a linear probe: no gradients flow
 ; through it), and not in a branch the file's own constants rule out
@@ -14,6 +16,6 @@
     "torch.nn.parallel.data_parallel.DataParallel")
   (#not-oom-parameter-free? @wrapped)
   (#oom-file-trains? @report)
-  (#not-oom-eval-code? @report)
+  (#not-oom-in-evaluation-function? @report)
   (#not-oom-never-runs? @report)
   (#not-oom-frozen-before? @wrapped))
