@@ -62,6 +62,59 @@ static void note_unreadable(oom_script_inputs *out, oom_input_kind k, const oom_
     snprintf(p->text + used, sizeof p->text - used, "; %s has no number to read", s->spelling);
 }
 
+/* ---- a global batch ---------------------------------------------------------- */
+
+typedef struct {
+    const oom_est_reader *r;
+    const char *name; /* the setting as the script reads it: `batch_size` of args.batch_size */
+    bool divided;
+} division_search;
+
+/* Whether `e` names the number of processes or GPUs: `args.world_size`,
+ * `dist.get_world_size()`, `ngpus_per_node`, `accelerator.num_processes`. */
+static bool names_process_count(const oom_est_reader *r, TSNode e)
+{
+    static const char *const words[] = {"world_size", "get_world_size", "num_processes", "nprocs", "ngpus",
+                                        "n_gpu", "num_gpus", "ngpus_per_node", "num_replicas", NULL};
+    char text[160];
+    if (!oom_est_text_of(r, e, text, sizeof text))
+        return false;
+    for (int i = 0; words[i]; i++)
+        if (strstr(text, words[i]))
+            return true;
+    return false;
+}
+
+static void visit_division(void *ctx, TSNode n)
+{
+    division_search *d = ctx;
+    if (d->divided || !oom_est_type_is(n, "binary_operator"))
+        return;
+    TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+    if (ts_node_is_null(op) || (!oom_est_type_is(op, "//") && !oom_est_type_is(op, "/")))
+        return;
+    TSNode left = ts_node_child_by_field_name(n, "left", 4);
+    TSNode right = ts_node_child_by_field_name(n, "right", 5);
+    char text[160];
+    if (ts_node_is_null(left) || !oom_est_text_of(d->r, left, text, sizeof text))
+        return;
+    const char *last = strrchr(text, '.');
+    last = last ? last + 1 : text;
+    d->divided = strcmp(last, d->name) == 0 && names_process_count(d->r, right);
+}
+
+/* `per_device_batch_size = args.batch_size // args.world_size` (Barlow Twins,
+ * VICReg): the setting is the batch of all processes together, so the batch
+ * on one GPU depends on how many there are, which the estimate does not know;
+ * taking the whole for one GPU would make the assumption of one GPU a finding. */
+static bool divided_by_processes(const oom_est_reader *r, const oom_est_setting *s)
+{
+    const char *name = strrchr(s->name, '.');
+    division_search d = {r, name ? name + 1 : s->name, false};
+    oom_est_walk(r, visit_division, &d);
+    return d.divided;
+}
+
 /* A positive whole-number input from the first of `names` declared with one
  * as its default. */
 static void read_number(oom_est_reader *r, oom_input_kind k, const char *const *names, long long *field,
@@ -79,6 +132,13 @@ static void read_number(oom_est_reader *r, oom_input_kind k, const char *const *
             if (!unreadable && s->kind != OOM_SETTING_MODULE)
                 unreadable = s;
             continue;
+        }
+        if (k == OOM_IN_BATCH && divided_by_processes(r, s)) {
+            oom_provenance *p = &r->out->from[k];
+            size_t used = strlen(p->text);
+            snprintf(p->text + used, sizeof p->text - used, "; %s is split over the GPUs (%s // world size)",
+                     s->spelling, s->name);
+            return;
         }
         *field = n;
         user_name(s, name_out, name_size);

@@ -330,6 +330,18 @@ static void image_models_from_settings(void)
                 "    if name not in ['fc.weight', 'fc.bias']:\n        param.requires_grad = False\n" TRAINS,
                 &s);
     CHECK(s.model_known && s.in.frozen_backbone && s.in.trainable == 2049000 && s.from[OOM_IN_LORA].assumed);
+
+    /* Barlow Twins: --batch-size is the batch of all processes together,
+     * divided by the world size; one GPU's share is not known */
+    oom_test_read_script(&kb, "import argparse\nimport torchvision\np = argparse.ArgumentParser()\n"
+                "p.add_argument('--batch-size', default=2048, type=int)\nargs = p.parse_args()\n"
+                "args.world_size = args.ngpus_per_node\n"
+                "per_device_batch_size = args.batch_size // args.world_size\n"
+                "loader = DataLoader(ds, batch_size=per_device_batch_size)\n"
+                "model = torchvision.models.resnet50()\n" TRAINS,
+                &s);
+    CHECK(s.from[OOM_IN_BATCH].assumed && s.in.micro_batch != 2048);
+    CHECK(strstr(s.from[OOM_IN_BATCH].text, "--batch-size is split over the GPUs") != NULL);
 }
 
 void test_estimate_inputs_suite(void)
