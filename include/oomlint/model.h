@@ -368,6 +368,12 @@ void oom_pymodel_keyword(const oom_pymodel *m, size_t i, const char **name, size
 TSNode oom_pymodel_value_of(const oom_pymodel *m, TSNode expr, int depth);
 /* The value passed as `name=...` to a call; a null node when not passed. */
 TSNode oom_pymodel_keyword_value(const oom_pymodel *m, TSNode call, const char *name);
+/* `fn` is `<module>.<method>` for one of `modules`, the module reached by its
+ * dotted name (import aliases applied), through a name bound to it
+ * (`accel = torch.cuda`), or as `getattr(torch, device_type)`: one call
+ * however a script spells its accelerator (OOM701's empty_cache). */
+bool oom_pymodel_is_method_of_module(const oom_pymodel *m, TSNode fn, const char *method,
+                                     const char *const *modules, size_t count, oom_buf *scratch);
 /* The value, names followed, is one of `names`: a dotted name (aliases
  * applied), a string literal's value, or "True" for the literal True. */
 bool oom_pymodel_holds(const oom_pymodel *m, TSNode expr, const char *const *names, size_t count,

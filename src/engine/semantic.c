@@ -163,6 +163,8 @@ SEM_PY(sem_outlives_all, oom_pymodel_outlives_all_loops(m, n, site))
 /* The value, names followed to their bindings: a dotted name (aliases
  * applied) or a string literal that is one of the arguments. */
 SEM_PY(sem_holds, oom_pymodel_holds(m, n, (const char *const *)p->args, p->arg_count, scratch))
+SEM_PY(sem_method_of_module, oom_pymodel_is_method_of_module(m, n, p->args[0], (const char *const *)p->args + 1,
+                                                             p->arg_count - 1, scratch))
 
 /* A constant, directly or through a name bound to one (`GPU = "0"` at the
  * top of the script, then `os.environ[...] = GPU`). */
@@ -671,6 +673,9 @@ static const oom_sem_entry semantic_predicates[] = {
      "a binding the value comes through runs only as a condition matching the regex decides", false, false},
     {"oom-built-by", sem_built_by, 1, 64, OOM_SEM_PYTHON, false,
      "the value, names followed, is made by a call of one of these (then moved or cast)", false, false},
+    {"oom-method-of-module", sem_method_of_module, 2, 64, OOM_SEM_PYTHON, false,
+     "the function is METHOD of one of the MODULES, by its dotted name, a name bound to the module, or "
+     "getattr(root, ...) of their root (`accel = torch.cuda; accel.empty_cache()`)", false, false},
     {"oom-holds", sem_holds, 1, 64, OOM_SEM_PYTHON, false,
      "the value, names followed to their bindings, is one of the dotted names or strings", false, false},
     {"oom-follows-switch", sem_follows_switch, 1, 1, OOM_SEM_PYTHON, true,

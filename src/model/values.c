@@ -259,6 +259,51 @@ bool oom_pymodel_holds(const oom_pymodel *m, TSNode expr, const char *const *nam
     return holds(m, expr, names, count, scratch, 0);
 }
 
+/* The first dotted part of one of `modules` is `root` ("torch" of "torch.cuda"). */
+static bool root_of_one(const char *root, const char *const *modules, size_t count)
+{
+    size_t len = strlen(root);
+    for (size_t i = 0; i < count; i++)
+        if (strncmp(modules[i], root, len) == 0 && modules[i][len] == '.')
+            return true;
+    return false;
+}
+
+bool oom_pymodel_is_method_of_module(const oom_pymodel *m, TSNode fn, const char *method,
+                                     const char *const *modules, size_t count, oom_buf *scratch)
+{
+    /* the function itself by its dotted name: `from torch.cuda import empty_cache`,
+     * `clear = torch.cuda.empty_cache; clear()` */
+    if (oom_pymodel_qualname(m, fn, scratch)) {
+        const char *dot = strrchr(scratch->data, '.');
+        if (dot && strcmp(dot + 1, method) == 0) {
+            scratch->len = (size_t)(dot - scratch->data);
+            scratch->data[scratch->len] = '\0';
+            if (in_list(scratch->data, modules, count))
+                return true;
+        }
+    }
+    if (ts_node_symbol(fn) != m->sym.attribute ||
+        !oom_node_text_is(m, oom_model_child(m, fn, "attribute", 9), method))
+        return false;
+    TSNode object = oom_model_child(m, fn, "object", 6);
+    /* torch.cuda.empty_cache(), `from torch import cuda` then cuda.empty_cache() */
+    if (oom_pymodel_qualname(m, object, scratch) && in_list(scratch->data, modules, count))
+        return true;
+    /* accel = torch.cuda; accel.empty_cache() */
+    if (ts_node_symbol(object) == m->sym.identifier && holds(m, object, modules, count, scratch, 0))
+        return true;
+    /* getattr(torch, device_type).empty_cache(): one of torch's accelerator modules */
+    if (ts_node_symbol(object) != m->sym.call ||
+        !oom_node_text_is(m, oom_model_child(m, object, "function", 8), "getattr"))
+        return false;
+    TSNode args = oom_model_child(m, object, "arguments", 9);
+    TSNode first = ts_node_is_null(args) || !ts_node_named_child_count(args) ? (TSNode){0}
+                                                                              : oom_model_named_child(m, args, 0);
+    return !ts_node_is_null(first) && oom_pymodel_qualname(m, first, scratch) &&
+           root_of_one(scratch->data, modules, count);
+}
+
 bool oom_pymodel_is_constant(const oom_pymodel *m, TSNode expr)
 {
     TSNode v = oom_pymodel_value_of(m, expr, 0);

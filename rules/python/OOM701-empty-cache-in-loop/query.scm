@@ -7,57 +7,12 @@
 ; release makes true per iteration), a walk over a checkpoint's tensors at load
 ; time, and a loop whose iteration runs a whole generation (a generate() with its
 ; own KV cache, next to which one release is nothing).
-; The accelerator module may come through a name (`accel = torch.cuda`) or
-; getattr (`getattr(torch, device_type).empty_cache()`).
+; The accelerator module may come through its dotted name, a name bound to it
+; (`accel = torch.cuda`) or getattr (`getattr(torch, device_type).empty_cache()`):
+; method-of-module answers all three, so one pattern carries the guards.
 ((call
   function: (_) @fn) @call @report
-  (#oom-qualname? @fn "torch.cuda.empty_cache" "torch.cuda.memory.empty_cache" "torch.xpu.empty_cache"
-    "torch.mps.empty_cache" "torch.npu.empty_cache")
-  (#oom-in-loop? @report)
-  (#not-oom-in-except? @report)
-  (#not-oom-in-loop-guard? @report)
-  (#not-oom-in-retry-attempt? @report)
-  (#not-oom-loop-only-calls? @report "gc.collect" "torch.cuda.empty_cache" "torch.cuda.memory.empty_cache" "torch.cuda.synchronize"
-    "torch.cuda.ipc_collect" "torch.xpu.empty_cache" "torch.xpu.synchronize" "torch.mps.empty_cache"
-    "torch.mps.synchronize" "torch.npu.empty_cache")
-  (#not-oom-loop-calls? @report "torch.cuda.memory_reserved" "torch.cuda.max_memory_reserved"
-    "torch.cuda.memory_cached" "torch.cuda.max_memory_cached" "torch.cuda.mem_get_info"
-    "torch.cuda.memory.memory_reserved" "torch.cuda.memory.max_memory_reserved" "torch.cuda.memory.mem_get_info"
-    "torch.xpu.memory_reserved" "torch.xpu.max_memory_reserved" "torch.xpu.mem_get_info")
-  (#not-oom-loop-iterates-built-by? @report "torch.load" "safetensors.torch.load_file" "safetensors.torch.load")
-  (#not-oom-loop-generates? @report))
-
-((call
-  function: (attribute
-    object: (identifier) @module
-    attribute: (identifier) @method)) @call @report
-  (#eq? @method "empty_cache")
-  (#oom-holds? @module "torch.cuda" "torch.xpu" "torch.mps" "torch.npu")
-  (#oom-in-loop? @report)
-  (#not-oom-in-except? @report)
-  (#not-oom-in-loop-guard? @report)
-  (#not-oom-in-retry-attempt? @report)
-  (#not-oom-loop-only-calls? @report "gc.collect" "torch.cuda.empty_cache" "torch.cuda.memory.empty_cache" "torch.cuda.synchronize"
-    "torch.cuda.ipc_collect" "torch.xpu.empty_cache" "torch.xpu.synchronize" "torch.mps.empty_cache"
-    "torch.mps.synchronize" "torch.npu.empty_cache")
-  (#not-oom-loop-calls? @report "torch.cuda.memory_reserved" "torch.cuda.max_memory_reserved"
-    "torch.cuda.memory_cached" "torch.cuda.max_memory_cached" "torch.cuda.mem_get_info"
-    "torch.cuda.memory.memory_reserved" "torch.cuda.memory.max_memory_reserved" "torch.cuda.memory.mem_get_info"
-    "torch.xpu.memory_reserved" "torch.xpu.max_memory_reserved" "torch.xpu.mem_get_info")
-  (#not-oom-loop-iterates-built-by? @report "torch.load" "safetensors.torch.load_file" "safetensors.torch.load")
-  (#not-oom-loop-generates? @report))
-
-((call
-  function: (attribute
-    object: (call
-      function: (identifier) @getattr
-      arguments: (argument_list
-        .
-        (_) @torch))
-    attribute: (identifier) @method)) @call @report
-  (#eq? @method "empty_cache")
-  (#eq? @getattr "getattr")
-  (#oom-qualname? @torch "torch")
+  (#oom-method-of-module? @fn "empty_cache" "torch.cuda" "torch.cuda.memory" "torch.xpu" "torch.mps" "torch.npu")
   (#oom-in-loop? @report)
   (#not-oom-in-except? @report)
   (#not-oom-in-loop-guard? @report)
