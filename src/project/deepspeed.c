@@ -17,6 +17,7 @@
 typedef struct {
     long long value; /* -1: unknown (do not compare) */
     char where[256];
+    char origin[200]; /* "PATH:ROW" of the TrainingArguments that set it, for the related location */
 } hf_value;
 
 typedef struct {
@@ -37,6 +38,7 @@ static bool is_flag(const char *name)
 static void set_default(hf_value *v, long long value, const char *origin, const char *name)
 {
     v->value = value;
+    snprintf(v->origin, sizeof v->origin, "%s", origin);
     if (is_flag(name))
         snprintf(v->where, sizeof v->where, "%s leaves `%s` at its default, %s", origin, name,
                  value ? "True" : "False");
@@ -47,6 +49,7 @@ static void set_default(hf_value *v, long long value, const char *origin, const 
 static void set_value(hf_value *v, long long value, const char *origin, const char *name)
 {
     v->value = value;
+    snprintf(v->origin, sizeof v->origin, "%s", origin);
     if (is_flag(name))
         snprintf(v->where, sizeof v->where, "%s sets `%s=%s`", origin, name, value ? "True" : "False");
     else
@@ -485,6 +488,22 @@ static long long json_scalar(const char *src, TSNode value)
     return -1;
 }
 
+/* The TrainingArguments line as the finding's related location: one
+ * cause, two places. A notebook's cell line ("PATH:cell C:ROW") is left out. */
+static void add_origin(oom_diag *d, const hf_value *hf)
+{
+    const char *colon = strrchr(hf->origin, ':');
+    if (!colon || colon == hf->origin || strstr(hf->origin, ":cell "))
+        return;
+    char *end;
+    unsigned long row = strtoul(colon + 1, &end, 10);
+    if (*end || row == 0 || row > UINT32_MAX)
+        return;
+    char *path = oom_xstrndup(hf->origin, (size_t)(colon - hf->origin));
+    oom_diag_add_related(d, path, (uint32_t)row, "the TrainingArguments it disagrees with");
+    free(path);
+}
+
 static void report(const oom_rule *rule, oom_source *ds, TSNode value, const char *key, long long ds_v,
                    const hf_value *hf, oom_diag_list *out)
 {
@@ -514,6 +533,7 @@ static void report(const oom_rule *rule, oom_source *ds, TSNode value, const cha
     size_t len;
     if (oom_source_line(ds, d->start_row, &line, &len))
         d->context = oom_xstrndup(line, len);
+    add_origin(d, hf);
     free(text);
     oom_buf_free(&full);
     oom_buf_free(&msg);
