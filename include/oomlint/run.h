@@ -24,6 +24,9 @@ typedef struct {
     const oom_run_context *context;   /* knowledge base, target GPU, GPU count */
     const oom_config *config; /* per-file-ignores; NULL: none */
     int threads;                      /* worker threads, at least 1 */
+    /* text in place of files on disk for the project checks (the language
+     * server's open buffers; the jobs carry their own text); may be NULL */
+    const oom_overlay *overlay;
 } oom_run_settings;
 
 /* The job for one discovered target: its language, and whether its syntax is

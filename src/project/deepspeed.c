@@ -574,11 +574,11 @@ static void compare(const oom_rule *rule, oom_source *ds, TSNode root_obj, const
     }
 }
 
-static void check_link(const oom_rule *rule, const ds_link *l, oom_diag_list *out)
+static void check_link(const oom_rule *rule, const oom_overlay *overlay, const ds_link *l, oom_diag_list *out)
 {
     oom_source ds;
     char why[128];
-    if (oom_source_read(l->ds_path, l->ds_path, &ds, why, sizeof why) != OOM_SOURCE_OK) {
+    if (oom_source_read_overlaid(overlay, l->ds_path, l->ds_path, &ds, why, sizeof why) != OOM_SOURCE_OK) {
         oom_source_free(&ds); /* not there yet: it may be written when the job runs */
         return;
     }
@@ -593,8 +593,8 @@ static void check_link(const oom_rule *rule, const ds_link *l, oom_diag_list *ou
     oom_source_free(&ds);
 }
 
-void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const oom_file_facts *facts,
-                                 size_t count, oom_diag_list *out)
+void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const oom_overlay *overlay,
+                                 const oom_file_facts *facts, size_t count, oom_diag_list *out)
 {
     const oom_rule *rule = oom_rules_find(rules, "OOM405");
     if (!rule || !enabled)
@@ -611,7 +611,7 @@ void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const
             seen = strcmp(links[j]->ds_path, links[i]->ds_path) == 0 &&
                    memcmp(&links[j]->micro_batch, &links[i]->micro_batch, sizeof(hf_value) * 4) == 0;
         if (!seen)
-            check_link(rule, links[i], out);
+            check_link(rule, overlay, links[i], out);
     }
     free(links);
 }

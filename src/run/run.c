@@ -117,7 +117,7 @@ static facts_ctx *prepare_jobs(const oom_run_settings *s, oom_job *jobs, size_t 
                                oom_project_context *project)
 {
     *project = (oom_project_context){s->rules, s->selection, s->context->gpu, s->context->num_gpus,
-                                     s->context->eager_module_loading};
+                                     s->context->eager_module_loading, s->overlay};
     unsigned needs = oom_project_facts_needed(project);
     facts_ctx *fctx = oom_xcalloc(count ? count : 1, sizeof *fctx);
     for (size_t i = 0; i < count; i++) {
@@ -210,7 +210,7 @@ void oom_run_lint_files(const oom_run_settings *s, oom_job *jobs, size_t count, 
 void oom_run_project(const oom_run_settings *s, const oom_run_file *files, size_t count, oom_diag_list *out)
 {
     oom_project_context project = {s->rules, s->selection, s->context->gpu, s->context->num_gpus,
-                                   s->context->eager_module_loading};
+                                   s->context->eager_module_loading, s->overlay};
     /* the pass moves the pending findings it confirms out of the facts: it
      * gets copies, so that the files' facts serve the next pass too */
     oom_file_facts *facts = oom_xcalloc(count ? count : 1, sizeof *facts);

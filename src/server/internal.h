@@ -192,6 +192,9 @@ void srv_scan_workspace(srv_session *s);
 /* Lints every dirty document whose debounce is over (all of them when
  * `force`), runs the project pass and publishes what changed. */
 void srv_lint_due(srv_session *s, int64_t now_ms, bool force);
+/* The run settings of the project pass, with the open configs' text as
+ * the overlay (free overlay->files after). */
+void srv_project_settings(srv_session *s, oom_run_settings *rs, oom_overlay *overlay);
 /* Re-lints everything: the settings changed. */
 void srv_relint_all(srv_session *s);
 /* Re-reads a workspace file from disk (changed, created or deleted). */

@@ -89,6 +89,21 @@ void srv_scan_workspace(srv_session *s)
             (long long)(srv_now_ms() - t0));
 }
 
+void srv_project_settings(srv_session *s, oom_run_settings *rs, oom_overlay *overlay)
+{
+    /* the open configs' text, for the checks that read a config a script names */
+    oom_overlay_file *files = oom_xcalloc(s->docs.len ? s->docs.len : 1, sizeof *files);
+    size_t n = 0;
+    for (size_t i = 0; i < s->docs.len; i++) {
+        const srv_doc *doc = s->docs.items[i];
+        if (doc->kind == DOC_JSON || doc->kind == DOC_YAML)
+            files[n++] = (oom_overlay_file){doc->path, doc->text.data, doc->text.len};
+    }
+    *overlay = (oom_overlay){files, n};
+    srv_profile_settings(&s->profile, rs, s->threads);
+    rs->overlay = overlay;
+}
+
 /* The project pass over the workspace, then each open document's findings. */
 static void project_and_publish(srv_session *s)
 {
@@ -99,8 +114,10 @@ static void project_and_publish(srv_session *s)
             oom_diag_list_add_copy(&out, &f->diags.items[k]);
     }
     oom_run_settings rs;
-    srv_profile_settings(&s->profile, &rs, s->threads);
+    oom_overlay overlay;
+    srv_project_settings(s, &rs, &overlay);
     oom_run_project(&rs, s->ws.files, s->ws.len, &out);
+    free((void *)overlay.files);
     for (size_t i = 0; i < s->docs.len; i++) {
         srv_doc *doc = s->docs.items[i];
         if (!lintable(doc))

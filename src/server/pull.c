@@ -102,8 +102,10 @@ void srv_on_workspace_diagnostic(srv_session *s, const cJSON *id, const cJSON *p
                 for (size_t k = 0; k < s->ws.files[i].diags.len; k++)
                     oom_diag_list_add_copy(&all, &s->ws.files[i].diags.items[k]);
         oom_run_settings rs;
-        srv_profile_settings(&s->profile, &rs, s->threads);
+        oom_overlay overlay;
+        srv_project_settings(s, &rs, &overlay);
         oom_run_project(&rs, s->ws.files, s->ws.len, &all);
+        free((void *)overlay.files);
         for (size_t i = 0; i < all.len;) { /* sorted by path: one report per run of a path */
             size_t j = i;
             while (j < all.len && strcmp(all.items[j].path, all.items[i].path) == 0)
