@@ -85,7 +85,11 @@ class Client {
   kill() { try { this.proc.kill('SIGKILL'); } catch (e) { /* gone */ } }
 }
 
+// Slow builds (valgrind, sanitizers) wait longer: LSP_TIMEOUT_FACTOR.
+const FACTOR = Number(process.env.LSP_TIMEOUT_FACTOR || 1);
+
 function withTimeout(p, ms, what) {
+  ms *= FACTOR;
   let t;
   return Promise.race([p, new Promise((_, rej) => { t = setTimeout(() => rej(new Error('timed out waiting for ' + what)), ms); })])
     .finally(() => clearTimeout(t));
