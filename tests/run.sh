@@ -99,7 +99,7 @@ if [ -x build/oomlint-tests ]; then
     tail -n 1 "$LOG/match-diff"
     record "match-diff: oomlint's matcher and layout agree with tree-sitter's cursor" $rc "$LOG/match-diff"
     section "fuzz regression inputs, replayed (fixtures/fuzz/<target>/)"
-    for t in python json toml yaml suppress rule match notebook fix launch; do
+    for t in python json toml yaml suppress rule match notebook fix launch rpc; do
         [ -d "fixtures/fuzz/$t" ] && collect "replay $t" build/tools/replay-$t "$t" fixtures/fuzz/$t/*
     done
     section "end-to-end"
@@ -136,7 +136,7 @@ if [ "$QUICK" != 1 ] && [ -x build/asan/oomlint-tests ]; then
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
     collect "asan unit" build/asan/oomlint-tests fixtures
-    for t in python json toml yaml suppress rule match notebook fix launch; do
+    for t in python json toml yaml suppress rule match notebook fix launch rpc; do
         [ -d "fixtures/fuzz/$t" ] && collect "asan replay $t" \
             env LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/asan/tools/replay-$t "$t" fixtures/fuzz/$t/*
     done
