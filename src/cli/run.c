@@ -454,7 +454,7 @@ typedef struct {
 static void lint_targets(const lint_plan *p, oom_diag_list *out)
 {
     oom_run_settings rs = {p->rules, &p->eff->selection, p->compiled, &p->eff->run,
-                           p->eff->have_config ? &p->eff->config : NULL, p->threads};
+                           p->eff->have_config ? &p->eff->config : NULL, p->threads, NULL};
     oom_run(&rs, p->jobs, p->count, out);
 }
 
