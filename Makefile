@@ -83,7 +83,13 @@ $(BUILD)/obj/tests/%.o: tests/unit/%.c $(HEADERS) $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(OUR_CFLAGS) -Isrc -c $< -o $@
 
-$(BUILD)/gen/rules_embedded.c: $(RULE_FILES) $(BUILD)/tools/embed
+# The list of rule files, rewritten only when it changes: a file added with
+# an old modification time (a checkout, a move) still re-embeds the rules.
+$(BUILD)/gen/rule-files.list: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(RULE_FILES)' | cmp -s - $@ || echo '$(RULE_FILES)' > $@
+
+$(BUILD)/gen/rules_embedded.c: $(RULE_FILES) $(BUILD)/gen/rule-files.list $(BUILD)/tools/embed
 	@mkdir -p $(dir $@)
 	$(BUILD)/tools/embed rules > $@.tmp && mv $@.tmp $@
 
@@ -269,3 +275,6 @@ install: all $(BUILD)/oomlint.1
 
 clean:
 	rm -rf build/obj build/gen build/tools build/asan build/oomlint build/oomlint-tests build/liboomlint.a build/oomlint.1
+
+.PHONY: FORCE
+FORCE:

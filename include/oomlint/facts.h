@@ -21,6 +21,9 @@ typedef struct {
      * and keywords (offset of a comma-separated list in names) */
     uint32_t false_positions;
     size_t false_keywords;
+    /* the arguments that are modules by the file's own evidence, likewise */
+    uint32_t module_positions;
+    size_t module_keywords;
     /* how the call names its callee (oom_callee_kind), and for an import
      * the module's dotted name (offset in names; "" otherwise) */
     signed char callee;
@@ -50,6 +53,9 @@ typedef struct {
      * name NUL-terminated, for the files that import them
      * (oom_pymodel_no_grad_forward_classes) */
     oom_buf no_grad_forward_classes;
+    /* the file's classes that are modules (oom_pymodel_module_classes),
+     * for the files that import them */
+    oom_buf module_classes;
     /* the file's findings that wait on another file's accumulating method
      * (oom_diag.needs_project) */
     oom_diag_list pending;
@@ -74,6 +80,8 @@ typedef struct {
     const char *false_keywords;
     oom_callee_kind callee;
     const char *callee_module;
+    uint32_t module_positions;
+    const char *module_keywords;
 } oom_call_shape;
 void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, const oom_call_shape *shape);
 /* Every call of the file's model, with its grad state, and its accumulating methods. */

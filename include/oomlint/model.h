@@ -197,6 +197,17 @@ bool oom_pymodel_eval_call_candidate(const oom_pymodel *m, TSNode node, oom_buf 
  * module's file may run Class.forward entirely without grad
  * (oom_pymodel_no_grad_forward_classes). */
 void oom_pymodel_collect_conditions(const oom_pymodel *m, oom_buf *into);
+/* While set, the conditions an answer is a module only under ("module",
+ * "modarg": another file of the project must confirm them) are appended
+ * to `into`, one a line; NULL stops. The finding then waits on the
+ * project pass (oom_diag.needs_project). */
+void oom_pymodel_collect_pending(const oom_pymodel *m, oom_buf *into);
+/* The arguments of call i that are modules by the file's own evidence:
+ * positions (bits, below 32) and keywords (comma-separated). */
+void oom_pymodel_call_module_args(const oom_pymodel *m, size_t i, uint32_t *mask, oom_buf *keywords);
+/* The file's classes that are modules by its own evidence (a library
+ * module base, another such class, a forward), each NUL-terminated. */
+void oom_pymodel_module_classes(const oom_pymodel *m, oom_buf *out);
 /* The file's classes whose `forward` runs every call it makes with autograd
  * off (its body under `with torch.inference_mode():` or decorated
  * @torch.no_grad()): their names into `out`, each NUL-terminated. Calling an

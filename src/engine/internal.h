@@ -52,6 +52,12 @@ typedef struct {
     /* the thread's regex scratch, limited like #match? (engine/lint.c) */
     pcre2_match_data *md;
     pcre2_match_context *mctx;
+    /* the module roles this match's answers hold under, which another file
+     * must confirm (oom_pymodel_collect_pending): added to
+     * oom_diag.needs_project; `role_scratch` is one predicate's. NULL: none
+     * are collected */
+    oom_buf *role_waits;
+    oom_buf *role_scratch;
 } oom_sem_env;
 
 /* A semantic question about a captured node. `site` is the node the finding

@@ -426,6 +426,8 @@ static void on_match(void *ctx, const TSQueryMatch *m)
     oom_buf_clear(env->detail);
     oom_buf_clear(env->pending);
     oom_buf_clear(env->assumptions);
+    if (env->role_waits)
+        oom_buf_clear(env->role_waits);
     ((oom_sem_env *)env)->named_placeholder = NULL;
     bool holds = oom_preds_hold(lq->preds[m->pattern_index], lq->pred_counts[m->pattern_index], m,
                                 mc->src->text, env, site, l->md, l->mctx, &l->scratch, &limit_hit);
@@ -443,6 +445,11 @@ static void on_match(void *ctx, const TSQueryMatch *m)
     note_grad_condition(d, lq->preds[m->pattern_index], lq->pred_counts[m->pattern_index], m, env);
     if (slot->fix_count)
         d->fix = make_fix(mc, slot, m, site, &penv);
+    if (env->role_waits && env->role_waits->len > 0) { /* both kinds, one a line */
+        if (env->pending->len > 0)
+            oom_buf_putc(env->pending, '\n');
+        oom_buf_append(env->pending, env->role_waits->data, env->role_waits->len);
+    }
     if (env->pending->len > 0)
         d->needs_project = oom_xstrdup(env->pending->data);
     if (env->assumptions->len > 0)
@@ -521,9 +528,12 @@ static void filter_findings(oom_diag_list *found, const oom_suppression_set *sup
     unsigned char *drop = oom_xcalloc(found->len ? found->len : 1, 1);
     for (size_t i = 0; i < found->len; i++) {
         const oom_diag *d = &found->items[i];
-        /* an enclosing finding starts at or before this one: look a little back */
+        /* an enclosing finding starts at or before this one: look a little back;
+         * one that waits on the project pass does not stand for one that is
+         * settled here (it may be dropped there) */
         for (size_t j = i > 64 ? i - 64 : 0; j < i && !drop[i]; j++)
-            if (!drop[j] && strcmp(found->items[j].code, d->code) == 0 && span_within(d, &found->items[j]))
+            if (!drop[j] && strcmp(found->items[j].code, d->code) == 0 && span_within(d, &found->items[j]) &&
+                (!found->items[j].needs_project || d->needs_project))
                 drop[i] = 1;
         if (!drop[i])
             drop[i] = oom_suppression_set_covers(supp, d->start_row, d->code);
@@ -558,16 +568,18 @@ void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag
         lang == OOM_LANG_PYTHON ? oom_pymodel_build_from(&l->nodes, src->text, src->len) : NULL;
     oom_jsonmodel *json = lang == OOM_LANG_JSON ? oom_jsonmodel_build(tree, src->text, src->len) : NULL;
     oom_yamlmodel *yaml = lang == OOM_LANG_YAML ? oom_yamlmodel_build(tree, src->text, src->len) : NULL;
-    oom_buf detail, waits_on, assumptions, conditions;
+    oom_buf detail, waits_on, assumptions, conditions, role_waits, role_scratch;
     oom_buf_init(&detail);
     oom_buf_append(&detail, "", 0);
     oom_buf_init(&waits_on);
     oom_buf_init(&assumptions);
     oom_buf_init(&conditions);
+    oom_buf_init(&role_waits);
+    oom_buf_init(&role_scratch);
     signed char *file_answers = oom_xmalloc(l->c->file_slots ? l->c->file_slots : 1);
     memset(file_answers, -1, l->c->file_slots ? l->c->file_slots : 1);
     oom_sem_env env = {model, json, yaml, &l->c->run, src->path, src->text, &detail, &waits_on, &assumptions,
-                       &conditions, NULL, {{0}, NULL, NULL}, file_answers, l->md, l->mctx};
+                       &conditions, NULL, {{0}, NULL, NULL}, file_answers, l->md, l->mctx, &role_waits, &role_scratch};
     oom_diag_list found = {NULL, 0, 0};
     oom_suppression_set supp;
     memset(&supp, 0, sizeof supp);
@@ -591,6 +603,8 @@ void oom_linter_run_then(oom_linter *l, oom_source *src, oom_lang lang, oom_diag
     oom_yamlmodel_free(yaml);
     oom_buf_free(&detail);
     oom_buf_free(&waits_on);
+    oom_buf_free(&role_waits);
+    oom_buf_free(&role_scratch);
     oom_buf_free(&assumptions);
     oom_buf_free(&conditions);
     free(file_answers);

@@ -333,6 +333,22 @@ static bool regex_matches(const oom_pred *p, const char *src, TSNode n, pcre2_ma
  * when the predicate holds as the pattern wants it; a negated one, or one
  * that fails, drops the match anyway, and an assumption overturned can
  * only drop a finding, never make one. */
+static void add_lines(oom_buf *to, const oom_buf *lines)
+{
+    if (lines->len == 0)
+        return;
+    if (to->len > 0)
+        oom_buf_putc(to, '\n');
+    oom_buf_append(to, lines->data, lines->len);
+}
+
+/* A semantic predicate asked of one node. What the model's answer assumes
+ * of another file (an imported class's forward) is kept for the finding
+ * when the predicate holds as the pattern wants it; a negated one, or one
+ * that fails, drops the match anyway, and an assumption overturned can
+ * only drop a finding, never make one. A module role another file must
+ * confirm (an imported class, a parameter no call in the file binds) makes
+ * the finding wait on the project pass, which reports it only if confirmed. */
 static bool semantic_holds(const oom_pred *p, const oom_sem_env *env, TSNode n, TSNode site, oom_buf *scratch)
 {
     if (!env->py || !env->conditions || !env->assumptions)
@@ -340,11 +356,21 @@ static bool semantic_holds(const oom_pred *p, const oom_sem_env *env, TSNode n, 
     oom_buf_clear(env->conditions);
     oom_pymodel_collect_conditions(env->py, env->conditions);
     bool holds = p->fn(env, n, site, p, scratch);
+    bool waits = false;
+    /* what the file shows settles it first; only where that fails is the
+     * predicate asked again with roles that wait on other files, so that
+     * a finding waits on the project pass only when it needs to */
+    if (!holds && !p->negate && env->role_scratch && env->role_waits) {
+        oom_buf_clear(env->role_scratch);
+        oom_pymodel_collect_pending(env->py, env->role_scratch);
+        holds = waits = p->fn(env, n, site, p, scratch);
+        oom_pymodel_collect_pending(env->py, NULL);
+    }
     oom_pymodel_collect_conditions(env->py, NULL);
-    if (holds && !p->negate && env->conditions->len > 0) {
-        if (env->assumptions->len > 0)
-            oom_buf_putc(env->assumptions, '\n');
-        oom_buf_append(env->assumptions, env->conditions->data, env->conditions->len);
+    if (holds && !p->negate) {
+        add_lines(env->assumptions, env->conditions);
+        if (waits)
+            add_lines(env->role_waits, env->role_scratch);
     }
     return holds;
 }

@@ -388,7 +388,12 @@ static bool sem_cast_of_non_model(const oom_sem_env *env, TSNode fn, TSNode site
     uint32_t a = ts_node_start_byte(method), b = ts_node_end_byte(method);
     bool cast = (b - a == 2 && memcmp(env->src + a, "to", 2) == 0) ||
                 (b - a == 4 && memcmp(env->src + a, "type", 4) == 0);
-    return cast && !oom_pymodel_is_model_expr(env->py, receiver);
+    if (!cast)
+        return false;
+    /* "not a model" holds only where the file settles it: a receiver that
+     * would be a module once another file confirmed it is not taken for a
+     * tensor */
+    return !oom_pymodel_is_model_expr(env->py, receiver);
 }
 
 static bool sem_exceeds_model_limit(const oom_sem_env *env, TSNode n, TSNode site,

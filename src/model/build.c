@@ -1286,6 +1286,7 @@ void oom_pymodel_free(oom_pymodel *m)
     oom_strlist_free(&m->pretrained_ids);
     free(m->pretrained_scopes);
     oom_model_flow_free(m);
+    oom_model_roles_free(m);
     if (m->nodes == &m->own_nodes)
         oom_nodes_free(&m->own_nodes);
     free(m->carry_visit.seen);

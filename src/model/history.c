@@ -108,17 +108,6 @@ static bool defined_by_def(const oom_pymodel *m, const char *name, uint32_t len)
     return false;
 }
 
-/* A name that denotes a model. Outside training code (no deep-learning
- * import) only the unmistakable ones do: model, model_x, x_model. */
-static bool names_model(const oom_pymodel *m, const char *name, uint32_t len)
-{
-    if (!oom_model_name_is_model_like(name, len))
-        return false;
-    if (m->ml_imports)
-        return true;
-    return has_prefix(name, len, "model") || has_suffix(name, len, "model"); /* model, model_x, x_model */
-}
-
 /* DistributedDataParallel._set_static_graph_for_model(...), nn.Module.x_model:
  * an attribute of a class (a capitalised last name) is a function, not a
  * model the script built. */
@@ -147,47 +136,6 @@ static bool is_parameter_free_layer(const char *name)
 }
 
 static bool is_model_expr(const oom_pymodel *m, TSNode expr, int depth);
-
-/* What a name was bound to looks like a model: AutoModel.from_pretrained(...),
- * nn.Linear(...), torch.compile(model), DDP(model), model.to(device) ... */
-static bool value_builds_model(const oom_pymodel *m, TSNode value, int depth)
-{
-    if (ts_node_symbol(value) != m->sym.call)
-        return is_model_expr(m, value, depth + 1);
-    TSNode fn = oom_model_child(m, value, "function", 8);
-    if (ts_node_is_null(fn))
-        return false;
-    oom_buf q;
-    oom_buf_init(&q);
-    bool known = oom_pymodel_qualname(m, fn, &q);
-    bool result = false;
-    if (known) {
-        const char *last = strrchr(q.data, '.');
-        last = last ? last + 1 : q.data;
-        size_t n = strlen(last);
-        if (strcmp(last, "from_pretrained") == 0 || strcmp(last, "from_config") == 0) {
-            /* AutoTokenizer.from_pretrained is not a model */
-            result = strstr(q.data, "Tokenizer") == NULL && strstr(q.data, "Processor") == NULL &&
-                     strstr(q.data, "Config") == NULL && strstr(q.data, "FeatureExtractor") == NULL;
-        } else if (oom_str_starts_with(q.data, "torch.nn.") && n > 0 &&
-                   isupper((unsigned char)last[0])) {
-            result = strstr(q.data, "Loss") == NULL && strcmp(last, "Parameter") != 0 &&
-                     !is_parameter_free_layer(last);
-        } else if (strcmp(q.data, "torch.compile") == 0 ||
-                   strstr(q.data, "DistributedDataParallel") || strstr(q.data, "DataParallel") ||
-                   strcmp(last, "DDP") == 0 || strcmp(last, "FSDP") == 0) {
-            result = true;
-        } else if (ts_node_symbol(fn) == m->sym.attribute &&
-                   (strcmp(last, "to") == 0 || strcmp(last, "cuda") == 0 ||
-                    strcmp(last, "half") == 0 || strcmp(last, "bfloat16") == 0 ||
-                    strcmp(last, "float") == 0 || strcmp(last, "eval") == 0)) {
-            TSNode obj = oom_model_child(m, fn, "object", 6);
-            result = !ts_node_is_null(obj) && is_model_expr(m, obj, depth + 1);
-        }
-    }
-    oom_buf_free(&q);
-    return result;
-}
 
 /* A function definition under @property / @cached_property: reading it
  * gives a value (lm-eval's `def model(self): return self._model`). */
@@ -401,33 +349,34 @@ static bool is_model_expr(const oom_pymodel *m, TSNode expr, int depth)
             return false;
         const char *t = oom_node_text(m, attr, &len);
         TSNode object = oom_model_child(m, expr, "object", 6);
-        if (!names_model(m, t, len) || names_a_class(m, object))
+        if (names_a_class(m, object))
             return false;
+        /* self.step(x): the file's own method runs a forward when its body
+         * does, whatever it is called */
         int method = own_method(m, object, t, len);
-        return method < 0 || method_runs_forward(m, method, depth);
+        if (method >= 0)
+            return method_runs_forward(m, method, depth);
+        return oom_model_module_role(m, expr) == OOM_ROLE_MODULE;
     }
     if (s != m->sym.identifier)
         return false;
     const char *name = oom_node_text(m, expr, &len);
-    if (names_model(m, name, len)) {
-        /* def step_model(...): a function; but a parameter or local of the
-         * function we are in shadows a def of the same name elsewhere
-         * (a pytest fixture `def model()` and `def evaluate(model, ...)`) */
-        uint32_t at = ts_node_start_byte(expr);
-        int here = oom_model_scope_at(m, at);
-        const oom_binding *local = here > 0 ? oom_model_last_binding(m, here, name, len, at, false) : NULL;
-        if (local && local->kind == OOM_BIND_VALUE) {
-            if (instance_forward_without_grad(m, local->value))
-                return false;
-            note_imported_instance(m, local->value);
-        }
-        return local || !defined_by_def(m, name, len);
+    /* def step_model(...): a function; but a parameter or local of the
+     * function we are in shadows a def of the same name elsewhere (a pytest
+     * fixture `def model()` and `def evaluate(model, ...)`) */
+    uint32_t at = ts_node_start_byte(expr);
+    int here = oom_model_scope_at(m, at);
+    const oom_binding *local = here > 0 ? oom_model_last_binding(m, here, name, len, at, false) : NULL;
+    if (!local && defined_by_def(m, name, len))
+        return false;
+    if (oom_model_module_role(m, expr) != OOM_ROLE_MODULE)
+        return false;
+    if (local && local->kind == OOM_BIND_VALUE) {
+        if (instance_forward_without_grad(m, local->value))
+            return false;
+        note_imported_instance(m, local->value);
     }
-    uint32_t pos = ts_node_start_byte(expr);
-    int scope = oom_model_scope_at(m, pos);
-    /* the nearest binding decides, whatever it says */
-    const oom_binding *b = oom_model_visible_binding(m, scope, name, len, pos, true);
-    return b && b->kind == OOM_BIND_VALUE && value_builds_model(m, b->value, depth);
+    return true;
 }
 
 bool oom_pymodel_is_parameter_free_module(const oom_pymodel *m, TSNode expr)
@@ -473,7 +422,20 @@ static bool is_own_model(const oom_pymodel *m, TSNode expr)
 /* A call given a model as an argument: `reparameterize_model(model)`,
  * `unwrap_model(model)`, `count_parameters(model)` take the model and do
  * something with it; a forward takes data. */
+static bool passes_a_model_here(const oom_pymodel *m, TSNode call);
+
 static bool passes_a_model(const oom_pymodel *m, TSNode call)
+{
+    /* what quiets a finding is settled by the file alone: an argument that
+     * would be a module only if another file confirmed it does not count */
+    oom_buf *waiting = m->pending_conditions;
+    oom_pymodel_collect_pending(m, NULL);
+    bool passes = passes_a_model_here(m, call);
+    oom_pymodel_collect_pending(m, waiting);
+    return passes;
+}
+
+static bool passes_a_model_here(const oom_pymodel *m, TSNode call)
 {
     TSNode args = oom_model_child(m, call, "arguments", 9);
     oom_model_kids kids = oom_model_kids_of(m, args);
@@ -509,8 +471,11 @@ static bool model_call(const oom_pymodel *m, TSNode call, int depth)
     if (oom_pymodel_is_eval_hook_call(m, call))
         return true;
     bool model;
-    if (ts_node_symbol(fn) == m->sym.attribute &&
-        oom_node_text_is(m, oom_model_child(m, fn, "attribute", 9), "forward"))
+    uint32_t mlen = 0;
+    const char *method = ts_node_symbol(fn) == m->sym.attribute ? oom_node_last_name(m, fn, &mlen) : NULL;
+    if (method && oom_model_is_module_forward_method(method, mlen) && own_method(m, oom_model_child(m, fn, "object", 6), method, mlen) < 0)
+        /* model.forward(x), clip_model.encode_image(x): a module's methods
+         * that run its forward, from the library knowledge */
         model = is_model_expr(m, oom_model_child(m, fn, "object", 6), depth) ||
                 is_own_model(m, oom_model_child(m, fn, "object", 6));
     else
@@ -1324,6 +1289,29 @@ static bool binding_carries(const oom_pymodel *m, const oom_binding *b, int dept
  * (`loss = None` then `if x: loss = model(x).loss`; a name rebound under
  * no_grad in one branch only), and has none when every one of them was
  * made without grad. */
+/* `out["loss"].backward()`, `outputs.loss.backward()` in the function that
+ * reads `id`: a field of the name is backpropagated, so what the name holds
+ * has history (backward() on a tensor without it raises). The receiver is
+ * the name and field reads only: `out["loss"]`, `out.loss`, not a call. */
+static bool field_backpropagated(const oom_pymodel *m, TSNode id)
+{
+    uint32_t len;
+    const char *name = oom_node_text(m, id, &len);
+    int scope = oom_model_scope_at(m, ts_node_start_byte(id));
+    for (size_t i = 0; i < m->backward_call_count; i++) {
+        const oom_site *b = &m->backward_calls[i];
+        const char *text = m->src + b->start;
+        size_t n = b->end - b->start;
+        if (b->scope != scope || n <= len + 11 || memcmp(text, name, len) != 0 ||
+            (text[len] != '[' && text[len] != '.'))
+            continue;
+        const char *dot = memmem(text, n, ".backward(", 10);
+        if (dot && dot > text + len && !memchr(text + len, '(', (size_t)(dot - text - len)))
+            return true;
+    }
+    return false;
+}
+
 static bool identifier_carries(const oom_pymodel *m, TSNode id, int depth)
 {
     oom_flow_reach r;
@@ -1334,7 +1322,7 @@ static bool identifier_carries(const oom_pymodel *m, TSNode id, int depth)
         some_history = !binding_without_history(m, oom_model_def_binding(m, r.defs[i]));
     if (!some_history)
         return false;
-    if (oom_pymodel_is_backward_receiver(m, id))
+    if (oom_pymodel_is_backward_receiver(m, id) || field_backpropagated(m, id))
         return true;
     for (uint32_t i = 0; i < r.count; i++)
         if (binding_carries(m, oom_model_def_binding(m, r.defs[i]), depth))

@@ -294,6 +294,12 @@ struct oom_pymodel {
         size_t alias_count; /* the imports known when it was read */
         bool model, test;
     } method_class;
+    /* roles.c: answers already given (roles asked of the same expression,
+     * uses of the same name in the same region), freed with the model */
+    struct oom_role_memo *role_memo;
+    /* where a module role that waits on another file says so, while a
+     * predicate is asked (oom_pymodel_collect_pending); NULL otherwise */
+    oom_buf *pending_conditions;
     /* what the current answer assumes of another file of the project, one
      * condition a line (oom_pymodel_collect_conditions); NULL when no one
      * collects them */
@@ -433,6 +439,20 @@ const oom_binding *oom_model_def_binding(const oom_pymodel *m, const oom_flow_de
 void oom_model_visit_begin(oom_visit *v);
 bool oom_model_visit_first(const oom_pymodel *m, oom_visit *v, const oom_binding *b);
 bool oom_model_name_is_model_like(const char *name, size_t len);
+/* roles.c: what a value is, from where it comes from and how it is used
+ * (constructors, wrappers and module-only methods from the library
+ * knowledge; assignments, `self.` attributes, containers, returns,
+ * parameters bound at the file's call sites), never from its name. */
+typedef enum {
+    OOM_ROLE_UNKNOWN,    /* no evidence either way: the rules stay quiet */
+    OOM_ROLE_MODULE,     /* a module with parameters: calling it runs a forward */
+    OOM_ROLE_NOT_MODULE, /* a tokenizer, a config, a loss or activation, a literal ... */
+} oom_role;
+oom_role oom_model_module_role(const oom_pymodel *m, TSNode expr);
+void oom_model_roles_free(oom_pymodel *m);
+/* A module's methods that run its forward (`encode_image`, `forward_features`),
+ * from the library knowledge. */
+bool oom_model_is_module_forward_method(const char *name, size_t len);
 /* history.c: `self.X(...)` where the file defines the method X (not a
  * property): its scope, else -1 */
 int oom_model_own_method_called(const oom_pymodel *m, TSNode fn);

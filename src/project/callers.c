@@ -17,8 +17,11 @@ static size_t add_name(oom_file_facts *f, const char *name, size_t len);
 
 void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, const oom_call_shape *shape)
 {
-    oom_call_fact c = {add_name(f, name, len), shape->grad_off, shape->false_positions, 0, (signed char)shape->callee, 0};
+    oom_call_fact c = {add_name(f, name, len), shape->grad_off, shape->false_positions, 0,
+                       shape->module_positions, 0, (signed char)shape->callee, 0};
     c.false_keywords = add_name(f, shape->false_keywords, strlen(shape->false_keywords));
+    const char *mk = shape->module_keywords ? shape->module_keywords : "";
+    c.module_keywords = add_name(f, mk, strlen(mk));
     c.callee_module = add_name(f, shape->callee_module, strlen(shape->callee_module));
     OOM_PUSH(f->calls, f->call_count, f->call_cap, c);
 }
@@ -33,19 +36,24 @@ static size_t add_name(oom_file_facts *f, const char *name, size_t len)
 
 void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m)
 {
-    oom_buf false_keywords, module;
+    oom_buf false_keywords, module, module_keywords;
     oom_buf_init(&false_keywords);
     oom_buf_init(&module);
+    oom_buf_init(&module_keywords);
     for (size_t i = 0; i < oom_pymodel_call_count(m); i++) {
         uint32_t len;
-        oom_call_shape shape = {false, 0, "", OOM_CALLEE_UNRESOLVED, ""};
+        oom_call_shape shape = {false, 0, "", OOM_CALLEE_UNRESOLVED, "", 0, ""};
         const char *name = oom_pymodel_call_at(m, i, &len, &shape.grad_off);
         oom_buf_clear(&false_keywords);
         if (!shape.grad_off) { /* only a call with autograd on can run a forward that keeps graphs */
             oom_pymodel_call_false_args(m, i, &shape.false_positions, &false_keywords);
             shape.false_keywords = false_keywords.data ? false_keywords.data : "";
         }
-        if (shape.false_positions || false_keywords.len) { /* the only calls the module is asked of */
+        /* a model given to another file's function binds its parameter there */
+        oom_pymodel_call_module_args(m, i, &shape.module_positions, &module_keywords);
+        shape.module_keywords = module_keywords.data ? module_keywords.data : "";
+        if (shape.false_positions || false_keywords.len || shape.module_positions || module_keywords.len) {
+            /* the only calls the module is asked of */
             shape.callee = oom_pymodel_call_callee(m, i, &module);
             shape.callee_module = module.data ? module.data : "";
         }
@@ -53,7 +61,9 @@ void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m)
     }
     oom_buf_free(&false_keywords);
     oom_buf_free(&module);
+    oom_buf_free(&module_keywords);
     oom_pymodel_no_grad_forward_classes(m, &f->no_grad_forward_classes);
+    oom_pymodel_module_classes(m, &f->module_classes);
     for (size_t i = 0; i < oom_pymodel_accumulator_count(m); i++) {
         const char *method, *param;
         uint32_t mlen, plen;
@@ -71,6 +81,7 @@ void oom_file_facts_free(oom_file_facts *f)
     oom_project_deepspeed_links_free(f->deepspeed);
     oom_buf_free(&f->names);
     oom_buf_free(&f->no_grad_forward_classes);
+    oom_buf_free(&f->module_classes);
     free(f->calls);
     free(f->accumulators);
     oom_diag_list_free(&f->pending);
@@ -340,12 +351,125 @@ void oom_project_drop_overturned_findings(const char *const *paths, const oom_fi
     free(drop);
 }
 
-static bool confirmed(const char *const *paths, const oom_file_facts *facts, size_t nfiles, const char *file,
-                      const char *condition)
+/* `module` (dotted, or relative: `.utils`, `..models.net`) imported in the
+ * file `caller` is the file `callee`. */
+static bool module_reaches(const char *module, const char *caller, const char *callee)
+{
+    if (module[0] != '.')
+        return module_is_file(module, caller, callee);
+    size_t up = 0;
+    while (module[up] == '.')
+        up++;
+    size_t folder = folder_len(caller);
+    for (size_t i = 1; i < up; i++) { /* `..x`: one folder up from the caller's */
+        while (folder > 0 && caller[folder - 1] != '/')
+            folder--;
+        if (folder > 0)
+            folder--;
+    }
+    char want[512];
+    const char *rest = module + up;
+    int w = snprintf(want, sizeof want, "%.*s%s", (int)folder, caller, folder ? "/" : "");
+    for (const char *p = rest; *p && w > 0 && (size_t)w < sizeof want - 16; p++)
+        want[w++] = *p == '.' ? '/' : *p;
+    if (w <= 0 || (size_t)w >= sizeof want - 16)
+        return false;
+    want[w] = '\0';
+    size_t wl = (size_t)w;
+    bool bare = *rest == '\0'; /* `from . import x`: the package itself */
+    return (!bare && strlen(callee) == wl + 3 && strncmp(callee, want, wl) == 0 && strcmp(callee + wl, ".py") == 0) ||
+           (strncmp(callee, want, wl) == 0 && strcmp(callee + wl, bare ? "__init__.py" : "/__init__.py") == 0);
+}
+
+/* Whether the NUL-separated list names `name` (len bytes). */
+static bool lists_name(const oom_buf *b, const char *name, size_t len)
+{
+    for (size_t at = 0; at < b->len;) {
+        const char *n = b->data + at;
+        size_t l = strlen(n);
+        if (l == len && memcmp(n, name, len) == 0)
+            return true;
+        at += l + 1;
+    }
+    return false;
+}
+
+/* "module<TAB>pkg.mod<TAB>Class" of a finding in `caller`: the file the
+ * import reaches defines Class as a module. */
+static bool imported_class_is_module(const char *const *paths, const oom_file_facts *facts, size_t nfiles,
+                                     const char *caller, const char *cond)
+{
+    const char *module = cond + 7, *tab = strchr(module, '\t');
+    char mod[512];
+    size_t mlen = tab ? (size_t)(tab - module) : 0;
+    if (mlen == 0 || mlen >= sizeof mod)
+        return false;
+    memcpy(mod, module, mlen);
+    mod[mlen] = '\0';
+    for (size_t i = 0; i < nfiles; i++)
+        if (module_reaches(mod, caller, paths[i]) && lists_name(&facts[i].module_classes, tab + 1, strlen(tab + 1)))
+            return true;
+    return false;
+}
+
+/* "modarg<TAB>function<TAB>position<TAB>parameter" of a finding in `callee`:
+ * some file calls the function with a module there (by position after
+ * self, or by keyword). */
+static bool some_file_passes_module(const char *const *paths, const oom_file_facts *facts, size_t nfiles,
+                                    const char *callee, const char *cond)
+{
+    const char *fn = cond + 7, *t1 = strchr(fn, '\t');
+    const char *pos = t1 ? t1 + 1 : NULL, *t2 = pos ? strchr(pos, '\t') : NULL;
+    if (!t2)
+        return false;
+    size_t fn_len = (size_t)(t1 - fn);
+    long position = strtol(pos, NULL, 10);
+    const char *param = t2 + 1;
+    for (size_t i = 0; i < nfiles; i++)
+        for (size_t k = 0; k < facts[i].call_count; k++) {
+            const oom_call_fact *c = &facts[i].calls[k];
+            const char *name = facts[i].names.data + c->name;
+            if (strlen(name) != fn_len || memcmp(name, fn, fn_len) != 0)
+                continue;
+            bool passes = (position >= 0 && position < 32 && (c->module_positions >> position) & 1u) ||
+                          list_names(facts[i].names.data + c->module_keywords, param, strlen(param));
+            if (passes && (strcmp(paths[i], callee) == 0 || may_call_into(c, facts[i].names.data, paths[i], callee) ||
+                           (c->callee == OOM_CALLEE_IMPORTED &&
+                            module_reaches(facts[i].names.data + c->callee_module, paths[i], callee))))
+                return true;
+        }
+    return false;
+}
+
+static bool confirmed_one(const char *const *paths, const oom_file_facts *facts, size_t nfiles, const char *file,
+                          const char *condition)
 {
     if (strncmp(condition, "eval\t", 5) == 0)
         return some_file_calls_for_eval(paths, facts, nfiles, file, condition);
+    if (strncmp(condition, "module\t", 7) == 0)
+        return imported_class_is_module(paths, facts, nfiles, file, condition);
+    if (strncmp(condition, "modarg\t", 7) == 0)
+        return some_file_passes_module(paths, facts, nfiles, file, condition);
     return some_file_accumulates(facts, nfiles, condition);
+}
+
+/* Every condition of a finding (one a line) holds in the project. */
+static bool confirmed(const char *const *paths, const oom_file_facts *facts, size_t nfiles, const char *file,
+                      const char *conditions)
+{
+    char line[1024];
+    for (const char *p = conditions; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (n >= sizeof line)
+            return false;
+        memcpy(line, p, n);
+        line[n] = '\0';
+        if (!confirmed_one(paths, facts, nfiles, file, line))
+            return false;
+        p += n + (nl != NULL);
+    }
+    return true;
 }
 
 void oom_project_confirm_pending(const char *const *paths, oom_file_facts *facts, size_t nfiles, oom_diag_list *out)

@@ -56,7 +56,7 @@ static void rebound_names(void)
 static void rows_and_loops(void)
 {
     parsed p = oom_test_parse("import torch\n"
-                              "def f(model, batch, n):\n    rows_kept = []\n    emb = model(batch)\n"
+                              "def f(model, batch, n):\n    model.eval()\n    rows_kept = []\n    emb = model(batch)\n"
                               "    for row in emb:\n        rows_kept.append(row)\n"
                               "    h = model(batch)\n    grown = []\n    for _ in range(n):\n"
                               "        h = torch.cat([h, h])\n        grown.append(h)\n"
@@ -72,7 +72,7 @@ static void rows_and_loops(void)
  * binding above decides. */
 static void enclosing_function(void)
 {
-    parsed p = oom_test_parse("def f(model, batch):\n    out = model(batch)\n    kept = []\n"
+    parsed p = oom_test_parse("def f(model, batch):\n    model.eval()\n    out = model(batch)\n    kept = []\n"
                               "    def keep():\n        kept.append(out)\n    host = out.cpu()\n"
                               "    def keep_host():\n        kept.append(host)\n");
     CHECK(on_device(&p, "kept.append(out)"));

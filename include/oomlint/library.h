@@ -1,0 +1,75 @@
+/* library: what libraries' functions and classes give and do, as data
+ * (rules/kb/library.json, embedded in the binary): which calls construct a
+ * module, which wrap one, which classes a module class derives from, which
+ * methods only a module has. The semantic model's roles read it
+ * (src/model/roles.c); no C code names the library functions it lists. */
+#ifndef OOMLINT_LIBRARY_H
+#define OOMLINT_LIBRARY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "oomlint/util.h"
+
+/* A pattern over a qualified name: dot-separated segments, each a shell
+ * pattern for one name (`*`, `?`, `[A-Z]`), or `**` for any number of
+ * segments. */
+typedef struct {
+    char **segments;
+    size_t count;
+} oom_qpattern;
+
+typedef struct {
+    oom_qpattern call;
+    int argument;  /* the positional argument wrapped; -1 for none */
+    char *keyword; /* its keyword; NULL for none */
+    int element;   /* the element of the result that is the wrapper; -1: the whole result */
+} oom_lib_wrapper;
+
+typedef struct {
+    char *method;          /* `prepare` */
+    oom_qpattern receiver; /* the class of the object it is called on */
+} oom_lib_method;
+
+/* A framework's method that the framework calls with a module at a
+ * parameter: `FairseqCriterion.forward(self, model, sample)`. */
+typedef struct {
+    oom_qpattern base; /* the framework class a method's class derives from */
+    char *method;
+    int position; /* the parameter's position after self */
+} oom_lib_hook;
+
+typedef struct {
+    oom_qpattern *not_modules, *constructors, *bases, *containers;
+    size_t not_module_count, constructor_count, base_count, container_count;
+    oom_lib_wrapper *wrappers;
+    size_t wrapper_count;
+    oom_lib_method *preparing; /* give their arguments back wrapped, in order */
+    size_t preparing_count;
+    oom_lib_hook *hooks;
+    size_t hook_count;
+    oom_strlist self_returning;    /* a module's methods that return the module */
+    oom_strlist module_attributes; /* attributes of a wrapper that are the module it wraps */
+    oom_strlist non_forward_methods; /* nn.Module's and the libraries' methods that run no forward */
+    oom_strlist use_evidence;      /* methods only a module has */
+    oom_strlist forward_methods;   /* a module's methods that run its forward */
+    oom_strlist output_fields;     /* fields of what a model's forward returns (`.logits`) */
+} oom_library;
+
+/* The library knowledge, parsed from the embedded file on the first call
+ * (once per process, whatever the thread) and never changed after; NULL
+ * when the embedded file is malformed (a build defect: the unit tests load
+ * it), with the reason in oom_library_error(). */
+const oom_library *oom_library_get(void);
+const char *oom_library_error(void);
+/* Parses a library file's text (tests; --rules could add one later). */
+oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err);
+void oom_library_free(oom_library *lib);
+
+bool oom_qpattern_match(const oom_qpattern *p, const char *qualname);
+/* The index of the first pattern of `list` matching `qualname`, or -1. */
+int oom_qpattern_find(const oom_qpattern *list, size_t count, const char *qualname);
+/* Whether `s` (`len` bytes, not terminated) is one of the list's. */
+bool oom_library_lists(const oom_strlist *list, const char *s, size_t len);
+
+#endif

@@ -1,0 +1,349 @@
+/* kb/library: the library knowledge (rules/kb/library.json) parsed into
+ * tables, and matching qualified names against its patterns. */
+#include "oomlint/library.h"
+
+#include <cJSON.h>
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oomlint/rules.h"
+
+/* ---- patterns ---------------------------------------------------------------- */
+
+static void qpattern_parse(const char *text, oom_qpattern *p)
+{
+    p->segments = NULL;
+    p->count = 0;
+    size_t cap = 0;
+    const char *s = text;
+    for (;;) {
+        const char *dot = strchr(s, '.');
+        size_t n = dot ? (size_t)(dot - s) : strlen(s);
+        oom_grow((void **)&p->segments, &cap, p->count + 1, sizeof *p->segments);
+        p->segments[p->count++] = oom_xstrndup(s, n);
+        if (!dot)
+            break;
+        s = dot + 1;
+    }
+}
+
+static void qpattern_free(oom_qpattern *p)
+{
+    for (size_t i = 0; i < p->count; i++)
+        free(p->segments[i]);
+    free(p->segments);
+}
+
+/* Segments `segs[si..]` of the pattern against names `names[ni..]`: `**`
+ * takes none, then one more name at a time. The patterns have at most one
+ * or two `**`, so the backtracking stays small. */
+static bool match_from(char *const *segs, size_t nseg, char **names, size_t nname)
+{
+    if (nseg == 0)
+        return nname == 0;
+    if (strcmp(segs[0], "**") == 0) {
+        for (size_t skip = 0; skip <= nname; skip++)
+            if (match_from(segs + 1, nseg - 1, names + skip, nname - skip))
+                return true;
+        return false;
+    }
+    return nname > 0 && fnmatch(segs[0], names[0], 0) == 0 && match_from(segs + 1, nseg - 1, names + 1, nname - 1);
+}
+
+bool oom_qpattern_match(const oom_qpattern *p, const char *qualname)
+{
+    char buf[512];
+    size_t len = strlen(qualname);
+    if (len >= sizeof buf || p->count == 0)
+        return false;
+    memcpy(buf, qualname, len + 1);
+    char *names[64];
+    size_t n = 0;
+    for (char *s = buf;;) {
+        if (n == 64)
+            return false;
+        names[n++] = s;
+        char *dot = strchr(s, '.');
+        if (!dot)
+            break;
+        *dot = '\0';
+        s = dot + 1;
+    }
+    return match_from(p->segments, p->count, names, n);
+}
+
+int oom_qpattern_find(const oom_qpattern *list, size_t count, const char *qualname)
+{
+    for (size_t i = 0; i < count; i++)
+        if (oom_qpattern_match(&list[i], qualname))
+            return (int)i;
+    return -1;
+}
+
+bool oom_library_lists(const oom_strlist *list, const char *s, size_t len)
+{
+    for (size_t i = 0; i < list->len; i++)
+        if (strlen(list->items[i]) == len && memcmp(list->items[i], s, len) == 0)
+            return true;
+    return false;
+}
+
+/* ---- the file ------------------------------------------------------------------ */
+
+static const char *string_of(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* A list of objects each with a pattern under `key`. */
+static bool read_patterns(const cJSON *section, const char *list, const char *key, oom_qpattern **out,
+                          size_t *count, oom_buf *err)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(section, list);
+    if (!cJSON_IsArray(arr)) {
+        oom_buf_printf(err, "modules.%s must be a list", list);
+        return false;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(arr), i = 0;
+    *out = oom_xcalloc(n ? n : 1, sizeof **out);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        const char *text = string_of(e, key);
+        if (!text || !text[0]) {
+            oom_buf_printf(err, "modules.%s[%zu] has no \"%s\"", list, i, key);
+            *count = i;
+            return false;
+        }
+        qpattern_parse(text, &(*out)[i++]);
+    }
+    *count = i;
+    return true;
+}
+
+static bool read_names(const cJSON *section, const char *list, oom_strlist *out, oom_buf *err)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(section, list);
+    if (!cJSON_IsArray(arr)) {
+        oom_buf_printf(err, "modules.%s must be a list of names", list);
+        return false;
+    }
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        if (!cJSON_IsString(e)) {
+            oom_buf_printf(err, "modules.%s holds something that is not a name", list);
+            return false;
+        }
+        oom_strlist_push(out, e->valuestring);
+    }
+    return true;
+}
+
+static bool read_wrappers(const cJSON *section, oom_library *lib, oom_buf *err)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(section, "wrappers");
+    if (!cJSON_IsArray(arr)) {
+        oom_buf_printf(err, "modules.wrappers must be a list");
+        return false;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    lib->wrappers = oom_xcalloc(n ? n : 1, sizeof *lib->wrappers);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        oom_lib_wrapper *w = &lib->wrappers[lib->wrapper_count];
+        const char *call = string_of(e, "call");
+        const cJSON *arg = cJSON_GetObjectItemCaseSensitive(e, "argument");
+        const cJSON *elem = cJSON_GetObjectItemCaseSensitive(e, "element");
+        const char *kw = string_of(e, "keyword");
+        if (!call || (!cJSON_IsNumber(arg) && !kw)) {
+            oom_buf_printf(err, "modules.wrappers[%zu] needs \"call\" and an \"argument\" or \"keyword\"",
+                           lib->wrapper_count);
+            return false;
+        }
+        qpattern_parse(call, &w->call);
+        w->argument = cJSON_IsNumber(arg) ? arg->valueint : -1;
+        w->keyword = kw ? oom_xstrdup(kw) : NULL;
+        w->element = cJSON_IsNumber(elem) ? elem->valueint : -1;
+        lib->wrapper_count++;
+    }
+    return true;
+}
+
+static bool read_methods(const cJSON *section, const char *list, oom_lib_method **out, size_t *count, oom_buf *err)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(section, list);
+    if (!cJSON_IsArray(arr)) {
+        oom_buf_printf(err, "modules.%s must be a list", list);
+        return false;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    *out = oom_xcalloc(n ? n : 1, sizeof **out);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        const char *method = string_of(e, "method"), *receiver = string_of(e, "receiver");
+        if (!method || !receiver) {
+            oom_buf_printf(err, "modules.%s[%zu] needs \"method\" and \"receiver\"", list, *count);
+            return false;
+        }
+        (*out)[*count].method = oom_xstrdup(method);
+        qpattern_parse(receiver, &(*out)[*count].receiver);
+        (*count)++;
+    }
+    return true;
+}
+
+static bool read_hooks(const cJSON *section, oom_library *lib, oom_buf *err)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(section, "hook_parameters");
+    if (!cJSON_IsArray(arr)) {
+        oom_buf_printf(err, "modules.hook_parameters must be a list");
+        return false;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    lib->hooks = oom_xcalloc(n ? n : 1, sizeof *lib->hooks);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        const char *base = string_of(e, "base"), *method = string_of(e, "method");
+        const cJSON *pos = cJSON_GetObjectItemCaseSensitive(e, "position");
+        if (!base || !method || !cJSON_IsNumber(pos) || pos->valueint < 0) {
+            oom_buf_printf(err, "modules.hook_parameters[%zu] needs \"base\", \"method\" and a \"position\"",
+                           lib->hook_count);
+            return false;
+        }
+        oom_lib_hook *h = &lib->hooks[lib->hook_count++];
+        qpattern_parse(base, &h->base);
+        h->method = oom_xstrdup(method);
+        h->position = pos->valueint;
+    }
+    return true;
+}
+
+oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
+{
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    if (!root) {
+        oom_buf_printf(err, "library knowledge: invalid JSON");
+        return NULL;
+    }
+    oom_library *lib = oom_xcalloc(1, sizeof *lib);
+    const cJSON *mod = cJSON_GetObjectItemCaseSensitive(root, "modules");
+    bool ok = cJSON_IsObject(mod);
+    if (!ok)
+        oom_buf_printf(err, "library knowledge: no \"modules\" object");
+    ok = ok && read_patterns(mod, "not_modules", "call", &lib->not_modules, &lib->not_module_count, err);
+    ok = ok && read_patterns(mod, "constructors", "call", &lib->constructors, &lib->constructor_count, err);
+    ok = ok && read_patterns(mod, "bases", "class", &lib->bases, &lib->base_count, err);
+    ok = ok && read_wrappers(mod, lib, err);
+    ok = ok && read_methods(mod, "preparing_methods", &lib->preparing, &lib->preparing_count, err);
+    ok = ok && read_hooks(mod, lib, err);
+    ok = ok && read_names(mod, "self_returning_methods", &lib->self_returning, err);
+    ok = ok && read_names(mod, "module_attributes", &lib->module_attributes, err);
+    ok = ok && read_names(mod, "non_forward_methods", &lib->non_forward_methods, err);
+    ok = ok && read_names(mod, "use_evidence_methods", &lib->use_evidence, err);
+    ok = ok && read_names(mod, "forward_methods", &lib->forward_methods, err);
+    ok = ok && read_names(mod, "output_fields", &lib->output_fields, err);
+    if (ok) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(mod, "containers");
+        size_t n = cJSON_IsArray(arr) ? (size_t)cJSON_GetArraySize(arr) : 0;
+        lib->containers = oom_xcalloc(n ? n : 1, sizeof *lib->containers);
+        const cJSON *e;
+        cJSON_ArrayForEach(e, arr)
+        {
+            if (cJSON_IsString(e))
+                qpattern_parse(e->valuestring, &lib->containers[lib->container_count++]);
+        }
+        ok = cJSON_IsArray(arr) && lib->container_count == n;
+        if (!ok)
+            oom_buf_printf(err, "modules.containers must be a list of class names");
+    }
+    cJSON_Delete(root);
+    if (!ok) {
+        oom_library_free(lib);
+        return NULL;
+    }
+    return lib;
+}
+
+static void free_patterns(oom_qpattern *list, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        qpattern_free(&list[i]);
+    free(list);
+}
+
+void oom_library_free(oom_library *lib)
+{
+    if (!lib)
+        return;
+    free_patterns(lib->not_modules, lib->not_module_count);
+    free_patterns(lib->constructors, lib->constructor_count);
+    free_patterns(lib->bases, lib->base_count);
+    free_patterns(lib->containers, lib->container_count);
+    for (size_t i = 0; i < lib->wrapper_count; i++) {
+        qpattern_free(&lib->wrappers[i].call);
+        free(lib->wrappers[i].keyword);
+    }
+    free(lib->wrappers);
+    for (size_t i = 0; i < lib->preparing_count; i++) {
+        free(lib->preparing[i].method);
+        qpattern_free(&lib->preparing[i].receiver);
+    }
+    free(lib->preparing);
+    for (size_t i = 0; i < lib->hook_count; i++) {
+        qpattern_free(&lib->hooks[i].base);
+        free(lib->hooks[i].method);
+    }
+    free(lib->hooks);
+    oom_strlist_free(&lib->self_returning);
+    oom_strlist_free(&lib->module_attributes);
+    oom_strlist_free(&lib->non_forward_methods);
+    oom_strlist_free(&lib->use_evidence);
+    oom_strlist_free(&lib->forward_methods);
+    oom_strlist_free(&lib->output_fields);
+    free(lib);
+}
+
+/* ---- the embedded file, once per process -------------------------------------- */
+
+/* Read-only once parsed: every thread reads the same tables, none writes.
+ * It lives for the process (as the embedded rules do). */
+static pthread_once_t library_once = PTHREAD_ONCE_INIT;
+static oom_library *library;
+static char library_error[256];
+
+static void load_library(void)
+{
+    for (size_t i = 0; i < oom_embedded_rule_file_count; i++) {
+        const oom_rule_file *f = &oom_embedded_rule_files[i];
+        if (strcmp(f->path, "kb/library.json") != 0)
+            continue;
+        oom_buf err;
+        oom_buf_init(&err);
+        library = oom_library_parse(f->data, f->len, &err);
+        if (!library)
+            snprintf(library_error, sizeof library_error, "rules/kb/library.json: %s", err.data ? err.data : "?");
+        oom_buf_free(&err);
+        return;
+    }
+    snprintf(library_error, sizeof library_error, "rules/kb/library.json is missing from the build");
+}
+
+const oom_library *oom_library_get(void)
+{
+    pthread_once(&library_once, load_library);
+    return library;
+}
+
+const char *oom_library_error(void)
+{
+    pthread_once(&library_once, load_library);
+    return library_error;
+}
