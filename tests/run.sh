@@ -7,6 +7,10 @@ set -u
 cd "$(dirname "$0")/.."
 LOG="$(mktemp -d "${TMPDIR:-/tmp}/oomlint-run.XXXXXX")"
 trap 'rm -rf "$LOG"' EXIT
+# The runs here (valgrind, match-diff's oomlint) keep their cache in $LOG,
+# never in the repository; the suites each set their own (tests/lib.sh).
+OOMLINT_CACHE_DIR="$LOG/cache"
+export OOMLINT_CACHE_DIR
 JOBS="$(nproc 2>/dev/null || echo 2)"
 # QUICK=1 (make quick): the plain build's unit tests, fixtures and CLI suites
 # only, no warning builds, valgrind or sanitizers; FIXTURES=DIR narrows the

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "oomlint/diag.h"
 #include "oomlint/fix.h"
@@ -38,6 +39,9 @@ typedef struct {
     /* "fix" in rule.json: the edits that resolve a finding (oomlint/fix.h);
      * NULL when the rule has none */
     oom_fix_spec *fix;
+    /* a hash of its rule.json and queries: a rule changed in a --rules
+     * folder misses the on-disk cache (oomlint/cache.h) */
+    uint64_t source_hash;
     bool builtin;    /* embedded at build time (its query is checked by the test
                         suite against tree-sitter's own reader, not at run time) */
 } oom_rule;

@@ -23,6 +23,9 @@ typedef struct {
     const oom_run_context *context;   /* knowledge base, target GPU, GPU count */
     const oom_config *config; /* per-file-ignores; NULL: none */
     int threads;                      /* worker threads, at least 1 */
+    /* per-file results kept between runs (oomlint/cache.h), opened for
+     * these settings; NULL: every file is linted */
+    struct oom_cache *cache;
 } oom_run_settings;
 
 /* The job for one discovered target: its language, and whether its syntax is
