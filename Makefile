@@ -41,7 +41,7 @@ TEST_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(TEST_SRCS))
 RULE_FILES := $(shell find rules -type f 2>/dev/null)
 HEADERS   := $(wildcard include/oomlint/*.h src/*/internal.h)
 
-.PHONY: all setup check-system deps test-tools test unit asan bench profile install clean fuzz fuzz-build validate-estimate ecosystem ecosystem-gather quick check new-rule snapshots readme-usage
+.PHONY: all setup check-system deps test-tools test unit asan bench bench-cache profile install clean fuzz fuzz-build validate-estimate ecosystem ecosystem-gather quick check new-rule snapshots readme-usage
 
 all: check-system $(BUILD)/oomlint
 
@@ -203,7 +203,12 @@ check:
 	@QUICK=1 FIXTURES="$(if $(T),fixtures/rules/$(T),$(or $(FIXTURES),fixtures))" sh tests/run.sh
 
 bench: all $(BUILD)/tools/parse-only $(BUILD)/tools/match-diff $(BUILD)/tools/lint-vs-parse
-	@sh tests/bench.sh
+	@status=0; sh tests/bench.sh || status=1; sh tests/bench_cache.sh || status=1; exit $$status
+
+# The on-disk cache alone: a second `oomlint .` over PyTorch's sources, and
+# one with a file changed, against a run without the cache.
+bench-cache: all
+	@sh tests/bench_cache.sh
 
 # The ecosystem check (tests/ecosystem/): oomlint on pinned public training
 # code, each finding against its reviewed verdict, and the bug cases' recall.
