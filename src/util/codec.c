@@ -10,7 +10,8 @@
 
 void oom_buf_put_bytes(oom_buf *b, const void *p, size_t n)
 {
-    oom_buf_append(b, p, n);
+    if (n) /* an empty buffer's data is NULL, which memcpy may not be given */
+        oom_buf_append(b, p, n);
 }
 
 void oom_buf_put_u32(oom_buf *b, uint32_t v)
