@@ -41,7 +41,7 @@ TEST_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(TEST_SRCS))
 RULE_FILES := $(shell find rules -type f 2>/dev/null)
 HEADERS   := $(wildcard include/oomlint/*.h src/*/internal.h)
 
-.PHONY: all setup check-system deps test-tools test unit asan bench bench-cache profile install clean fuzz fuzz-build validate-estimate ecosystem ecosystem-gather quick check new-rule snapshots readme-usage
+.PHONY: all setup check-system deps test-tools test unit asan bench profile install clean fuzz fuzz-build validate-estimate ecosystem ecosystem-gather quick check new-rule snapshots readme-usage
 
 all: check-system $(BUILD)/oomlint
 
@@ -207,6 +207,7 @@ bench: all $(BUILD)/tools/parse-only $(BUILD)/tools/match-diff $(BUILD)/tools/li
 
 # The on-disk cache alone: a second `oomlint .` over PyTorch's sources, and
 # one with a file changed, against a run without the cache.
+.PHONY: bench-cache
 bench-cache: all
 	@sh tests/bench_cache.sh
 

@@ -189,18 +189,40 @@ expect_rc cache-bad-pyproject-value-rc 2
 expect_contains cache-bad-pyproject-value-says "$ERR" "cache-dir must be"
 printf '[tool.oomlint]\n' > "$D/proj/pyproject.toml"
 
-# ---------------------------------------------------------------- stdin and notebooks are linted
+# ---------------------------------------------------------------- stdin is always linted; notebooks are cached
 printf 'import os\n%s\n' "$SAMPLE_CUDA" > "$T/in.py"
 direct "$OOMLINT" --cache-stats --cache-dir "$C" --format concise - < "$T/in.py"
 direct "$OOMLINT" --cache-stats --cache-dir "$C" --format concise - < "$T/in.py"
 stats cache-stdin-never-cached "0 from the cache, 0 linted, 0 written"
 expect_contains cache-stdin-still-linted "$(cat "$TEST_TMP/out")" "OOM101"
 NB="fixtures/rules/OOM101/fires_notebook_env_magic.ipynb"
-if [ -n "$NB" ]; then
-    lint --format concise "$NB"
-    lint --format concise "$NB"
-    stats cache-notebook-never-cached "0 from the cache, 0 linted, 0 written"
-fi
+run_oomlint --no-cache --format json "$NB"
+cp "$TEST_TMP/out" "$T/nb-fresh.json"
+lint --format json "$NB"
+stats cache-notebook-cold "0 from the cache, 1 linted, 1 written"
+lint --format json "$NB"
+stats cache-notebook-warm "1 from the cache, 0 linted, 0 written"
+same cache-notebook-same-cells "$T/nb-fresh.json" "$TEST_TMP/out"
+# a project finding (the estimate) placed in the cell of a notebook answered from the cache
+cat > "$T/llm.ipynb" <<'EOF'
+{"cells": [
+  {"cell_type": "markdown", "metadata": {}, "source": ["# SFT"]},
+  {"cell_type": "code", "metadata": {}, "outputs": [], "source": [
+    "!pip install -q transformers\n",
+    "from transformers import AutoModelForCausalLM, Trainer, TrainingArguments"]},
+  {"cell_type": "code", "metadata": {}, "outputs": [], "source": [
+    "model = AutoModelForCausalLM.from_pretrained(\"meta-llama/Llama-2-7b-hf\")\n",
+    "args = TrainingArguments(output_dir=\"out\", per_device_train_batch_size=8)\n",
+    "Trainer(model=model, args=args).train()"]}],
+ "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+EOF
+run_oomlint --no-cache --format json --gpu t4 "$T/llm.ipynb"
+cp "$TEST_TMP/out" "$T/llm-fresh.json"
+expect_contains cache-notebook-estimate-fresh "$OUT" '"cell": 3'
+lint --format json --gpu t4 "$T/llm.ipynb"
+lint --format json --gpu t4 "$T/llm.ipynb"
+stats cache-notebook-estimate-warm "1 from the cache, 0 linted, 0 written"
+same cache-notebook-estimate-same-cell "$T/llm-fresh.json" "$TEST_TMP/out"
 
 # ---------------------------------------------------------------- broken caches
 E="$T/e"

@@ -108,9 +108,10 @@ if [ -x build/oomlint-tests ]; then
     done
     section "end-to-end"
     collect "e2e" env OOMLINT=build/oomlint sh tests/e2e.sh
+    collect "e2e cache" env OOMLINT=build/oomlint sh tests/e2e_cache.sh
     collect "readme usage" sh tests/readme_usage.sh check build/oomlint
     make test-tools > "$LOG/tools" 2>&1 || echo "SKIP tools: the SARIF validator could not be fetched" >> "$results"
-    collect_suites build/oomlint fix hostile formats precommit notebook estimate config project cache
+    collect_suites build/oomlint fix hostile formats precommit notebook estimate config project
 fi
 
 if [ "$QUICK" != 1 ] && command -v valgrind >/dev/null 2>&1 && [ -x build/oomlint ]; then
@@ -126,8 +127,8 @@ if [ "$QUICK" != 1 ] && command -v valgrind >/dev/null 2>&1 && [ -x build/oomlin
     [ $? -eq 2 ]
     record "valgrind: syntax error and missing path" $? "$LOG/valgrind2"
     # the whole CLI suite again, each run under memcheck (exit 99 on any error or leak)
-    collect "valgrind e2e" env OOMLINT=tests/valgrind-oomlint.sh sh tests/e2e.sh
     collect "valgrind e2e cache" env OOMLINT=tests/valgrind-oomlint.sh sh tests/e2e_cache.sh
+    collect "valgrind e2e" env OOMLINT=tests/valgrind-oomlint.sh sh tests/e2e.sh
 fi
 
 if [ "$QUICK" != 1 ]; then
@@ -146,8 +147,8 @@ if [ "$QUICK" != 1 ] && [ -x build/asan/oomlint-tests ]; then
     collect "asan e2e" env OOMLINT=build/asan/oomlint sh tests/e2e.sh
     collect "asan e2e notebook" env OOMLINT=build/asan/oomlint sh tests/e2e_notebook.sh
     collect "asan e2e hostile" env OOMLINT=build/asan/oomlint sh tests/e2e_hostile.sh
-    collect "asan e2e fix" env OOMLINT=build/asan/oomlint sh tests/e2e_fix.sh
     collect "asan e2e cache" env OOMLINT=build/asan/oomlint sh tests/e2e_cache.sh
+    collect "asan e2e fix" env OOMLINT=build/asan/oomlint sh tests/e2e_fix.sh
     if grep -q "ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer" "$LOG/out" 2>/dev/null; then
         echo "FAIL asan: sanitizer reports in the e2e run" >> "$results"
     fi

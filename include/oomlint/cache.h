@@ -56,11 +56,15 @@ typedef struct {
     int lang;            /* oom_lang */
     bool report_syntax;
     unsigned facts;      /* the OOM_FACTS_* taken of it */
+    /* set by oom_cache_recall, for oom_cache_remember: the entry's key, made
+     * once from the text (and a notebook's map, gone once it is linted) */
+    uint64_t key[2];
+    bool keyed;
 } oom_cache_file;
 
 /* The file's kept result for text src: its findings appended to `out`, its
  * facts into `facts` (empty before). False (nothing changed) on a miss. */
-bool oom_cache_recall(oom_cache *c, const oom_cache_file *f, const oom_source *src, oom_diag_list *out,
+bool oom_cache_recall(oom_cache *c, oom_cache_file *f, const oom_source *src, oom_diag_list *out,
                       oom_file_facts *facts);
 /* Keeps the result of linting text src: `found` (the findings), `facts`, and
  * `reads` (what else it read; a full log is not kept). Thread-safe. */

@@ -39,11 +39,11 @@ typedef struct {
     /* "fix" in rule.json: the edits that resolve a finding (oomlint/fix.h);
      * NULL when the rule has none */
     oom_fix_spec *fix;
+    bool builtin;    /* embedded at build time (its query is checked by the test
+                        suite against tree-sitter's own reader, not at run time) */
     /* a hash of its rule.json and queries: a rule changed in a --rules
      * folder misses the on-disk cache (oomlint/cache.h) */
     uint64_t source_hash;
-    bool builtin;    /* embedded at build time (its query is checked by the test
-                        suite against tree-sitter's own reader, not at run time) */
 } oom_rule;
 
 /* One file of a rule tree: embedded at build time or read from --rules. */

@@ -162,6 +162,10 @@ static oom_cache_key file_key(const oom_cache *c, const oom_cache_file *f, const
     oom_buf_put_u64(&m, text.lo);
     oom_buf_put_u64(&m, text.hi);
     oom_buf_put_u64(&m, src->len);
+    /* a notebook's findings are placed through its map of cells and lines */
+    oom_buf_put_u32(&m, src->notebook ? 1 : 0);
+    if (src->notebook)
+        oom_notebook_encode(src->notebook, &m);
     oom_cache_key k = oom_cache_key_of(m.data, m.len);
     oom_buf_free(&m);
     return k;
@@ -206,10 +210,11 @@ static char *read_entry(const char *path, oom_cache_key k, size_t *len)
     return out;
 }
 
-bool oom_cache_recall(oom_cache *c, const oom_cache_file *f, const oom_source *src, oom_diag_list *out,
+bool oom_cache_recall(oom_cache *c, oom_cache_file *f, const oom_source *src, oom_diag_list *out,
                       oom_file_facts *facts)
 {
     oom_cache_key k = file_key(c, f, src);
+    f->key[0] = k.lo, f->key[1] = k.hi, f->keyed = true;
     char *path = entry_path(c, k);
     size_t len = 0;
     char *payload = read_entry(path, k, &len);
@@ -241,7 +246,7 @@ void oom_cache_remember(oom_cache *c, const oom_cache_file *f, const oom_source 
 {
     if (reads->full || !atomic_load(&c->writable))
         return;
-    oom_cache_key k = file_key(c, f, src);
+    oom_cache_key k = f->keyed ? (oom_cache_key){f->key[0], f->key[1]} : file_key(c, f, src);
     oom_buf entry;
     oom_buf_init(&entry);
     oom_buf_append(&entry, MAGIC, 16);

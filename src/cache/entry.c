@@ -10,6 +10,64 @@
 #include "oomlint/cache.h"
 #include "oomlint/project.h"
 
+/* The structs an entry holds, as this encoder knows them: a field added to
+ * one of them (and so missing from its entries, which would then give a
+ * cached run another report than a fresh one) stops the build here until
+ * it is encoded below and added to its mirror. */
+typedef struct {
+    char *code, *name;
+    oom_severity severity;
+    char *path;
+    uint32_t start_row, start_col, end_row, end_col, cell, file_start_row, file_end_row;
+    size_t start_byte;
+    char *message, *help, *url, *context, *needs_grad_in, *needs_project, *unless_project;
+    oom_fix *fix;
+    oom_fixable fixable;
+} diag_as_kept;
+typedef struct {
+    oom_applicability applicability;
+    char *message;
+    oom_edit *edits;
+    size_t edit_count;
+    uint32_t preview_row;
+    char *preview_before, *preview_after;
+} fix_as_kept;
+typedef struct {
+    uint32_t start_byte, end_byte, start_row, start_col, end_row, end_col;
+    char *content;
+} edit_as_kept;
+typedef struct {
+    size_t name;
+    bool grad_off;
+    uint32_t false_positions;
+    size_t false_keywords;
+    signed char callee;
+    size_t callee_module;
+} call_as_kept;
+typedef struct {
+    size_t method, param;
+    int index;
+} accumulator_as_kept;
+typedef struct {
+    oom_buf names;
+    oom_call_fact *calls;
+    size_t call_count, call_cap;
+    oom_accumulator_fact *accumulators;
+    size_t accumulator_count, accumulator_cap;
+    oom_buf no_grad_forward_classes;
+    oom_diag_list pending;
+    oom_script_inputs *inputs;
+    struct oom_ds_links *deepspeed;
+    oom_notebook *notebook;
+} facts_as_kept;
+_Static_assert(sizeof(oom_diag) == sizeof(diag_as_kept), "oom_diag changed: keep the new field in cache/entry.c");
+_Static_assert(sizeof(oom_fix) == sizeof(fix_as_kept), "oom_fix changed: keep the new field in cache/entry.c");
+_Static_assert(sizeof(oom_edit) == sizeof(edit_as_kept), "oom_edit changed: keep the new field in cache/entry.c");
+_Static_assert(sizeof(oom_call_fact) == sizeof(call_as_kept), "oom_call_fact changed: keep it in cache/entry.c");
+_Static_assert(sizeof(oom_accumulator_fact) == sizeof(accumulator_as_kept),
+               "oom_accumulator_fact changed: keep the new field in cache/entry.c");
+_Static_assert(sizeof(oom_file_facts) == sizeof(facts_as_kept), "oom_file_facts changed: keep it in cache/entry.c");
+
 /* ---- findings ------------------------------------------------------------------- */
 
 static void put_fix(oom_buf *b, const oom_fix *f)
@@ -259,6 +317,9 @@ void oom_cache_entry_encode(const oom_diag_list *found, const oom_file_facts *fa
     put_diags(out, &facts->pending);
     put_inputs(out, facts->inputs);
     oom_project_deepspeed_links_encode(facts->deepspeed, out);
+    oom_buf_put_u32(out, facts->notebook ? 1 : 0);
+    if (facts->notebook)
+        oom_notebook_encode(facts->notebook, out);
 }
 
 bool oom_cache_entry_decode(const void *data, size_t len, oom_diag_list *found, oom_file_facts *facts,
@@ -273,6 +334,9 @@ bool oom_cache_entry_decode(const void *data, size_t len, oom_diag_list *found, 
     get_diags(&r, &facts->pending);
     facts->inputs = get_inputs(&r);
     facts->deepspeed = r.ok ? oom_project_deepspeed_links_decode(&r) : NULL;
+    uint32_t notebook = oom_reader_u32(&r);
+    r.ok &= notebook <= 1;
+    facts->notebook = r.ok && notebook ? oom_notebook_decode(&r) : NULL;
     if (r.ok && r.at == r.end)
         return true;
     oom_readlog_free(reads);

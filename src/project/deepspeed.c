@@ -435,6 +435,14 @@ oom_ds_links *oom_project_deepspeed_links_take_yaml(const char *path, const oom_
     return l;
 }
 
+/* A field added to hf_value must be encoded here too, or a cached file's
+ * links would lose it: the build stops until the mirror is updated. */
+typedef struct {
+    long long value;
+    char where[256];
+} hf_value_as_kept;
+_Static_assert(sizeof(hf_value) == sizeof(hf_value_as_kept), "hf_value changed: encode the new field below");
+
 static void encode_value(const hf_value *v, oom_buf *out)
 {
     oom_buf_put_u64(out, (uint64_t)v->value);

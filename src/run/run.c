@@ -126,15 +126,14 @@ static void remember_file(void *ctx, const oom_source *src, const oom_diag_list 
     oom_readlog_free(&f->reads);
 }
 
-/* Standard input has no file to key it by, and a notebook's findings are
- * placed through its cell map, which an entry does not hold: both are
- * always linted. So is text the caller holds (stdin read for --fix). */
+/* Standard input has no file to key it by: it is always linted, as is
+ * text the caller holds (stdin read for --fix). */
 static void use_cache(oom_cache *cache, oom_job *job, facts_ctx *f)
 {
-    if (!cache || job->notebook || job->text || strcmp(job->path, "-") == 0)
+    if (!cache || job->text || strcmp(job->path, "-") == 0)
         return;
     f->cache = cache;
-    f->id = (oom_cache_file){job->path, job->display, (int)job->lang, job->report_syntax, f->needs};
+    f->id = (oom_cache_file){job->path, job->display, (int)job->lang, job->report_syntax, f->needs, {0, 0}, false};
     job->recall = recall_file;
     job->remember = remember_file;
 }

@@ -89,6 +89,11 @@ static void sample(oom_diag_list *found, oom_file_facts *facts, oom_readlog *rea
     oom_reader_init(&r, ds.data, ds.len);
     facts->deepspeed = oom_project_deepspeed_links_decode(&r);
     oom_buf_free(&ds);
+    static const char nb[] = "{\"cells\": [{\"cell_type\": \"code\", \"metadata\": {}, \"outputs\": [],"
+                             " \"source\": [\"!pip install torch\\n\", \"x = 1\"]}],"
+                             " \"metadata\": {}, \"nbformat\": 4, \"nbformat_minor\": 5}";
+    oom_notebook_error nb_err;
+    CHECK(oom_notebook_parse(nb, strlen(nb), &facts->notebook, &nb_err) == OOM_NOTEBOOK_OK);
     oom_readlog_add(reads, "my_model/config.json", OOM_READ_TEXT, 0x1234);
     oom_readlog_add(reads, "ds.json", OOM_READ_EXISTS, 1);
 }
@@ -116,6 +121,10 @@ static void test_entry_round_trip(void)
         CHECK_STR(facts2.names.data + facts2.calls[0].false_keywords, "retain_graph");
         CHECK(facts2.calls[0].grad_off && facts2.calls[0].false_positions == 5u);
         CHECK_STR(facts2.inputs->model_id, "gpt2");
+        uint32_t cell = 0, row = 0, file_row = 0;
+        CHECK(facts2.notebook && oom_notebook_line_count(facts2.notebook) == 2 &&
+              oom_notebook_line_masked(facts2.notebook, 1) &&
+              oom_notebook_locate(facts2.notebook, 2, &cell, &row, &file_row) && cell == 1 && row == 2);
     }
     oom_diag_list_free(&found2);
     oom_file_facts_free(&facts2);
