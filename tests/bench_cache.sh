@@ -7,9 +7,11 @@
 # nothing changed, and a run after one file changed; prints each as a ratio
 # of the run without a cache (the goal for the second run: 0.1 or less) and
 # checks that the cached report is the uncached one, byte for byte.
+# ARGS="--gpu v100" adds options to every run (the capacity pass's facts).
 set -eu
 cd "$(dirname "$0")/.."
 RUNS="${RUNS:-5}"
+ARGS="${ARGS:-}"
 unset OOMLINT_NO_CACHE OOMLINT_CACHE_DIR
 CORPUS="${CORPUS:-/usr/lib/python3/dist-packages/torch}"
 if [ ! -d "$CORPUS" ]; then
@@ -34,7 +36,8 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 lint() {
     out="$1"; shift
     t0=$(now)
-    (cd "$WORK/src" && "$BIN" --format concise --threads "$NPROC" "$@" . > "$out" 2>/dev/null) || true
+    # shellcheck disable=SC2086
+    (cd "$WORK/src" && "$BIN" --format concise --threads "$NPROC" $ARGS "$@" . > "$out" 2>/dev/null) || true
     t1=$(now)
     echo "$t1 - $t0" | bc -l
 }
@@ -59,7 +62,7 @@ T_WARM=$(median < "$WORK/warm")
 T_ONE=$(median < "$WORK/one")
 SIZE=$(du -sk "$WORK/cache" | cut -f1)
 
-echo "cache benchmark: oomlint . over $CORPUS ($FILES files, $LINES lines of Python), $NPROC threads, median of $RUNS runs"
+echo "cache benchmark: oomlint . $ARGS over $CORPUS ($FILES files, $LINES lines of Python), $NPROC threads, median of $RUNS runs"
 printf '%-44s %8s %10s\n' "" "wall s" "ratio"
 printf '%-44s %8.3f %10s\n' "no cache (--no-cache)" "$T_NONE" "1"
 printf '%-44s %8.3f %10.3f\n' "first run, empty cache (writes it)" "$T_COLD" "$(echo "$T_COLD / $T_NONE" | bc -l)"

@@ -1,9 +1,7 @@
 /* cache/store: keys, this build's identity, and entry files read and
  * written whole. */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +10,14 @@
 #include "internal.h"
 #include "oomlint/report.h"
 #include "oomlint/rules.h"
+
+#if defined(__has_include)
+#if __has_include(<link.h>) && __has_include(<elf.h>)
+#include <elf.h>
+#include <link.h>
+#define HAVE_BUILD_ID 1
+#endif
+#endif
 
 oom_cache_key oom_cache_key_of(const void *data, size_t len)
 {
@@ -25,6 +31,8 @@ typedef struct {
     oom_buf *out;
     bool found;
 } build_id_search;
+
+#ifdef HAVE_BUILD_ID
 
 /* The main program is the first object dl_iterate_phdr reports. Its
  * NT_GNU_BUILD_ID note (the linker's hash of the output) changes with any
@@ -57,10 +65,14 @@ static int find_build_id(struct dl_phdr_info *info, size_t size, void *data)
     return 1; /* the first object only */
 }
 
+#endif
+
 static void executable_identity(oom_buf *out)
 {
     build_id_search s = {out, false};
+#ifdef HAVE_BUILD_ID
     dl_iterate_phdr(find_build_id, &s);
+#endif
     if (s.found)
         return;
     /* linked without a build id: the executable's own bytes */
