@@ -41,7 +41,7 @@ TEST_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(TEST_SRCS))
 RULE_FILES := $(shell find rules -type f 2>/dev/null)
 HEADERS   := $(wildcard include/oomlint/*.h src/*/internal.h)
 
-.PHONY: all setup check-system deps test-tools test unit asan bench profile install clean fuzz fuzz-build validate-estimate ecosystem ecosystem-gather quick check new-rule snapshots readme-usage
+.PHONY: bench-server vsix all setup check-system deps test-tools test unit asan bench profile install clean fuzz fuzz-build validate-estimate ecosystem ecosystem-gather quick check new-rule snapshots readme-usage
 
 all: check-system $(BUILD)/oomlint
 
@@ -156,7 +156,7 @@ $(DEPS)/.test-tools: src/deps/test-tools.lock src/deps/fetch.sh
 	@chmod +x $(DEPS)/_microsoft-sarif-multitool-linux/Sarif.Multitool
 	@touch $@
 
-REPLAYS := $(patsubst %,$(BUILD)/tools/replay-%,python json toml yaml suppress rule match notebook fix launch)
+REPLAYS := $(patsubst %,$(BUILD)/tools/replay-%,python json toml yaml suppress rule match notebook fix launch rpc)
 
 unit: check-system $(BUILD)/oomlint $(BUILD)/oomlint-tests $(BUILD)/tools/match-diff $(REPLAYS)
 
@@ -167,11 +167,11 @@ $(BUILD)/tools/replay-%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz
 
 # libFuzzer targets (clang): Python, JSON, TOML, YAML and notebooks (and single
 # cells' IPython masking) through the whole pipeline, suppression comments,
-# a user rule, and oomlint's query matcher against tree-sitter's cursor
+# a user rule, the language server's message reader (rpc), and oomlint's query matcher against tree-sitter's cursor
 # (differential). `make fuzz FUZZ_SECONDS=N` runs each
 # for N seconds on a corpus seeded from the fixtures and the rules.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := python json toml yaml suppress rule match notebook fix launch
+FUZZ_TARGETS := python json toml yaml suppress rule match notebook fix launch rpc
 FUZZ_SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 fuzz-build:
@@ -201,6 +201,24 @@ quick:
 # and `make check T=OOM301` for one rule's fixtures.
 check:
 	@QUICK=1 FIXTURES="$(if $(T),fixtures/rules/$(T),$(or $(FIXTURES),fixtures))" sh tests/run.sh
+
+# The VS Code extension (src/integrations/vscode) as build/vscode/oomlint.vsix:
+# its locked dependencies, packaged with the pinned vsce. Not part of `make test`.
+VSCE_VERSION := 4.1.0
+vsix:
+	@rm -rf $(BUILD)/vscode && mkdir -p $(BUILD)/vscode
+	cp src/integrations/vscode/package.json src/integrations/vscode/package-lock.json \
+	   src/integrations/vscode/extension.js src/integrations/vscode/README.md \
+	   src/integrations/vscode/.vscodeignore $(BUILD)/vscode/
+	cd $(BUILD)/vscode && npm ci --omit=dev --no-audit --no-fund && \
+	  npx --yes @vscode/vsce@$(VSCE_VERSION) package --skip-license --allow-missing-repository --out oomlint.vsix
+	@echo "built $(BUILD)/vscode/oomlint.vsix (code --install-extension $(BUILD)/vscode/oomlint.vsix)"
+
+# The language server's latency (didChange to publishDiagnostics) and memory
+# after 10,000 edits; a benchmark, never a test.
+bench-server: all
+	@[ -d /usr/lib/python3/dist-packages/torch ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-torch >/dev/null 2>&1 || true
+	@node tests/bench_server.js $(BUILD)/oomlint
 
 bench: all $(BUILD)/tools/parse-only $(BUILD)/tools/match-diff $(BUILD)/tools/lint-vs-parse
 	@status=0; sh tests/bench.sh || status=1; sh tests/bench_cache.sh || status=1; exit $$status

@@ -371,6 +371,16 @@ for expected in fixtures/projects/*/expected-cli.txt; do
     else fail "cache-project-$name" "$(tr '\n' ' ' < "$TEST_TMP/diff" | head -c 300) $(cat "$TEST_TMP/err")"; fi
 done
 
+# a project finding made from a cached file's links, every field of it
+# (its related location, which no CLI format prints, is in the unit test)
+C="$T/c-related"
+run_oomlint --no-cache --format json --isolated fixtures/projects/deepspeed_mismatch
+cp "$TEST_TMP/out" "$T/related-fresh.json"
+lint --format json --isolated fixtures/projects/deepspeed_mismatch
+lint --format json --isolated fixtures/projects/deepspeed_mismatch
+expect_contains cache-deepspeed-warm-finds "$OUT" "OOM405"
+same cache-deepspeed-warm-same "$T/related-fresh.json" "$TEST_TMP/out"
+
 # one file changed, the other answered from the cache: the join is still right
 J="$T/meters"
 cp -r fixtures/projects/meters_in_another_module "$J"

@@ -103,7 +103,7 @@ if [ -x build/oomlint-tests ]; then
     tail -n 1 "$LOG/match-diff"
     record "match-diff: oomlint's matcher and layout agree with tree-sitter's cursor" $rc "$LOG/match-diff"
     section "fuzz regression inputs, replayed (fixtures/fuzz/<target>/)"
-    for t in python json toml yaml suppress rule match notebook fix launch; do
+    for t in python json toml yaml suppress rule match notebook fix launch rpc; do
         [ -d "fixtures/fuzz/$t" ] && collect "replay $t" build/tools/replay-$t "$t" fixtures/fuzz/$t/*
     done
     section "end-to-end"
@@ -111,7 +111,7 @@ if [ -x build/oomlint-tests ]; then
     collect "e2e cache" env OOMLINT=build/oomlint sh tests/e2e_cache.sh
     collect "readme usage" sh tests/readme_usage.sh check build/oomlint
     make test-tools > "$LOG/tools" 2>&1 || echo "SKIP tools: the SARIF validator could not be fetched" >> "$results"
-    collect_suites build/oomlint fix hostile formats precommit notebook estimate config project
+    collect_suites build/oomlint fix hostile formats precommit notebook estimate config project server
 fi
 
 if [ "$QUICK" != 1 ] && command -v valgrind >/dev/null 2>&1 && [ -x build/oomlint ]; then
@@ -129,6 +129,8 @@ if [ "$QUICK" != 1 ] && command -v valgrind >/dev/null 2>&1 && [ -x build/oomlin
     # the whole CLI suite again, each run under memcheck (exit 99 on any error or leak)
     collect "valgrind e2e cache" env OOMLINT=tests/valgrind-oomlint.sh sh tests/e2e_cache.sh
     collect "valgrind e2e" env OOMLINT=tests/valgrind-oomlint.sh sh tests/e2e.sh
+    # the language server's sessions, each server under memcheck
+    collect "valgrind e2e server" env OOMLINT=tests/valgrind-oomlint.sh LSP_TIMEOUT_FACTOR=15 sh tests/e2e_server.sh
 fi
 
 if [ "$QUICK" != 1 ]; then
@@ -140,7 +142,7 @@ if [ "$QUICK" != 1 ] && [ -x build/asan/oomlint-tests ]; then
     export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=99"
     export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
     collect "asan unit" build/asan/oomlint-tests fixtures
-    for t in python json toml yaml suppress rule match notebook fix launch; do
+    for t in python json toml yaml suppress rule match notebook fix launch rpc; do
         [ -d "fixtures/fuzz/$t" ] && collect "asan replay $t" \
             env LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp build/asan/tools/replay-$t "$t" fixtures/fuzz/$t/*
     done
@@ -149,6 +151,7 @@ if [ "$QUICK" != 1 ] && [ -x build/asan/oomlint-tests ]; then
     collect "asan e2e hostile" env OOMLINT=build/asan/oomlint sh tests/e2e_hostile.sh
     collect "asan e2e cache" env OOMLINT=build/asan/oomlint sh tests/e2e_cache.sh
     collect "asan e2e fix" env OOMLINT=build/asan/oomlint sh tests/e2e_fix.sh
+    collect "asan e2e server" env OOMLINT=build/asan/oomlint LSP_TIMEOUT_FACTOR=5 sh tests/e2e_server.sh
     if grep -q "ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer" "$LOG/out" 2>/dev/null; then
         echo "FAIL asan: sanitizer reports in the e2e run" >> "$results"
     fi

@@ -3,7 +3,8 @@
 # a C compiler, make, pkg-config, cJSON and PCRE2 headers, npm (to fetch the
 # pinned tree-sitter sources), jq (the tests check JSON output with it) and
 # valgrind; for the integration tests: git, patch, xmllint (libxml2-utils), the
-# pre-commit client, and ICU for the .NET SARIF validator. Only packages that
+# pre-commit client, ICU for the .NET SARIF validator, and Neovim (its built-in
+# LSP client drives `oomlint server` in tests/e2e_server.sh). Only packages that
 # are missing are installed.
 set -eu
 need=""
@@ -22,6 +23,7 @@ have_cmd xmllint || need="$need libxml2-utils"
 have_cmd pre-commit || need="$need pre-commit"
 have_cmd bc || need="$need bc"
 have_cmd patch || need="$need patch" # the --diff output is checked by applying it
+have_cmd nvim || need="$need neovim" # the language server's test with a real client (tests/e2e_server.sh)
 for p in libcjson-dev libpcre2-dev libicu72; do have_pkg "$p" || need="$need $p"; done
 
 if [ -z "$need" ]; then

@@ -29,6 +29,7 @@ typedef enum {
     OOM_CMD_GPUS,
     OOM_CMD_ESTIMATE,
     OOM_CMD_PREDICATES,
+    OOM_CMD_SERVER,
 } oom_command;
 
 typedef enum { OOM_COLOR_AUTO, OOM_COLOR_ALWAYS, OOM_COLOR_NEVER } oom_color_mode;

@@ -64,6 +64,14 @@ typedef enum {
     OOM_FIXABLE_WITH_UNSAFE,  /* an unsafe fix: --unsafe-fixes would apply it */
 } oom_fixable;
 
+/* Another place of the same cause (the TrainingArguments a DeepSpeed
+ * config disagrees with): shown beside the finding, never a finding itself. */
+typedef struct {
+    char *path;
+    uint32_t row; /* 1-based */
+    char *message;
+} oom_related;
+
 typedef struct {
     char *code;      /* "OOM201" */
     char *name;      /* "tensor-with-graph-stored" */
@@ -110,6 +118,8 @@ typedef struct {
      * NULL when the rule has none or none could be made here. */
     oom_fix *fix;
     oom_fixable fixable; /* set by the command line; OOM_FIXABLE_NO until then */
+    oom_related *related; /* may be NULL */
+    size_t related_count;
 } oom_diag;
 
 #define OOM_DIAG_CONTEXT_LINES 4
@@ -124,6 +134,11 @@ typedef struct {
 oom_diag *oom_diag_list_add(oom_diag_list *l, const char *code, const char *name,
                             oom_severity sev, const char *path, const char *message,
                             const char *help, const char *url);
+/* Adds a related location to d (copies the strings). */
+void oom_diag_add_related(oom_diag *d, const char *path, uint32_t row, const char *message);
+/* Appends a deep copy of `d` (a front end that keeps a file's findings
+ * across runs hands copies to the project pass, which consumes them). */
+oom_diag *oom_diag_list_add_copy(oom_diag_list *l, const oom_diag *d);
 /* Moves every diagnostic of `from` to the end of `to`; `from` is left empty. */
 void oom_diag_list_move(oom_diag_list *to, oom_diag_list *from);
 void oom_diag_list_remove_if_marked(oom_diag_list *l, const unsigned char *drop);

@@ -39,6 +39,7 @@ typedef struct {
     const oom_gpu *gpu;             /* may be NULL */
     int num_gpus;
     bool eager_module_loading;      /* PyTorch before 1.13: the eager CUDA context */
+    const oom_overlay *overlay;     /* unsaved text in place of files on disk; may be NULL */
 } oom_project_context;
 
 /* The facts the worker threads must take of each Python file for the
@@ -79,8 +80,8 @@ oom_ds_links *oom_project_deepspeed_links_decode(oom_reader *r);
  * compares the values the Trainer checks (precision, micro-batch size,
  * gradient accumulation) and reports OOM405 in the DeepSpeed file at the
  * key, naming the Python line. */
-void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const oom_file_facts *facts,
-                                 size_t count, oom_diag_list *out);
+void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const oom_overlay *overlay,
+                                 const oom_file_facts *facts, size_t count, oom_diag_list *out);
 
 /* The join of the files' call facts: drops each finding that holds only
  * while its function runs with autograd on (oom_diag.needs_grad_in) when

@@ -39,6 +39,9 @@ typedef struct {
     /* "fix" in rule.json: the edits that resolve a finding (oomlint/fix.h);
      * NULL when the rule has none */
     oom_fix_spec *fix;
+    /* "unnecessary": true in rule.json: the code it reports can go (a
+     * cache flush in a loop): editors fade it (LSP's Unnecessary tag) */
+    bool unnecessary;
     bool builtin;    /* embedded at build time (its query is checked by the test
                         suite against tree-sitter's own reader, not at run time) */
     /* a hash of its rule.json and queries: a rule changed in a --rules
@@ -73,6 +76,10 @@ int oom_rules_add_dir(oom_rule_list *rules, const char *dir, oom_buf *err);
 
 const oom_rule *oom_rules_find(const oom_rule_list *rules, const char *code);
 void oom_rules_free(oom_rule_list *rules);
+/* A rule's documentation as `oomlint rule CODE` prints it (Markdown): its
+ * name and code, severity, language, default, fix, then doc.md. The
+ * language server's hover shows the same text. */
+void oom_rule_describe(const oom_rule *r, oom_buf *out);
 
 
 #endif

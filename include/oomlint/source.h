@@ -66,6 +66,25 @@ oom_notebook *oom_source_take_notebook(oom_source *src);
 
 void oom_source_free(oom_source *src);
 
+/* Text a front end holds in place of some files' bytes on disk: the
+ * editor's unsaved buffers, which the language server lints. A check that
+ * reads another file (the DeepSpeed config a script names) reads it
+ * through the overlay. */
+typedef struct {
+    const char *path;
+    const char *text;
+    size_t len;
+} oom_overlay_file;
+
+typedef struct {
+    const oom_overlay_file *files;
+    size_t count;
+} oom_overlay;
+
+/* oom_source_read, from the overlay's text when it holds `path` (may be NULL). */
+oom_source_status oom_source_read_overlaid(const oom_overlay *overlay, const char *path, const char *display_name,
+                                           oom_source *out, char *error, size_t error_size);
+
 /* "PATH:ROW" naming a line of the source in messages, or "PATH:cell C:ROW"
  * when the source is a notebook's code. */
 void oom_source_describe_line(const oom_source *src, const char *path, uint32_t row, char *buf, size_t size);

@@ -23,7 +23,14 @@ typedef struct {
     char *message, *help, *url, *context, *needs_grad_in, *needs_project, *unless_project;
     oom_fix *fix;
     oom_fixable fixable;
+    oom_related *related;
+    size_t related_count;
 } diag_as_kept;
+typedef struct {
+    char *path;
+    uint32_t row;
+    char *message;
+} related_as_kept;
 typedef struct {
     oom_applicability applicability;
     char *message;
@@ -61,6 +68,7 @@ typedef struct {
     oom_notebook *notebook;
 } facts_as_kept;
 _Static_assert(sizeof(oom_diag) == sizeof(diag_as_kept), "oom_diag changed: keep the new field in cache/entry.c");
+_Static_assert(sizeof(oom_related) == sizeof(related_as_kept), "oom_related changed: keep it in cache/entry.c");
 _Static_assert(sizeof(oom_fix) == sizeof(fix_as_kept), "oom_fix changed: keep the new field in cache/entry.c");
 _Static_assert(sizeof(oom_edit) == sizeof(edit_as_kept), "oom_edit changed: keep the new field in cache/entry.c");
 _Static_assert(sizeof(oom_call_fact) == sizeof(call_as_kept), "oom_call_fact changed: keep it in cache/entry.c");
@@ -128,6 +136,27 @@ static void put_diag(oom_buf *b, const oom_diag *d)
     oom_buf_put_bytes(b, v, sizeof v);
     oom_buf_put_u64(b, d->start_byte);
     put_fix(b, d->fix);
+    oom_buf_put_u32(b, (uint32_t)d->related_count);
+    for (size_t i = 0; i < d->related_count; i++) {
+        oom_buf_put_str(b, d->related[i].path);
+        oom_buf_put_u32(b, d->related[i].row);
+        oom_buf_put_str(b, d->related[i].message);
+    }
+}
+
+static void get_related(oom_reader *r, oom_diag *d)
+{
+    size_t n = oom_reader_count(r, 4 + 4 + 4);
+    for (size_t i = 0; i < n && r->ok; i++) {
+        char *path = oom_reader_str(r);
+        uint32_t row = oom_reader_u32(r);
+        char *message = oom_reader_str(r);
+        r->ok &= path && message;
+        if (r->ok)
+            oom_diag_add_related(d, path, row, message);
+        free(path);
+        free(message);
+    }
 }
 
 /* Reads one finding into a fresh slot of `l`; the slot is kept (and freed
@@ -150,6 +179,7 @@ static void get_diag(oom_reader *r, oom_diag_list *l)
     d->fixable = r->ok ? (oom_fixable)v[8] : OOM_FIXABLE_NO;
     d->start_byte = (size_t)oom_reader_u64(r);
     d->fix = get_fix(r);
+    get_related(r, d);
     r->ok &= d->code && d->name && d->path && d->message;
 }
 
@@ -162,7 +192,7 @@ static void put_diags(oom_buf *b, const oom_diag_list *l)
 
 static void get_diags(oom_reader *r, oom_diag_list *l)
 {
-    size_t n = oom_reader_count(r, 10 * 4 + 10 * 4 + 8 + 4);
+    size_t n = oom_reader_count(r, 10 * 4 + 10 * 4 + 8 + 4 + 4);
     for (size_t i = 0; i < n && r->ok; i++)
         get_diag(r, l);
 }

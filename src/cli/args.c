@@ -81,6 +81,10 @@ int oom_cli_parse(int argc, char **argv, oom_settings *s, oom_buf *err)
                 s->command = OOM_CMD_PREDICATES;
                 continue;
             }
+            if (strcmp(arg, "server") == 0) {
+                s->command = OOM_CMD_SERVER;
+                continue;
+            }
             if (strcmp(arg, "manpage") == 0) {
                 s->command = OOM_CMD_MANPAGE;
                 continue;

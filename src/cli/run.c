@@ -1,6 +1,7 @@
 /* cli/run: the commands (check, rule, rules, --help, --version). This is the
  * only layer that prints or decides the exit code. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "oomlint/estimate.h"
 #include "oomlint/rules.h"
 #include "oomlint/run.h"
+#include "oomlint/server.h"
 #include "oomlint/text.h"
 #include "internal.h"
 
@@ -77,18 +79,11 @@ static int cmd_rule(const oom_settings *s, const oom_rule_list *rules)
         oom_buf_free(&msg);
         return OOM_EXIT_FAILURE;
     }
-    printf("# %s (%s)\n\n", r->name, r->code);
-    oom_buf fix;
-    oom_buf_init(&fix);
-    oom_fix_spec_describe(r->fix, &fix);
-    printf("Severity: %s. Language: %s. %s Fix: %s.\n\n", oom_severity_name(r->severity),
-           r->lang == OOM_LANG_NONE ? "any" : oom_lang_name(r->lang),
-           r->opt_in ? "Opt-in: runs when --select names it." : "On by default.",
-           fix.len ? fix.data : "none");
-    oom_buf_free(&fix);
-    fputs(r->doc, stdout);
-    if (r->doc[0] && r->doc[strlen(r->doc) - 1] != '\n')
-        putchar('\n');
+    oom_buf doc;
+    oom_buf_init(&doc);
+    oom_rule_describe(r, &doc);
+    fputs(doc.data, stdout);
+    oom_buf_free(&doc);
     return OOM_EXIT_CLEAN;
 }
 
@@ -461,7 +456,7 @@ typedef struct {
 static void lint_targets(const lint_plan *p, oom_diag_list *out)
 {
     oom_run_settings rs = {p->rules, &p->eff->selection, p->compiled, &p->eff->run,
-                           p->eff->have_config ? &p->eff->config : NULL, p->threads, p->cache};
+                           p->eff->have_config ? &p->eff->config : NULL, p->threads, NULL, p->cache};
     oom_run(&rs, p->jobs, p->count, out);
 }
 
@@ -658,6 +653,10 @@ int oom_cli_main(int argc, char **argv)
         rc = cmd_predicates();
     } else if (s.command == OOM_CMD_ESTIMATE) {
         rc = cmd_estimate(&s);
+    } else if (s.command == OOM_CMD_SERVER) {
+        /* a client that goes away must end the session, not kill it mid-write */
+        signal(SIGPIPE, SIG_IGN);
+        rc = oom_server_serve(STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO);
     } else {
         oom_rule_list rules = {NULL, 0, 0};
         if (load_rules(&s, &rules) != 0)

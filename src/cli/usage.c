@@ -24,6 +24,8 @@ static const char commands[] =
     "                                        own arguments, read over its defaults; train.sh: the\n"
     "                                        launch line of a shell script, with the variables it\n"
     "                                        sets; what cannot be resolved is marked assumed\n"
+    "  oomlint server                        the language server (LSP over stdio) for editors:\n"
+    "                                        diagnostics as you type, quick fixes, rule docs on hover\n"
     "  oomlint manpage                       print the manual page (roff)\n";
 
 static const char notes[] =

@@ -100,7 +100,7 @@ static char *summary_from_doc(const char *doc)
 }
 
 static const char *const known_keys[] = {"code", "name", "language", "severity", "message",
-                                         "help", "url", "default", "fix", NULL};
+                                         "help", "url", "default", "fix", "unnecessary", NULL};
 
 static int check_known_keys(cJSON *root, const oom_rule_file *f, const char *path, oom_buf *err)
 {
@@ -110,7 +110,7 @@ static int check_known_keys(cJSON *root, const oom_rule_file *f, const char *pat
             known |= strcmp(it->string, known_keys[i]) == 0;
         if (!known) {
             fail_at(err, path, f, key_offset(f, it->string),
-                    "unknown field \"%s\" (known: code, name, language, severity, message, help, url, default, fix)",
+                    "unknown field \"%s\" (known: code, name, language, severity, message, help, url, default, fix, unnecessary)",
                     it->string);
             return -1;
         }
@@ -186,6 +186,7 @@ static int parse_rule_json(oom_rule *r, const oom_rule_file *f, const char *path
         const char *url = string_field(root, "url");
         r->url = url ? oom_xstrdup(url) : NULL;
         r->opt_in = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(root, "default"));
+        r->unnecessary = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "unnecessary"));
     }
     cJSON_Delete(root);
     return rc;
@@ -422,6 +423,22 @@ const oom_rule *oom_rules_find(const oom_rule_list *rules, const char *code)
         if (strcmp(rules->items[i].code, code) == 0)
             return &rules->items[i];
     return NULL;
+}
+
+void oom_rule_describe(const oom_rule *r, oom_buf *out)
+{
+    oom_buf fix;
+    oom_buf_init(&fix);
+    oom_fix_spec_describe(r->fix, &fix);
+    oom_buf_printf(out, "# %s (%s)\n\n", r->name, r->code);
+    oom_buf_printf(out, "Severity: %s. Language: %s. %s Fix: %s.\n\n", oom_severity_name(r->severity),
+                   r->lang == OOM_LANG_NONE ? "any" : oom_lang_name(r->lang),
+                   r->opt_in ? "Opt-in: runs when --select names it." : "On by default.",
+                   fix.len ? fix.data : "none");
+    oom_buf_free(&fix);
+    oom_buf_puts(out, r->doc);
+    if (r->doc[0] && r->doc[strlen(r->doc) - 1] != '\n')
+        oom_buf_putc(out, '\n');
 }
 
 void oom_rules_free(oom_rule_list *rules)

@@ -24,7 +24,7 @@ static void run_deepspeed(const oom_project_context *c, const char *const *paths
                           size_t count, oom_diag_list *out)
 {
     (void)paths;
-    oom_project_check_deepspeed(c->rules, enabled(c, "OOM405"), facts, count, out);
+    oom_project_check_deepspeed(c->rules, enabled(c, "OOM405"), c->overlay, facts, count, out);
 }
 
 static void run_capacity(const oom_project_context *c, const char *const *paths, const oom_file_facts *facts,

@@ -16,6 +16,7 @@
 typedef struct {
     long long value; /* -1: unknown (do not compare) */
     char where[256];
+    char origin[200]; /* "PATH:ROW" of the TrainingArguments that set it, for the related location */
 } hf_value;
 
 typedef struct {
@@ -36,6 +37,7 @@ static bool is_flag(const char *name)
 static void set_default(hf_value *v, long long value, const char *origin, const char *name)
 {
     v->value = value;
+    snprintf(v->origin, sizeof v->origin, "%s", origin);
     if (is_flag(name))
         snprintf(v->where, sizeof v->where, "%s leaves `%s` at its default, %s", origin, name,
                  value ? "True" : "False");
@@ -46,6 +48,7 @@ static void set_default(hf_value *v, long long value, const char *origin, const 
 static void set_value(hf_value *v, long long value, const char *origin, const char *name)
 {
     v->value = value;
+    snprintf(v->origin, sizeof v->origin, "%s", origin);
     if (is_flag(name))
         snprintf(v->where, sizeof v->where, "%s sets `%s=%s`", origin, name, value ? "True" : "False");
     else
@@ -440,6 +443,7 @@ oom_ds_links *oom_project_deepspeed_links_take_yaml(const char *path, const oom_
 typedef struct {
     long long value;
     char where[256];
+    char origin[200];
 } hf_value_as_kept;
 _Static_assert(sizeof(hf_value) == sizeof(hf_value_as_kept), "hf_value changed: encode the new field below");
 
@@ -447,14 +451,21 @@ static void encode_value(const hf_value *v, oom_buf *out)
 {
     oom_buf_put_u64(out, (uint64_t)v->value);
     oom_buf_put_str(out, v->where);
+    oom_buf_put_str(out, v->origin);
+}
+
+static void decode_text(oom_reader *r, char *into, size_t size)
+{
+    char *s = oom_reader_str(r);
+    snprintf(into, size, "%s", s ? s : "");
+    free(s);
 }
 
 static void decode_value(oom_reader *r, hf_value *v)
 {
     v->value = (long long)oom_reader_u64(r);
-    char *where = oom_reader_str(r);
-    snprintf(v->where, sizeof v->where, "%s", where ? where : "");
-    free(where);
+    decode_text(r, v->where, sizeof v->where);
+    decode_text(r, v->origin, sizeof v->origin);
 }
 
 void oom_project_deepspeed_links_encode(const oom_ds_links *l, oom_buf *out)
@@ -472,7 +483,7 @@ void oom_project_deepspeed_links_encode(const oom_ds_links *l, oom_buf *out)
 
 oom_ds_links *oom_project_deepspeed_links_decode(oom_reader *r)
 {
-    size_t n = oom_reader_count(r, 4 + 4 * 12);
+    size_t n = oom_reader_count(r, 4 + 4 * 16);
     if (n == 0)
         return NULL;
     oom_ds_links *l = oom_xcalloc(1, sizeof *l);
@@ -547,6 +558,22 @@ static long long json_scalar(const char *src, TSNode value)
     return -1;
 }
 
+/* The TrainingArguments line as the finding's related location: one
+ * cause, two places. A notebook's cell line ("PATH:cell C:ROW") is left out. */
+static void add_origin(oom_diag *d, const hf_value *hf)
+{
+    const char *colon = strrchr(hf->origin, ':');
+    if (!colon || colon == hf->origin || strstr(hf->origin, ":cell "))
+        return;
+    char *end;
+    unsigned long row = strtoul(colon + 1, &end, 10);
+    if (*end || row == 0 || row > UINT32_MAX)
+        return;
+    char *path = oom_xstrndup(hf->origin, (size_t)(colon - hf->origin));
+    oom_diag_add_related(d, path, (uint32_t)row, "the TrainingArguments it disagrees with");
+    free(path);
+}
+
 static void report(const oom_rule *rule, oom_source *ds, TSNode value, const char *key, long long ds_v,
                    const hf_value *hf, oom_diag_list *out)
 {
@@ -576,6 +603,7 @@ static void report(const oom_rule *rule, oom_source *ds, TSNode value, const cha
     size_t len;
     if (oom_source_line(ds, d->start_row, &line, &len))
         d->context = oom_xstrndup(line, len);
+    add_origin(d, hf);
     free(text);
     oom_buf_free(&full);
     oom_buf_free(&msg);
@@ -616,11 +644,11 @@ static void compare(const oom_rule *rule, oom_source *ds, TSNode root_obj, const
     }
 }
 
-static void check_link(const oom_rule *rule, const ds_link *l, oom_diag_list *out)
+static void check_link(const oom_rule *rule, const oom_overlay *overlay, const ds_link *l, oom_diag_list *out)
 {
     oom_source ds;
     char why[128];
-    if (oom_source_read(l->ds_path, l->ds_path, &ds, why, sizeof why) != OOM_SOURCE_OK) {
+    if (oom_source_read_overlaid(overlay, l->ds_path, l->ds_path, &ds, why, sizeof why) != OOM_SOURCE_OK) {
         oom_source_free(&ds); /* not there yet: it may be written when the job runs */
         return;
     }
@@ -635,8 +663,8 @@ static void check_link(const oom_rule *rule, const ds_link *l, oom_diag_list *ou
     oom_source_free(&ds);
 }
 
-void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const oom_file_facts *facts,
-                                 size_t count, oom_diag_list *out)
+void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const oom_overlay *overlay,
+                                 const oom_file_facts *facts, size_t count, oom_diag_list *out)
 {
     const oom_rule *rule = oom_rules_find(rules, "OOM405");
     if (!rule || !enabled)
@@ -653,7 +681,7 @@ void oom_project_check_deepspeed(const oom_rule_list *rules, bool enabled, const
             seen = strcmp(links[j]->ds_path, links[i]->ds_path) == 0 &&
                    memcmp(&links[j]->micro_batch, &links[i]->micro_batch, sizeof(hf_value) * 4) == 0;
         if (!seen)
-            check_link(rule, links[i], out);
+            check_link(rule, overlay, links[i], out);
     }
     free(links);
 }

@@ -149,14 +149,14 @@ static void apply_per_file_ignores(const oom_config *config, oom_diag_list *diag
     free(drop);
 }
 
-void oom_run(const oom_run_settings *s, oom_job *jobs, size_t count, oom_diag_list *out)
+/* Points each job's on_model hook at its file's facts. */
+static facts_ctx *prepare_jobs(const oom_run_settings *s, oom_job *jobs, size_t count, oom_file_facts *facts,
+                               oom_project_context *project)
 {
-    oom_file_facts *facts = oom_xcalloc(count ? count : 1, sizeof *facts);
+    *project = (oom_project_context){s->rules, s->selection, s->context->gpu, s->context->num_gpus,
+                                     s->context->eager_module_loading, s->overlay};
+    unsigned needs = oom_project_facts_needed(project);
     facts_ctx *fctx = oom_xcalloc(count ? count : 1, sizeof *fctx);
-    oom_project_context project = {s->rules, s->selection, s->context->gpu, s->context->num_gpus,
-                                   s->context->eager_module_loading};
-    unsigned needs = oom_project_facts_needed(&project);
-    const char **paths = oom_xcalloc(count ? count : 1, sizeof(char *));
     for (size_t i = 0; i < count; i++) {
         /* stdin has no folder, so no config beside it and no estimate */
         bool file = strcmp(jobs[i].path, "-") != 0;
@@ -165,20 +165,116 @@ void oom_run(const oom_run_settings *s, oom_job *jobs, size_t count, oom_diag_li
         jobs[i].on_model = take_facts;
         jobs[i].on_model_ctx = &fctx[i];
         use_cache(s->cache, &jobs[i], &fctx[i]);
-        paths[i] = jobs[i].path;
     }
-    oom_lint_jobs(s->compiled, jobs, count, s->threads, out);
-    oom_project_run_checks(&project, paths, facts, count, out);
+    return fctx;
+}
+
+static void unhook_jobs(oom_job *jobs, size_t count)
+{
     for (size_t i = 0; i < count; i++) {
-        oom_file_facts_free(&facts[i]);
         jobs[i].on_model = NULL; /* the facts it pointed into are gone */
         jobs[i].on_model_ctx = NULL;
         jobs[i].recall = NULL;
         jobs[i].remember = NULL;
     }
+}
+
+static void finish(const oom_run_settings *s, oom_diag_list *out)
+{
+    oom_diag_list_sort(out);
+    apply_per_file_ignores(s->config, out);
+}
+
+void oom_run(const oom_run_settings *s, oom_job *jobs, size_t count, oom_diag_list *out)
+{
+    oom_file_facts *facts = oom_xcalloc(count ? count : 1, sizeof *facts);
+    oom_project_context project;
+    facts_ctx *fctx = prepare_jobs(s, jobs, count, facts, &project);
+    const char **paths = oom_xcalloc(count ? count : 1, sizeof(char *));
+    for (size_t i = 0; i < count; i++)
+        paths[i] = jobs[i].path;
+    oom_lint_jobs(s->compiled, jobs, count, s->threads, out);
+    oom_project_run_checks(&project, paths, facts, count, out);
+    for (size_t i = 0; i < count; i++)
+        oom_file_facts_free(&facts[i]);
+    unhook_jobs(jobs, count);
     free(paths);
     free(facts);
     free(fctx);
-    oom_diag_list_sort(out);
-    apply_per_file_ignores(s->config, out);
+    finish(s, out);
+}
+
+/* ---- a run kept file by file (the language server) ------------------------------- */
+
+typedef struct {
+    const char *display;
+    size_t job;
+} job_by_name;
+
+static int cmp_job_by_name(const void *a, const void *b)
+{
+    return strcmp(((const job_by_name *)a)->display, ((const job_by_name *)b)->display);
+}
+
+void oom_run_lint_files(const oom_run_settings *s, oom_job *jobs, size_t count, oom_run_file *out)
+{
+    for (size_t i = 0; i < count; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].path = oom_xstrdup(jobs[i].path);
+    }
+    oom_file_facts *facts = oom_xcalloc(count ? count : 1, sizeof *facts);
+    oom_project_context project;
+    facts_ctx *fctx = prepare_jobs(s, jobs, count, facts, &project);
+    oom_diag_list all = {NULL, 0, 0};
+    oom_lint_jobs(s->compiled, jobs, count, s->threads, &all);
+    unhook_jobs(jobs, count);
+    for (size_t i = 0; i < count; i++)
+        out[i].facts = facts[i];
+    /* each finding back to its job, by the name it was linted under */
+    job_by_name *byname = oom_xcalloc(count ? count : 1, sizeof *byname);
+    for (size_t i = 0; i < count; i++)
+        byname[i] = (job_by_name){jobs[i].display, i};
+    qsort(byname, count, sizeof *byname, cmp_job_by_name);
+    for (size_t i = 0; i < all.len; i++) {
+        job_by_name key = {all.items[i].path, 0};
+        job_by_name *hit = count ? bsearch(&key, byname, count, sizeof *byname, cmp_job_by_name) : NULL;
+        oom_diag_list *to = hit ? &out[hit->job].diags : &out[0].diags;
+        oom_grow((void **)&to->items, &to->cap, to->len + 1, sizeof(oom_diag));
+        to->items[to->len++] = all.items[i]; /* moved: `all` only frees its array */
+    }
+    free(all.items);
+    free(byname);
+    free(facts);
+    free(fctx);
+}
+
+void oom_run_project(const oom_run_settings *s, const oom_run_file *files, size_t count, oom_diag_list *out)
+{
+    oom_project_context project = {s->rules, s->selection, s->context->gpu, s->context->num_gpus,
+                                   s->context->eager_module_loading, s->overlay};
+    /* the pass moves the pending findings it confirms out of the facts: it
+     * gets copies, so that the files' facts serve the next pass too */
+    oom_file_facts *facts = oom_xcalloc(count ? count : 1, sizeof *facts);
+    const char **paths = oom_xcalloc(count ? count : 1, sizeof(char *));
+    for (size_t i = 0; i < count; i++) {
+        facts[i] = files[i].facts;
+        memset(&facts[i].pending, 0, sizeof facts[i].pending);
+        for (size_t k = 0; k < files[i].facts.pending.len; k++)
+            oom_diag_list_add_copy(&facts[i].pending, &files[i].facts.pending.items[k]);
+        paths[i] = files[i].path;
+    }
+    oom_project_run_checks(&project, paths, facts, count, out);
+    for (size_t i = 0; i < count; i++)
+        oom_diag_list_free(&facts[i].pending);
+    free(paths);
+    free(facts);
+    finish(s, out);
+}
+
+void oom_run_file_free(oom_run_file *f)
+{
+    free(f->path);
+    oom_diag_list_free(&f->diags);
+    oom_file_facts_free(&f->facts);
+    memset(f, 0, sizeof *f);
 }

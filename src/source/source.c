@@ -260,6 +260,16 @@ oom_notebook *oom_source_take_notebook(oom_source *src)
     return nb;
 }
 
+oom_source_status oom_source_read_overlaid(const oom_overlay *overlay, const char *path, const char *display_name,
+                                           oom_source *out, char *error, size_t error_size)
+{
+    for (size_t i = 0; overlay && i < overlay->count; i++)
+        if (strcmp(overlay->files[i].path, path) == 0)
+            return oom_source_from_memory(display_name, overlay->files[i].text, overlay->files[i].len, out, error,
+                                          error_size);
+    return oom_source_read(path, display_name, out, error, error_size);
+}
+
 void oom_source_free(oom_source *src)
 {
     free(src->path);

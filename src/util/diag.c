@@ -111,6 +111,35 @@ oom_diag *oom_diag_list_add(oom_diag_list *l, const char *code, const char *name
     return d;
 }
 
+void oom_diag_add_related(oom_diag *d, const char *path, uint32_t row, const char *message)
+{
+    d->related = oom_xrealloc(d->related, (d->related_count + 1) * sizeof *d->related);
+    d->related[d->related_count++] = (oom_related){oom_xstrdup(path), row, oom_xstrdup(message)};
+}
+
+oom_diag *oom_diag_list_add_copy(oom_diag_list *l, const oom_diag *d)
+{
+    oom_diag *c = oom_diag_list_add(l, d->code, d->name, d->severity, d->path, d->message, d->help, d->url);
+    char *code = c->code, *name = c->name, *path = c->path, *message = c->message, *help = c->help, *url = c->url;
+    *c = *d; /* the positions and flags; every pointer is replaced below */
+    c->code = code;
+    c->name = name;
+    c->path = path;
+    c->message = message;
+    c->help = help;
+    c->url = url;
+    c->context = dup_or_null(d->context);
+    c->needs_grad_in = dup_or_null(d->needs_grad_in);
+    c->needs_project = dup_or_null(d->needs_project);
+    c->unless_project = dup_or_null(d->unless_project);
+    c->fix = d->fix ? oom_fix_copy(d->fix) : NULL;
+    c->related = NULL;
+    c->related_count = 0;
+    for (size_t i = 0; i < d->related_count; i++)
+        oom_diag_add_related(c, d->related[i].path, d->related[i].row, d->related[i].message);
+    return c;
+}
+
 void oom_diag_list_move(oom_diag_list *to, oom_diag_list *from)
 {
     oom_grow((void **)&to->items, &to->cap, to->len + from->len, sizeof(oom_diag));
@@ -135,6 +164,11 @@ static void diag_free(oom_diag *d)
     free(d->needs_project);
     free(d->unless_project);
     oom_fix_free(d->fix);
+    for (size_t i = 0; i < d->related_count; i++) {
+        free(d->related[i].path);
+        free(d->related[i].message);
+    }
+    free(d->related);
 }
 
 void oom_diag_list_remove_if_marked(oom_diag_list *l, const unsigned char *drop)

@@ -22,6 +22,7 @@ seed() { # seed TARGET DIR
               { cat "$d/rule.json"; printf '\000'; cat "$d/query.scm"; } > "$2/$(basename "$d")"
           done ;;
     match) for d in rules/python/*/; do cp "$d/query.scm" "$2/$(basename "$d").scm"; done ;;
+    rpc) cp fixtures/fuzz/rpc/* "$2"/ ;;
     notebook) find fixtures -name '*.ipynb' -exec cp {} "$2"/ \;
               printf '%%%%time\nfor x in y:\n    !echo {x}\n    l.append(x)\n' > "$2/cell-time"
               printf 'if a:\n    %%env CUDA_VISIBLE_DEVICES=0  # noqa\ns = """\n!ls\n"""\nf = !ls \\\n  -la\nx?\n' > "$2/cell-mixed" ;;

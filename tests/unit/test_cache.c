@@ -67,6 +67,7 @@ static void sample(oom_diag_list *found, oom_file_facts *facts, oom_readlog *rea
     d->fix->edits[0] = (oom_edit){133, 137, 6, 23, 6, 27, oom_xstrdup("loss.item()")};
     d->fix->preview_row = 6;
     d->fix->preview_before = oom_xstrdup("losses.append(loss)\n");
+    oom_diag_add_related(d, "train.py", 2, "the list it is stored in");
     oom_diag_list_add(found, "OOM101", "cuda-visible-devices", OOM_SEV_WARNING, "train.py", "m", NULL, NULL);
     oom_call_shape shape = {true, 5u, "retain_graph", OOM_CALLEE_UNRESOLVED, "utils"};
     oom_file_facts_add_call(facts, "step", 4, &shape);
@@ -84,6 +85,7 @@ static void sample(oom_diag_list *found, oom_file_facts *facts, oom_readlog *rea
     for (int i = 0; i < 4; i++) {
         oom_buf_put_u64(&ds, (uint64_t)(i + 1));
         oom_buf_put_str(&ds, "train.py:3 sets it");
+        oom_buf_put_str(&ds, "train.py:3");
     }
     oom_reader r;
     oom_reader_init(&r, ds.data, ds.len);
@@ -118,6 +120,7 @@ static void test_entry_round_trip(void)
         CHECK_STR(found2.items[0].fix->edits[0].content, "loss.item()");
         CHECK(found2.items[0].fix->preview_after == NULL);
         CHECK(found2.items[1].help == NULL && found2.items[1].fix == NULL);
+        CHECK(found2.items[0].related_count == 1 && found2.items[0].related[0].row == 2);
         CHECK_STR(facts2.names.data + facts2.calls[0].false_keywords, "retain_graph");
         CHECK(facts2.calls[0].grad_off && facts2.calls[0].false_positions == 5u);
         CHECK_STR(facts2.inputs->model_id, "gpt2");
@@ -182,7 +185,7 @@ static void lint_project(const char *dir, oom_cache *cache, oom_diag_list *out)
         oom_job *jobs = oom_xcalloc(d.target_count ? d.target_count : 1, sizeof *jobs);
         for (size_t i = 0; i < d.target_count; i++)
             jobs[i] = oom_run_job_for(&d.targets[i], NULL);
-        oom_run_settings s = {&rules, &sel, compiled, &ctx, NULL, 2, cache};
+        oom_run_settings s = {&rules, &sel, compiled, &ctx, NULL, 2, NULL, cache};
         oom_run(&s, jobs, d.target_count, out);
         for (size_t i = 0; i < d.target_count; i++)
             CHECK(jobs[i].recall == NULL && jobs[i].remember == NULL);

@@ -61,7 +61,7 @@ static void run_projects(run_env *e, const char *name, const char *second, int t
     oom_job *jobs = calloc(d.target_count ? d.target_count : 1, sizeof *jobs);
     for (size_t i = 0; i < d.target_count; i++)
         jobs[i] = oom_run_job_for(&d.targets[i], NULL);
-    oom_run_settings s = {&e->rules, &e->selection, e->compiled, &e->context, NULL, threads, NULL};
+    oom_run_settings s = {&e->rules, &e->selection, e->compiled, &e->context, NULL, threads, NULL, NULL};
     oom_run(&s, jobs, d.target_count, out);
     for (size_t i = 0; i < d.target_count; i++)
         CHECK(jobs[i].on_model == NULL); /* nothing left pointing at freed facts */
@@ -189,6 +189,58 @@ static void imported_forward_without_grad(void)
     env_close(&e);
 }
 
+/* The run kept file by file (the language server's): each file's own
+ * findings and facts, then the project pass over the facts, twice (the
+ * facts are left as they were), make what oom_run makes. */
+static void file_by_file_agrees(void)
+{
+    static const char *const projects[] = {"meters_in_another_module", "deepspeed_mismatch",
+                                           "eval_through_shared_epoch", "callers_without_grad"};
+    run_env e;
+    if (!env_open(&e, NULL)) {
+        CHECK(false);
+        return;
+    }
+    for (size_t p = 0; p < sizeof projects / sizeof *projects; p++) {
+        oom_diag_list whole = {NULL, 0, 0};
+        run_project(&e, projects[p], 1, &whole);
+        oom_buf dir;
+        oom_buf_init(&dir);
+        oom_buf_printf(&dir, "%s/projects/%s", run_root, projects[p]);
+        const char *paths[] = {dir.data};
+        oom_discovery d;
+        oom_strlist no_excludes = {NULL, 0, 0};
+        oom_discover(paths, 1, &no_excludes, NULL, &d);
+        oom_job *jobs = calloc(d.target_count ? d.target_count : 1, sizeof *jobs);
+        oom_run_file *files = calloc(d.target_count ? d.target_count : 1, sizeof *files);
+        for (size_t i = 0; i < d.target_count; i++)
+            jobs[i] = oom_run_job_for(&d.targets[i], NULL);
+        oom_run_settings s = {&e.rules, &e.selection, e.compiled, &e.context, NULL, 2, NULL, NULL};
+        oom_run_lint_files(&s, jobs, d.target_count, files);
+        for (int pass = 0; pass < 2; pass++) {
+            oom_diag_list out = {NULL, 0, 0};
+            for (size_t i = 0; i < d.target_count; i++)
+                for (size_t k = 0; k < files[i].diags.len; k++)
+                    oom_diag_list_add_copy(&out, &files[i].diags.items[k]);
+            oom_run_project(&s, files, d.target_count, &out);
+            CHECK(out.len == whole.len);
+            for (size_t i = 0; i < out.len && i < whole.len; i++)
+                CHECK(strcmp(out.items[i].code, whole.items[i].code) == 0 &&
+                      out.items[i].start_row == whole.items[i].start_row &&
+                      strcmp(out.items[i].path, whole.items[i].path) == 0);
+            oom_diag_list_free(&out);
+        }
+        for (size_t i = 0; i < d.target_count; i++)
+            oom_run_file_free(&files[i]);
+        free(files);
+        free(jobs);
+        oom_discovery_free(&d);
+        oom_buf_free(&dir);
+        oom_diag_list_free(&whole);
+    }
+    env_close(&e);
+}
+
 void test_run_suite(const char *fixtures_root)
 {
     run_root = fixtures_root;
@@ -199,4 +251,6 @@ void test_run_suite(const char *fixtures_root)
     oom_test_run("run: an imported class whose forward runs without grad is no forward with grad",
                  imported_forward_without_grad);
     oom_test_run("run: oom_run gives the same findings in the same order on one thread and four", threads_agree);
+    oom_test_run("run: file by file (oom_run_lint_files, oom_run_project twice) is what oom_run makes",
+                 file_by_file_agrees);
 }
