@@ -227,7 +227,13 @@ bench-server: all
 	@node tests/bench_server.js $(BUILD)/oomlint
 
 bench: all $(BUILD)/tools/parse-only $(BUILD)/tools/match-diff $(BUILD)/tools/lint-vs-parse
-	@sh tests/bench.sh
+	@status=0; sh tests/bench.sh || status=1; sh tests/bench_cache.sh || status=1; exit $$status
+
+# The on-disk cache alone: a second `oomlint .` over PyTorch's sources, and
+# one with a file changed, against a run without the cache.
+.PHONY: bench-cache
+bench-cache: all
+	@sh tests/bench_cache.sh
 
 # The ecosystem check (tests/ecosystem/): oomlint on pinned public training
 # code, each finding against its reviewed verdict, and the bug cases' recall.

@@ -5,6 +5,12 @@
 : "${OOMLINT:=build/oomlint}"
 TEST_TMP="$(mktemp -d "${TMPDIR:-/tmp}/oomlint-test.XXXXXX")"
 trap 'chmod -R u+rwx "$TEST_TMP" 2>/dev/null; rm -rf "$TEST_TMP"' EXIT
+# Every run of a suite keeps its cache in the suite's own folder: nothing is
+# written into the repository or the fixtures, and no run of the suite sees
+# what an earlier one (or another build) cached. Runs after the first of the
+# same file and settings are answered from it, as a user's would be.
+OOMLINT_CACHE_DIR="$TEST_TMP/cache"
+export OOMLINT_CACHE_DIR
 
 # The repository root, and OOMLINT as an absolute path, so that a test may
 # change directory (a temporary git repository, a project folder).

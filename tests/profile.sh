@@ -5,6 +5,10 @@
 # python3-torch), on every STRIDE-th file: tree-sitter parsing alone, then
 # oomlint with one thread split into its stages. Never a test.
 set -eu
+# Every run here lints: the on-disk cache would answer all runs after the
+# first (tests/bench_cache.sh measures it).
+OOMLINT_NO_CACHE=1
+export OOMLINT_NO_CACHE
 cd "$(dirname "$0")/.."
 STRIDE="${STRIDE:-7}"
 command -v valgrind >/dev/null 2>&1 || { echo "profile: valgrind is needed (make setup)"; exit 1; }

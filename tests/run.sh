@@ -7,6 +7,10 @@ set -u
 cd "$(dirname "$0")/.."
 LOG="$(mktemp -d "${TMPDIR:-/tmp}/oomlint-run.XXXXXX")"
 trap 'rm -rf "$LOG"' EXIT
+# The runs here (valgrind, match-diff's oomlint) keep their cache in $LOG,
+# never in the repository; the suites each set their own (tests/lib.sh).
+OOMLINT_CACHE_DIR="$LOG/cache"
+export OOMLINT_CACHE_DIR
 JOBS="$(nproc 2>/dev/null || echo 2)"
 # QUICK=1 (make quick): the plain build's unit tests, fixtures and CLI suites
 # only, no warning builds, valgrind or sanitizers; FIXTURES=DIR narrows the
@@ -104,6 +108,7 @@ if [ -x build/oomlint-tests ]; then
     done
     section "end-to-end"
     collect "e2e" env OOMLINT=build/oomlint sh tests/e2e.sh
+    collect "e2e cache" env OOMLINT=build/oomlint sh tests/e2e_cache.sh
     collect "readme usage" sh tests/readme_usage.sh check build/oomlint
     make test-tools > "$LOG/tools" 2>&1 || echo "SKIP tools: the SARIF validator could not be fetched" >> "$results"
     collect_suites build/oomlint fix hostile formats precommit notebook estimate config project server
@@ -122,6 +127,7 @@ if [ "$QUICK" != 1 ] && command -v valgrind >/dev/null 2>&1 && [ -x build/oomlin
     [ $? -eq 2 ]
     record "valgrind: syntax error and missing path" $? "$LOG/valgrind2"
     # the whole CLI suite again, each run under memcheck (exit 99 on any error or leak)
+    collect "valgrind e2e cache" env OOMLINT=tests/valgrind-oomlint.sh sh tests/e2e_cache.sh
     collect "valgrind e2e" env OOMLINT=tests/valgrind-oomlint.sh sh tests/e2e.sh
     # the language server's sessions, each server under memcheck
     collect "valgrind e2e server" env OOMLINT=tests/valgrind-oomlint.sh LSP_TIMEOUT_FACTOR=15 sh tests/e2e_server.sh
@@ -143,6 +149,7 @@ if [ "$QUICK" != 1 ] && [ -x build/asan/oomlint-tests ]; then
     collect "asan e2e" env OOMLINT=build/asan/oomlint sh tests/e2e.sh
     collect "asan e2e notebook" env OOMLINT=build/asan/oomlint sh tests/e2e_notebook.sh
     collect "asan e2e hostile" env OOMLINT=build/asan/oomlint sh tests/e2e_hostile.sh
+    collect "asan e2e cache" env OOMLINT=build/asan/oomlint sh tests/e2e_cache.sh
     collect "asan e2e fix" env OOMLINT=build/asan/oomlint sh tests/e2e_fix.sh
     collect "asan e2e server" env OOMLINT=build/asan/oomlint LSP_TIMEOUT_FACTOR=5 sh tests/e2e_server.sh
     if grep -q "ERROR: AddressSanitizer\|runtime error:\|LeakSanitizer" "$LOG/out" 2>/dev/null; then

@@ -62,6 +62,11 @@ typedef struct {
     oom_strlist fixable, unfixable; /* --fixable / --unfixable CODES; empty: from [tool.oomlint] */
     char *config_file;    /* --config FILE, or NULL: search upwards */
     bool isolated;        /* --isolated: ignore pyproject.toml */
+    /* the on-disk cache (oomlint/cache.h): --no-cache, --cache-dir DIR
+     * (NULL: OOMLINT_CACHE_DIR, cache-dir in [tool.oomlint], or the default);
+     * --cache-stats says on standard error how many files it answered */
+    bool no_cache, cache_stats;
+    char *cache_dir;
     /* oomlint estimate */
     char *estimate_model;
     long long estimate_batch, estimate_seq, estimate_image;

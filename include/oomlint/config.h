@@ -20,6 +20,7 @@ typedef struct {
     uint32_t gpu_line, gpu_col;
     int num_gpus;    /* 0 when not set */
     char *torch;     /* the PyTorch version the jobs run, "2.4"; NULL when not set */
+    char *cache_dir; /* cache-dir, as written (relative to dir); NULL when not set */
     bool has_select, has_ignore;
     /* fixing: fixable / unfixable code lists (Ruff's keys), unsafe-fixes */
     bool has_fixable, has_unfixable;

@@ -90,6 +90,15 @@ typedef struct {
      * for --fix); NULL: read `path` */
     const char *text;
     size_t text_len;
+    /* A store of results in front of the lint (the run's on-disk cache,
+     * oomlint/cache.h); NULL: none. Once the text is read, `recall` may
+     * answer for the file: it appends the file's findings to `out`, gives
+     * what on_model would have given, and returns true, and the file is not
+     * parsed. Otherwise the file is linted and `remember` is handed its
+     * findings, after on_model. Both are called with on_model_ctx, on the
+     * worker thread. */
+    bool (*recall)(void *ctx, const oom_source *src, oom_diag_list *out);
+    void (*remember)(void *ctx, const oom_source *src, const oom_diag_list *found);
 } oom_job;
 
 /* Lints every job on `threads` threads (each with its own parser and

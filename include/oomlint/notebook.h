@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "oomlint/diag.h"
+#include "oomlint/util.h"
 
 /* A notebook file may be this large: outputs (images, training logs) can
  * make it far larger than its code, and the code is what the source size
@@ -42,6 +43,12 @@ bool oom_notebook_is_path(const char *path);
  * `err` says what is wrong. */
 oom_notebook_status oom_notebook_parse(const char *json, size_t len, oom_notebook **out, oom_notebook_error *err);
 void oom_notebook_free(oom_notebook *nb);
+/* The notebook's module and map as bytes (util's codec), and back: what the
+ * on-disk cache keeps of a notebook, for the findings the project pass
+ * places in its cells. Decoding returns NULL (r->ok false) on bytes this
+ * did not write. */
+void oom_notebook_encode(const oom_notebook *nb, oom_buf *out);
+oom_notebook *oom_notebook_decode(oom_reader *r);
 
 /* The module: the code cells' text, masked, each cell ending in a newline.
  * Its lines are the cells' lines, one for one. */

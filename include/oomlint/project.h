@@ -68,6 +68,11 @@ oom_ds_links *oom_project_deepspeed_links_take(const char *script, oom_source *s
  * sets for the Trainer; NULL when it names none. */
 oom_ds_links *oom_project_deepspeed_links_take_yaml(const char *path, const oom_yamlmodel *m);
 void oom_project_deepspeed_links_free(oom_ds_links *l);
+/* The links as bytes (util's codec) and back, for the on-disk cache: a
+ * cached file hands the project pass the links it handed it when linted.
+ * Decoding returns NULL for none, and on a malformed input (r->ok false). */
+void oom_project_deepspeed_links_encode(const oom_ds_links *l, oom_buf *out);
+oom_ds_links *oom_project_deepspeed_links_decode(oom_reader *r);
 
 /* The project pass: for each Python file that hands a DeepSpeed config to
  * TrainingArguments (`deepspeed="ds.json"`, directly or through a

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "oomlint/diag.h"
 #include "oomlint/fix.h"
@@ -43,6 +44,9 @@ typedef struct {
     bool unnecessary;
     bool builtin;    /* embedded at build time (its query is checked by the test
                         suite against tree-sitter's own reader, not at run time) */
+    /* a hash of its rule.json and queries: a rule changed in a --rules
+     * folder misses the on-disk cache (oomlint/cache.h) */
+    uint64_t source_hash;
 } oom_rule;
 
 /* One file of a rule tree: embedded at build time or read from --rules. */

@@ -27,6 +27,9 @@ typedef struct {
     /* text in place of files on disk for the project checks (the language
      * server's open buffers; the jobs carry their own text); may be NULL */
     const oom_overlay *overlay;
+    /* per-file results kept between runs (oomlint/cache.h), opened for
+     * these settings; NULL: every file is linted */
+    struct oom_cache *cache;
 } oom_run_settings;
 
 /* The job for one discovered target: its language, and whether its syntax is

@@ -95,4 +95,42 @@ void oom_source_position(oom_source *src, size_t byte, uint32_t *row, uint32_t *
 /* Bounds of the 1-based line `row` (without its line terminator). */
 bool oom_source_line(oom_source *src, uint32_t row, const char **start, size_t *len);
 
+/* ---- what linting a file reads besides the file (source/readlog.c) ------------ */
+
+/* Linting a file may read others: a local model's config.json (OOM501), the
+ * DeepSpeed or TrainingArguments config a script names. A result kept for
+ * the file (the on-disk cache) holds only while those read the same, so
+ * while a log is started on a thread every oom_source_read of a path and
+ * every oom_source_exists there is noted in it. Per thread, never shared:
+ * the workers of a run each log their own file. */
+typedef struct {
+    char *path;
+    uint32_t kind;  /* OOM_READ_TEXT or OOM_READ_EXISTS */
+    uint64_t value; /* the text's hash, or the status when it was not read; the answer of exists */
+} oom_read_note;
+
+enum { OOM_READ_TEXT = 1, OOM_READ_EXISTS = 2 };
+/* More notes than this and the log gives up (full): a file that reads so
+ * many others is not worth keeping. */
+#define OOM_READLOG_MAX 64
+
+typedef struct {
+    oom_read_note *items;
+    size_t len, cap;
+    bool full;
+} oom_readlog;
+
+void oom_readlog_start(oom_readlog *log);
+void oom_readlog_stop(void);
+void oom_readlog_free(oom_readlog *log);
+/* Adds a note (a decoded one, say); false when the log is full. */
+bool oom_readlog_add(oom_readlog *log, const char *path, uint32_t kind, uint64_t value);
+/* Whether every note still holds: each file reads as it did (or fails as
+ * it did), each existence check answers as it did. */
+bool oom_readlog_still_holds(const oom_readlog *log);
+/* Notes a read on this thread's log, if one is started (oom_source_read). */
+void oom_readlog_note_read(const char *path, oom_source_status st, const oom_source *src);
+/* Whether `path` exists (stat succeeds), noted on this thread's log. */
+bool oom_source_exists(const char *path);
+
 #endif

@@ -64,4 +64,39 @@ void oom_strlist_push(oom_strlist *l, const char *s);
 void oom_strlist_free(oom_strlist *l);
 bool oom_strlist_contains(const oom_strlist *l, const char *s);
 
+/* ---- hashing and a byte codec (util/hash.c, util/codec.c) ---------------- */
+
+#include <stdint.h>
+
+/* XXH64 (Yann Collet's xxHash, 64-bit): fast and well distributed, not
+ * cryptographic. What the on-disk cache keys its entries by. */
+uint64_t oom_hash64(const void *data, size_t len, uint64_t seed);
+
+/* Host-order integers and length-prefixed strings appended to a buffer, and
+ * read back with every length checked: a reader past its end, or given a
+ * string that is not NUL-free, fails (ok becomes false) and returns zeros,
+ * never reads outside its bytes. For files this binary writes and reads
+ * back (the cache), never for an exchange format. */
+void oom_buf_put_u32(oom_buf *b, uint32_t v);
+void oom_buf_put_u64(oom_buf *b, uint64_t v);
+/* NULL is written apart from "" and read back as NULL. */
+void oom_buf_put_str(oom_buf *b, const char *s);
+void oom_buf_put_bytes(oom_buf *b, const void *p, size_t n);
+
+typedef struct {
+    const unsigned char *at, *end;
+    bool ok;
+} oom_reader;
+
+void oom_reader_init(oom_reader *r, const void *data, size_t len);
+uint32_t oom_reader_u32(oom_reader *r);
+uint64_t oom_reader_u64(oom_reader *r);
+/* A count of items of at least `min_item` bytes each that can still be read:
+ * a corrupt count fails here, before anything is allocated for it. */
+size_t oom_reader_count(oom_reader *r, size_t min_item);
+/* An owned copy (NULL when NULL was written, or on failure). */
+char *oom_reader_str(oom_reader *r);
+/* Copies n bytes into p (zeros on failure). */
+void oom_reader_bytes(oom_reader *r, void *p, size_t n);
+
 #endif

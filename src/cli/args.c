@@ -129,6 +129,7 @@ void oom_settings_free(oom_settings *s)
     free(s->gpu);
     free(s->torch_version);
     free(s->config_file);
+    free(s->cache_dir);
     free(s->estimate_model);
     free(s->plot_file);
 }

@@ -38,4 +38,20 @@ int oom_cli_take_option(int argc, char **argv, int *i, oom_settings *s, oom_buf 
  * `oomlint estimate` alone, or all the others. */
 void oom_cli_options_help(bool estimate, oom_buf *out);
 
+/* ---- the on-disk cache of a check (cli/caching.c) ---------------------------- */
+
+struct oom_cache;
+/* What the run's results depend on, beside the build and the files. */
+typedef struct {
+    const oom_rule_list *rules;
+    const oom_selection *selection;
+    const oom_run_context *run;
+    const oom_config *config; /* NULL: none found, or --isolated */
+} oom_cli_cache_request;
+/* The cache the check uses; NULL with --no-cache or OOMLINT_NO_CACHE. */
+struct oom_cache *oom_cli_cache_open(const oom_settings *s, const oom_cli_cache_request *r);
+/* Warns once when the cache could not be written, prints --cache-stats,
+ * and frees it. */
+void oom_cli_cache_close(const oom_settings *s, struct oom_cache *c);
+
 #endif

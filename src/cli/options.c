@@ -215,6 +215,12 @@ static const cli_option options[] = {
     VALUE("--unfixable", NULL, "CODES", push_codes, AT(unfixable), OOM_OPT_CHECK, "these are never fixed"),
     {"--threads", NULL, "N", set_number, AT(threads), 1, 1024, true, NULL, OOM_OPT_CHECK,
      "lint on N threads (default: the number of CPUs)"},
+    FLAG("--no-cache", NULL, set_true, AT(no_cache), OOM_OPT_CHECK,
+         "lint every file, neither reading nor writing the cache"),
+    VALUE("--cache-dir", NULL, "DIR", set_string, AT(cache_dir), OOM_OPT_CHECK,
+          "keep the cache in DIR (default: .oomlint_cache beside\n"
+          "pyproject.toml; OOMLINT_CACHE_DIR, cache-dir in [tool.oomlint])"),
+    FLAG("--cache-stats", NULL, set_true, AT(cache_stats), OOM_OPT_CHECK, HIDDEN),
     VALUE("--model", NULL, "ID", set_string, AT(estimate_model), OOM_OPT_ESTIMATE,
           "the model: a hub id (meta-llama/Llama-2-7b-hf) or an image\n"
           "model's name (resnet50)"),

@@ -18,6 +18,7 @@
 #include "oomlint/run.h"
 #include "oomlint/server.h"
 #include "oomlint/text.h"
+#include "internal.h"
 
 
 static void print_error(const char *msg)
@@ -449,12 +450,13 @@ typedef struct {
     oom_job *jobs;
     size_t count;
     int threads;
+    struct oom_cache *cache; /* NULL: none */
 } lint_plan;
 
 static void lint_targets(const lint_plan *p, oom_diag_list *out)
 {
     oom_run_settings rs = {p->rules, &p->eff->selection, p->compiled, &p->eff->run,
-                           p->eff->have_config ? &p->eff->config : NULL, p->threads, NULL};
+                           p->eff->have_config ? &p->eff->config : NULL, p->threads, NULL, p->cache};
     oom_run(&rs, p->jobs, p->count, out);
 }
 
@@ -596,7 +598,9 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
             jobs[i].text = stdin_text;
         }
     }
-    lint_plan plan = {rules, &eff, compiled, jobs, d.target_count, s->threads > 0 ? s->threads : default_threads()};
+    oom_cli_cache_request cache_for = {rules, &eff.selection, &eff.run, eff.have_config ? &eff.config : NULL};
+    lint_plan plan = {rules, &eff, compiled, jobs, d.target_count, s->threads > 0 ? s->threads : default_threads(),
+                      oom_cli_cache_open(s, &cache_for)};
     lint_targets(&plan, &run.diags);
     oom_fix_settings fs;
     fix_settings_for(s, &eff, &fs);
@@ -613,6 +617,7 @@ static int cmd_check(const oom_settings *s, const oom_rule_list *rules)
             emit_report(s, rules, &run.diags, d.target_count, s->fix ? &fixed.summary : NULL, report_to) != 0)
             rc = OOM_EXIT_FAILURE;
     }
+    oom_cli_cache_close(s, plan.cache);
     oom_fix_outcome_set_free(&fixed);
     oom_selection_free(&fs.fixable);
     free(stdin_text);

@@ -36,6 +36,9 @@ static const char notes[] =
     "Suppress a finding with `# noqa: OOM201` or `# oomlint: disable=OOM201` on its line,\n"
     "or a whole file with `# oomlint: disable-file` on a line of its own (in a notebook,\n"
     "in any code cell). A notebook's findings are placed as cell 3:9:5 (cell, row, column).\n"
+    "Each file's results are cached in .oomlint_cache beside pyproject.toml (or in the working\n"
+    "folder), keyed by the file's text, oomlint's build and the settings: an unchanged file is not\n"
+    "linted again. OOMLINT_CACHE_DIR=DIR is --cache-dir DIR; OOMLINT_NO_CACHE=1 is --no-cache.\n"
     "Exit status: 0 nothing found, 1 problems found, 2 the run failed.\n";
 
 static oom_buf usage_text;

@@ -179,6 +179,16 @@ static int main_pair(toml_doc *d, oom_config *c, TSNode key_node, TSNode value)
             free(c->torch);
             c->torch = s;
         }
+    } else if (strcmp(key, "cache-dir") == 0) {
+        char *s = NULL;
+        if (!string_value(d, value, &s) || !*s) {
+            free(s);
+            fail(d, value, "%s must be a folder name such as \".oomlint_cache\"", "cache-dir");
+            rc = -1;
+        } else {
+            free(c->cache_dir);
+            c->cache_dir = s;
+        }
     } else if (strcmp(key, "num-gpus") == 0) {
         char *t = node_text(d, value);
         char *end;
@@ -218,7 +228,7 @@ static int main_pair(toml_doc *d, oom_config *c, TSNode key_node, TSNode value)
     } else {
         fail(d, key_node,
              "unknown key \"%s\" in [tool.oomlint] (known: gpu, num-gpus, torch, select, ignore, exclude, "
-             "extend-exclude, per-file-ignores, fixable, unfixable, unsafe-fixes)",
+             "extend-exclude, per-file-ignores, fixable, unfixable, unsafe-fixes, cache-dir)",
              key);
         rc = -1;
     }
@@ -409,6 +419,7 @@ void oom_config_free(oom_config *c)
     free(c->dir);
     free(c->gpu);
     free(c->torch);
+    free(c->cache_dir);
     oom_strlist_free(&c->select);
     oom_strlist_free(&c->ignore);
     oom_strlist_free(&c->exclude);

@@ -16,7 +16,7 @@ bool oom_discover_is_skipped_dir(const char *name)
 {
     static const char *const skipped[] = {".git", ".hg", ".svn", "__pycache__", "node_modules",
                                           ".venv", "venv", "site-packages", ".tox", ".nox",
-                                          ".mypy_cache", ".ruff_cache", ".pytest_cache",
+                                          ".mypy_cache", ".ruff_cache", ".pytest_cache", ".oomlint_cache",
                                           /* Jupyter's autosaved copies of the notebooks beside it */
                                           ".ipynb_checkpoints", NULL};
     for (size_t i = 0; skipped[i]; i++)

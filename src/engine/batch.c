@@ -98,14 +98,17 @@ static void lint_one(oom_linter *linter, const oom_compiled *c, const oom_job *j
         oom_source_free(&src);
         return;
     }
-    if (job->report_syntax) {
-        oom_linter_run_then(linter, &src, job->lang, out, job->on_model, job->on_model_ctx);
-    } else {
-        oom_diag_list found = {NULL, 0, 0};
-        oom_linter_run_then(linter, &src, job->lang, &found, job->on_model, job->on_model_ctx);
-        drop_syntax_errors(&found);
-        oom_diag_list_move(out, &found);
+    if (job->recall && job->recall(job->on_model_ctx, &src, out)) {
+        oom_source_free(&src);
+        return;
     }
+    oom_diag_list found = {NULL, 0, 0};
+    oom_linter_run_then(linter, &src, job->lang, &found, job->on_model, job->on_model_ctx);
+    if (!job->report_syntax)
+        drop_syntax_errors(&found);
+    if (job->remember)
+        job->remember(job->on_model_ctx, &src, &found);
+    oom_diag_list_move(out, &found);
     oom_source_free(&src);
 }
 

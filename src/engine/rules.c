@@ -209,6 +209,19 @@ static void rule_free(oom_rule *r)
     memset(r, 0, sizeof(*r));
 }
 
+/* What decides the rule's findings: its rule.json and its queries (not its
+ * documentation), each file's hash chained into the next. */
+static uint64_t source_hash(const rule_files *rf)
+{
+    uint64_t h = oom_hash64(rf->json->data, rf->json->len, 0);
+    if (rf->query)
+        h = oom_hash64(rf->query->data, rf->query->len, h + 1);
+    for (int l = 0; l < OOM_LANG_COUNT; l++)
+        if (rf->extra[l])
+            h = oom_hash64(rf->extra[l]->data, rf->extra[l]->len, h + 2 + (uint64_t)l);
+    return h;
+}
+
 static int load_rule(oom_rule_list *rules, const rule_files *rf, const char *origin_root,
                      bool builtin, oom_buf *err)
 {
@@ -241,6 +254,7 @@ static int load_rule(oom_rule_list *rules, const rule_files *rf, const char *ori
         oom_buf_printf(&path, "%s/%s", origin_root, rf->folder);
         r.origin = oom_buf_take(&path);
         r.builtin = builtin;
+        r.source_hash = source_hash(rf);
         OOM_PUSH(rules->items, rules->len, rules->cap, r);
     } else {
         rule_free(&r);

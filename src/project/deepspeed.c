@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "oomlint/jsonfile.h"
 #include "oomlint/lang.h"
@@ -73,8 +72,7 @@ static char *resolve_beside(const char *script, const char *rel)
     oom_buf_init(&p);
     oom_buf_printf(&p, "%s/%s", dir, rel);
     free(dir);
-    struct stat st;
-    if (stat(p.data, &st) == 0)
+    if (oom_source_exists(p.data)) /* noted: a cached result depends on it */
         return oom_buf_take(&p);
     oom_buf_free(&p);
     return oom_xstrdup(rel);
@@ -434,6 +432,78 @@ oom_ds_links *oom_project_deepspeed_links_take_yaml(const char *path, const oom_
     oom_ds_links *l = oom_xcalloc(1, sizeof *l);
     link_from_yaml(path, m, (kinds & OOM_YAML_AXOLOTL) != 0, &l->list);
     if (l->list.len == 0) {
+        oom_project_deepspeed_links_free(l);
+        return NULL;
+    }
+    return l;
+}
+
+/* A field added to hf_value must be encoded here too, or a cached file's
+ * links would lose it: the build stops until the mirror is updated. */
+typedef struct {
+    long long value;
+    char where[256];
+    char origin[200];
+} hf_value_as_kept;
+_Static_assert(sizeof(hf_value) == sizeof(hf_value_as_kept), "hf_value changed: encode the new field below");
+
+static void encode_value(const hf_value *v, oom_buf *out)
+{
+    oom_buf_put_u64(out, (uint64_t)v->value);
+    oom_buf_put_str(out, v->where);
+    oom_buf_put_str(out, v->origin);
+}
+
+static void decode_text(oom_reader *r, char *into, size_t size)
+{
+    char *s = oom_reader_str(r);
+    snprintf(into, size, "%s", s ? s : "");
+    free(s);
+}
+
+static void decode_value(oom_reader *r, hf_value *v)
+{
+    v->value = (long long)oom_reader_u64(r);
+    decode_text(r, v->where, sizeof v->where);
+    decode_text(r, v->origin, sizeof v->origin);
+}
+
+void oom_project_deepspeed_links_encode(const oom_ds_links *l, oom_buf *out)
+{
+    oom_buf_put_u32(out, l ? (uint32_t)l->list.len : 0);
+    for (size_t i = 0; l && i < l->list.len; i++) {
+        const ds_link *k = &l->list.items[i];
+        oom_buf_put_str(out, k->ds_path);
+        encode_value(&k->micro_batch, out);
+        encode_value(&k->grad_accum, out);
+        encode_value(&k->fp16, out);
+        encode_value(&k->bf16, out);
+    }
+}
+
+oom_ds_links *oom_project_deepspeed_links_decode(oom_reader *r)
+{
+    size_t n = oom_reader_count(r, 4 + 4 * 16);
+    if (n == 0)
+        return NULL;
+    oom_ds_links *l = oom_xcalloc(1, sizeof *l);
+    for (size_t i = 0; i < n && r->ok; i++) {
+        ds_link k;
+        memset(&k, 0, sizeof k);
+        k.ds_path = oom_reader_str(r);
+        decode_value(r, &k.micro_batch);
+        decode_value(r, &k.grad_accum);
+        decode_value(r, &k.fp16);
+        decode_value(r, &k.bf16);
+        if (!k.ds_path)
+            r->ok = false;
+        if (!r->ok) {
+            free(k.ds_path);
+            break;
+        }
+        OOM_PUSH(l->list.items, l->list.len, l->list.cap, k);
+    }
+    if (!r->ok) {
         oom_project_deepspeed_links_free(l);
         return NULL;
     }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "oomlint/cache.h"
 #include "oomlint/estimate.h"
 #include "oomlint/facts.h"
 #include "oomlint/notebook.h"
@@ -43,6 +44,11 @@ typedef struct {
     const oom_kb *kb;
     unsigned needs; /* OOM_FACTS_*: what the project checks that run will ask */
     const char *path;
+    /* the run's cache (NULL: none), how it knows this file, and what else
+     * linting it read (the entry holds only while those read the same) */
+    oom_cache *cache;
+    oom_cache_file id;
+    oom_readlog reads;
 } facts_ctx;
 
 /* A YAML training config's facts: the DeepSpeed config it names, and the
@@ -101,6 +107,37 @@ static void take_facts(void *ctx, oom_source *src, oom_pymodel *model, const oom
     f->facts->notebook = oom_source_take_notebook(src);
 }
 
+/* A file's kept result: its findings and facts, and nothing parsed. On a
+ * miss the reads of the lint that follows are logged for the entry. */
+static bool recall_file(void *ctx, const oom_source *src, oom_diag_list *out)
+{
+    facts_ctx *f = ctx;
+    if (oom_cache_recall(f->cache, &f->id, src, out, f->facts))
+        return true;
+    oom_readlog_start(&f->reads);
+    return false;
+}
+
+static void remember_file(void *ctx, const oom_source *src, const oom_diag_list *found)
+{
+    facts_ctx *f = ctx;
+    oom_readlog_stop();
+    oom_cache_remember(f->cache, &f->id, src, found, f->facts, &f->reads);
+    oom_readlog_free(&f->reads);
+}
+
+/* Standard input has no file to key it by: it is always linted, as is
+ * text the caller holds (stdin read for --fix). */
+static void use_cache(oom_cache *cache, oom_job *job, facts_ctx *f)
+{
+    if (!cache || job->text || strcmp(job->path, "-") == 0)
+        return;
+    f->cache = cache;
+    f->id = (oom_cache_file){job->path, job->display, (int)job->lang, job->report_syntax, f->needs, {0, 0}, false};
+    job->recall = recall_file;
+    job->remember = remember_file;
+}
+
 static void apply_per_file_ignores(const oom_config *config, oom_diag_list *diags)
 {
     if (!config || config->per_file_ignore_count == 0)
@@ -123,9 +160,11 @@ static facts_ctx *prepare_jobs(const oom_run_settings *s, oom_job *jobs, size_t 
     for (size_t i = 0; i < count; i++) {
         /* stdin has no folder, so no config beside it and no estimate */
         bool file = strcmp(jobs[i].path, "-") != 0;
-        fctx[i] = (facts_ctx){&facts[i], s->context->kb, file ? needs : needs & OOM_FACTS_CALLS, jobs[i].path};
+        fctx[i] = (facts_ctx){&facts[i], s->context->kb, file ? needs : needs & OOM_FACTS_CALLS, jobs[i].path,
+                              NULL, {0}, {0}};
         jobs[i].on_model = take_facts;
         jobs[i].on_model_ctx = &fctx[i];
+        use_cache(s->cache, &jobs[i], &fctx[i]);
     }
     return fctx;
 }
@@ -135,6 +174,8 @@ static void unhook_jobs(oom_job *jobs, size_t count)
     for (size_t i = 0; i < count; i++) {
         jobs[i].on_model = NULL; /* the facts it pointed into are gone */
         jobs[i].on_model_ctx = NULL;
+        jobs[i].recall = NULL;
+        jobs[i].remember = NULL;
     }
 }
 

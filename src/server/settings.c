@@ -160,5 +160,5 @@ void srv_profile_free(srv_profile *p)
 void srv_profile_settings(const srv_profile *p, oom_run_settings *rs, int threads)
 {
     *rs = (oom_run_settings){&p->rules, &p->selection, p->compiled, &p->run, p->have_config ? &p->config : NULL,
-                             threads < 1 ? 1 : threads, NULL};
+                             threads < 1 ? 1 : threads, NULL, NULL};
 }

@@ -450,6 +450,59 @@ void oom_notebook_free(oom_notebook *nb)
     free(nb);
 }
 
+void oom_notebook_encode(const oom_notebook *nb, oom_buf *out)
+{
+    oom_buf_put_u64(out, nb->code.len);
+    oom_buf_put_bytes(out, nb->code.data, nb->code.len);
+    oom_buf_put_u64(out, nb->written.len);
+    oom_buf_put_bytes(out, nb->written.data, nb->written.len);
+    oom_buf_put_u32(out, (uint32_t)nb->line_count);
+    for (size_t i = 0; i < nb->line_count; i++) {
+        const nb_line *l = &nb->lines[i];
+        uint32_t v[3] = {l->cell, l->row, l->file_row};
+        oom_buf_put_bytes(out, v, sizeof v);
+        uint64_t w[4] = {l->start, l->len, l->code_start, l->code_len};
+        oom_buf_put_bytes(out, w, sizeof w);
+    }
+}
+
+static bool decode_text(oom_reader *r, oom_buf *into)
+{
+    uint64_t n = oom_reader_u64(r);
+    if (!r->ok || n > (uint64_t)(r->end - r->at))
+        return r->ok = false;
+    if (n)
+        oom_buf_append(into, (const char *)r->at, (size_t)n);
+    r->at += n;
+    return true;
+}
+
+oom_notebook *oom_notebook_decode(oom_reader *r)
+{
+    oom_notebook *nb = oom_xcalloc(1, sizeof *nb);
+    decode_text(r, &nb->code);
+    decode_text(r, &nb->written);
+    size_t n = oom_reader_count(r, 3 * 4 + 4 * 8);
+    nb->lines = oom_xcalloc(n ? n : 1, sizeof *nb->lines);
+    nb->line_cap = n ? n : 1;
+    for (size_t i = 0; i < n && r->ok; i++) {
+        uint32_t v[3];
+        uint64_t w[4];
+        oom_reader_bytes(r, v, sizeof v);
+        oom_reader_bytes(r, w, sizeof w);
+        /* every line inside the texts it points into */
+        r->ok &= w[0] <= nb->written.len && w[1] <= nb->written.len - w[0] && w[2] <= nb->code.len &&
+                 w[3] <= nb->code.len - w[2];
+        nb->lines[i] = (nb_line){v[0], v[1], v[2], (size_t)w[0], (size_t)w[1], (size_t)w[2], (size_t)w[3]};
+        nb->line_count = i + 1;
+    }
+    if (!r->ok) {
+        oom_notebook_free(nb);
+        return NULL;
+    }
+    return nb;
+}
+
 const char *oom_notebook_code(const oom_notebook *nb, size_t *len)
 {
     *len = nb->code.len;

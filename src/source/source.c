@@ -150,7 +150,9 @@ static oom_source_status read_text(const char *path, const char *display_name, s
 oom_source_status oom_source_read(const char *path, const char *display_name,
                                   oom_source *out, char *error, size_t error_size)
 {
-    return read_text(path, display_name, OOM_MAX_FILE_BYTES, out, error, error_size);
+    oom_source_status st = read_text(path, display_name, OOM_MAX_FILE_BYTES, out, error, error_size);
+    oom_readlog_note_read(path, st, out);
+    return st;
 }
 
 oom_source_status oom_source_from_memory(const char *display_name, const char *bytes,

@@ -80,6 +80,7 @@ void test_project_suite(void);
 void test_words_suite(void);
 void test_notebook_suite(void);
 void test_yamlmodel_suite(void);
+void test_cache_suite(void);
 void test_fix_suite(const char *fixtures_root);
 void test_run_suite(const char *fixtures_root);
 void test_fixtures_suite(const char *root);

@@ -46,6 +46,7 @@ int main(int argc, char **argv)
     test_words_suite();
     test_notebook_suite();
     test_yamlmodel_suite();
+    test_cache_suite();
     test_fix_suite(fixtures);
     test_run_suite(fixtures);
     test_fixtures_suite(fixtures);

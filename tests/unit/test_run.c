@@ -61,7 +61,7 @@ static void run_projects(run_env *e, const char *name, const char *second, int t
     oom_job *jobs = calloc(d.target_count ? d.target_count : 1, sizeof *jobs);
     for (size_t i = 0; i < d.target_count; i++)
         jobs[i] = oom_run_job_for(&d.targets[i], NULL);
-    oom_run_settings s = {&e->rules, &e->selection, e->compiled, &e->context, NULL, threads, NULL};
+    oom_run_settings s = {&e->rules, &e->selection, e->compiled, &e->context, NULL, threads, NULL, NULL};
     oom_run(&s, jobs, d.target_count, out);
     for (size_t i = 0; i < d.target_count; i++)
         CHECK(jobs[i].on_model == NULL); /* nothing left pointing at freed facts */
@@ -216,7 +216,7 @@ static void file_by_file_agrees(void)
         oom_run_file *files = calloc(d.target_count ? d.target_count : 1, sizeof *files);
         for (size_t i = 0; i < d.target_count; i++)
             jobs[i] = oom_run_job_for(&d.targets[i], NULL);
-        oom_run_settings s = {&e.rules, &e.selection, e.compiled, &e.context, NULL, 2, NULL};
+        oom_run_settings s = {&e.rules, &e.selection, e.compiled, &e.context, NULL, 2, NULL, NULL};
         oom_run_lint_files(&s, jobs, d.target_count, files);
         for (int pass = 0; pass < 2; pass++) {
             oom_diag_list out = {NULL, 0, 0};
