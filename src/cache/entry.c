@@ -48,6 +48,8 @@ typedef struct {
     bool grad_off;
     uint32_t false_positions;
     size_t false_keywords;
+    uint32_t module_positions;
+    size_t module_keywords;
     signed char callee;
     size_t callee_module;
 } call_as_kept;
@@ -62,6 +64,7 @@ typedef struct {
     oom_accumulator_fact *accumulators;
     size_t accumulator_count, accumulator_cap;
     oom_buf no_grad_forward_classes;
+    oom_buf module_classes;
     oom_diag_list pending;
     oom_script_inputs *inputs;
     struct oom_ds_links *deepspeed;
@@ -228,7 +231,8 @@ static void put_calls(oom_buf *b, const oom_file_facts *f)
         oom_buf_put_u64(b, c->name);
         oom_buf_put_u64(b, c->false_keywords);
         oom_buf_put_u64(b, c->callee_module);
-        uint32_t v[3] = {c->grad_off, c->false_positions, (uint32_t)(int32_t)c->callee};
+        oom_buf_put_u64(b, c->module_keywords);
+        uint32_t v[4] = {c->grad_off, c->false_positions, (uint32_t)(int32_t)c->callee, c->module_positions};
         oom_buf_put_bytes(b, v, sizeof v);
     }
     oom_buf_put_u32(b, (uint32_t)f->accumulator_count);
@@ -239,6 +243,7 @@ static void put_calls(oom_buf *b, const oom_file_facts *f)
         oom_buf_put_u32(b, (uint32_t)a->index);
     }
     put_block(b, &f->no_grad_forward_classes);
+    put_block(b, &f->module_classes);
 }
 
 static bool name_ok(const oom_file_facts *f, uint64_t at)
@@ -249,19 +254,22 @@ static bool name_ok(const oom_file_facts *f, uint64_t at)
 static void get_calls(oom_reader *r, oom_file_facts *f)
 {
     get_names(r, &f->names);
-    size_t n = oom_reader_count(r, 3 * 8 + 3 * 4);
+    size_t n = oom_reader_count(r, 4 * 8 + 4 * 4);
     if (n)
         f->calls = oom_xcalloc(n, sizeof *f->calls);
     for (size_t i = 0; i < n && r->ok; i++) {
         oom_call_fact *c = &f->calls[i];
         uint64_t name = oom_reader_u64(r), kw = oom_reader_u64(r), module = oom_reader_u64(r);
-        uint32_t v[3];
+        uint64_t mkw = oom_reader_u64(r);
+        uint32_t v[4];
         oom_reader_bytes(r, v, sizeof v);
-        r->ok &= name_ok(f, name) && name_ok(f, kw) && name_ok(f, module) && v[0] <= 1;
+        r->ok &= name_ok(f, name) && name_ok(f, kw) && name_ok(f, module) && name_ok(f, mkw) && v[0] <= 1;
         c->name = (size_t)name, c->false_keywords = (size_t)kw, c->callee_module = (size_t)module;
+        c->module_keywords = (size_t)mkw;
         c->grad_off = v[0] == 1;
         c->false_positions = v[1];
         c->callee = (signed char)(int32_t)v[2];
+        c->module_positions = v[3];
         f->call_count = f->call_cap = i + 1;
     }
     size_t m = oom_reader_count(r, 2 * 8 + 4);
@@ -276,6 +284,7 @@ static void get_calls(oom_reader *r, oom_file_facts *f)
         f->accumulator_count = f->accumulator_cap = i + 1;
     }
     get_names(r, &f->no_grad_forward_classes);
+    get_names(r, &f->module_classes);
 }
 
 /* The estimate's inputs are plain values (numbers, flags, fixed-size
