@@ -358,6 +358,8 @@ static bool is_model_expr(const oom_pymodel *m, TSNode expr, int depth)
             return method_runs_forward(m, method, depth);
         return oom_model_module_role(m, expr) == OOM_ROLE_MODULE;
     }
+    if (strcmp(ts_node_type(expr), "subscript") == 0) /* self.models["g"](z), self.heads[i](h) */
+        return oom_model_module_role(m, expr) == OOM_ROLE_MODULE;
     if (s != m->sym.identifier)
         return false;
     const char *name = oom_node_text(m, expr, &len);

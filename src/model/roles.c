@@ -24,326 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oomlint/library.h"
-#include "internal.h"
+#include "roles.h"
 
-/* Work per top-level question: a parameter leads to call sites, each to an
- * argument's bindings, each maybe to another parameter; past this budget the
- * answer is unknown. */
-#define ROLE_BUDGET 400
-#define ROLE_MAX_DEPTH 24
-
-typedef struct {
-    const oom_pymodel *m;
-    const oom_library *lib;
-    int budget;
-    /* what the answer waits on in other files of the project, one condition
-     * a line ("module<TAB>pkg.mod<TAB>Class": that class is a module there;
-     * "modarg<TAB>f<TAB>position<TAB>name": some file calls f with a module
-     * there); an answer that waits is a module only once the project pass
-     * confirms it */
-    oom_buf cond;
-} role_query;
-
-/* Takes back the conditions added since the buffer was `len` long. */
-static void cond_truncate(role_query *q, size_t len)
-{
-    if (q->cond.len > len) {
-        q->cond.len = len;
-        q->cond.data[len] = '\0';
-    }
-}
-
-/* Records a condition the answer would wait on; false (record nothing)
- * when this question is asked without waiting (the first of the two
- * tries a predicate makes: see engine/predicates.c). */
-static bool wait_on(role_query *q, const char *fmt, const char *a, size_t alen, const char *b, size_t blen, int n)
-{
-    if (!q->m->pending_conditions)
-        return false;
-    oom_buf line;
-    oom_buf_init(&line);
-    if (n >= 0)
-        oom_buf_printf(&line, fmt, (int)alen, a, n, (int)blen, b);
-    else
-        oom_buf_printf(&line, fmt, (int)alen, a, (int)blen, b);
-    /* once each */
-    bool seen = false;
-    for (const char *p = q->cond.data; p && *p && !seen;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        seen = len == line.len && memcmp(p, line.data, len) == 0;
-        p += len + (nl != NULL);
-    }
-    if (!seen) {
-        if (q->cond.len)
-            oom_buf_putc(&q->cond, '\n');
-        oom_buf_append(&q->cond, line.data, line.len);
-    }
-    oom_buf_free(&line);
-    return true;
-}
-
-static oom_role role_of(role_query *q, TSNode e, int depth);
-
-/* ---- answers kept -------------------------------------------------------------- */
-
-/* The rules ask about the same expressions and names many times (every
- * rule, every predicate): answers are kept per model, keyed by what was
- * asked (kind), where (a byte offset) and about which text. */
-enum { MEMO_ROLE = 1, MEMO_USED = 2, MEMO_CLASS = 3, MEMO_ATTR = 4, MEMO_ROLE_WAITING = 5 };
-
-typedef struct {
-    const char *text; /* NULL: empty slot */
-    uint32_t len, at;
-    unsigned char kind;
-    signed char value;
-    char *cond; /* MEMO_ROLE: what the answer waits on (role_query.cond); NULL for nothing */
-} memo_slot;
-
-struct oom_role_memo {
-    memo_slot *slots;
-    uint32_t mask, used;
-};
-
-static uint32_t memo_hash(int kind, uint32_t at, const char *text, uint32_t len)
-{
-    uint32_t h = 2166136261u ^ (uint32_t)kind;
-    h = (h ^ at) * 16777619u;
-    h = (h ^ len) * 16777619u;
-    if (kind == MEMO_ATTR) /* by the attribute's name, wherever it is read */
-        for (uint32_t i = 0; i < len; i++)
-            h = (h ^ (unsigned char)text[i]) * 16777619u;
-    else
-        h = (h ^ (uint32_t)(uintptr_t)text) * 16777619u;
-    return h ^ (h >> 15);
-}
-
-static memo_slot *memo_find(const oom_pymodel *m, int kind, uint32_t at, const char *text, uint32_t len)
-{
-    struct oom_role_memo *t = m->role_memo;
-    if (!t)
-        return NULL;
-    for (uint32_t i = memo_hash(kind, at, text, len) & t->mask;; i = (i + 1) & t->mask) {
-        memo_slot *s = &t->slots[i];
-        if (!s->text)
-            return NULL;
-        if (s->kind == kind && s->at == at && s->len == len &&
-            (s->text == text || (kind == MEMO_ATTR && memcmp(s->text, text, len) == 0)))
-            return s;
-    }
-}
-
-static void memo_put_cond(const oom_pymodel *cm, int kind, uint32_t at, const char *text, uint32_t len, int value,
-                          char *cond);
-
-static void memo_put(const oom_pymodel *cm, int kind, uint32_t at, const char *text, uint32_t len, int value)
-{
-    memo_put_cond(cm, kind, at, text, len, value, NULL);
-}
-
-/* Keeps `cond` (owned from now on). */
-static void memo_put_cond(const oom_pymodel *cm, int kind, uint32_t at, const char *text, uint32_t len, int value,
-                          char *cond)
-{
-    oom_pymodel *m = (oom_pymodel *)cm; /* one thread owns the model */
-    struct oom_role_memo *t = m->role_memo;
-    if (!t) {
-        t = m->role_memo = oom_xcalloc(1, sizeof *t);
-        t->mask = 255;
-        t->slots = oom_xcalloc(t->mask + 1, sizeof *t->slots);
-    }
-    if ((t->used + 1) * 4 > (t->mask + 1) * 3) { /* grow at 3/4 full */
-        memo_slot *old = t->slots;
-        uint32_t old_size = t->mask + 1;
-        t->mask = old_size * 2 - 1;
-        t->slots = oom_xcalloc(t->mask + 1, sizeof *t->slots);
-        t->used = 0;
-        for (uint32_t i = 0; i < old_size; i++)
-            if (old[i].text)
-                memo_put_cond(m, old[i].kind, old[i].at, old[i].text, old[i].len, old[i].value, old[i].cond);
-        free(old);
-    }
-    for (uint32_t i = memo_hash(kind, at, text, len) & t->mask;; i = (i + 1) & t->mask) {
-        memo_slot *s = &t->slots[i];
-        if (!s->text) {
-            *s = (memo_slot){text, len, at, (unsigned char)kind, (signed char)value, cond};
-            t->used++;
-            return;
-        }
-        if (s->kind == kind && s->at == at && s->len == len &&
-            (s->text == text || (kind == MEMO_ATTR && memcmp(s->text, text, len) == 0))) {
-            s->value = (signed char)value;
-            free(s->cond);
-            s->cond = cond;
-            return;
-        }
-    }
-}
-
-void oom_model_roles_free(oom_pymodel *m)
-{
-    if (m->role_memo) {
-        for (uint32_t i = 0; i <= m->role_memo->mask; i++)
-            free(m->role_memo->slots[i].cond);
-        free(m->role_memo->slots);
-    }
-    free(m->role_memo);
-    m->role_memo = NULL;
-}
-
-/* Two answers about one value (two bindings reaching a read, two call
- * sites): a module on one path and nothing known against it on another is a
- * module; a module on one and a non-module on the other is unknown. */
-static oom_role join(oom_role a, oom_role b)
-{
-    if (a == b)
-        return a;
-    if (a == OOM_ROLE_UNKNOWN)
-        return b;
-    if (b == OOM_ROLE_UNKNOWN)
-        return a;
-    return OOM_ROLE_UNKNOWN;
-}
-
-static bool spend(role_query *q, int depth)
-{
-    return depth <= ROLE_MAX_DEPTH && q->budget-- > 0;
-}
-
-static bool is_type(TSNode n, const char *type)
-{
-    return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
-}
-
-static bool is_self(const oom_pymodel *m, TSNode n)
-{
-    return !ts_node_is_null(n) && ts_node_symbol(n) == m->sym.identifier && oom_node_text_is(m, n, "self");
-}
-
-/* ---- classes of the file ------------------------------------------------------ */
-
-/* The class_definition named `name` in this file (the first), or null. */
-static TSNode own_class(const oom_pymodel *m, const char *name, uint32_t len)
-{
-    if (!m->nodes)
-        return (TSNode){0};
-    for (uint32_t i = 0; i < m->nodes->len; i++) {
-        if (m->nodes->items[i].symbol != m->sym.class_definition)
-            continue;
-        TSNode cls = m->nodes->items[i].node;
-        TSNode n = oom_model_child(m, cls, "name", 4);
-        uint32_t nlen;
-        const char *t = ts_node_is_null(n) ? NULL : oom_node_text(m, n, &nlen);
-        if (t && nlen == len && memcmp(t, name, len) == 0)
-            return cls;
-    }
-    return (TSNode){0};
-}
-
-static bool class_defines(const oom_pymodel *m, TSNode cls, const char *method)
-{
-    oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, cls, "body", 4));
-    for (TSNode def; oom_model_next_kid(m, &kids, &def);) {
-        if (ts_node_symbol(def) == m->sym.decorated_definition)
-            def = oom_model_child(m, def, "definition", 10);
-        if (!ts_node_is_null(def) && ts_node_symbol(def) == m->sym.function_definition &&
-            oom_node_text_is(m, oom_model_child(m, def, "name", 4), method))
-            return true;
-    }
-    return false;
-}
-
-/* `fn` names a class through an import (`from pkg.models import Net`,
- * `models.Net`): its base name is an import alias and its last name is a
- * class's (capitalised, the convention every library here follows). */
-static bool imported_class(const oom_pymodel *m, TSNode fn, const char *qual)
-{
-    TSNode base = fn;
-    while (ts_node_symbol(base) == m->sym.attribute)
-        base = oom_model_child(m, base, "object", 6);
-    const char *dot = strrchr(qual, '.');
-    return ts_node_symbol(base) == m->sym.identifier && dot && dot > qual && isupper((unsigned char)dot[1]) &&
-           oom_pymodel_is_import_alias(m, m->src + ts_node_start_byte(base),
-                                       ts_node_end_byte(base) - ts_node_start_byte(base));
-}
-
-/* A class of the file is a module when it derives from a library module
- * base (by qualified name) or from another module class of the file, or
- * defines `forward` (the nn.Module protocol: a base from elsewhere in the
- * project). A class with bases known to be no modules, or none, and no
- * forward is not one; an unresolved base without a forward is unknown. */
-static oom_role own_class_role_uncached(role_query *q, TSNode cls, int depth);
-
-static oom_role own_class_role(role_query *q, TSNode cls, int depth)
-{
-    const char *at = q->m->src + ts_node_start_byte(cls);
-    const memo_slot *s = memo_find(q->m, MEMO_CLASS, 0, at, 0);
-    if (s && s->value != 99)
-        return (oom_role)s->value;
-    if (!s)
-        memo_put(q->m, MEMO_CLASS, 0, at, 0, OOM_ROLE_UNKNOWN); /* a base cycle answers unknown */
-    size_t waits = q->cond.len;
-    oom_role r = own_class_role_uncached(q, cls, depth);
-    /* an answer that waits on another file is worked out again each time */
-    memo_put(q->m, MEMO_CLASS, 0, at, 0, q->cond.len == waits ? (int)r : 99);
-    return r;
-}
-
-static oom_role own_class_role_uncached(role_query *q, TSNode cls, int depth)
-{
-    const oom_pymodel *m = q->m;
-    if (!spend(q, depth))
-        return OOM_ROLE_UNKNOWN;
-    if (class_defines(m, cls, "forward"))
-        return OOM_ROLE_MODULE;
-    oom_role r = OOM_ROLE_NOT_MODULE;
-    char *waits = NULL; /* the imported base the answer would wait on */
-    size_t waits_dot = 0;
-    oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, cls, "superclasses", 12));
-    oom_buf qn;
-    oom_buf_init(&qn);
-    for (TSNode base; oom_model_next_kid(m, &kids, &base);) {
-        if (ts_node_symbol(base) == m->sym.keyword_argument)
-            continue; /* metaclass=... */
-        if (!oom_pymodel_qualname(m, base, &qn)) {
-            r = join(r, OOM_ROLE_UNKNOWN) == OOM_ROLE_NOT_MODULE ? OOM_ROLE_UNKNOWN : r;
-            continue;
-        }
-        if (oom_qpattern_find(q->lib->bases, q->lib->base_count, qn.data) >= 0) {
-            r = OOM_ROLE_MODULE;
-            break;
-        }
-        TSNode own = ts_node_symbol(base) == m->sym.identifier ? own_class(m, qn.data, (uint32_t)qn.len) : (TSNode){0};
-        if (!ts_node_is_null(own) && !ts_node_eq(own, cls)) {
-            if (own_class_role(q, own, depth + 1) == OOM_ROLE_MODULE) {
-                r = OOM_ROLE_MODULE;
-                break;
-            }
-        } else if (imported_class(m, base, qn.data) && !waits) {
-            /* `class Net(BaseModel)` with BaseModel from the project: a module
-             * if that file says its class is one */
-            const char *dot = strrchr(qn.data, '.');
-            waits = oom_xstrdup(qn.data);
-            waits_dot = (size_t)(dot - qn.data);
-            r = OOM_ROLE_UNKNOWN;
-        } else if (strcmp(qn.data, "object") != 0) {
-            r = OOM_ROLE_UNKNOWN; /* a base from another file or library */
-        }
-    }
-    if (r == OOM_ROLE_UNKNOWN && waits) {
-        r = wait_on(q, "module\t%.*s\t%.*s", waits, waits_dot, waits + waits_dot + 1, strlen(waits + waits_dot + 1), -1)
-                ? OOM_ROLE_MODULE
-                : OOM_ROLE_UNKNOWN;
-    }
-    free(waits);
-    oom_buf_free(&qn);
-    return r;
-}
 
 /* ---- calls ---------------------------------------------------------------------- */
 
-static TSNode argument_at(const oom_pymodel *m, TSNode call, int index, const char *keyword)
+TSNode oom_roles_argument_at(const oom_pymodel *m, TSNode call, int index, const char *keyword)
 {
     TSNode kw = keyword ? oom_pymodel_keyword_value(m, call, keyword) : (TSNode){0};
     if (!ts_node_is_null(kw) || index < 0)
@@ -351,8 +37,8 @@ static TSNode argument_at(const oom_pymodel *m, TSNode call, int index, const ch
     oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, call, "arguments", 9));
     int position = 0;
     for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
-        if (ts_node_symbol(a) == m->sym.keyword_argument || is_type(a, "list_splat") ||
-            is_type(a, "dictionary_splat"))
+        if (ts_node_symbol(a) == m->sym.keyword_argument || oom_roles_is_type(a, "list_splat") ||
+            oom_roles_is_type(a, "dictionary_splat"))
             continue;
         if (position++ == index)
             return a;
@@ -379,11 +65,11 @@ static TSNode self_attribute_value(role_query *q, TSNode attr_expr, TSNode *from
 static bool instance_of(role_query *q, TSNode obj, const oom_qpattern *receiver, int depth)
 {
     const oom_pymodel *m = q->m;
-    if (!spend(q, depth) || ts_node_is_null(obj))
+    if (!oom_roles_spend(q, depth) || ts_node_is_null(obj))
         return false;
     if (ts_node_symbol(obj) == m->sym.call)
         return call_constructs(q, obj, receiver);
-    if (ts_node_symbol(obj) == m->sym.attribute && is_self(m, oom_model_child(m, obj, "object", 6))) {
+    if (ts_node_symbol(obj) == m->sym.attribute && oom_roles_is_self(m, oom_model_child(m, obj, "object", 6))) {
         TSNode from = {0};
         TSNode v = self_attribute_value(q, obj, &from);
         return !ts_node_is_null(v) && instance_of(q, v, receiver, depth + 1);
@@ -407,7 +93,7 @@ static int called_scope(const oom_pymodel *m, TSNode fn)
         if (here > 0 && oom_model_last_binding(m, here, name, len, ts_node_start_byte(fn), false))
             return -1;
     }
-    else if (ts_node_symbol(fn) == m->sym.attribute && is_self(m, oom_model_child(m, fn, "object", 6)))
+    else if (ts_node_symbol(fn) == m->sym.attribute && oom_roles_is_self(m, oom_model_child(m, fn, "object", 6)))
         name = oom_node_last_name(m, fn, &len);
     if (!name)
         return -1;
@@ -420,7 +106,7 @@ static int called_scope(const oom_pymodel *m, TSNode fn)
 
 static TSNode returned_element(const oom_pymodel *m, TSNode value, int index)
 {
-    if (index < 0 || (!is_type(value, "expression_list") && !is_type(value, "tuple")))
+    if (index < 0 || (!oom_roles_is_type(value, "expression_list") && !oom_roles_is_type(value, "tuple")))
         return index < 0 ? value : (TSNode){0};
     if ((uint32_t)index >= ts_node_named_child_count(value))
         return (TSNode){0};
@@ -437,8 +123,8 @@ static oom_role returns_role(role_query *q, int scope, int index, int depth)
         if (q->m->returns[i].scope != scope)
             continue;
         TSNode v = returned_element(q->m, q->m->returns[i].value, index);
-        oom_role one = ts_node_is_null(v) ? OOM_ROLE_UNKNOWN : role_of(q, v, depth + 1);
-        r = some ? join(r, one) : one;
+        oom_role one = ts_node_is_null(v) ? OOM_ROLE_UNKNOWN : oom_roles_of(q, v, depth + 1);
+        r = some ? oom_roles_join(r, one) : one;
         some = true;
     }
     return r;
@@ -456,8 +142,8 @@ static bool wrapper_role(role_query *q, TSNode call, const char *qual, int index
             *out = OOM_ROLE_UNKNOWN; /* the optimizer or loader beside the engine */
             return true;
         }
-        TSNode wrapped = argument_at(q->m, call, w->argument, w->keyword);
-        *out = ts_node_is_null(wrapped) ? OOM_ROLE_UNKNOWN : role_of(q, wrapped, depth + 1);
+        TSNode wrapped = oom_roles_argument_at(q->m, call, w->argument, w->keyword);
+        *out = ts_node_is_null(wrapped) ? OOM_ROLE_UNKNOWN : oom_roles_of(q, wrapped, depth + 1);
         return true;
     }
     return false;
@@ -477,8 +163,8 @@ static bool preparing_role(role_query *q, TSNode call, TSNode fn, int index, int
         if (strlen(p->method) != len || memcmp(p->method, method, len) != 0 ||
             !instance_of(q, oom_model_child(m, fn, "object", 6), &p->receiver, depth + 1))
             continue;
-        TSNode arg = argument_at(m, call, index < 0 ? 0 : index, NULL);
-        *out = ts_node_is_null(arg) ? OOM_ROLE_UNKNOWN : role_of(q, arg, depth + 1);
+        TSNode arg = oom_roles_argument_at(m, call, index < 0 ? 0 : index, NULL);
+        *out = ts_node_is_null(arg) ? OOM_ROLE_UNKNOWN : oom_roles_of(q, arg, depth + 1);
         return true;
     }
     return false;
@@ -497,7 +183,7 @@ static oom_role call_role(role_query *q, TSNode call, int index, int depth)
         uint32_t len;
         const char *method = oom_node_last_name(m, fn, &len);
         if (method && index < 0 && oom_library_lists(&q->lib->self_returning, method, len)) {
-            r = role_of(q, oom_model_child(m, fn, "object", 6), depth + 1);
+            r = oom_roles_of(q, oom_model_child(m, fn, "object", 6), depth + 1);
             if (r == OOM_ROLE_MODULE || oom_library_lists(&q->lib->use_evidence, method, len))
                 return OOM_ROLE_MODULE; /* model.to(device), net.eval(); a tensor's .to() says nothing */
         }
@@ -507,10 +193,10 @@ static oom_role call_role(role_query *q, TSNode call, int index, int depth)
     bool known = oom_pymodel_qualname(m, fn, &qn);
     r = OOM_ROLE_UNKNOWN;
     int own = called_scope(m, fn);
-    TSNode cls = known && ts_node_symbol(fn) == m->sym.identifier ? own_class(m, qn.data, (uint32_t)qn.len)
+    TSNode cls = known && ts_node_symbol(fn) == m->sym.identifier ? oom_roles_own_class(m, qn.data, (uint32_t)qn.len)
                                                                     : (TSNode){0};
     if (!ts_node_is_null(cls))
-        r = index < 0 ? own_class_role(q, cls, depth + 1) : OOM_ROLE_UNKNOWN;
+        r = index < 0 ? oom_roles_own_class_role(q, cls, depth + 1) : OOM_ROLE_UNKNOWN;
     else if (own >= 0)
         r = returns_role(q, own, index, depth);
     else if (known && wrapper_role(q, call, qn.data, index, depth, &r))
@@ -519,116 +205,16 @@ static oom_role call_role(role_query *q, TSNode call, int index, int depth)
         r = OOM_ROLE_NOT_MODULE;
     else if (known && index < 0 && oom_qpattern_find(q->lib->constructors, q->lib->constructor_count, qn.data) >= 0)
         r = OOM_ROLE_MODULE;
-    else if (known && index < 0 && imported_class(m, fn, qn.data)) {
+    else if (known && index < 0 && oom_roles_imported_class(m, fn, qn.data)) {
         /* `ModelWithIntermediateLayers(model)` imported from the project: a
          * module if the file the import reaches says so */
         const char *dot = strrchr(qn.data, '.');
-        r = wait_on(q, "module\t%.*s\t%.*s", qn.data, (size_t)(dot - qn.data), dot + 1, strlen(dot + 1), -1)
+        r = oom_roles_wait_on(q, "module\t%.*s\t%.*s", qn.data, (size_t)(dot - qn.data), dot + 1, strlen(dot + 1), -1)
                 ? OOM_ROLE_MODULE
                 : OOM_ROLE_UNKNOWN;
     }
     oom_buf_free(&qn);
     return r;
-}
-
-/* ---- use ---------------------------------------------------------------------------- */
-
-/* A field only a model's output has is read off what `call` returns:
- * `model(**batch).logits`, or `out = net(x)` then `out.loss` in the same
- * function (transformers' ModelOutput, diffusers' outputs). */
-static bool result_read_as_model_output(role_query *q, TSNode call)
-{
-    const oom_pymodel *m = q->m;
-    TSNode up = oom_model_parent(m, call);
-    uint32_t len;
-    if (!ts_node_is_null(up) && ts_node_symbol(up) == m->sym.attribute) {
-        const char *field = oom_node_last_name(m, up, &len);
-        TSNode above = oom_model_parent(m, up);
-        bool called = !ts_node_is_null(above) && ts_node_symbol(above) == m->sym.call &&
-                      ts_node_eq(oom_model_child(m, above, "function", 8), up);
-        return field && !called && oom_library_lists(&q->lib->output_fields, field, len);
-    }
-    if (ts_node_is_null(up) || ts_node_symbol(up) != m->sym.assignment)
-        return false;
-    TSNode left = oom_model_child(m, up, "left", 4);
-    if (ts_node_symbol(left) != m->sym.identifier || !m->nodes)
-        return false;
-    uint32_t nlen;
-    const char *name = oom_node_text(m, left, &nlen);
-    int scope = oom_model_scope_at(m, ts_node_start_byte(call));
-    uint32_t end = scope > 0 ? m->scopes[scope].end : (uint32_t)m->len;
-    uint32_t at = oom_nodes_find(m->nodes, up);
-    for (uint32_t i = at == UINT32_MAX ? m->nodes->len : at; i < m->nodes->len; i++) {
-        const oom_node *n = &m->nodes->items[i];
-        if (n->start >= end)
-            break;
-        if (n->symbol != m->sym.attribute)
-            continue;
-        TSNode obj = oom_model_child(m, n->node, "object", 6);
-        uint32_t olen;
-        const char *o = oom_node_text(m, obj, &olen);
-        const char *field = oom_node_last_name(m, n->node, &len);
-        if (ts_node_symbol(obj) == m->sym.identifier && olen == nlen && memcmp(o, name, nlen) == 0 && field &&
-            oom_library_lists(&q->lib->output_fields, field, len))
-            return true;
-    }
-    return false;
-}
-
-/* A method only modules have is called on `text` (a name, or `self.x`)
- * between `start` and `end`, or the text is given to a library wrapper
- * there (`DDP(model)`), or a field only a model's output has is read off
- * what calling it returns. What feeds a backward is no evidence: a target
- * (`valid = Tensor(n, 1).fill_(1.0)`) feeds the loss as the forward does. */
-static bool used_as_module_uncached(role_query *q, const char *text, uint32_t len, uint32_t start, uint32_t end);
-
-static bool used_as_module(role_query *q, const char *text, uint32_t len, uint32_t start, uint32_t end)
-{
-    const memo_slot *s = memo_find(q->m, MEMO_USED, start, text, len);
-    if (s)
-        return s->value;
-    bool used = used_as_module_uncached(q, text, len, start, end);
-    memo_put(q->m, MEMO_USED, start, text, len, used);
-    return used;
-}
-
-static bool used_as_module_uncached(role_query *q, const char *text, uint32_t len, uint32_t start, uint32_t end)
-{
-    const oom_pymodel *m = q->m;
-    oom_buf qn;
-    oom_buf_init(&qn);
-    bool used = false;
-    for (size_t i = 0; i < m->call_count && !used; i++) {
-        const oom_call_site *c = &m->calls[i];
-        if (c->pos < start || c->pos >= end)
-            continue;
-        TSNode fn = oom_model_child(m, c->node, "function", 8);
-        uint32_t flen;
-        const char *ftext = oom_node_text(m, fn, &flen);
-        if (flen == len && memcmp(ftext, text, len) == 0) {
-            used = result_read_as_model_output(q, c->node);
-            continue;
-        }
-        if (ts_node_symbol(fn) == m->sym.attribute && oom_library_lists(&q->lib->use_evidence, c->name, c->name_len)) {
-            uint32_t olen;
-            const char *o = oom_node_text(m, oom_model_child(m, fn, "object", 6), &olen);
-            used = olen == len && memcmp(o, text, len) == 0;
-            continue;
-        }
-        if (!oom_pymodel_qualname(m, fn, &qn))
-            continue;
-        for (size_t w = 0; w < q->lib->wrapper_count && !used; w++) {
-            const oom_lib_wrapper *wr = &q->lib->wrappers[w];
-            if (!oom_qpattern_match(&wr->call, qn.data))
-                continue;
-            TSNode arg = argument_at(m, c->node, wr->argument, wr->keyword);
-            uint32_t alen;
-            const char *a = ts_node_is_null(arg) ? NULL : oom_node_text(m, arg, &alen);
-            used = a && alen == len && memcmp(a, text, len) == 0;
-        }
-    }
-    oom_buf_free(&qn);
-    return used;
 }
 
 /* ---- names ---------------------------------------------------------------------------- */
@@ -643,7 +229,7 @@ static int parameter_index(const oom_pymodel *m, TSNode def, const char *name, u
         TSNode id = p;
         if (ts_node_symbol(p) != m->sym.identifier)
             id = ts_node_named_child_count(p) ? oom_model_named_child(m, p, 0) : (TSNode){0};
-        if (is_type(id, "list_splat_pattern") || is_type(id, "dictionary_splat_pattern"))
+        if (oom_roles_is_type(id, "list_splat_pattern") || oom_roles_is_type(id, "dictionary_splat_pattern"))
             return -1;
         uint32_t plen;
         const char *t = !ts_node_is_null(id) && ts_node_symbol(id) == m->sym.identifier ? oom_node_text(m, id, &plen)
@@ -757,23 +343,23 @@ static oom_role parameter_role(role_query *q, int scope, const char *name, uint3
         if (c->name_len != callee_len || memcmp(c->name, callee, callee_len) != 0)
             continue;
         TSNode fn = oom_model_child(m, c->node, "function", 8);
-        bool through_self = ts_node_symbol(fn) == m->sym.attribute && is_self(m, oom_model_child(m, fn, "object", 6));
+        bool through_self = ts_node_symbol(fn) == m->sym.attribute && oom_roles_is_self(m, oom_model_child(m, fn, "object", 6));
         if (method && !constructor && !through_self && ts_node_symbol(fn) == m->sym.attribute)
             through_self = instance_of_own_class(m, oom_model_child(m, fn, "object", 6), class_around(m, sc->def));
         if (constructor ? ts_node_symbol(fn) != m->sym.identifier : method != through_self)
             continue; /* f(...) for a function, self.f(...) or obj.f(...) for a method, C(...) for a constructor */
-        TSNode arg = argument_at(m, c->node, positional, keyword);
-        if (ts_node_is_null(arg) || !spend(q, depth))
+        TSNode arg = oom_roles_argument_at(m, c->node, positional, keyword);
+        if (ts_node_is_null(arg) || !oom_roles_spend(q, depth))
             return OOM_ROLE_UNKNOWN; /* a default, or a splat: not known */
-        oom_role one = role_of(q, arg, depth + 1);
-        r = some ? join(r, one) : one;
+        oom_role one = oom_roles_of(q, arg, depth + 1);
+        r = some ? oom_roles_join(r, one) : one;
         some = true;
     }
     if (r == OOM_ROLE_UNKNOWN && callee) {
         /* no call in the file says: one in another file of the project may */
         uint32_t clen = callee_len;
         if (positional >= 0) {
-            r = wait_on(q, "modarg\t%.*s\t%d\t%.*s", callee, clen, keyword, len, positional) ? OOM_ROLE_MODULE
+            r = oom_roles_wait_on(q, "modarg\t%.*s\t%d\t%.*s", callee, clen, keyword, len, positional) ? OOM_ROLE_MODULE
                                                                                              : OOM_ROLE_UNKNOWN;
         }
     }
@@ -808,7 +394,7 @@ static TSNode first_bound_argument(const oom_pymodel *m, TSNode id)
                 return (TSNode){0};
             memcpy(keyword, name, len);
             keyword[len] = '\0';
-            return argument_at(m, c->node, index, keyword);
+            return oom_roles_argument_at(m, c->node, index, keyword);
         }
     }
     return (TSNode){0};
@@ -822,7 +408,7 @@ static oom_role binding_role(role_query *q, const oom_binding *b, int depth)
     const oom_pymodel *m = q->m;
     switch (b->kind) {
     case OOM_BIND_VALUE:
-        return ts_node_is_null(b->value) ? OOM_ROLE_UNKNOWN : role_of(q, b->value, depth + 1);
+        return ts_node_is_null(b->value) ? OOM_ROLE_UNKNOWN : oom_roles_of(q, b->value, depth + 1);
     case OOM_BIND_UNPACK: {
         TSNode assignment = oom_model_parent(m, b->value);
         TSNode left = ts_node_is_null(assignment) ? assignment : oom_model_child(m, assignment, "left", 4);
@@ -835,7 +421,7 @@ static oom_role binding_role(role_query *q, const oom_binding *b, int depth)
                 if (ts_node_symbol(b->value) == m->sym.call)
                     return call_role(q, b->value, (int)i, depth + 1);
                 TSNode el = returned_element(m, b->value, (int)i);
-                return ts_node_is_null(el) ? OOM_ROLE_UNKNOWN : role_of(q, el, depth + 1);
+                return ts_node_is_null(el) ? OOM_ROLE_UNKNOWN : oom_roles_of(q, el, depth + 1);
             }
         }
         return OOM_ROLE_UNKNOWN;
@@ -867,7 +453,7 @@ static oom_role name_role(role_query *q, TSNode id, int depth)
         for (uint32_t i = 0; i < reach.count; i++) {
             const oom_binding *b = oom_model_def_binding(m, reach.defs[i]);
             oom_role one = b ? binding_role(q, b, depth) : OOM_ROLE_UNKNOWN;
-            r = some ? join(r, one) : one;
+            r = some ? oom_roles_join(r, one) : one;
             some = true;
         }
     } else {
@@ -879,8 +465,8 @@ static oom_role name_role(role_query *q, TSNode id, int depth)
     if (r != OOM_ROLE_UNKNOWN && q->cond.len == waits)
         return r;
     const oom_scope *sc = &m->scopes[scope > 0 ? scope : 0];
-    if (used_as_module(q, name, len, scope > 0 ? sc->start : 0, scope > 0 ? sc->end : (uint32_t)m->len)) {
-        cond_truncate(q, waits); /* what the function does with it settles it here */
+    if (oom_roles_used_as_module(q, name, len, scope > 0 ? sc->start : 0, scope > 0 ? sc->end : (uint32_t)m->len)) {
+        oom_roles_cond_truncate(q, waits); /* what the function does with it settles it here */
         return OOM_ROLE_MODULE;
     }
     return r;
@@ -918,67 +504,13 @@ static TSNode self_attribute_value(role_query *q, TSNode attr_expr, TSNode *from
         TSNode as = m->nodes->items[i].node;
         TSNode left = oom_model_child(m, as, "left", 4);
         uint32_t len;
-        const char *name = ts_node_symbol(left) == m->sym.attribute && is_self(m, oom_model_child(m, left, "object", 6))
+        const char *name = ts_node_symbol(left) == m->sym.attribute && oom_roles_is_self(m, oom_model_child(m, left, "object", 6))
                                ? oom_node_last_name(m, left, &len)
                                : NULL;
         if (name && len == alen && memcmp(name, attr, len) == 0 && !ts_node_is_null(oom_model_child(m, as, "right", 5)))
             last = oom_model_child(m, as, "right", 5);
     }
     return last;
-}
-
-/* `e` is computed by another of the file's callables (`out` of `out =
- * self.model(x)`, `self.head(h)`, `logits.float()`), not read from the data
- * or made by a library function: what a loss function is given, where a
- * module is given data. */
-static bool derived_from_own_call(const oom_pymodel *m, TSNode e, int depth)
-{
-    for (int i = 0; i < 8 && !ts_node_is_null(e); i++) {
-        TSSymbol s = ts_node_symbol(e);
-        if (s == m->sym.attribute) {
-            e = oom_model_child(m, e, "object", 6);
-        } else if (is_type(e, "subscript")) {
-            e = oom_model_child(m, e, "value", 5);
-        } else if (s == m->sym.call) {
-            TSNode fn = oom_model_child(m, e, "function", 8);
-            TSNode base = fn;
-            while (ts_node_symbol(base) == m->sym.attribute)
-                base = oom_model_child(m, base, "object", 6);
-            if (ts_node_symbol(base) == m->sym.identifier && !is_self(m, base) &&
-                oom_pymodel_is_import_alias(m, m->src + ts_node_start_byte(base),
-                                            ts_node_end_byte(base) - ts_node_start_byte(base)))
-                return false; /* torch.stack(...), F.normalize(...) */
-            if (ts_node_symbol(fn) == m->sym.attribute && !is_self(m, oom_model_child(m, fn, "object", 6))) {
-                e = oom_model_child(m, fn, "object", 6); /* logits.float(): what logits is */
-                continue;
-            }
-            return true;
-        } else if (s == m->sym.identifier) {
-            TSNode v = depth < 3 ? oom_model_bound_value(m, e) : (TSNode){0};
-            return !ts_node_is_null(v) && !ts_node_eq(v, e) && derived_from_own_call(m, v, depth + 1);
-        } else {
-            return false;
-        }
-    }
-    return false;
-}
-
-/* Every argument of the call is data: none computed by another of the
- * file's callables. */
-static bool takes_data(const oom_pymodel *m, TSNode call)
-{
-    oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, call, "arguments", 9));
-    bool some = false;
-    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
-        if (ts_node_symbol(a) == m->sym.keyword_argument)
-            a = oom_model_child(m, a, "value", 5);
-        else if (is_type(a, "list_splat") || is_type(a, "dictionary_splat"))
-            a = ts_node_named_child_count(a) ? oom_model_named_child(m, a, 0) : (TSNode){0};
-        if (!ts_node_is_null(a) && derived_from_own_call(m, a, 0))
-            return false;
-        some = true;
-    }
-    return some;
 }
 
 /* A submodule given to a module's constructor: the class is a module of the
@@ -990,7 +522,7 @@ static bool takes_data(const oom_pymodel *m, TSNode call)
 static bool constructor_submodule(role_query *q, TSNode cls, const char *attr, uint32_t alen, int depth)
 {
     const oom_pymodel *m = q->m;
-    if (own_class_role(q, cls, depth + 1) != OOM_ROLE_MODULE)
+    if (oom_roles_own_class_role(q, cls, depth + 1) != OOM_ROLE_MODULE)
         return false;
     uint32_t at = oom_nodes_find(m->nodes, cls);
     for (uint32_t i = at; i < m->nodes->items[at].end; i++) {
@@ -999,12 +531,12 @@ static bool constructor_submodule(role_query *q, TSNode cls, const char *attr, u
             continue;
         TSNode fn = oom_model_child(m, n->node, "function", 8);
         uint32_t len;
-        const char *name = ts_node_symbol(fn) == m->sym.attribute && is_self(m, oom_model_child(m, fn, "object", 6))
+        const char *name = ts_node_symbol(fn) == m->sym.attribute && oom_roles_is_self(m, oom_model_child(m, fn, "object", 6))
                                ? oom_node_last_name(m, fn, &len)
                                : NULL;
         if (!name || len != alen || memcmp(name, attr, len) != 0)
             continue;
-        if (takes_data(m, n->node))
+        if (oom_roles_takes_data(m, n->node))
             return true; /* once is enough: a diffusion wrapper's own self-conditioning pass is a second */
     }
     return false;
@@ -1037,7 +569,7 @@ static TSNode own_instance_class(const oom_pymodel *m, TSNode obj)
     TSNode fn = oom_model_child(m, v, "function", 8);
     uint32_t len;
     const char *name = ts_node_symbol(fn) == m->sym.identifier ? oom_node_text(m, fn, &len) : NULL;
-    return name ? own_class(m, name, len) : (TSNode){0};
+    return name ? oom_roles_own_class(m, name, len) : (TSNode){0};
 }
 
 /* What `self.<attr>` is in the class of `attr_expr`: the join of what is
@@ -1051,20 +583,20 @@ static oom_role self_attribute_role_uncached(role_query *q, TSNode cls, const ch
     oom_role r = OOM_ROLE_UNKNOWN;
     bool some = false, only_parameters = true;
     size_t waits = q->cond.len;
-    for (uint32_t i = at; i < m->nodes->items[at].end && spend(q, depth); i++) {
+    for (uint32_t i = at; i < m->nodes->items[at].end && oom_roles_spend(q, depth); i++) {
         if (m->nodes->items[i].symbol != m->sym.assignment)
             continue;
         TSNode as = m->nodes->items[i].node;
         TSNode left = oom_model_child(m, as, "left", 4), right = oom_model_child(m, as, "right", 5);
         uint32_t len;
-        const char *name = ts_node_symbol(left) == m->sym.attribute && is_self(m, oom_model_child(m, left, "object", 6))
+        const char *name = ts_node_symbol(left) == m->sym.attribute && oom_roles_is_self(m, oom_model_child(m, left, "object", 6))
                                ? oom_node_last_name(m, left, &len)
                                : NULL;
         if (!name || len != alen || memcmp(name, attr, len) != 0 || ts_node_is_null(right))
             continue;
-        if (is_type(right, "none"))
+        if (oom_roles_is_type(right, "none"))
             continue; /* `self.model = None` before it is built */
-        oom_role one = role_of(q, right, depth + 1);
+        oom_role one = oom_roles_of(q, right, depth + 1);
         if (ts_node_symbol(right) != m->sym.identifier)
             only_parameters = false;
         else {
@@ -1074,7 +606,7 @@ static oom_role self_attribute_role_uncached(role_query *q, TSNode cls, const ch
                                                             ts_node_start_byte(right), true);
             only_parameters = only_parameters && b && b->kind == OOM_BIND_OPAQUE && b->scope > 0;
         }
-        r = some ? join(r, one) : one;
+        r = some ? oom_roles_join(r, one) : one;
         some = true;
     }
     if (r != OOM_ROLE_UNKNOWN && q->cond.len == waits)
@@ -1082,10 +614,10 @@ static oom_role self_attribute_role_uncached(role_query *q, TSNode cls, const ch
     char text[128];
     int tlen = snprintf(text, sizeof text, "self.%.*s", (int)alen, attr);
     if ((tlen > 0 && (size_t)tlen < sizeof text &&
-         used_as_module(q, class_text(m, cls, text, (uint32_t)tlen), (uint32_t)tlen, ts_node_start_byte(cls),
+         oom_roles_used_as_module(q, class_text(m, cls, text, (uint32_t)tlen), (uint32_t)tlen, ts_node_start_byte(cls),
                         ts_node_end_byte(cls))) ||
         (some && only_parameters && constructor_submodule(q, cls, attr, alen, depth))) {
-        cond_truncate(q, waits); /* what the class does with it settles it here */
+        oom_roles_cond_truncate(q, waits); /* what the class does with it settles it here */
         return OOM_ROLE_MODULE;
     }
     return r;
@@ -1110,16 +642,16 @@ static oom_role class_attribute_role(role_query *q, TSNode cls, const char *attr
     const oom_pymodel *m = q->m;
     if (!m->nodes)
         return OOM_ROLE_UNKNOWN;
-    const memo_slot *s = memo_find(m, MEMO_ATTR, ts_node_start_byte(cls), attr, alen);
-    if (s && s->value != 99)
+    const memo_slot *s = oom_roles_memo_find(m, MEMO_ATTR, ts_node_start_byte(cls), attr, alen);
+    if (s && s->value != MEMO_ASK_AGAIN)
         return (oom_role)s->value;
     if (!s) /* self.a = self.a.to(x) asks again while it is answered: unknown */
-        memo_put(m, MEMO_ATTR, ts_node_start_byte(cls), attr, alen, OOM_ROLE_UNKNOWN);
+        oom_roles_memo_put(m, MEMO_ATTR, ts_node_start_byte(cls), attr, alen, OOM_ROLE_UNKNOWN);
     size_t waits = q->cond.len;
     oom_role r = self_attribute_role_uncached(q, cls, attr, alen, depth);
     /* an answer that waits on another file is worked out again each time, so
      * that each question records what it waits on */
-    memo_put(m, MEMO_ATTR, ts_node_start_byte(cls), attr, alen, q->cond.len == waits ? (int)r : 99);
+    oom_roles_memo_put(m, MEMO_ATTR, ts_node_start_byte(cls), attr, alen, q->cond.len == waits ? (int)r : MEMO_ASK_AGAIN);
     return r;
 }
 
@@ -1127,7 +659,7 @@ static bool string_key_is(const oom_pymodel *m, TSNode key, TSNode want)
 {
     uint32_t a, b;
     const char *ka = oom_node_text(m, key, &a), *kb = oom_node_text(m, want, &b);
-    return is_type(key, "string") && is_type(want, "string") && a == b && a >= 2 &&
+    return oom_roles_is_type(key, "string") && oom_roles_is_type(want, "string") && a == b && a >= 2 &&
            memcmp(ka + 1, kb + 1, a - 2) == 0; /* the quotes may differ */
 }
 
@@ -1140,7 +672,7 @@ static oom_role keyed_entry_role(role_query *q, TSNode container, TSNode key, in
     TSNode value = container;
     if (ts_node_symbol(container) == m->sym.identifier)
         value = oom_model_bound_value(m, container);
-    else if (ts_node_symbol(container) == m->sym.attribute && is_self(m, oom_model_child(m, container, "object", 6))) {
+    else if (ts_node_symbol(container) == m->sym.attribute && oom_roles_is_self(m, oom_model_child(m, container, "object", 6))) {
         TSNode from;
         value = self_attribute_value(q, container, &from);
     }
@@ -1149,11 +681,11 @@ static oom_role keyed_entry_role(role_query *q, TSNode container, TSNode key, in
         TSNode args = oom_model_child(m, value, "arguments", 9); /* nn.ModuleDict({...}) */
         value = ts_node_named_child_count(args) == 1 ? oom_model_named_child(m, args, 0) : (TSNode){0};
     }
-    if (is_type(value, "dictionary")) {
+    if (oom_roles_is_type(value, "dictionary")) {
         oom_model_kids kids = oom_model_kids_of(m, value);
         for (TSNode pair; oom_model_next_kid(m, &kids, &pair);)
-            if (is_type(pair, "pair") && string_key_is(m, oom_model_child(m, pair, "key", 3), key))
-                return role_of(q, oom_model_child(m, pair, "value", 5), depth + 1);
+            if (oom_roles_is_type(pair, "pair") && string_key_is(m, oom_model_child(m, pair, "key", 3), key))
+                return oom_roles_of(q, oom_model_child(m, pair, "value", 5), depth + 1);
     }
     /* container["key"] = value, anywhere in the scope (or class) */
     if (!m->nodes)
@@ -1163,17 +695,17 @@ static oom_role keyed_entry_role(role_query *q, TSNode container, TSNode key, in
     TSNode region = class_around(m, container);
     uint32_t at = ts_node_is_null(region) ? 0 : oom_nodes_find(m->nodes, region);
     uint32_t end = ts_node_is_null(region) || at == UINT32_MAX ? m->nodes->len : m->nodes->items[at].end;
-    for (uint32_t i = at == UINT32_MAX ? 0 : at; i < end && spend(q, depth); i++) {
+    for (uint32_t i = at == UINT32_MAX ? 0 : at; i < end && oom_roles_spend(q, depth); i++) {
         if (m->nodes->items[i].symbol != m->sym.assignment)
             continue;
         TSNode left = oom_model_child(m, m->nodes->items[i].node, "left", 4);
-        if (!is_type(left, "subscript"))
+        if (!oom_roles_is_type(left, "subscript"))
             continue;
         uint32_t len;
         const char *t = oom_node_text(m, oom_model_child(m, left, "value", 5), &len);
         TSNode k = oom_model_child(m, left, "subscript", 9);
         if (len == ctext_len && memcmp(t, ctext, len) == 0 && !ts_node_is_null(k) && string_key_is(m, k, key))
-            r = join(r, role_of(q, oom_model_child(m, m->nodes->items[i].node, "right", 5), depth + 1));
+            r = oom_roles_join(r, oom_roles_of(q, oom_model_child(m, m->nodes->items[i].node, "right", 5), depth + 1));
     }
     return r;
 }
@@ -1186,7 +718,7 @@ static TSNode iterable_element_of(role_query *q, TSNode iterable, int depth, oom
 {
     const oom_pymodel *m = q->m;
     *out = OOM_ROLE_UNKNOWN;
-    if (ts_node_is_null(iterable) || !spend(q, depth))
+    if (ts_node_is_null(iterable) || !oom_roles_spend(q, depth))
         return iterable;
     TSNode v = iterable;
     if (ts_node_symbol(v) == m->sym.call) {
@@ -1198,7 +730,7 @@ static TSNode iterable_element_of(role_query *q, TSNode iterable, int depth, oom
     }
     if (ts_node_symbol(v) == m->sym.identifier)
         v = oom_model_bound_value(m, v);
-    else if (ts_node_symbol(v) == m->sym.attribute && is_self(m, oom_model_child(m, v, "object", 6))) {
+    else if (ts_node_symbol(v) == m->sym.attribute && oom_roles_is_self(m, oom_model_child(m, v, "object", 6))) {
         TSNode from;
         v = self_attribute_value(q, v, &from);
     }
@@ -1214,16 +746,16 @@ static TSNode iterable_element_of(role_query *q, TSNode iterable, int depth, oom
             *out = OOM_ROLE_MODULE;
         return iterable;
     }
-    bool dict = is_type(v, "dictionary");
-    if (!dict && !is_type(v, "list") && !is_type(v, "tuple"))
+    bool dict = oom_roles_is_type(v, "dictionary");
+    if (!dict && !oom_roles_is_type(v, "list") && !oom_roles_is_type(v, "tuple"))
         return iterable;
     oom_model_kids kids = oom_model_kids_of(m, v);
     bool some = false;
     oom_role r = OOM_ROLE_UNKNOWN;
     for (TSNode el; oom_model_next_kid(m, &kids, &el);) {
-        TSNode item = dict ? (is_type(el, "pair") ? oom_model_child(m, el, "value", 5) : (TSNode){0}) : el;
-        oom_role one = ts_node_is_null(item) ? OOM_ROLE_UNKNOWN : role_of(q, item, depth + 1);
-        r = some ? join(r, one) : one;
+        TSNode item = dict ? (oom_roles_is_type(el, "pair") ? oom_model_child(m, el, "value", 5) : (TSNode){0}) : el;
+        oom_role one = ts_node_is_null(item) ? OOM_ROLE_UNKNOWN : oom_roles_of(q, item, depth + 1);
+        r = some ? oom_roles_join(r, one) : one;
         some = true;
         if (r != OOM_ROLE_MODULE)
             return iterable;
@@ -1239,7 +771,7 @@ static oom_role subscript_role(role_query *q, TSNode e, int depth)
     TSNode key = oom_model_child(m, e, "subscript", 9);
     if (ts_node_is_null(container) || ts_node_is_null(key))
         return OOM_ROLE_UNKNOWN;
-    if (is_type(key, "string")) {
+    if (oom_roles_is_type(key, "string")) {
         oom_role r = keyed_entry_role(q, container, key, depth);
         if (r != OOM_ROLE_UNKNOWN)
             return r;
@@ -1251,10 +783,10 @@ static oom_role subscript_role(role_query *q, TSNode e, int depth)
 
 /* ---- any expression ------------------------------------------------------------------ */
 
-static oom_role role_of(role_query *q, TSNode e, int depth)
+oom_role oom_roles_of(role_query *q, TSNode e, int depth)
 {
     const oom_pymodel *m = q->m;
-    if (ts_node_is_null(e) || !spend(q, depth))
+    if (ts_node_is_null(e) || !oom_roles_spend(q, depth))
         return OOM_ROLE_UNKNOWN;
     TSSymbol s = ts_node_symbol(e);
     const char *type = ts_node_type(e);
@@ -1267,12 +799,12 @@ static oom_role role_of(role_query *q, TSNode e, int depth)
     }
     if (s == m->sym.attribute) {
         TSNode obj = oom_model_child(m, e, "object", 6);
-        if (is_self(m, obj))
+        if (oom_roles_is_self(m, obj))
             return self_attribute_role(q, e, depth);
         uint32_t len;
         const char *attr = oom_node_last_name(m, e, &len);
         if (attr && oom_library_lists(&q->lib->module_attributes, attr, len))
-            return role_of(q, obj, depth + 1) == OOM_ROLE_MODULE ? OOM_ROLE_MODULE : OOM_ROLE_UNKNOWN;
+            return oom_roles_of(q, obj, depth + 1) == OOM_ROLE_MODULE ? OOM_ROLE_MODULE : OOM_ROLE_UNKNOWN;
         /* net.backbone(x) with `net = Classifier()` of this file: what the
          * class assigns to self.backbone. A library model's attribute is not
          * known: a submodule and a method (`model.chat`, `model.init_hidden`)
@@ -1286,20 +818,20 @@ static oom_role role_of(role_query *q, TSNode e, int depth)
         const char *text = oom_node_text(m, e, &tlen);
         int scope = oom_model_scope_at(m, ts_node_start_byte(e));
         uint32_t start = scope > 0 ? m->scopes[scope].start : 0, end = scope > 0 ? m->scopes[scope].end : (uint32_t)m->len;
-        return used_as_module(q, text, tlen, start, end) ? OOM_ROLE_MODULE : OOM_ROLE_UNKNOWN;
+        return oom_roles_used_as_module(q, text, tlen, start, end) ? OOM_ROLE_MODULE : OOM_ROLE_UNKNOWN;
     }
     if (s == m->sym.call)
         return call_role(q, e, -1, depth);
     if (strcmp(type, "subscript") == 0)
         return subscript_role(q, e, depth);
     if (strcmp(type, "parenthesized_expression") == 0)
-        return ts_node_named_child_count(e) == 1 ? role_of(q, oom_model_named_child(m, e, 0), depth + 1)
+        return ts_node_named_child_count(e) == 1 ? oom_roles_of(q, oom_model_named_child(m, e, 0), depth + 1)
                                                  : OOM_ROLE_UNKNOWN;
     if (strcmp(type, "conditional_expression") == 0 && ts_node_named_child_count(e) == 3) {
         TSNode a = oom_model_named_child(m, e, 0), b = oom_model_named_child(m, e, 2);
-        oom_role ra = is_type(a, "none") ? OOM_ROLE_UNKNOWN : role_of(q, a, depth + 1);
-        oom_role rb = is_type(b, "none") ? OOM_ROLE_UNKNOWN : role_of(q, b, depth + 1);
-        return join(ra, rb);
+        oom_role ra = oom_roles_is_type(a, "none") ? OOM_ROLE_UNKNOWN : oom_roles_of(q, a, depth + 1);
+        oom_role rb = oom_roles_is_type(b, "none") ? OOM_ROLE_UNKNOWN : oom_roles_of(q, b, depth + 1);
+        return oom_roles_join(ra, rb);
     }
     if (strcmp(type, "string") == 0 || strcmp(type, "integer") == 0 || strcmp(type, "float") == 0 ||
         strcmp(type, "true") == 0 || strcmp(type, "false") == 0 || strcmp(type, "list") == 0 ||
@@ -1330,7 +862,7 @@ oom_role oom_model_module_role(const oom_pymodel *m, TSNode expr)
     const char *text = oom_node_text(m, expr, &len);
     /* asked without waiting on other files, or waiting: two answers */
     int kind = m->pending_conditions ? MEMO_ROLE_WAITING : MEMO_ROLE;
-    const memo_slot *s = memo_find(m, kind, ts_node_symbol(expr), text, len);
+    const memo_slot *s = oom_roles_memo_find(m, kind, ts_node_symbol(expr), text, len);
     if (s) {
         if (s->value == OOM_ROLE_MODULE)
             hand_on(m, s->cond);
@@ -1338,11 +870,11 @@ oom_role oom_model_module_role(const oom_pymodel *m, TSNode expr)
     }
     role_query q = {m, lib, ROLE_BUDGET, {0}};
     oom_buf_init(&q.cond);
-    oom_role r = role_of(&q, expr, 0);
+    oom_role r = oom_roles_of(&q, expr, 0);
     char *cond = r == OOM_ROLE_MODULE && q.cond.len ? oom_xstrdup(q.cond.data) : NULL;
     if (r == OOM_ROLE_MODULE)
         hand_on(m, cond);
-    memo_put_cond(m, kind, ts_node_symbol(expr), text, len, r, cond);
+    oom_roles_memo_put_cond(m, kind, ts_node_symbol(expr), text, len, r, cond);
     oom_buf_free(&q.cond);
     return r;
 }
@@ -1358,70 +890,3 @@ bool oom_model_is_module_forward_method(const char *name, size_t len)
     return lib && oom_library_lists(&lib->forward_methods, name, len);
 }
 
-/* ---- for the project pass ------------------------------------------------------------- */
-
-/* A module by the file's own evidence, waiting on no other file. */
-static bool certainly_module(const oom_pymodel *m, TSNode expr)
-{
-    oom_buf *collecting = m->pending_conditions;
-    oom_pymodel_collect_pending(m, NULL);
-    bool module = oom_model_module_role(m, expr) == OOM_ROLE_MODULE; /* without waiting: certain */
-    oom_pymodel_collect_pending(m, collecting);
-    return module;
-}
-
-void oom_pymodel_call_module_args(const oom_pymodel *m, size_t i, uint32_t *mask, oom_buf *keywords)
-{
-    *mask = 0;
-    oom_buf_clear(keywords);
-    if (!oom_library_get())
-        return;
-    TSNode args = oom_model_child(m, m->calls[i].node, "arguments", 9);
-    oom_model_kids kids = oom_model_kids_of(m, args);
-    int position = 0;
-    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
-        TSNode value = a;
-        uint32_t nlen = 0;
-        const char *kw = NULL;
-        if (ts_node_symbol(a) == m->sym.keyword_argument) {
-            kw = oom_node_text(m, oom_model_child(m, a, "name", 4), &nlen);
-            value = oom_model_child(m, a, "value", 5);
-        } else if (is_type(a, "list_splat") || is_type(a, "dictionary_splat")) {
-            return; /* the positions after it are not known */
-        }
-        /* names and attributes only: what a model is passed as */
-        bool candidate = !ts_node_is_null(value) &&
-                         (ts_node_symbol(value) == m->sym.identifier || ts_node_symbol(value) == m->sym.attribute);
-        if (candidate && certainly_module(m, value)) {
-            if (kw)
-                oom_buf_printf(keywords, "%s%.*s", keywords->len ? "," : "", (int)nlen, kw);
-            else if (position < 32)
-                *mask |= 1u << position;
-        }
-        if (!kw)
-            position++;
-    }
-}
-
-void oom_pymodel_module_classes(const oom_pymodel *m, oom_buf *out)
-{
-    const oom_library *lib = oom_library_get();
-    if (!lib || !m->nodes)
-        return;
-    for (uint32_t i = 0; i < m->nodes->len; i++) {
-        if (m->nodes->items[i].symbol != m->sym.class_definition)
-            continue;
-        TSNode cls = m->nodes->items[i].node;
-        role_query q = {m, lib, ROLE_BUDGET, {0}};
-        oom_buf_init(&q.cond);
-        bool module = own_class_role(&q, cls, 0) == OOM_ROLE_MODULE && q.cond.len == 0;
-        oom_buf_free(&q.cond);
-        uint32_t len;
-        TSNode name = oom_model_child(m, cls, "name", 4);
-        if (module && !ts_node_is_null(name)) {
-            const char *text = oom_node_text(m, name, &len);
-            oom_buf_append(out, text, len);
-            oom_buf_putc(out, '\0');
-        }
-    }
-}

@@ -1,0 +1,163 @@
+/* model/roleuse: what the code does with a value that only a module
+ * supports, and whether a call is given data or computed values. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roles.h"
+
+/* ---- use ---------------------------------------------------------------------------- */
+
+/* A field only a model's output has is read off what `call` returns:
+ * `model(**batch).logits`, or `out = net(x)` then `out.loss` in the same
+ * function (transformers' ModelOutput, diffusers' outputs). */
+static bool result_read_as_model_output(role_query *q, TSNode call)
+{
+    const oom_pymodel *m = q->m;
+    TSNode up = oom_model_parent(m, call);
+    uint32_t len;
+    if (!ts_node_is_null(up) && ts_node_symbol(up) == m->sym.attribute) {
+        const char *field = oom_node_last_name(m, up, &len);
+        TSNode above = oom_model_parent(m, up);
+        bool called = !ts_node_is_null(above) && ts_node_symbol(above) == m->sym.call &&
+                      ts_node_eq(oom_model_child(m, above, "function", 8), up);
+        return field && !called && oom_library_lists(&q->lib->output_fields, field, len);
+    }
+    if (ts_node_is_null(up) || ts_node_symbol(up) != m->sym.assignment)
+        return false;
+    TSNode left = oom_model_child(m, up, "left", 4);
+    if (ts_node_symbol(left) != m->sym.identifier || !m->nodes)
+        return false;
+    uint32_t nlen;
+    const char *name = oom_node_text(m, left, &nlen);
+    int scope = oom_model_scope_at(m, ts_node_start_byte(call));
+    uint32_t end = scope > 0 ? m->scopes[scope].end : (uint32_t)m->len;
+    uint32_t at = oom_nodes_find(m->nodes, up);
+    for (uint32_t i = at == UINT32_MAX ? m->nodes->len : at; i < m->nodes->len; i++) {
+        const oom_node *n = &m->nodes->items[i];
+        if (n->start >= end)
+            break;
+        if (n->symbol != m->sym.attribute)
+            continue;
+        TSNode obj = oom_model_child(m, n->node, "object", 6);
+        uint32_t olen;
+        const char *o = oom_node_text(m, obj, &olen);
+        const char *field = oom_node_last_name(m, n->node, &len);
+        if (ts_node_symbol(obj) == m->sym.identifier && olen == nlen && memcmp(o, name, nlen) == 0 && field &&
+            oom_library_lists(&q->lib->output_fields, field, len))
+            return true;
+    }
+    return false;
+}
+
+/* A method only modules have is called on `text` (a name, or `self.x`)
+ * between `start` and `end`, or the text is given to a library wrapper
+ * there (`DDP(model)`), or a field only a model's output has is read off
+ * what calling it returns. What feeds a backward is no evidence: a target
+ * (`valid = Tensor(n, 1).fill_(1.0)`) feeds the loss as the forward does. */
+static bool used_as_module_uncached(role_query *q, const char *text, uint32_t len, uint32_t start, uint32_t end);
+
+bool oom_roles_used_as_module(role_query *q, const char *text, uint32_t len, uint32_t start, uint32_t end)
+{
+    const memo_slot *s = oom_roles_memo_find(q->m, MEMO_USED, start, text, len);
+    if (s)
+        return s->value;
+    bool used = used_as_module_uncached(q, text, len, start, end);
+    oom_roles_memo_put(q->m, MEMO_USED, start, text, len, used);
+    return used;
+}
+
+static bool used_as_module_uncached(role_query *q, const char *text, uint32_t len, uint32_t start, uint32_t end)
+{
+    const oom_pymodel *m = q->m;
+    oom_buf qn;
+    oom_buf_init(&qn);
+    bool used = false;
+    for (size_t i = 0; i < m->call_count && !used; i++) {
+        const oom_call_site *c = &m->calls[i];
+        if (c->pos < start || c->pos >= end)
+            continue;
+        TSNode fn = oom_model_child(m, c->node, "function", 8);
+        uint32_t flen;
+        const char *ftext = oom_node_text(m, fn, &flen);
+        if (flen == len && memcmp(ftext, text, len) == 0) {
+            used = result_read_as_model_output(q, c->node);
+            continue;
+        }
+        if (ts_node_symbol(fn) == m->sym.attribute && oom_library_lists(&q->lib->use_evidence, c->name, c->name_len)) {
+            uint32_t olen;
+            const char *o = oom_node_text(m, oom_model_child(m, fn, "object", 6), &olen);
+            used = olen == len && memcmp(o, text, len) == 0;
+            continue;
+        }
+        if (!oom_pymodel_qualname(m, fn, &qn))
+            continue;
+        for (size_t w = 0; w < q->lib->wrapper_count && !used; w++) {
+            const oom_lib_wrapper *wr = &q->lib->wrappers[w];
+            if (!oom_qpattern_match(&wr->call, qn.data))
+                continue;
+            TSNode arg = oom_roles_argument_at(m, c->node, wr->argument, wr->keyword);
+            uint32_t alen;
+            const char *a = ts_node_is_null(arg) ? NULL : oom_node_text(m, arg, &alen);
+            used = a && alen == len && memcmp(a, text, len) == 0;
+        }
+    }
+    oom_buf_free(&qn);
+    return used;
+}
+
+/* `e` is computed by another of the file's callables (`out` of `out =
+ * self.model(x)`, `self.head(h)`, `logits.float()`), not read from the data
+ * or made by a library function: what a loss function is given, where a
+ * module is given data. */
+static bool derived_from_own_call(const oom_pymodel *m, TSNode e, int depth)
+{
+    for (int i = 0; i < 8 && !ts_node_is_null(e); i++) {
+        TSSymbol s = ts_node_symbol(e);
+        if (s == m->sym.attribute) {
+            e = oom_model_child(m, e, "object", 6);
+        } else if (oom_roles_is_type(e, "subscript")) {
+            e = oom_model_child(m, e, "value", 5);
+        } else if (s == m->sym.call) {
+            TSNode fn = oom_model_child(m, e, "function", 8);
+            TSNode base = fn;
+            while (ts_node_symbol(base) == m->sym.attribute)
+                base = oom_model_child(m, base, "object", 6);
+            if (ts_node_symbol(base) == m->sym.identifier && !oom_roles_is_self(m, base) &&
+                oom_pymodel_is_import_alias(m, m->src + ts_node_start_byte(base),
+                                            ts_node_end_byte(base) - ts_node_start_byte(base)))
+                return false; /* torch.stack(...), F.normalize(...) */
+            if (ts_node_symbol(fn) == m->sym.attribute && !oom_roles_is_self(m, oom_model_child(m, fn, "object", 6))) {
+                e = oom_model_child(m, fn, "object", 6); /* logits.float(): what logits is */
+                continue;
+            }
+            return true;
+        } else if (s == m->sym.identifier) {
+            TSNode v = depth < 3 ? oom_model_bound_value(m, e) : (TSNode){0};
+            return !ts_node_is_null(v) && !ts_node_eq(v, e) && derived_from_own_call(m, v, depth + 1);
+        } else {
+            return false;
+        }
+    }
+    return false;
+}
+
+/* Every argument of the call is data: none computed by another of the
+ * file's callables. */
+bool oom_roles_takes_data(const oom_pymodel *m, TSNode call)
+{
+    oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, call, "arguments", 9));
+    bool some = false;
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
+        if (ts_node_symbol(a) == m->sym.keyword_argument)
+            a = oom_model_child(m, a, "value", 5);
+        else if (oom_roles_is_type(a, "list_splat") || oom_roles_is_type(a, "dictionary_splat"))
+            a = ts_node_named_child_count(a) ? oom_model_named_child(m, a, 0) : (TSNode){0};
+        if (!ts_node_is_null(a) && derived_from_own_call(m, a, 0))
+            return false;
+        some = true;
+    }
+    return some;
+}
+

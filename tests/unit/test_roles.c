@@ -1,0 +1,167 @@
+/* model/roles and kb/library: what a value is from where it comes from and
+ * how it is used, the library knowledge as data, never the value's name. */
+#include <string.h>
+
+#include "harness.h"
+#include "oomlint/library.h"
+
+static bool forward(const parsed *p, const char *call)
+{
+    return oom_pymodel_is_model_call(p->model, oom_test_node_at(p, call));
+}
+
+/* The patterns of the library knowledge: one name a segment, `**` any
+ * number of segments. */
+static void patterns(void)
+{
+    const oom_library *lib = oom_library_get();
+    CHECK(lib != NULL);
+    if (!lib)
+        return;
+    int tok = oom_qpattern_find(lib->not_modules, lib->not_module_count, "transformers.AutoTokenizer.from_pretrained");
+    CHECK(tok >= 0);
+    CHECK(oom_qpattern_find(lib->not_modules, lib->not_module_count, "torch.nn.CrossEntropyLoss") >= 0);
+    CHECK(oom_qpattern_find(lib->not_modules, lib->not_module_count, "torch.nn.Dropout") >= 0);
+    CHECK(oom_qpattern_find(lib->not_modules, lib->not_module_count, "torch.nn.Linear") < 0);
+    CHECK(oom_qpattern_find(lib->constructors, lib->constructor_count, "torch.nn.Linear") >= 0);
+    CHECK(oom_qpattern_find(lib->constructors, lib->constructor_count, "torchvision.models.resnet50") >= 0);
+    CHECK(oom_qpattern_find(lib->constructors, lib->constructor_count, "torchvision.models.detection.fasterrcnn_resnet50_fpn") >= 0);
+    CHECK(oom_qpattern_find(lib->constructors, lib->constructor_count, "torch.nn.functional.relu") < 0);
+    CHECK(oom_qpattern_find(lib->bases, lib->base_count, "lightning.pytorch.LightningModule") >= 0);
+    CHECK(oom_library_lists(&lib->use_evidence, "named_parameters", 16));
+    CHECK(!oom_library_lists(&lib->use_evidence, "state_dict", 10)); /* optimizers have one too */
+}
+
+/* A malformed library file is refused with the reason, never half read. */
+static void malformed_library(void)
+{
+    static const char *const bad[] = {
+        "", "[]", "{\"modules\": 1}", "{\"modules\": {\"not_modules\": [{}]}}",
+        "{\"modules\": {\"not_modules\": [], \"constructors\": [], \"bases\": [], \"wrappers\": [{\"call\": \"x\"}]}}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        oom_buf err;
+        oom_buf_init(&err);
+        oom_library *lib = oom_library_parse(bad[i], strlen(bad[i]), &err);
+        CHECK(lib == NULL);
+        CHECK(err.len > 0);
+        oom_buf_free(&err);
+    }
+}
+
+/* Constructors and factories by qualified name, the file's own classes,
+ * wrappers, and what is not a module whatever it is called. */
+static void constructed(void)
+{
+    parsed p = oom_test_parse(
+        "import timm, torch\nfrom torch import nn\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "from transformers import AutoModel, AutoTokenizer\n"
+        "class Net(nn.Module):\n    pass\n"
+        "class Helper:\n    pass\n"
+        "def f(x):\n"
+        "    net_g = timm.create_model('resnet50')\n    net_g(x)\n"
+        "    enc = AutoModel.from_pretrained('bert-base-uncased')\n    enc(x)\n"
+        "    model = AutoTokenizer.from_pretrained('bert-base-uncased')\n    model(x)\n"
+        "    ddp = DDP(Net())\n    ddp(x)\n"
+        "    compiled = torch.compile(nn.Linear(2, 2))\n    compiled(x)\n"
+        "    helper = Helper()\n    helper(x)\n"
+        "    criterion = nn.CrossEntropyLoss()\n    criterion(x, x)\n");
+    CHECK(forward(&p, "net_g(x)"));
+    CHECK(forward(&p, "enc(x)"));
+    CHECK(!forward(&p, "model(x)")); /* a tokenizer, called `model` */
+    CHECK(forward(&p, "ddp(x)"));
+    CHECK(forward(&p, "compiled(x)"));
+    CHECK(!forward(&p, "helper(x)"));
+    CHECK(!forward(&p, "criterion(x, x)"));
+    oom_test_parsed_free(&p);
+}
+
+/* What the code does with a value: module-only methods, a wrapper given it,
+ * a model output's fields read off its result. */
+static void used(void)
+{
+    parsed p = oom_test_parse("def f(mnetwork, thing, other, batch):\n"
+                              "    mnetwork.eval()\n    mnetwork(batch)\n"
+                              "    out = thing(batch)\n    print(out.logits)\n"
+                              "    other(batch)\n");
+    CHECK(forward(&p, "mnetwork(batch)"));
+    CHECK(forward(&p, "thing(batch)"));
+    CHECK(!forward(&p, "other(batch)")); /* nothing shows a module: unknown, quiet */
+    oom_test_parsed_free(&p);
+}
+
+/* Through parameters bound at the file's call sites (functions, methods,
+ * constructors), self attributes set anywhere in the class, containers with
+ * fixed keys, and a framework hook's parameter. */
+static void dataflow(void)
+{
+    parsed p = oom_test_parse(
+        "from torch import nn\nfrom fairseq.criterions import FairseqCriterion\n"
+        "def run(generator, z):\n    return generator(z)\n"
+        "class Holder:\n    def __init__(self, model):\n        self.model = model\n"
+        "    def step(self, x):\n        return self.model(x)\n"
+        "class Gan:\n    def __init__(self):\n        self.models = {'g': nn.Linear(2, 2), 'd': nn.Linear(2, 1)}\n"
+        "    def sample(self, z):\n        return self.models['g'](z)\n"
+        "class Loss(FairseqCriterion):\n    def forward(self, model, sample):\n        return model(**sample)\n"
+        "def main(z):\n    g = nn.Linear(2, 2)\n    run(g, z)\n    Holder(g).step(z)\n");
+    CHECK(forward(&p, "generator(z)"));
+    CHECK(forward(&p, "self.model(x)"));
+    CHECK(forward(&p, "self.models['g'](z)"));
+    CHECK(forward(&p, "model(**sample)"));
+    oom_test_parsed_free(&p);
+}
+
+/* A parameter no call in the file binds is a module only if another file
+ * says so: the answer waits ("modarg<TAB>function<TAB>position<TAB>name"),
+ * and only when waiting is asked for. */
+static void waits_on_callers(void)
+{
+    parsed p = oom_test_parse("def evaluate(net, loader):\n    return [net(x) for x in loader]\n");
+    CHECK(!forward(&p, "net(x)"));
+    oom_buf pending;
+    oom_buf_init(&pending);
+    oom_pymodel_collect_pending(p.model, &pending);
+    CHECK(forward(&p, "net(x)"));
+    CHECK_STR(pending.data ? pending.data : "", "modarg\tevaluate\t0\tnet");
+    oom_pymodel_collect_pending(p.model, NULL);
+    oom_buf_free(&pending);
+    oom_test_parsed_free(&p);
+}
+
+/* The calls' module arguments and the file's module classes, for the
+ * project pass. */
+static void facts_for_the_project(void)
+{
+    parsed p = oom_test_parse("from torch import nn\nclass A(nn.Module):\n    pass\nclass B(A):\n    pass\n"
+                              "class C:\n    pass\n"
+                              "def main(x):\n    m = nn.Linear(2, 2)\n    evaluate(x, m, net=m, data=x)\n");
+    oom_buf names;
+    oom_buf_init(&names);
+    oom_pymodel_module_classes(p.model, &names);
+    CHECK(names.len == 4 && strcmp(names.data, "A") == 0 && strcmp(names.data + 2, "B") == 0);
+    oom_buf_clear(&names);
+    size_t call = oom_pymodel_call_count(p.model);
+    uint32_t mask = 0;
+    for (size_t i = 0; i < call; i++) {
+        uint32_t len;
+        bool off;
+        const char *name = oom_pymodel_call_at(p.model, i, &len, &off);
+        if (len == 8 && memcmp(name, "evaluate", 8) == 0)
+            oom_pymodel_call_module_args(p.model, i, &mask, &names);
+    }
+    CHECK(mask == 2u);
+    CHECK_STR(names.data ? names.data : "", "net");
+    oom_buf_free(&names);
+    oom_test_parsed_free(&p);
+}
+
+void test_roles_suite(void)
+{
+    oom_test_run("roles: the library knowledge's patterns", patterns);
+    oom_test_run("roles: a malformed library file is refused", malformed_library);
+    oom_test_run("roles: constructors, own classes, wrappers; a tokenizer is no module", constructed);
+    oom_test_run("roles: module-only methods and model-output fields", used);
+    oom_test_run("roles: parameters, self attributes, keyed containers, framework hooks", dataflow);
+    oom_test_run("roles: a parameter no call binds waits on the project", waits_on_callers);
+    oom_test_run("roles: module arguments and module classes for the project pass", facts_for_the_project);
+}
