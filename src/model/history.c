@@ -194,7 +194,9 @@ static bool method_runs_forward(const oom_pymodel *m, int scope, int depth)
             continue;
         if (oom_model_grad_state_at(m, c->pos) == OOM_GRAD_DISABLED)
             continue;
-        if (model_call(m, c->node, depth + OWN_METHOD_COST))
+        /* a forward that is evaluation code where it stands is reported
+         * there: its caller's call of the helper is the same cause */
+        if (model_call(m, c->node, depth + OWN_METHOD_COST) && !oom_pymodel_is_eval_code(m, c->node))
             return true;
     }
     return false;
@@ -470,8 +472,11 @@ static bool model_call(const oom_pymodel *m, TSNode call, int depth)
     TSNode fn = oom_model_child(m, call, "function", 8);
     if (ts_node_is_null(fn))
         return false;
+    /* module.validation_step(batch) by hand: a Lightning hook of a module,
+     * when what it is called on is one (OGB's KGEModel.test_step is a
+     * static method under no_grad: its receiver shows no module) */
     if (oom_pymodel_is_eval_hook_call(m, call))
-        return true;
+        return is_model_expr(m, oom_model_child(m, fn, "object", 6), depth + 1);
     bool model;
     uint32_t mlen = 0;
     const char *method = ts_node_symbol(fn) == m->sym.attribute ? oom_node_last_name(m, fn, &mlen) : NULL;

@@ -450,6 +450,10 @@ typedef enum {
 } oom_role;
 oom_role oom_model_module_role(const oom_pymodel *m, TSNode expr);
 void oom_model_roles_free(oom_pymodel *m);
+/* roleclass.c: the file's class `cls` is a module by this file's evidence
+ * (a library module base, through the file's own bases, or a forward over a
+ * base from elsewhere). */
+bool oom_model_class_is_module(const oom_pymodel *m, TSNode cls);
 /* A module's methods that run its forward (`encode_image`, `forward_features`),
  * from the library knowledge. */
 bool oom_model_is_module_forward_method(const char *name, size_t len);

@@ -80,8 +80,6 @@ static oom_role own_class_role_uncached(role_query *q, TSNode cls, int depth)
     const oom_pymodel *m = q->m;
     if (!oom_roles_spend(q, depth))
         return OOM_ROLE_UNKNOWN;
-    if (class_defines(m, cls, "forward"))
-        return OOM_ROLE_MODULE;
     oom_role r = OOM_ROLE_NOT_MODULE;
     char *waits = NULL; /* the imported base the answer would wait on */
     size_t waits_dot = 0;
@@ -101,10 +99,13 @@ static oom_role own_class_role_uncached(role_query *q, TSNode cls, int depth)
         }
         TSNode own = ts_node_symbol(base) == m->sym.identifier ? oom_roles_own_class(m, qn.data, (uint32_t)qn.len) : (TSNode){0};
         if (!ts_node_is_null(own) && !ts_node_eq(own, cls)) {
-            if (oom_roles_own_class_role(q, own, depth + 1) == OOM_ROLE_MODULE) {
+            oom_role base_role = oom_roles_own_class_role(q, own, depth + 1);
+            if (base_role == OOM_ROLE_MODULE) {
                 r = OOM_ROLE_MODULE;
                 break;
             }
+            if (base_role == OOM_ROLE_UNKNOWN)
+                r = OOM_ROLE_UNKNOWN;
         } else if (oom_roles_imported_class(m, base, qn.data) && !waits) {
             /* `class Net(BaseModel)` with BaseModel from the project: a module
              * if that file says its class is one */
@@ -116,6 +117,14 @@ static oom_role own_class_role_uncached(role_query *q, TSNode cls, int depth)
             r = OOM_ROLE_UNKNOWN; /* a base from another file or library */
         }
     }
+    /* a `forward` makes a module of a class whose base comes from elsewhere
+     * (the nn.Module protocol through the project's own base); a class with
+     * no base, or only `object`, that defines one is a plain callable */
+    if (r != OOM_ROLE_MODULE && r != OOM_ROLE_NOT_MODULE && class_defines(m, cls, "forward")) {
+        free(waits);
+        waits = NULL;
+        r = OOM_ROLE_MODULE;
+    }
     if (r == OOM_ROLE_UNKNOWN && waits) {
         r = oom_roles_wait_on(q, "module\t%.*s\t%.*s", waits, waits_dot, waits + waits_dot + 1, strlen(waits + waits_dot + 1), -1)
                 ? OOM_ROLE_MODULE
@@ -126,3 +135,18 @@ static oom_role own_class_role_uncached(role_query *q, TSNode cls, int depth)
     return r;
 }
 
+
+bool oom_model_class_is_module(const oom_pymodel *m, TSNode cls)
+{
+    const oom_library *lib = oom_library_get();
+    if (!lib || ts_node_is_null(cls))
+        return false;
+    role_query q = {m, lib, ROLE_BUDGET, {0}};
+    oom_buf_init(&q.cond);
+    oom_buf *waiting = m->pending_conditions;
+    oom_pymodel_collect_pending(m, NULL); /* settled by this file alone */
+    bool module = oom_roles_own_class_role(&q, cls, 0) == OOM_ROLE_MODULE;
+    oom_pymodel_collect_pending(m, waiting);
+    oom_buf_free(&q.cond);
+    return module;
+}
