@@ -202,6 +202,9 @@ void oom_pymodel_collect_conditions(const oom_pymodel *m, oom_buf *into);
  * to `into`, one a line; NULL stops. The finding then waits on the
  * project pass (oom_diag.needs_project). */
 void oom_pymodel_collect_pending(const oom_pymodel *m, oom_buf *into);
+/* Whether a role question since the last call would have waited on another
+ * file (and so answered unknown); clears the flag. */
+bool oom_pymodel_take_would_wait(const oom_pymodel *m);
 /* The arguments of call i that are modules by the file's own evidence:
  * positions (bits, below 32) and keywords (comma-separated). */
 void oom_pymodel_call_module_args(const oom_pymodel *m, size_t i, uint32_t *mask, oom_buf *keywords);

@@ -355,12 +355,13 @@ static bool semantic_holds(const oom_pred *p, const oom_sem_env *env, TSNode n, 
         return p->fn(env, n, site, p, scratch);
     oom_buf_clear(env->conditions);
     oom_pymodel_collect_conditions(env->py, env->conditions);
+    oom_pymodel_take_would_wait(env->py);
     bool holds = p->fn(env, n, site, p, scratch);
     bool waits = false;
     /* what the file shows settles it first; only where that fails is the
      * predicate asked again with roles that wait on other files, so that
      * a finding waits on the project pass only when it needs to */
-    if (!holds && !p->negate && env->role_scratch && env->role_waits) {
+    if (!holds && !p->negate && env->role_scratch && env->role_waits && oom_pymodel_take_would_wait(env->py)) {
         oom_buf_clear(env->role_scratch);
         oom_pymodel_collect_pending(env->py, env->role_scratch);
         holds = waits = p->fn(env, n, site, p, scratch);

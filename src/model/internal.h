@@ -300,6 +300,10 @@ struct oom_pymodel {
     /* where a module role that waits on another file says so, while a
      * predicate is asked (oom_pymodel_collect_pending); NULL otherwise */
     oom_buf *pending_conditions;
+    /* set when a role question asked without waiting met a condition it
+     * could have waited on: only then is a predicate asked again waiting
+     * (oom_pymodel_take_would_wait) */
+    bool would_wait;
     /* what the current answer assumes of another file of the project, one
      * condition a line (oom_pymodel_collect_conditions); NULL when no one
      * collects them */

@@ -69,9 +69,13 @@ oom_role oom_roles_own_class_role(role_query *q, TSNode cls, int depth)
     if (!s)
         oom_roles_memo_put(q->m, MEMO_CLASS, 0, at, 0, OOM_ROLE_UNKNOWN); /* a base cycle answers unknown */
     size_t waits = q->cond.len;
+    bool would = q->m->would_wait;
+    ((oom_pymodel *)q->m)->would_wait = false; /* one thread owns the model */
     oom_role r = own_class_role_uncached(q, cls, depth);
-    /* an answer that waits on another file is worked out again each time */
-    oom_roles_memo_put(q->m, MEMO_CLASS, 0, at, 0, q->cond.len == waits ? (int)r : MEMO_ASK_AGAIN);
+    /* an answer that waits (or would wait) on another file is worked out again each time */
+    oom_roles_memo_put(q->m, MEMO_CLASS, 0, at, 0,
+                       q->cond.len == waits && !q->m->would_wait ? (int)r : MEMO_ASK_AGAIN);
+    ((oom_pymodel *)q->m)->would_wait |= would;
     return r;
 }
 

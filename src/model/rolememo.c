@@ -22,7 +22,7 @@ static uint32_t memo_hash(int kind, uint32_t at, const char *text, uint32_t len)
     uint32_t h = 2166136261u ^ (uint32_t)kind;
     h = (h ^ at) * 16777619u;
     h = (h ^ len) * 16777619u;
-    if (kind == MEMO_ATTR) /* by the attribute's name, wherever it is read */
+    if (kind == MEMO_ATTR || kind == MEMO_USED) /* by the text, wherever it is read */
         for (uint32_t i = 0; i < len; i++)
             h = (h ^ (unsigned char)text[i]) * 16777619u;
     else
@@ -40,7 +40,7 @@ memo_slot *oom_roles_memo_find(const oom_pymodel *m, int kind, uint32_t at, cons
         if (!s->text)
             return NULL;
         if (s->kind == kind && s->at == at && s->len == len &&
-            (s->text == text || (kind == MEMO_ATTR && memcmp(s->text, text, len) == 0)))
+            (s->text == text || ((kind == MEMO_ATTR || kind == MEMO_USED) && memcmp(s->text, text, len) == 0)))
             return s;
     }
 }
@@ -83,7 +83,7 @@ void oom_roles_memo_put_cond(const oom_pymodel *cm, int kind, uint32_t at, const
             return;
         }
         if (s->kind == kind && s->at == at && s->len == len &&
-            (s->text == text || (kind == MEMO_ATTR && memcmp(s->text, text, len) == 0))) {
+            (s->text == text || ((kind == MEMO_ATTR || kind == MEMO_USED) && memcmp(s->text, text, len) == 0))) {
             s->value = (signed char)value;
             free(s->cond);
             s->cond = cond;
@@ -117,8 +117,10 @@ void oom_roles_cond_truncate(role_query *q, size_t len)
  * tries a predicate makes: see engine/predicates.c). */
 bool oom_roles_wait_on(role_query *q, const char *fmt, const char *a, size_t alen, const char *b, size_t blen, int n)
 {
-    if (!q->m->pending_conditions)
+    if (!q->m->pending_conditions) {
+        ((oom_pymodel *)q->m)->would_wait = true; /* one thread owns the model */
         return false;
+    }
     oom_buf line;
     oom_buf_init(&line);
     if (n >= 0)

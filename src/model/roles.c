@@ -648,10 +648,14 @@ static oom_role class_attribute_role(role_query *q, TSNode cls, const char *attr
     if (!s) /* self.a = self.a.to(x) asks again while it is answered: unknown */
         oom_roles_memo_put(m, MEMO_ATTR, ts_node_start_byte(cls), attr, alen, OOM_ROLE_UNKNOWN);
     size_t waits = q->cond.len;
+    bool would = m->would_wait;
+    ((oom_pymodel *)m)->would_wait = false;
     oom_role r = self_attribute_role_uncached(q, cls, attr, alen, depth);
-    /* an answer that waits on another file is worked out again each time, so
-     * that each question records what it waits on */
-    oom_roles_memo_put(m, MEMO_ATTR, ts_node_start_byte(cls), attr, alen, q->cond.len == waits ? (int)r : MEMO_ASK_AGAIN);
+    /* an answer that waits (or would wait) on another file is worked out
+     * again each time, so that each question records what it waits on */
+    oom_roles_memo_put(m, MEMO_ATTR, ts_node_start_byte(cls), attr, alen,
+                       q->cond.len == waits && !m->would_wait ? (int)r : MEMO_ASK_AGAIN);
+    ((oom_pymodel *)m)->would_wait |= would;
     return r;
 }
 
@@ -866,17 +870,31 @@ oom_role oom_model_module_role(const oom_pymodel *m, TSNode expr)
     if (s) {
         if (s->value == OOM_ROLE_MODULE)
             hand_on(m, s->cond);
+        else if (kind == MEMO_ROLE && s->cond) /* the kept answer would have waited */
+            ((oom_pymodel *)m)->would_wait = true;
         return (oom_role)s->value;
     }
+    bool would = m->would_wait;
+    ((oom_pymodel *)m)->would_wait = false; /* one thread owns the model */
     role_query q = {m, lib, ROLE_BUDGET, {0}};
     oom_buf_init(&q.cond);
     oom_role r = oom_roles_of(&q, expr, 0);
     char *cond = r == OOM_ROLE_MODULE && q.cond.len ? oom_xstrdup(q.cond.data) : NULL;
+    if (!cond && kind == MEMO_ROLE && r != OOM_ROLE_MODULE && m->would_wait)
+        cond = oom_xstrdup(""); /* marks an answer that would have waited */
+    ((oom_pymodel *)m)->would_wait |= would;
     if (r == OOM_ROLE_MODULE)
         hand_on(m, cond);
     oom_roles_memo_put_cond(m, kind, ts_node_symbol(expr), text, len, r, cond);
     oom_buf_free(&q.cond);
     return r;
+}
+
+bool oom_pymodel_take_would_wait(const oom_pymodel *m)
+{
+    bool would = m->would_wait;
+    ((oom_pymodel *)m)->would_wait = false; /* one thread owns the model */
+    return would;
 }
 
 void oom_pymodel_collect_pending(const oom_pymodel *m, oom_buf *into)
