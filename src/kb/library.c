@@ -319,8 +319,17 @@ static pthread_once_t library_once = PTHREAD_ONCE_INIT;
 static oom_library *library;
 static char library_error[256];
 
+/* The tables live as long as the process; they are given back at exit so
+ * that a leak checker sees every allocation freed. */
+static void free_library(void)
+{
+    oom_library_free(library);
+    library = NULL;
+}
+
 static void load_library(void)
 {
+    atexit(free_library);
     for (size_t i = 0; i < oom_embedded_rule_file_count; i++) {
         const oom_rule_file *f = &oom_embedded_rule_files[i];
         if (strcmp(f->path, "kb/library.json") != 0)

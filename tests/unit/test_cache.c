@@ -69,7 +69,7 @@ static void sample(oom_diag_list *found, oom_file_facts *facts, oom_readlog *rea
     d->fix->preview_before = oom_xstrdup("losses.append(loss)\n");
     oom_diag_add_related(d, "train.py", 2, "the list it is stored in");
     oom_diag_list_add(found, "OOM101", "cuda-visible-devices", OOM_SEV_WARNING, "train.py", "m", NULL, NULL);
-    oom_call_shape shape = {true, 5u, "retain_graph", OOM_CALLEE_UNRESOLVED, "utils"};
+    oom_call_shape shape = {true, 5u, "retain_graph", OOM_CALLEE_UNRESOLVED, "utils", 2u, "net"};
     oom_file_facts_add_call(facts, "step", 4, &shape);
     oom_buf_append(&facts->no_grad_forward_classes, "Frozen\0", 7);
     oom_diag_list_add(&facts->pending, "OOM202", "accumulated-graph", OOM_SEV_ERROR, "train.py", "m2", NULL, NULL)
