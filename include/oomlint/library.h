@@ -50,7 +50,6 @@ typedef struct {
     size_t hook_count;
     oom_strlist self_returning;    /* a module's methods that return the module */
     oom_strlist module_attributes; /* attributes of a wrapper that are the module it wraps */
-    oom_strlist non_forward_methods; /* nn.Module's and the libraries' methods that run no forward */
     oom_strlist use_evidence;      /* methods only a module has */
     oom_strlist forward_methods;   /* a module's methods that run its forward */
     oom_strlist output_fields;     /* fields of what a model's forward returns (`.logits`) */

@@ -246,7 +246,6 @@ oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
     ok = ok && read_hooks(mod, lib, err);
     ok = ok && read_names(mod, "self_returning_methods", &lib->self_returning, err);
     ok = ok && read_names(mod, "module_attributes", &lib->module_attributes, err);
-    ok = ok && read_names(mod, "non_forward_methods", &lib->non_forward_methods, err);
     ok = ok && read_names(mod, "use_evidence_methods", &lib->use_evidence, err);
     ok = ok && read_names(mod, "forward_methods", &lib->forward_methods, err);
     ok = ok && read_names(mod, "output_fields", &lib->output_fields, err);
@@ -304,7 +303,6 @@ void oom_library_free(oom_library *lib)
     free(lib->hooks);
     oom_strlist_free(&lib->self_returning);
     oom_strlist_free(&lib->module_attributes);
-    oom_strlist_free(&lib->non_forward_methods);
     oom_strlist_free(&lib->use_evidence);
     oom_strlist_free(&lib->forward_methods);
     oom_strlist_free(&lib->output_fields);

@@ -204,18 +204,6 @@ static bool wraps(const oom_pymodel *m, TSNode wrapper, const char *inner, uint3
 /* Module.predict() is model code, whose caller picks the grad mode; a
  * unittest method is a test. Neither is evaluation code, names or
  * `model.eval()` notwithstanding. */
-/* The class_definition a method scope belongs to; null for a function. */
-static TSNode method_class(const oom_pymodel *m, const oom_scope *sc)
-{
-    if (ts_node_is_null(sc->def))
-        return (TSNode){0};
-    TSNode up = oom_model_parent(m, sc->def);
-    if (!ts_node_is_null(up) && ts_node_symbol(up) == m->sym.decorated_definition)
-        up = oom_model_parent(m, up);
-    up = ts_node_is_null(up) ? up : oom_model_parent(m, up); /* block -> class_definition */
-    return !ts_node_is_null(up) && ts_node_symbol(up) == m->sym.class_definition ? up : (TSNode){0};
-}
-
 /* A method of a module class (its caller picks the grad mode: a
  * `class Net(AbstractNetwork)` over the file's own nn.Module base counts as
  * `class Net(nn.Module)` does), or a unit test. */
@@ -224,7 +212,7 @@ static bool in_model_or_test_method(const oom_pymodel *m, int scope)
     for (int s = scope; s > 0; s = m->scopes[s].parent) {
         if (m->scopes[s].model_method || m->scopes[s].unit_test)
             return true;
-        TSNode cls = method_class(m, &m->scopes[s]);
+        TSNode cls = oom_model_class_of_scope(m, &m->scopes[s]);
         if (!ts_node_is_null(cls) && oom_model_class_is_module(m, cls))
             return true;
     }

@@ -204,7 +204,7 @@ static bool method_runs_forward(const oom_pymodel *m, int scope, int depth)
 
 /* The class a method scope belongs to: the class_definition around its
  * `def` (through a decorated_definition); null for a function. */
-static TSNode class_of_scope(const oom_pymodel *m, const oom_scope *sc)
+TSNode oom_model_class_of_scope(const oom_pymodel *m, const oom_scope *sc)
 {
     if (ts_node_is_null(sc->def))
         return (TSNode){0};
@@ -251,7 +251,7 @@ static bool runs_all_without_grad(const oom_pymodel *m, int scope)
 /* The name of the class whose method scope `sc` is; NULL for a function. */
 static const char *owner_class_name(const oom_pymodel *m, const oom_scope *sc, uint32_t *len)
 {
-    TSNode owner = class_of_scope(m, sc);
+    TSNode owner = oom_model_class_of_scope(m, sc);
     TSNode name = ts_node_is_null(owner) ? owner : oom_model_child(m, owner, "name", 4);
     return ts_node_is_null(name) ? NULL : oom_node_text(m, name, len);
 }

@@ -458,6 +458,9 @@ void oom_model_roles_free(oom_pymodel *m);
  * (a library module base, through the file's own bases, or a forward over a
  * base from elsewhere). */
 bool oom_model_class_is_module(const oom_pymodel *m, TSNode cls);
+/* history.c: the class_definition a method scope belongs to (through a
+ * decorated_definition); null for a function. */
+TSNode oom_model_class_of_scope(const oom_pymodel *m, const oom_scope *sc);
 /* A module's methods that run its forward (`encode_image`, `forward_features`),
  * from the library knowledge. */
 bool oom_model_is_module_forward_method(const char *name, size_t len);

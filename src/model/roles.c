@@ -244,11 +244,7 @@ static int parameter_index(const oom_pymodel *m, TSNode def, const char *name, u
 
 static bool is_method_scope(const oom_pymodel *m, const oom_scope *sc)
 {
-    TSNode up = oom_model_parent(m, sc->def);
-    if (!ts_node_is_null(up) && ts_node_symbol(up) == m->sym.decorated_definition)
-        up = oom_model_parent(m, up);
-    up = ts_node_is_null(up) ? up : oom_model_parent(m, up);
-    return !ts_node_is_null(up) && ts_node_symbol(up) == m->sym.class_definition;
+    return !ts_node_is_null(oom_model_class_of_scope(m, sc));
 }
 
 static TSNode class_around(const oom_pymodel *m, TSNode n);
