@@ -538,15 +538,14 @@ static bool constructor_submodule(role_query *q, TSNode cls, const char *attr, u
     return false;
 }
 
-/* `self.<attr>` as it stands in the class's source (the memo of uses is
- * keyed by where the text is), or `text` itself when the class never
- * writes it so. */
+/* `self.<attr>` as it stands in the class's source (the memo of uses
+ * keeps the text, so it must point into the source), or NULL when the
+ * class never writes it so: then no call in the class can use it. */
 static const char *class_text(const oom_pymodel *m, TSNode cls, const char *text, uint32_t len)
 {
     const char *from = m->src + ts_node_start_byte(cls);
     size_t n = ts_node_end_byte(cls) - ts_node_start_byte(cls);
-    const char *hit = memmem(from, n, text, len);
-    return hit ? hit : text;
+    return memmem(from, n, text, len);
 }
 
 /* The file's class `obj` is an instance of (`net` of `net = Classifier()`,
@@ -609,9 +608,9 @@ static oom_role self_attribute_role_uncached(role_query *q, TSNode cls, const ch
         return r;
     char text[128];
     int tlen = snprintf(text, sizeof text, "self.%.*s", (int)alen, attr);
-    if ((tlen > 0 && (size_t)tlen < sizeof text &&
-         oom_roles_used_as_module(q, class_text(m, cls, text, (uint32_t)tlen), (uint32_t)tlen, ts_node_start_byte(cls),
-                        ts_node_end_byte(cls))) ||
+    const char *in_source = tlen > 0 && (size_t)tlen < sizeof text ? class_text(m, cls, text, (uint32_t)tlen) : NULL;
+    if ((in_source && oom_roles_used_as_module(q, in_source, (uint32_t)tlen, ts_node_start_byte(cls),
+                                               ts_node_end_byte(cls))) ||
         (some && only_parameters && constructor_submodule(q, cls, attr, alen, depth))) {
         oom_roles_cond_truncate(q, waits); /* what the class does with it settles it here */
         return OOM_ROLE_MODULE;
