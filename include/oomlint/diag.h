@@ -85,6 +85,13 @@ typedef struct {
      * annotations and --diff-base point at. cell 0: not in a notebook. */
     uint32_t cell;
     uint32_t file_start_row, file_end_row;
+    /* The cause it shares with other findings of its rule ("one_per" in
+     * rule.json): findings of one code in one file with the same nonzero
+     * cause_scope are one cause, folded into one finding with the others
+     * as related locations (oom_diag_list_fold_causes). 0: a cause of its
+     * own. The linter sets it to where the function around the finding is
+     * named, plus 2; 1 stands for a module's top-level code. */
+    uint32_t cause_scope;
     size_t start_byte;             /* for suppression lookups and sorting */
     char *message;
     char *help;      /* may be NULL */
@@ -134,6 +141,12 @@ typedef struct {
 oom_diag *oom_diag_list_add(oom_diag_list *l, const char *code, const char *name,
                             oom_severity sev, const char *path, const char *message,
                             const char *help, const char *url);
+/* Folds each cause's findings into its first (sorted) one: the others
+ * become its related locations, their fixes' edits join its fix (where
+ * they do not overlap an edit it has), and the message says how many
+ * places there are. Expects a sorted list; keeps it sorted. A notebook's
+ * findings are left apart: a related location names no cell. */
+void oom_diag_list_fold_causes(oom_diag_list *l);
 /* Adds a related location to d (copies the strings). */
 void oom_diag_add_related(oom_diag *d, const char *path, uint32_t row, const char *message);
 /* Appends a deep copy of `d` (a front end that keeps a file's findings

@@ -42,6 +42,11 @@ typedef struct {
     /* "unnecessary": true in rule.json: the code it reports can go (a
      * cache flush in a loop): editors fade it (LSP's Unnecessary tag) */
     bool unnecessary;
+    /* "one_per": "function" in rule.json: the rule's findings in one function
+     * (or in a module's top-level code) share one cause, a fixed device
+     * chosen or no_grad left out there, and are reported as one finding
+     * with the other places related (oomlint/diag.h) */
+    bool one_per_function;
     bool builtin;    /* embedded at build time (its query is checked by the test
                         suite against tree-sitter's own reader, not at run time) */
     /* a hash of its rule.json and queries: a rule changed in a --rules

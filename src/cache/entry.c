@@ -18,7 +18,7 @@ typedef struct {
     char *code, *name;
     oom_severity severity;
     char *path;
-    uint32_t start_row, start_col, end_row, end_col, cell, file_start_row, file_end_row;
+    uint32_t start_row, start_col, end_row, end_col, cell, file_start_row, file_end_row, cause_scope;
     size_t start_byte;
     char *message, *help, *url, *context, *needs_grad_in, *needs_project, *unless_project;
     oom_fix *fix;
@@ -135,7 +135,7 @@ static void put_diag(oom_buf *b, const oom_diag *d)
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         oom_buf_put_str(b, strs[i]);
     uint32_t v[10] = {(uint32_t)d->severity, d->start_row, d->start_col, d->end_row, d->end_col,
-                      d->cell, d->file_start_row, d->file_end_row, (uint32_t)d->fixable, 0};
+                      d->cell, d->file_start_row, d->file_end_row, (uint32_t)d->fixable, d->cause_scope};
     oom_buf_put_bytes(b, v, sizeof v);
     oom_buf_put_u64(b, d->start_byte);
     put_fix(b, d->fix);
@@ -180,6 +180,7 @@ static void get_diag(oom_reader *r, oom_diag_list *l)
     d->start_row = v[1], d->start_col = v[2], d->end_row = v[3], d->end_col = v[4];
     d->cell = v[5], d->file_start_row = v[6], d->file_end_row = v[7];
     d->fixable = r->ok ? (oom_fixable)v[8] : OOM_FIXABLE_NO;
+    d->cause_scope = v[9];
     d->start_byte = (size_t)oom_reader_u64(r);
     d->fix = get_fix(r);
     get_related(r, d);

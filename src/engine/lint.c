@@ -406,6 +406,18 @@ static oom_diag_list take_pending(oom_diag_list *found)
     return pending;
 }
 
+/* Where a rule that reports one finding per function finds the function
+ * around `pos`: its name's place in the text (plus 2), or 1 for top-level
+ * code; 0 for other rules, whose every finding is its own cause. */
+static uint32_t cause_scope(const oom_rule *rule, const oom_sem_env *env, const oom_source *src, uint32_t pos)
+{
+    if (!rule->one_per_function || !env->py)
+        return 0;
+    uint32_t len;
+    const char *name = oom_pymodel_function_at(env->py, pos, &len);
+    return name ? (uint32_t)(name - src->text) + 2 : 1;
+}
+
 static void on_match(void *ctx, const TSQueryMatch *m)
 {
     match_ctx *mc = ctx;
@@ -454,6 +466,7 @@ static void on_match(void *ctx, const TSQueryMatch *m)
         d->needs_project = oom_xstrdup(env->pending->data);
     if (env->assumptions->len > 0)
         d->unless_project = oom_xstrdup(env->assumptions->data);
+    d->cause_scope = cause_scope(slot->rule, env, mc->src, ts_node_start_byte(site));
 }
 
 /* A pattern whose matching at one node was abandoned is reported, as a regex

@@ -100,7 +100,7 @@ static char *summary_from_doc(const char *doc)
 }
 
 static const char *const known_keys[] = {"code", "name", "language", "severity", "message",
-                                         "help", "url", "default", "fix", "unnecessary", NULL};
+                                         "help", "url", "default", "fix", "unnecessary", "one_per", NULL};
 
 static int check_known_keys(cJSON *root, const oom_rule_file *f, const char *path, oom_buf *err)
 {
@@ -164,6 +164,10 @@ static int parse_rule_json(oom_rule *r, const oom_rule_file *f, const char *path
              !cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(root, "default")))
         fail_at(err, path, f, key_offset(f, "default"), "%s",
                 "field \"default\" must be true or false (whether the rule runs without --select)");
+    else if (cJSON_GetObjectItemCaseSensitive(root, "one_per") &&
+             !(string_field(root, "one_per") && strcmp(string_field(root, "one_per"), "function") == 0))
+        fail_at(err, path, f, key_offset(f, "one_per"), "%s",
+                "field \"one_per\" must be \"function\" (the findings in one function are one cause)");
     else
         rc = 0;
     cJSON *fix = cJSON_GetObjectItemCaseSensitive(root, "fix");
@@ -187,6 +191,7 @@ static int parse_rule_json(oom_rule *r, const oom_rule_file *f, const char *path
         r->url = url ? oom_xstrdup(url) : NULL;
         r->opt_in = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(root, "default"));
         r->unnecessary = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "unnecessary"));
+        r->one_per_function = string_field(root, "one_per") != NULL;
     }
     cJSON_Delete(root);
     return rc;

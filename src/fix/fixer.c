@@ -56,6 +56,9 @@ static long one_round(oom_linter *linter, const char *display, const oom_buf *te
     }
     oom_diag_list diags = {NULL, 0, 0};
     oom_linter_run(linter, &src, lang, &diags);
+    /* one fix per cause, as the check reports it: a cause one of whose
+     * places has no fix is left whole */
+    oom_diag_list_fold_causes(&diags);
     unsigned char *allow = oom_xcalloc(diags.len ? diags.len : 1, 1);
     unsigned char *applied = oom_xcalloc(diags.len ? diags.len : 1, 1);
     for (size_t i = 0; i < diags.len; i++)

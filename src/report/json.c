@@ -63,6 +63,22 @@ static void fix_object(oom_buf *out, const oom_fix *f)
     oom_buf_puts(out, "]}");
 }
 
+/* The other places of its cause, present only when it has some:
+ * "related": [{"filename", "row", "message"}]. */
+static void related_array(oom_buf *out, const oom_diag *d, const char *sep)
+{
+    if (!d->related_count)
+        return;
+    oom_buf_printf(out, "%s\"related\": [", sep);
+    for (size_t i = 0; i < d->related_count; i++) {
+        oom_buf_puts(out, i ? ", {" : "{");
+        field(out, "filename", d->related[i].path, ", ");
+        oom_buf_printf(out, "\"row\": %u, ", d->related[i].row);
+        field(out, "message", d->related[i].message, "}");
+    }
+    oom_buf_puts(out, "]");
+}
+
 /* One finding as a JSON object; `sep` goes between fields (", " or ",\n    "). */
 static void diag_object(oom_buf *out, const oom_diag *d, const char *open, const char *sep,
                         const char *close)
@@ -85,6 +101,7 @@ static void diag_object(oom_buf *out, const oom_diag *d, const char *open, const
     field(out, "url", d->url, sep);
     oom_buf_puts(out, "\"fix\": ");
     fix_object(out, d->fix);
+    related_array(out, d, sep);
     oom_buf_puts(out, close);
 }
 

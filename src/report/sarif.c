@@ -146,6 +146,24 @@ static void put_location(oom_buf *out, const oom_diag *d, const oom_report_optio
     oom_buf_puts(out, "}}}]");
 }
 
+/* The other places of its cause, as SARIF's relatedLocations (ids from
+ * 1, as GitHub code scanning shows them). */
+static void put_related(oom_buf *out, const oom_diag *d, const oom_report_options *opts)
+{
+    if (!d->related_count)
+        return;
+    oom_buf_puts(out, ", \"relatedLocations\": [");
+    for (size_t i = 0; i < d->related_count; i++) {
+        const oom_related *r = &d->related[i];
+        oom_buf_printf(out, "%s{\"id\": %zu, \"physicalLocation\": {", i ? ", " : "", i + 1);
+        put_artifact(out, r->path, opts);
+        oom_buf_printf(out, ", \"region\": {\"startLine\": %u}}, \"message\": {", r->row);
+        str_field(out, "text", r->message);
+        oom_buf_puts(out, "}}");
+    }
+    oom_buf_puts(out, "]");
+}
+
 /* A fix as SARIF's: one artifactChange of the finding's file, a replacement
  * per edit (an empty deletedRegion inserts). */
 static void put_fixes(oom_buf *out, const oom_diag *d, const oom_report_options *opts)
@@ -196,6 +214,7 @@ static void put_result(oom_buf *out, const oom_diag *d, const char *print,
     str_field(out, "text", message);
     oom_buf_puts(out, "}, ");
     put_location(out, d, opts);
+    put_related(out, d, opts);
     put_fixes(out, d, opts);
     oom_buf_printf(out, ", \"partialFingerprints\": {\"primaryLocationLineHash\": \"%s\"}}", print);
     free(message);

@@ -165,6 +165,13 @@ static void put_frame(oom_buf *out, const oom_diag *d, bool show_fixes, const pa
         put_display(out, d->help);
         oom_buf_putc(out, '\n');
     }
+    for (size_t i = 0; i < d->related_count; i++) {
+        const oom_related *r = &d->related[i];
+        oom_buf_printf(out, "%*s %s=%s %salso:%s %s:%u: ", (int)width, "", p->blue, p->reset, p->cyan, p->reset,
+                       r->path, r->row);
+        put_display(out, r->message);
+        oom_buf_putc(out, '\n');
+    }
     if (show_fixes && d->fix)
         put_fix_preview(out, d->fix, width, p);
     oom_buf_putc(out, '\n');

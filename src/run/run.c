@@ -183,6 +183,8 @@ static void finish(const oom_run_settings *s, oom_diag_list *out)
 {
     oom_diag_list_sort(out);
     apply_per_file_ignores(s->config, out);
+    /* after the project pass, which confirms or drops each pending place */
+    oom_diag_list_fold_causes(out);
 }
 
 void oom_run(const oom_run_settings *s, oom_job *jobs, size_t count, oom_diag_list *out)

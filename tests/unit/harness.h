@@ -55,6 +55,7 @@ void test_text_suite(void);
 void test_suppress_suite(void);
 void test_select_suite(void);
 void test_report_suite(void);
+void test_causes_suite(void);
 void test_model_suite(void);
 void test_grad_suite(void);
 void test_evaluation_suite(void);

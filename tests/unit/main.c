@@ -21,6 +21,7 @@ int main(int argc, char **argv)
     test_suppress_suite();
     test_select_suite();
     test_report_suite();
+    test_causes_suite();
     test_model_suite();
     test_grad_suite();
     test_evaluation_suite();
