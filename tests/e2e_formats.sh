@@ -736,6 +736,27 @@ else
     fail action-script "no $ACTION_SH"
 fi
 
+# ------------------------------------------------------ one finding per cause
+
+# Three places that pin GPU 0 in one function, two forwards of one evaluation
+# function: one finding each, the other places related in every format.
+CAUSE="$ROOT/fixtures/realistic/ddp_fixed_device_and_eval_once_per_cause.py"
+"$OOMLINT" --no-cache --format json "$CAUSE" >"$T/cause.json" 2>>"$T/all-stderr"
+jqf cause-one-finding-per-function "$T/cause.json" '[.[] | .code] == ["OOM105", "OOM301"]'
+jqf cause-json-related "$T/cause.json" \
+    '(.[0].related | map(.row)) == [24, 25] and (.[1].related | map(.row)) == [34] and (.[0].related[0].filename | endswith("once_per_cause.py"))'
+jqf cause-message-names-places "$T/cause.json" '.[0].message | endswith("(also at lines 24 and 25)")'
+"$OOMLINT" --no-cache --format sarif "$CAUSE" >"$T/cause.sarif" 2>>"$T/all-stderr"
+jqf cause-sarif-related-locations "$T/cause.sarif" \
+    '[.runs[0].results[0].relatedLocations[] | .physicalLocation.region.startLine] == [24, 25] and .runs[0].results[0].relatedLocations[0].id == 1'
+OUT="$("$OOMLINT" --no-cache "$CAUSE" 2>>"$T/all-stderr")"
+expect_contains cause-text-also-lines "$OUT" "= also: $CAUSE:25: \`torch.device(\"cuda\", 0)\`"
+if [ -x "$VALIDATOR" ]; then
+    validate sarif-validator-related-locations "$T/cause.sarif"
+else
+    skip sarif-validator-related-locations "the SARIF validator is not fetched ($VALIDATOR; run make test-tools)"
+fi
+
 # ---------------------------------------------------------------- sanitizers
 
 # (Meaningful for the ASan+UBSan build: its reports go to oomlint's stderr.)
