@@ -369,7 +369,8 @@ bool oom_pymodel_in_evaluation_function(const oom_pymodel *m, TSNode node)
     uint32_t pos = ts_node_start_byte(node);
     int scope = oom_model_scope_at(m, pos);
     return scope > 0 && !in_model_or_test_method(m, scope) && scope_named_for_eval(m, scope) &&
-           !scope_calls_backward(m, scope) && !switched_inside(m, scope, pos);
+           !scope_calls_backward(m, scope) && !switched_inside(m, scope, pos) &&
+           !oom_model_forward_result_leaves(m, scope, node);
 }
 
 bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node)
@@ -378,7 +379,10 @@ bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node)
     int scope = oom_model_scope_at(m, pos);
     if (in_model_or_test_method(m, scope))
         return false;
-    if (scope_named_for_eval(m, scope) && !scope_calls_backward(m, scope))
+    /* a name orders the search, the dataflow settles it: a result handed
+     * back to the caller may be what the caller's backward takes */
+    if (scope_named_for_eval(m, scope) && !scope_calls_backward(m, scope) &&
+        !oom_model_forward_result_leaves(m, scope, node))
         return true;
     if (in_eval_data_loop(m, scope, pos) || oom_pymodel_is_eval_hook_call(m, node) ||
         called_for_evaluation(m, scope, node))

@@ -481,4 +481,10 @@ bool oom_model_name_is_loss_like(const char *name, size_t len);
  * `scaler`). */
 bool oom_model_load_keeps_no_copy(const oom_pymodel *m, TSNode load_state_dict_call);
 
+/* The forward call's result leaves its function with its history: it is
+ * returned, or stored into an attribute or item, as it is or through the
+ * function's assignments (model/results.c). Whether it reaches a backward
+ * is then the caller's to say. */
+bool oom_model_forward_result_leaves(const oom_pymodel *m, int scope, TSNode call);
+
 #endif

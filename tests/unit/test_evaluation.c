@@ -20,6 +20,28 @@ static void by_name(void)
     oom_test_parsed_free(&p);
 }
 
+/* A name orders the search, the dataflow settles it: one forward handed
+ * back (returned as it is, through assignments, or stored on self) is the
+ * caller's to judge; turned into numbers on the way out, or run in a loop
+ * whose results pile up, it is evaluation code. */
+static void by_where_the_result_goes(void)
+{
+    parsed p = oom_test_parse("def evaluate_actions(net, obs, a):\n    logits, v = net(obs_r)\n"
+                              "    d = dist(logits)\n    return v, d.log_prob(a)\n"
+                              "def predict(net, x):\n    return net(x_r).softmax(-1)\n"
+                              "def infer(self, x):\n    self.out = self.net(x_s)\n"
+                              "def evaluate(net, x, y):\n    out = net(x_n)\n    return (out.argmax(-1) == y).float().mean().item()\n"
+                              "def score(net, x):\n    out = net(x_i)\n    return out.detach()\n"
+                              "def evaluate_all(net, loader):\n    return [net(x_l) for x_l in loader]\n");
+    CHECK(!eval_at(&p, "net(obs_r)"));
+    CHECK(!eval_at(&p, "net(x_r)"));
+    CHECK(!eval_at(&p, "self.net(x_s)"));
+    CHECK(eval_at(&p, "net(x_n)"));
+    CHECK(eval_at(&p, "net(x_i)"));
+    CHECK(eval_at(&p, "net(x_l)"));
+    oom_test_parsed_free(&p);
+}
+
 /* An inline loop over held-out data with no backward, inside a training
  * function; the training loop next to it is not evaluation. */
 static void by_behaviour(void)
@@ -85,5 +107,6 @@ void test_evaluation_suite(void)
     oom_test_run("evaluation: held-out loops without backward", by_behaviour);
     oom_test_run("evaluation: after .eval(), for that model, unless a backward follows", by_mode);
     oom_test_run("evaluation: a shared loop called with train=False", by_mode_switch);
+    oom_test_run("evaluation: a named function's forward, by where its result goes", by_where_the_result_goes);
     oom_test_run("evaluation: a model's forward and the helpers only it calls", forward_code);
 }
