@@ -13,30 +13,29 @@
 
 #include "internal.h"
 
-#define MAX_NAMES 24
+#define MAX_HELD 24
 #define MAX_HOPS 3
 #define MAX_DEPTH 16
 
+/* The bindings that hold the forward's result, or what is made of it. */
 typedef struct {
-    const char *name[MAX_NAMES];
-    uint32_t len[MAX_NAMES];
+    const oom_binding *item[MAX_HELD];
     int count;
-} name_set;
+} binding_set;
 
-static bool set_has(const name_set *s, const char *name, uint32_t len)
+static bool set_has(const binding_set *s, const oom_binding *b)
 {
     for (int i = 0; i < s->count; i++)
-        if (s->len[i] == len && memcmp(s->name[i], name, len) == 0)
+        if (s->item[i] == b)
             return true;
     return false;
 }
 
-static bool set_add(name_set *s, const char *name, uint32_t len)
+static bool set_add(binding_set *s, const oom_binding *b)
 {
-    if (set_has(s, name, len) || s->count == MAX_NAMES)
+    if (!b || set_has(s, b) || s->count == MAX_HELD)
         return false;
-    s->name[s->count] = name;
-    s->len[s->count++] = len;
+    s->item[s->count++] = b;
     return true;
 }
 
@@ -71,28 +70,38 @@ static bool reaches_as_is(const oom_pymodel *m, TSNode n, TSNode root)
     for (TSNode p = oom_model_parent(m, n); !ts_node_is_null(p) && within(p, root); p = oom_model_parent(m, p)) {
         if (ts_node_symbol(p) == m->sym.call && detaching_call(m, p))
             return false;
+        /* iterated by a comprehension that turns each element into numbers:
+         * `[x.cpu().detach().numpy() for x in scores]` */
+        if (strcmp(ts_node_type(p), "for_in_clause") == 0) {
+            TSNode element = oom_model_named_child(m, oom_model_parent(m, p), 0);
+            if (!ts_node_is_null(element) && ts_node_symbol(element) == m->sym.call && detaching_call(m, element))
+                return false;
+        }
         if (ts_node_eq(p, root))
             break;
     }
     return true;
 }
 
-/* A name of the set read in `e` (below `root`) whose value reaches `root`
- * as it is. */
-static bool reads_one(const oom_pymodel *m, TSNode e, TSNode root, const name_set *s, int depth)
+/* A read in `e` (below `root`) of a binding of the set, whose value
+ * reaches `root` as it is. The binding a name reads is the one visible
+ * where it stands: `scores = [s.detach() for s in scores]` rebinds the
+ * name to numbers. */
+static bool reads_one(const oom_pymodel *m, int scope, TSNode e, TSNode root, const binding_set *s, int depth)
 {
     if (ts_node_is_null(e) || depth > MAX_DEPTH)
         return false;
     if (ts_node_symbol(e) == m->sym.identifier) {
         uint32_t len;
         const char *text = oom_node_text(m, e, &len);
-        return set_has(s, text, len) && reaches_as_is(m, e, root);
+        const oom_binding *b = oom_model_visible_binding(m, scope, text, len, ts_node_start_byte(e), true);
+        return b && set_has(s, b) && reaches_as_is(m, e, root);
     }
     if (ts_node_symbol(e) == m->sym.lambda)
         return false;
     oom_model_kids kids = oom_model_kids_of(m, e);
     for (TSNode c; oom_model_next_kid(m, &kids, &c);)
-        if (reads_one(m, c, root, s, depth + 1))
+        if (reads_one(m, scope, c, root, s, depth + 1))
             return true;
     return false;
 }
@@ -120,23 +129,23 @@ static bool call_leaves_directly(const oom_pymodel *m, TSNode call, TSNode def)
     return false;
 }
 
-/* The names the scope binds from the call, then from those names, as far
- * as MAX_HOPS assignments. */
-static void names_from(const oom_pymodel *m, int scope, TSNode call, name_set *s)
+/* The bindings the scope makes from the call, then from those, as far as
+ * MAX_HOPS assignments. */
+static void bindings_from(const oom_pymodel *m, int scope, TSNode call, binding_set *s)
 {
     for (size_t i = 0; i < m->binding_count; i++) {
         const oom_binding *b = &m->bindings[i];
         if (b->scope == scope && b->kind != OOM_BIND_OPAQUE && !ts_node_is_null(b->value) && within(call, b->value) &&
             reaches_as_is(m, call, b->value))
-            set_add(s, b->name, b->name_len);
+            set_add(s, b);
     }
     for (int hop = 0; hop < MAX_HOPS; hop++) {
         bool grew = false;
         for (size_t i = 0; i < m->binding_count; i++) {
             const oom_binding *b = &m->bindings[i];
-            if (b->scope == scope && b->kind != OOM_BIND_OPAQUE && !ts_node_is_null(b->value) &&
-                !set_has(s, b->name, b->name_len) && reads_one(m, b->value, b->value, s, 0))
-                grew |= set_add(s, b->name, b->name_len);
+            if (b->scope == scope && b->kind != OOM_BIND_OPAQUE && !ts_node_is_null(b->value) && !set_has(s, b) &&
+                reads_one(m, scope, b->value, b->value, s, 0))
+                grew |= set_add(s, b);
         }
         if (!grew)
             break;
@@ -166,12 +175,13 @@ bool oom_model_forward_result_leaves(const oom_pymodel *m, int scope, TSNode cal
         return false;
     if (call_leaves_directly(m, call, m->scopes[scope].def))
         return true;
-    name_set names = {{0}, {0}, 0};
-    names_from(m, scope, call, &names);
-    if (names.count == 0)
+    binding_set held = {{0}, 0};
+    bindings_from(m, scope, call, &held);
+    if (held.count == 0)
         return false;
     for (size_t i = 0; i < m->return_count; i++)
-        if (m->returns[i].scope == scope && reads_one(m, m->returns[i].value, m->returns[i].value, &names, 0))
+        if (m->returns[i].scope == scope &&
+            reads_one(m, scope, m->returns[i].value, m->returns[i].value, &held, 0))
             return true;
     return false;
 }

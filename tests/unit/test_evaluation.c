@@ -32,13 +32,16 @@ static void by_where_the_result_goes(void)
                               "def infer(self, x):\n    self.out = self.net(x_s)\n"
                               "def evaluate(net, x, y):\n    out = net(x_n)\n    return (out.argmax(-1) == y).float().mean().item()\n"
                               "def score(net, x):\n    out = net(x_i)\n    return out.detach()\n"
-                              "def evaluate_all(net, loader):\n    return [net(x_l) for x_l in loader]\n");
+                              "def evaluate_all(net, loader):\n    return [net(x_l) for x_l in loader]\n"
+                              "def predict_batch(net, x):\n    scores, _ = net(x_c)\n"
+                              "    scores = [s.cpu().detach().numpy() for s in scores]\n    return scores\n");
     CHECK(!eval_at(&p, "net(obs_r)"));
     CHECK(!eval_at(&p, "net(x_r)"));
     CHECK(!eval_at(&p, "self.net(x_s)"));
     CHECK(eval_at(&p, "net(x_n)"));
     CHECK(eval_at(&p, "net(x_i)"));
     CHECK(eval_at(&p, "net(x_l)"));
+    CHECK(eval_at(&p, "net(x_c)"));
     oom_test_parsed_free(&p);
 }
 

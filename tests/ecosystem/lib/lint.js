@@ -132,6 +132,10 @@ async function lintUnits(units) {
             if (t.u.bug) {
                 if (!bugHits.has(t.u.bug.id)) bugHits.set(t.u.bug.id, []);
                 bugHits.get(t.u.bug.id).push({ code: f.code, row: f.location.row, end: f.end_location.row });
+                // a finding names the other places of its cause (one finding
+                // per cause): a bug line among them is found as well
+                for (const r of f.related || [])
+                    if (r.filename === f.filename) bugHits.get(t.u.bug.id).push({ code: f.code, row: r.row, end: r.row });
             }
         }
     });
