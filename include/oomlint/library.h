@@ -53,6 +53,7 @@ typedef struct {
     oom_strlist use_evidence;      /* methods only a module has */
     oom_strlist forward_methods;   /* a module's methods that run its forward */
     oom_strlist output_fields;     /* fields of what a model's forward returns (`.logits`) */
+    oom_strlist text_methods;      /* methods whose result is text on any receiver (`.strip()`, `decode`) */
 } oom_library;
 
 /* The library knowledge, parsed from the embedded file on the first call

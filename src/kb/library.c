@@ -129,14 +129,14 @@ static bool read_names(const cJSON *section, const char *list, oom_strlist *out,
 {
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(section, list);
     if (!cJSON_IsArray(arr)) {
-        oom_buf_printf(err, "modules.%s must be a list of names", list);
+        oom_buf_printf(err, "%s must be a list of names", list);
         return false;
     }
     const cJSON *e;
     cJSON_ArrayForEach(e, arr)
     {
         if (!cJSON_IsString(e)) {
-            oom_buf_printf(err, "modules.%s holds something that is not a name", list);
+            oom_buf_printf(err, "%s holds something that is not a name", list);
             return false;
         }
         oom_strlist_push(out, e->valuestring);
@@ -249,6 +249,12 @@ oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
     ok = ok && read_names(mod, "use_evidence_methods", &lib->use_evidence, err);
     ok = ok && read_names(mod, "forward_methods", &lib->forward_methods, err);
     ok = ok && read_names(mod, "output_fields", &lib->output_fields, err);
+    const cJSON *values = cJSON_GetObjectItemCaseSensitive(root, "values");
+    if (ok && !cJSON_IsObject(values)) {
+        oom_buf_printf(err, "library knowledge: no \"values\" object");
+        ok = false;
+    }
+    ok = ok && read_names(values, "text_methods", &lib->text_methods, err);
     if (ok) {
         const cJSON *arr = cJSON_GetObjectItemCaseSensitive(mod, "containers");
         size_t n = cJSON_IsArray(arr) ? (size_t)cJSON_GetArraySize(arr) : 0;
@@ -306,6 +312,7 @@ void oom_library_free(oom_library *lib)
     oom_strlist_free(&lib->use_evidence);
     oom_strlist_free(&lib->forward_methods);
     oom_strlist_free(&lib->output_fields);
+    oom_strlist_free(&lib->text_methods);
     free(lib);
 }
 

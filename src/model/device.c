@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "oomlint/lang.h"
+#include "oomlint/library.h"
 #include "internal.h"
 
 /* Methods that bring a tensor to the host or reduce it to a scalar-sized value. */
@@ -60,6 +61,9 @@ static bool device_output_call(const oom_pymodel *m, TSNode call, int depth)
         const char *method = oom_node_text(m, attr, &len);
         if (oom_model_text_in(method, len, host_or_reduced_methods))
             return false;
+        const oom_library *lib = oom_library_get();
+        if (lib && oom_library_lists(&lib->text_methods, method, len))
+            return false; /* text: `out.outputs[0].text.strip()`, `tokenizer.batch_decode(ids)` */
         if (len == 2 && memcmp(method, "to", 2) == 0 && moves_to_cpu(m, call))
             return false;
         if (len == 8 && memcmp(method, "generate", 8) == 0)
