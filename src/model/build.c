@@ -700,6 +700,18 @@ static void note_enter_context(oom_pymodel *m, TSNode statement, TSNode call, TS
         add_region(m, ts_node_end_byte(statement), ts_node_end_byte(block), (oom_grad_state)state);
 }
 
+/* `torch.no_grad().__enter__()` as a statement (asteroid's eval scripts):
+ * the context is entered and never left, so its mode holds for the rest of
+ * the enclosing function (or module), as set_grad_enabled's does. The
+ * switch it enters; -1 for any other statement. */
+static int entered_switch(oom_pymodel *m, TSNode fn)
+{
+    if (ts_node_symbol(fn) != m->sym.attribute || !oom_node_text_is(m, field_of(m, fn, "attribute"), "__enter__"))
+        return -1;
+    TSNode object = field_of(m, fn, "object");
+    return ts_node_is_null(object) ? -1 : oom_model_grad_switch(m, object);
+}
+
 /* `torch.set_grad_enabled(False)` as a statement switches grad off for the rest
  * of the enclosing function (or module). */
 static void visit_expression_statement(oom_pymodel *m, int scope, TSNode node)
@@ -708,6 +720,11 @@ static void visit_expression_statement(oom_pymodel *m, int scope, TSNode node)
     if (ts_node_is_null(expr) || ts_node_symbol(expr) != m->sym.call)
         return;
     TSNode fn = field_of(m, expr, "function");
+    int entered = entered_switch(m, fn);
+    if (entered >= 0) {
+        add_region(m, ts_node_end_byte(node), m->scopes[scope].end, (oom_grad_state)entered);
+        return;
+    }
     oom_buf q;
     oom_buf_init(&q);
     bool is_switch = oom_pymodel_qualname(m, fn, &q) &&

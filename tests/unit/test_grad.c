@@ -9,13 +9,19 @@ static void grad_mode(void)
                      "def c(m, x, train):\n    with torch.set_grad_enabled(train):\n        y4 = m(x)\n"
                      "def d(m, x):\n    torch.set_grad_enabled(False)\n    y5 = m(x)\n"
                      "def e(m, x):\n    with torch.no_grad():\n        with torch.enable_grad():\n"
-                     "            y6 = m(x)\n");
+                     "            y6 = m(x)\n"
+                     "def f(m, x):\n    y7 = m(x)\n    torch.no_grad().__enter__()\n    y8 = m(x)\n"
+                     "def g(m, x):\n    y9 = m(x)\n");
     CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "y1")) == OOM_GRAD_DISABLED);
     CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "y2")) == OOM_GRAD_ENABLED);
     CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "y3")) == OOM_GRAD_DISABLED);
     CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "y4")) == OOM_GRAD_MAYBE_DISABLED);
     CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "y5")) == OOM_GRAD_DISABLED);
     CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "y6")) == OOM_GRAD_ENABLED);
+    /* a context entered by hand and never left: off to the end of the function */
+    CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "y7")) == OOM_GRAD_ENABLED);
+    CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "y8")) == OOM_GRAD_DISABLED);
+    CHECK(oom_pymodel_grad_state(p.model, oom_test_node_at(&p, "y9")) == OOM_GRAD_ENABLED);
     oom_test_parsed_free(&p);
 }
 
