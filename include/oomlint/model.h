@@ -63,6 +63,10 @@ bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node);
 /* A forward call of a model: `model(x)`, `self.encoder(x)`, `net.forward(x)`,
  * or a call of a name bound to `AutoModel.from_pretrained(...)`, an nn.Module... */
 bool oom_pymodel_is_model_call(const oom_pymodel *m, TSNode call);
+/* The forward runs a module that stays on the host: bound, on every path,
+ * to a module its function constructs without a device, and placed by
+ * nothing there (model/placement.c). */
+bool oom_pymodel_forward_on_host(const oom_pymodel *m, TSNode call);
 /* Whether the value of `expr` carries autograd history (when grad is on):
  * model and loss outputs, names bound to them, arithmetic on them; not after
  * .item(), .detach(), .tolist(), .numpy(), float(...). */

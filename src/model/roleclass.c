@@ -71,10 +71,13 @@ oom_role oom_roles_own_class_role(role_query *q, TSNode cls, int depth)
     size_t waits = q->cond.len;
     bool would = q->m->would_wait;
     ((oom_pymodel *)q->m)->would_wait = false; /* one thread owns the model */
+    bool outer = oom_roles_begin_memo(q);
     oom_role r = own_class_role_uncached(q, cls, depth);
-    /* an answer that waits (or would wait) on another file is worked out again each time */
+    bool whole = oom_roles_end_memo(q, outer);
+    /* an answer that waits (or would wait) on another file, or was cut
+     * short, is worked out again each time */
     oom_roles_memo_put(q->m, MEMO_CLASS, 0, at, 0,
-                       q->cond.len == waits && !q->m->would_wait ? (int)r : MEMO_ASK_AGAIN);
+                       whole && q->cond.len == waits && !q->m->would_wait ? (int)r : MEMO_ASK_AGAIN);
     ((oom_pymodel *)q->m)->would_wait |= would;
     return r;
 }
@@ -145,7 +148,7 @@ bool oom_model_class_is_module(const oom_pymodel *m, TSNode cls)
     const oom_library *lib = oom_library_get();
     if (!lib || ts_node_is_null(cls))
         return false;
-    role_query q = {m, lib, ROLE_BUDGET, {0}};
+    role_query q = {m, lib, ROLE_BUDGET, {0}, false};
     oom_buf_init(&q.cond);
     oom_buf *waiting = m->pending_conditions;
     oom_pymodel_collect_pending(m, NULL); /* settled by this file alone */

@@ -645,11 +645,14 @@ static oom_role class_attribute_role(role_query *q, TSNode cls, const char *attr
     size_t waits = q->cond.len;
     bool would = m->would_wait;
     ((oom_pymodel *)m)->would_wait = false;
+    bool outer = oom_roles_begin_memo(q);
     oom_role r = self_attribute_role_uncached(q, cls, attr, alen, depth);
-    /* an answer that waits (or would wait) on another file is worked out
-     * again each time, so that each question records what it waits on */
+    bool whole = oom_roles_end_memo(q, outer);
+    /* an answer that waits (or would wait) on another file, or was cut
+     * short, is worked out again each time, so that each question records
+     * what it waits on */
     oom_roles_memo_put(m, MEMO_ATTR, ts_node_start_byte(cls), attr, alen,
-                       q->cond.len == waits && !m->would_wait ? (int)r : MEMO_ASK_AGAIN);
+                       whole && q->cond.len == waits && !m->would_wait ? (int)r : MEMO_ASK_AGAIN);
     ((oom_pymodel *)m)->would_wait |= would;
     return r;
 }
@@ -871,7 +874,7 @@ oom_role oom_model_module_role(const oom_pymodel *m, TSNode expr)
     }
     bool would = m->would_wait;
     ((oom_pymodel *)m)->would_wait = false; /* one thread owns the model */
-    role_query q = {m, lib, ROLE_BUDGET, {0}};
+    role_query q = {m, lib, ROLE_BUDGET, {0}, false};
     oom_buf_init(&q.cond);
     oom_role r = oom_roles_of(&q, expr, 0);
     char *cond = r == OOM_ROLE_MODULE && q.cond.len ? oom_xstrdup(q.cond.data) : NULL;

@@ -27,6 +27,10 @@ typedef struct {
      * there); an answer that waits is a module only once the project pass
      * confirms it */
     oom_buf cond;
+    /* the search was cut short (its budget or depth ran out) somewhere
+     * below: an answer reached so is no answer to keep in the memo, which
+     * another question, with budget to spare, would read */
+    bool cut;
 } role_query;
 
 
@@ -46,7 +50,25 @@ static inline oom_role oom_roles_join(oom_role a, oom_role b)
 
 static inline bool oom_roles_spend(role_query *q, int depth)
 {
-    return depth <= ROLE_MAX_DEPTH && q->budget-- > 0;
+    bool ok = depth <= ROLE_MAX_DEPTH && q->budget-- > 0;
+    q->cut |= !ok;
+    return ok;
+}
+
+/* Around a memoised sub-answer: whether it was reached without a cut (then
+ * it may be kept), the caller's own cut carried on either way. */
+static inline bool oom_roles_begin_memo(role_query *q)
+{
+    bool outer = q->cut;
+    q->cut = false;
+    return outer;
+}
+
+static inline bool oom_roles_end_memo(role_query *q, bool outer)
+{
+    bool whole = !q->cut;
+    q->cut |= outer;
+    return whole;
 }
 
 static inline bool oom_roles_is_type(TSNode n, const char *type)

@@ -63,8 +63,10 @@ bool oom_roles_used_as_module(role_query *q, const char *text, uint32_t len, uin
     const memo_slot *s = oom_roles_memo_find(q->m, MEMO_USED, start, text, len);
     if (s)
         return s->value;
+    bool outer = oom_roles_begin_memo(q);
     bool used = used_as_module_uncached(q, text, len, start, end);
-    oom_roles_memo_put(q->m, MEMO_USED, start, text, len, used);
+    if (oom_roles_end_memo(q, outer))
+        oom_roles_memo_put(q->m, MEMO_USED, start, text, len, used);
     return used;
 }
 

@@ -80,10 +80,35 @@ static void enclosing_function(void)
     oom_test_parsed_free(&p);
 }
 
+/* model/placement: a module built in its function without a device and
+ * placed by nothing there runs on the host; moved, handed to a wrapper, or
+ * built elsewhere, it may be on the GPU. */
+static void modules_on_the_host(void)
+{
+    parsed p = oom_test_parse("import torch\nimport torch.nn as nn\n"
+                              "def make():\n    return nn.Linear(4, 4)\n"
+                              "def a(x):\n    m = nn.Linear(4, 4)\n    m(x_a)\n"
+                              "def b(x):\n    m = make()\n    m(x_b)\n"
+                              "def c(x):\n    m = nn.Linear(4, 4).cuda()\n    m(x_c)\n"
+                              "def d(x):\n    m = nn.Linear(4, 4)\n    m.to('cuda')\n    m(x_d)\n"
+                              "def e(x, wrap):\n    m = nn.Linear(4, 4)\n    m = wrap(m)\n    m(x_e)\n"
+                              "def f(m, x):\n    m(x_f)\n"
+                              "def g(x):\n    m = nn.Linear(4, 4, device='cuda')\n    m(x_g)\n");
+    CHECK(oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_a)")));
+    CHECK(oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_b)")));
+    CHECK(!oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_c)")));
+    CHECK(!oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_d)")));
+    CHECK(!oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_e)")));
+    CHECK(!oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_f)")));
+    CHECK(!oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_g)")));
+    oom_test_parsed_free(&p);
+}
+
 void test_device_suite(void)
 {
     oom_test_run("device: model outputs and their host copies", outputs_and_host_copies);
     oom_test_run("device: names rebound on some paths", rebound_names);
     oom_test_run("device: rows of an output, loops that rebind", rows_and_loops);
     oom_test_run("device: a name of the enclosing function", enclosing_function);
+    oom_test_run("device: modules that stay on the host", modules_on_the_host);
 }

@@ -4,7 +4,8 @@
   function: (_) @callee) @report
   (#oom-eval-code? @report)
   (#oom-grad-enabled? @report)
-  (#oom-model-call? @report))
+  (#oom-model-call? @report)
+  (#not-oom-forward-on-host? @report))
 
 ; The same forward in a shared `def iteration(model, loader, train=True)`
 ; that this file never runs for evaluation, when another file does
@@ -15,4 +16,5 @@
   (#oom-model-call? @report)
   (#oom-may-be-called-for-eval? @report)
   (#oom-grad-enabled? @report)
-  (#not-oom-eval-code? @report))
+  (#not-oom-eval-code? @report)
+  (#not-oom-forward-on-host? @report))

@@ -1,0 +1,158 @@
+/* model/placement: a module that stays on the host. A forward costs GPU
+ * memory only on the GPU: the `if __name__ == "__main__":` smoke test that
+ * builds a model and runs it on `torch.randn(1, 200, 80)`, a CPU export
+ * check, keep their activations in host memory. Shown, not assumed: the
+ * name the forward calls is bound, on every path that reaches the call, to
+ * a module constructed right there (a class of the file's or an imported
+ * one, no device argument), and nothing in its function places it (no
+ * `.cuda()`, `.to(...)`, no handing it to another call that could: DDP,
+ * accelerator.prepare, a helper), nor does the file set a default device.
+ * Anything else is "maybe on the GPU". */
+#include <string.h>
+
+#include "internal.h"
+#include "roles.h"
+
+static bool constructs_module_on_host(const oom_pymodel *m, TSNode value, int depth);
+
+static bool has_device_argument(const oom_pymodel *m, TSNode call)
+{
+    TSNode args = oom_model_child(m, call, "arguments", 9);
+    oom_model_kids kids = oom_model_kids_of(m, args);
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
+        if (ts_node_symbol(a) != m->sym.keyword_argument)
+            continue;
+        TSNode key = oom_model_child(m, a, "name", 4);
+        if (oom_node_text_is(m, key, "device") || oom_node_text_is(m, key, "device_map"))
+            return true;
+    }
+    return false;
+}
+
+/* A module-level function of the file every return of which builds a
+ * module on the host: wespeaker's `def ResNet34(...): return ResNet(...)`. */
+static bool own_factory_on_host(const oom_pymodel *m, const char *name, uint32_t len, int depth)
+{
+    int scope = -1;
+    for (size_t i = 1; i < m->scope_count && scope < 0; i++)
+        if (m->scopes[i].parent == 0 && m->scopes[i].name && m->scopes[i].name_len == len &&
+            memcmp(m->scopes[i].name, name, len) == 0)
+            scope = (int)i;
+    if (scope < 0)
+        return false;
+    size_t returns = 0;
+    for (size_t i = 0; i < m->return_count; i++) {
+        if (m->returns[i].scope != scope)
+            continue;
+        if (!constructs_module_on_host(m, m->returns[i].value, depth + 1))
+            return false;
+        returns++;
+    }
+    return returns > 0;
+}
+
+/* A call that builds a module from a class, with no device to put it on:
+ * `ResNet(feat_dim=80)`, `nn.Linear(8, 8)`, or the file's factory of one. */
+static bool constructs_module_on_host(const oom_pymodel *m, TSNode value, int depth)
+{
+    if (depth > 2)
+        return false;
+    if (ts_node_is_null(value) || ts_node_symbol(value) != m->sym.call)
+        return false;
+    TSNode fn = oom_model_child(m, value, "function", 8);
+    if (ts_node_is_null(fn))
+        return false;
+    bool a_class = false;
+    if (ts_node_symbol(fn) == m->sym.identifier) {
+        uint32_t len;
+        const char *name = oom_node_text(m, fn, &len);
+        TSNode cls = oom_roles_own_class(m, name, len);
+        a_class = !ts_node_is_null(cls) && oom_model_class_is_module(m, cls);
+        if (ts_node_is_null(cls) && own_factory_on_host(m, name, len, depth))
+            return !has_device_argument(m, value);
+    }
+    if (!a_class) {
+        oom_buf q;
+        oom_buf_init(&q);
+        a_class = oom_pymodel_qualname(m, fn, &q) && oom_roles_imported_class(m, fn, q.data);
+        oom_buf_free(&q);
+    }
+    return a_class && oom_model_module_role(m, value) == OOM_ROLE_MODULE && !has_device_argument(m, value);
+}
+
+static bool text_is(const oom_pymodel *m, TSNode n, const char *text, uint32_t len)
+{
+    uint32_t nlen;
+    const char *t = oom_node_text(m, n, &nlen);
+    return nlen == len && memcmp(t, text, len) == 0;
+}
+
+/* The call moves `name` (`name.cuda()`, `name.to(device)`) or hands it to
+ * another call, which may. */
+static bool call_may_place(const oom_pymodel *m, TSNode call, const char *name, uint32_t len)
+{
+    static const char *const placing[] = {"cuda", "to", "to_empty", "xpu", "npu", NULL};
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    if (!ts_node_is_null(fn) && ts_node_symbol(fn) == m->sym.attribute &&
+        text_is(m, oom_model_child(m, fn, "object", 6), name, len)) {
+        uint32_t alen;
+        const char *attr = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &alen);
+        if (oom_model_text_in(attr, alen, placing))
+            return true;
+    }
+    TSNode args = oom_model_child(m, call, "arguments", 9);
+    oom_model_kids kids = oom_model_kids_of(m, args);
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
+        if (ts_node_symbol(a) == m->sym.keyword_argument)
+            a = oom_model_child(m, a, "value", 5);
+        if (!ts_node_is_null(a) && ts_node_symbol(a) == m->sym.identifier && text_is(m, a, name, len))
+            return true;
+    }
+    return false;
+}
+
+static bool placed_in_scope(const oom_pymodel *m, int scope, const char *name, uint32_t len)
+{
+    for (size_t i = 0; i < m->call_count; i++) {
+        const oom_call_site *c = &m->calls[i];
+        if (oom_model_scope_at(m, ts_node_start_byte(c->node)) == scope && call_may_place(m, c->node, name, len))
+            return true;
+    }
+    return false;
+}
+
+static bool bound_on_host(const oom_pymodel *m, const oom_binding *b)
+{
+    return b && b->kind == OOM_BIND_VALUE && constructs_module_on_host(m, b->value, 0);
+}
+
+bool oom_pymodel_forward_on_host(const oom_pymodel *m, TSNode call)
+{
+    if (ts_node_is_null(call) || ts_node_symbol(call) != m->sym.call ||
+        memmem(m->src, m->len, "set_default_device", 18) != NULL)
+        return false;
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    if (!ts_node_is_null(fn) && ts_node_symbol(fn) == m->sym.attribute &&
+        oom_node_text_is(m, oom_model_child(m, fn, "attribute", 9), "forward"))
+        fn = oom_model_child(m, fn, "object", 6);
+    if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.identifier)
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, fn, &len);
+    int scope = oom_model_scope_at(m, ts_node_start_byte(call));
+    oom_flow_reach r;
+    if (oom_model_reaching_bindings(m, fn, &r)) {
+        if (r.count == 0 || r.may_be_unbound || r.count > OOM_FLOW_MAX_REACH)
+            return false;
+        for (uint32_t i = 0; i < r.count; i++) {
+            const oom_binding *b = oom_model_def_binding(m, r.defs[i]);
+            if (!bound_on_host(m, b) || b->scope != scope)
+                return false;
+        }
+    } else {
+        const oom_binding *b = oom_model_visible_binding(m, scope, name, len, ts_node_start_byte(call), false);
+        if (!bound_on_host(m, b) || b->scope != scope)
+            return false;
+    }
+    return !placed_in_scope(m, scope, name, len);
+}
