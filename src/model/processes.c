@@ -224,12 +224,61 @@ static bool if_arm_main(const oom_pymodel *m, TSNode stmt, TSNode child, TSNode 
            main_when(m, oom_model_child(m, child, "condition", 9), true, 0);
 }
 
+static bool main_process_only_at(const oom_pymodel *m, TSNode node, int depth);
+
+/* The function is run by the main process only: the file calls it, by its
+ * name, only in places the main process alone reaches (vits' `evaluate`,
+ * called under `if rank == 0:` in train_and_evaluate), and hands it to
+ * nothing else (`mp.spawn(run, ...)` runs it on every rank). A function
+ * the file never calls is some other file's to run: unknown, so no. */
+static bool called_by_main_only(const oom_pymodel *m, TSNode def, int depth)
+{
+    if (depth > 3)
+        return false;
+    TSNode name_node = oom_model_child(m, def, "name", 4);
+    if (ts_node_is_null(name_node) || !m->nodes)
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, name_node, &len);
+    size_t calls = 0;
+    for (uint32_t i = 0; i < m->nodes->len; i++) {
+        if (m->nodes->items[i].symbol != m->sym.identifier)
+            continue;
+        TSNode id = m->nodes->items[i].node;
+        uint32_t ilen;
+        const char *text = oom_node_text(m, id, &ilen);
+        if (ilen != len || memcmp(text, name, len) != 0 || ts_node_eq(id, name_node))
+            continue;
+        /* `evaluate(...)` or `self.evaluate(...)`: the callee of a call */
+        TSNode callee = id, up = oom_model_parent(m, id);
+        if (!ts_node_is_null(up) && ts_node_symbol(up) == m->sym.attribute &&
+            ts_node_eq(oom_model_child(m, up, "attribute", 9), id)) {
+            callee = up;
+            up = oom_model_parent(m, up);
+        }
+        if (ts_node_is_null(up) || ts_node_symbol(up) != m->sym.call ||
+            !ts_node_eq(oom_model_child(m, up, "function", 8), callee))
+            return false; /* named otherwise: handed on, or another thing of that name */
+        if (!main_process_only_at(m, up, depth + 1))
+            return false;
+        calls++;
+    }
+    return calls > 0;
+}
+
 bool oom_pymodel_main_process_only(const oom_pymodel *m, TSNode node)
+{
+    return main_process_only_at(m, node, 0);
+}
+
+static bool main_process_only_at(const oom_pymodel *m, TSNode node, int depth)
 {
     TSNode child = node;
     for (TSNode up = oom_model_parent(m, node); !ts_node_is_null(up); child = up, up = oom_model_parent(m, up)) {
         TSSymbol s = ts_node_symbol(up);
-        if (s == m->sym.function_definition || s == m->sym.class_definition || s == m->sym.lambda)
+        if (s == m->sym.function_definition)
+            return called_by_main_only(m, up, depth);
+        if (s == m->sym.class_definition || s == m->sym.lambda)
             return false;
         if (s == m->sym.if_statement && if_arm_main(m, up, child, node))
             return true;

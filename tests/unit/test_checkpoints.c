@@ -252,6 +252,29 @@ static void main_process(void)
     oom_test_parsed_free(&p);
 }
 
+/* Guards across calls: a function the file calls only where the main
+ * process alone goes runs there alone; one also called elsewhere, handed
+ * to another call, or never called in the file is not known to. */
+static void main_process_callers(void)
+{
+    parsed p = oom_test_parse(
+        "import torch.multiprocessing as mp\n"
+        "def evaluate(net):\n    k1()\n"
+        "def log(x):\n    k2()\n"
+        "def spawned(rank):\n    k3()\n"
+        "def lonely():\n    k4()\n"
+        "def inner():\n    k5()\n"
+        "def outer():\n    inner()\n"
+        "def step(rank, net):\n    log(net)\n    if rank == 0:\n        evaluate(net)\n        log(net)\n        outer()\n"
+        "def main():\n    mp.spawn(spawned, nprocs=8)\n");
+    CHECK(main_only(&p, "k1()"));
+    CHECK(!main_only(&p, "k2()"));
+    CHECK(!main_only(&p, "k3()"));
+    CHECK(!main_only(&p, "k4()"));
+    CHECK(main_only(&p, "k5()")); /* two calls down */
+    oom_test_parsed_free(&p);
+}
+
 void test_checkpoints_suite(void)
 {
     oom_test_run("checkpoints: what a save in the file wrote", saved_values);
@@ -261,4 +284,5 @@ void test_checkpoints_suite(void)
     oom_test_run("checkpoints: a scheduler's, a scaler's, random generators' state", fed_state);
     oom_test_run("checkpoints: an optimizer adopts its state, a model copies", adopted_state);
     oom_test_run("processes: a load only the main process runs", main_process);
+    oom_test_run("processes: a function only the main process calls", main_process_callers);
 }

@@ -3,7 +3,8 @@
   (#match? @device "^[rbuRBU]?[\"']cuda:[0-9]+[\"']$")
   (#oom-distributed-file? @report)
   (#not-oom-in-guard? @report)
-  (#not-oom-in-test-code? @report))
+  (#not-oom-in-test-code? @report)
+  (#not-oom-main-process-only? @report))
 
 ; .cuda(0), torch.cuda.set_device(0)
 ((call
@@ -13,7 +14,8 @@
   (#match? @fn "(^|\\.)(cuda|set_device)$")
   (#oom-distributed-file? @report)
   (#not-oom-in-guard? @report)
-  (#not-oom-in-test-code? @report))
+  (#not-oom-in-test-code? @report)
+  (#not-oom-main-process-only? @report))
 
 ; torch.device("cuda", 0)
 ((call
@@ -25,4 +27,5 @@
   (#oom-qualname? @fn "torch.device")
   (#oom-distributed-file? @report)
   (#not-oom-in-guard? @report)
-  (#not-oom-in-test-code? @report))
+  (#not-oom-in-test-code? @report)
+  (#not-oom-main-process-only? @report))
