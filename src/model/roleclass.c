@@ -74,10 +74,12 @@ oom_role oom_roles_own_class_role(role_query *q, TSNode cls, int depth)
     bool outer = oom_roles_begin_memo(q);
     oom_role r = own_class_role_uncached(q, cls, depth);
     bool whole = oom_roles_end_memo(q, outer);
-    /* an answer that waits (or would wait) on another file, or was cut
-     * short, is worked out again each time */
+    /* an answer that waits (or would wait) on another file, or an unknown
+     * that a search cut short left, is worked out again each time */
     oom_roles_memo_put(q->m, MEMO_CLASS, 0, at, 0,
-                       whole && q->cond.len == waits && !q->m->would_wait ? (int)r : MEMO_ASK_AGAIN);
+                       (whole || r != OOM_ROLE_UNKNOWN) && q->cond.len == waits && !q->m->would_wait
+                           ? (int)r
+                           : MEMO_ASK_AGAIN);
     ((oom_pymodel *)q->m)->would_wait |= would;
     return r;
 }

@@ -648,11 +648,13 @@ static oom_role class_attribute_role(role_query *q, TSNode cls, const char *attr
     bool outer = oom_roles_begin_memo(q);
     oom_role r = self_attribute_role_uncached(q, cls, attr, alen, depth);
     bool whole = oom_roles_end_memo(q, outer);
-    /* an answer that waits (or would wait) on another file, or was cut
-     * short, is worked out again each time, so that each question records
-     * what it waits on */
+    /* an answer that waits (or would wait) on another file is worked out
+     * again each time, so that each question records what it waits on; so
+     * is an unknown that a search cut short left */
     oom_roles_memo_put(m, MEMO_ATTR, ts_node_start_byte(cls), attr, alen,
-                       whole && q->cond.len == waits && !m->would_wait ? (int)r : MEMO_ASK_AGAIN);
+                       (whole || r != OOM_ROLE_UNKNOWN) && q->cond.len == waits && !m->would_wait
+                           ? (int)r
+                           : MEMO_ASK_AGAIN);
     ((oom_pymodel *)m)->would_wait |= would;
     return r;
 }

@@ -65,7 +65,9 @@ bool oom_roles_used_as_module(role_query *q, const char *text, uint32_t len, uin
         return s->value;
     bool outer = oom_roles_begin_memo(q);
     bool used = used_as_module_uncached(q, text, len, start, end);
-    if (oom_roles_end_memo(q, outer))
+    /* evidence found is evidence; none found by a search cut short is not
+     * an answer to keep */
+    if (oom_roles_end_memo(q, outer) || used)
         oom_roles_memo_put(q->m, MEMO_USED, start, text, len, used);
     return used;
 }
