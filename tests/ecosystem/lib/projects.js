@@ -11,7 +11,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { spawn } = require('child_process');
+const { spawn, spawnSync } = require('child_process');
 const pool = require('./pool');
 const { readJson, repoDirName, HERE } = require('./corpus');
 const L = require('./lint');
@@ -29,6 +29,20 @@ function gitDirFor(repo) {
     return null;
 }
 
+function missingBlobs(git, commit) {
+    const ls = spawnSync('git', ['-C', git, 'ls-tree', '-r', '-z', commit], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    if (ls.status !== 0) return [];
+    const entries = ls.stdout.split('\0').filter(Boolean).map((e) => {
+        const [meta, file] = e.split('\t');
+        const [, type, oid] = meta.split(' ');
+        return { type, oid, file };
+    }).filter((e) => e.type === 'blob');
+    const chk = spawnSync('git', ['-C', git, 'cat-file', '--batch-check=%(objectname) %(objecttype)'],
+                          { input: entries.map((e) => e.oid).join('\n') + '\n', encoding: 'utf8', maxBuffer: 1 << 28 });
+    const missing = new Set(chk.stdout.split('\n').filter((l) => l.endsWith(' missing')).map((l) => l.split(' ')[0]));
+    return entries.filter((e) => missing.has(e.oid)).map((e) => e.file);
+}
+
 async function checkout(dir, p) {
     const dest = path.join(dir, 'projects', repoDirName(p.repo));
     const stampFile = path.join(dest, STAMP);
@@ -39,11 +53,16 @@ async function checkout(dir, p) {
     fs.rmSync(part, { recursive: true, force: true });
     fs.mkdirSync(part, { recursive: true });
     const tar = `${part}.tar`;
-    let r = await pool.run('git', ['-C', git, 'archive', '--format=tar', '-o', tar, p.commit]);
+    // A mirror may lack its largest blobs (listed in the tree, absent): those
+    // files are left out, and named in the stamp's companion file.
+    const absent = missingBlobs(git, p.commit);
+    const excl = absent.map((f) => `:(exclude,literal)${f}`);
+    let r = await pool.run('git', ['-C', git, 'archive', '--format=tar', '-o', tar, p.commit, ...(excl.length ? ['--', '.', ...excl] : [])]);
     if (r.status !== 0) return { dest, error: `git archive: ${r.stderr.trim().split('\n')[0]}` };
     r = await pool.run('tar', ['-x', '-f', tar, '-C', part]);
     fs.rmSync(tar, { force: true });
     if (r.status !== 0) return { dest, error: `tar: ${r.stderr.trim().split('\n')[0]}` };
+    if (absent.length) fs.writeFileSync(path.join(part, `${STAMP}-absent`), absent.join('\n') + '\n');
     fs.writeFileSync(path.join(part, STAMP), p.commit);
     fs.rmSync(dest, { recursive: true, force: true });
     fs.renameSync(part, dest);
