@@ -19,6 +19,12 @@
 //                                  every batch's first-run figures
 //   node tests/ecosystem/ecosystem.js estimate DIR how many training scripts
 //                                  `oomlint estimate` sizes without flags
+//   node tests/ecosystem/ecosystem.js projects DIR
+//                                  issue 27's held-out projects (projects.json):
+//                                  each checked out whole, its documented command
+//                                  through `oomlint estimate -- COMMAND`
+//   node tests/ecosystem/ecosystem.js projects-first-run DIR
+//                                  the same, recorded once in projects.first-run.json
 //
 // Layout of DIR: repos/<owner>+<name>/<path> (only the listed paths, at the
 // pinned commit) and bugs/<id>/<path> (the file at the commit before the fix).
@@ -31,6 +37,7 @@ const corpus = require('./lib/corpus');
 const { gather, itemsFor } = require('./lib/gather');
 const L = require('./lib/lint');
 const firstRun = require('./lib/firstrun');
+const projects = require('./lib/projects');
 
 const { readJson, repoDirName, HERE } = corpus;
 const OOMLINT = L.OOMLINT;
@@ -242,7 +249,7 @@ function option(args, name) {
 }
 
 const USAGE = 'usage: ecosystem.js gather|check|list|pending DIR [--batch NAME] | record FILE | ' +
-    'first-run DIR NAME | first-runs [--markdown] | estimate DIR';
+    'first-run DIR NAME | first-runs [--markdown] | estimate DIR | projects DIR | projects-first-run DIR';
 
 async function main() {
     const args = process.argv.slice(2);
@@ -263,6 +270,8 @@ async function main() {
         if (!arg2) throw new Error('usage: ecosystem.js first-run DIR NAME');
         await firstRun.record(dir, arg2);
     } else if (cmd === 'estimate') estimateCoverage(dir);
+    else if (cmd === 'projects') await projects.projects(dir);
+    else if (cmd === 'projects-first-run') await projects.firstRun(dir);
     else throw new Error(`unknown command ${cmd}\n${USAGE}`);
 }
 

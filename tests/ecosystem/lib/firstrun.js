@@ -126,4 +126,4 @@ function table(markdown) {
     for (const b of body) console.log(line(b));
 }
 
-module.exports = { record, table };
+module.exports = { record, table, binaryCommit };
