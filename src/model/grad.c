@@ -8,6 +8,7 @@
 
 #include "oomlint/lang.h"
 #include "internal.h"
+#include "oomlint/library.h"
 
 oom_grad_state oom_model_grad_state_at(const oom_pymodel *m, uint32_t pos)
 {
@@ -278,4 +279,60 @@ bool oom_pymodel_frozen_before(const oom_pymodel *m, TSNode wrapped, TSNode site
     freeze_walk w = {m, wrapped, scope, pos, -1};
     oom_pymodel_walk(m, home, visit_freeze, &w);
     return w.frozen == 1;
+}
+
+/* A chain that ends a module's training where it is built:
+ * `G = copy.deepcopy(opts.G).eval().requires_grad_(False).to(device)`
+ * (StyleGAN's metrics). The module methods that hand the module back
+ * (rules/kb/library.json self_returning_methods) are looked through. */
+static bool chain_freezes(const oom_pymodel *m, TSNode e, int depth)
+{
+    const oom_library *lib = oom_library_get();
+    if (!lib || depth > 8 || ts_node_is_null(e) || ts_node_symbol(e) != m->sym.call)
+        return false;
+    TSNode fn = oom_model_child(m, e, "function", 8);
+    if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute)
+        return false;
+    uint32_t len;
+    const char *method = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
+    if (len == 14 && memcmp(method, "requires_grad_", 14) == 0) {
+        TSNode arg = only_argument(m, e);
+        if (!ts_node_is_null(arg) && ts_node_symbol(arg) == m->sym.keyword_argument)
+            arg = oom_model_child(m, arg, "value", 5);
+        return !ts_node_is_null(arg) && strcmp(ts_node_type(arg), "false") == 0;
+    }
+    return oom_library_lists(&lib->self_returning, method, len) &&
+           chain_freezes(m, oom_model_child(m, fn, "object", 6), depth + 1);
+}
+
+bool oom_model_bound_frozen(const oom_pymodel *m, TSNode callee)
+{
+    if (ts_node_is_null(callee) || ts_node_symbol(callee) != m->sym.identifier)
+        return false;
+    oom_flow_reach r;
+    if (!oom_model_reaching_bindings(m, callee, &r) || r.count == 0 || r.may_be_unbound ||
+        r.count > OOM_FLOW_MAX_REACH)
+        return false;
+    for (uint32_t i = 0; i < r.count; i++) {
+        const oom_binding *b = oom_model_def_binding(m, r.defs[i]);
+        if (!b || b->kind != OOM_BIND_VALUE || !chain_freezes(m, b->value, 0))
+            return false;
+    }
+    /* a GAN's discriminator frozen at birth and thawed for its own step
+     * (`D.requires_grad_(True)`) is not frozen */
+    uint32_t len;
+    const char *name = oom_node_text(m, callee, &len);
+    for (size_t i = 0; i < m->call_count; i++) {
+        TSNode fn = oom_model_child(m, m->calls[i].node, "function", 8);
+        if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute ||
+            !oom_node_text_is(m, oom_model_child(m, fn, "attribute", 9), "requires_grad_"))
+            continue;
+        uint32_t olen;
+        const char *object = oom_node_text(m, oom_model_child(m, fn, "object", 6), &olen);
+        TSNode arg = only_argument(m, m->calls[i].node);
+        if (olen == len && memcmp(object, name, len) == 0 &&
+            (ts_node_is_null(arg) || strcmp(ts_node_type(arg), "false") != 0))
+            return false;
+    }
+    return true;
 }

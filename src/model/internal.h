@@ -487,4 +487,9 @@ bool oom_model_load_keeps_no_copy(const oom_pymodel *m, TSNode load_state_dict_c
  * is then the caller's to say. */
 bool oom_model_forward_result_leaves(const oom_pymodel *m, int scope, TSNode call);
 
+/* The name a forward calls is bound, on every path, to a module frozen where
+ * it is built (`....eval().requires_grad_(False)`): its outputs carry the
+ * history of their inputs only (model/grad.c). */
+bool oom_model_bound_frozen(const oom_pymodel *m, TSNode callee);
+
 #endif

@@ -84,10 +84,27 @@ static void losses_of_no_grad_values(void)
     oom_test_parsed_free(&p);
 }
 
+/* A module frozen where it is built (`copy.deepcopy(G).eval().requires_grad_(False)`)
+ * makes no graph of its own; one thawed later in the file is not frozen. */
+static void frozen_where_built(void)
+{
+    parsed p = oom_test_parse("import copy\n"
+                              "def a(G, z):\n    g = copy.deepcopy(G).eval().requires_grad_(False).cuda()\n    g(z_a)\n"
+                              "def b(G, z):\n    g = G.requires_grad_(True)\n    g(z_b)\n"
+                              "def c(D, x):\n    d = D.requires_grad_(False)\n    d.requires_grad_(True)\n    d(x_c)\n"
+                              "def e(G, z):\n    g = copy.deepcopy(G).eval()\n    g(z_e)\n");
+    CHECK(!oom_pymodel_carries_graph(p.model, oom_test_node_at(&p, "g(z_a)")));
+    CHECK(oom_pymodel_carries_graph(p.model, oom_test_node_at(&p, "g(z_b)")));
+    CHECK(oom_pymodel_carries_graph(p.model, oom_test_node_at(&p, "d(x_c)")));
+    CHECK(oom_pymodel_carries_graph(p.model, oom_test_node_at(&p, "g(z_e)")));
+    oom_test_parsed_free(&p);
+}
+
 void test_grad_suite(void)
 {
     oom_test_run("grad: grad mode regions", grad_mode);
     oom_test_run("grad: callees of no-grad code only, through levels and partial()", callees_of_no_grad_code);
     oom_test_run("grad: values from no-grad blocks, and a branch that rebinds them", values_from_no_grad_blocks);
     oom_test_run("grad: losses of values computed under no_grad", losses_of_no_grad_values);
+    oom_test_run("grad: a module frozen where it is built", frozen_where_built);
 }
