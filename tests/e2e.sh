@@ -108,7 +108,18 @@ run_oomlint --format concise "$T/cuda.py"
 expect_contains oom101-at-2-1 "$OUT" "cuda.py:2:1: OOM101"
 
 run_oomlint --format concise "$T/loop.py"
+expect_not_contains oom201-opt-in "$OUT" "OOM201"
+run_oomlint --format concise --extend-select OOM201 "$T/loop.py"
 expect_contains oom201-on-append-line "$OUT" "loop.py:6:9: OOM201"
+run_oomlint --format concise --extend-select OOM201 --ignore OOM20 "$T/loop.py"
+expect_contains extend-select-wins-over-a-shorter-ignore "$OUT" "loop.py:6:9: OOM201"
+run_oomlint --format concise --extend-select OOM2 --ignore OOM201 "$T/loop.py"
+expect_not_contains extend-select-yields-to-a-longer-ignore "$OUT" "OOM201"
+run_oomlint --format concise --select OOM1 --extend-select OOM201 "$T/loop.py"
+expect_contains extend-select-adds-to-select "$OUT" "loop.py:6:9: OOM201"
+run_oomlint --format concise --extend-select OOM9 "$T/loop.py"
+expect_rc extend-select-unknown-code-rc 2
+expect_contains extend-select-unknown-code-named "$ERR" "extend-select: no rule has a code starting with 'OOM9'"
 
 # ---------------------------------------------------------------- --format full
 
@@ -168,7 +179,7 @@ run_oomlint --format json "$T/clean.py"
 expect_rc json-empty-rc 0
 expect_jq json-empty-array 'type == "array" and length == 0'
 
-run_oomlint --format json "$T/loop.py"
+run_oomlint --format json --extend-select OOM201 "$T/loop.py"
 expect_jq json-oom201-row '.[0].code == "OOM201" and .[0].location.row == 6'
 
 # ---------------------------------------------------------------- colour
@@ -208,7 +219,7 @@ expect_contains select-prefix-keeps "$OUT" ": OOM101 "
 expect_not_contains select-prefix-drops-201 "$OUT" "OOM201"
 expect_not_contains select-prefix-drops-202 "$OUT" "OOM202"
 
-run_oomlint --format concise --ignore OOM101 "$T/mixed.py"
+run_oomlint --format concise --ignore OOM101 --extend-select OOM201 "$T/mixed.py"
 expect_not_contains ignore-drops "$OUT" "OOM101"
 expect_contains ignore-keeps-others "$OUT" ": OOM201 "
 

@@ -7,6 +7,10 @@
 # "oomlint: cache: H from the cache, L linted, W written". Same PASS/FAIL
 # protocol as the other suites.
 . tests/lib.sh
+
+# OOM201 and OOM202 are opt-in; their fixtures are these tests' examples of fixes
+# and reports, so every run here turns them on.
+EXAMPLE_RULES="--extend-select OOM201,OOM202"
 unset OOMLINT_CACHE_DIR OOMLINT_NO_CACHE # each check names its own
 T="$TEST_TMP/cache-tests"
 mkdir -p "$T"
@@ -39,7 +43,7 @@ same() {
     if cmp -s "$2" "$3"; then pass "$1"; else fail "$1" "$(diff "$2" "$3" | head -c 400)"; fi
 }
 C="$T/c1"
-lint() { run_oomlint --cache-stats --cache-dir "$C" "$@"; }
+lint() { run_oomlint $EXAMPLE_RULES --cache-stats --cache-dir "$C" "$@"; }
 
 # ---------------------------------------------------------------- hit and miss
 lint --format concise "$P"
@@ -54,11 +58,11 @@ if [ -f "$C/CACHEDIR.TAG" ] && grep -qx '\*' "$C/.gitignore"; then pass cache-di
 else fail cache-dir-tagged-and-ignored "no CACHEDIR.TAG or .gitignore in $C"; fi
 
 # every field of every finding (fixes, help, related context) comes back
-run_oomlint --no-cache --format json --show-fixes "$P"
+run_oomlint $EXAMPLE_RULES --no-cache --format json --show-fixes "$P"
 cp "$TEST_TMP/out" "$T/fresh.json"
 lint --format json --show-fixes "$P"
 same cache-json-identical "$T/fresh.json" "$TEST_TMP/out"
-run_oomlint --no-cache --format sarif "$P"
+run_oomlint $EXAMPLE_RULES --no-cache --format sarif "$P"
 cp "$TEST_TMP/out" "$T/fresh.sarif"
 lint --format sarif "$P"
 same cache-sarif-identical "$T/fresh.sarif" "$TEST_TMP/out"
@@ -77,10 +81,10 @@ stats cache-edit-back-hits-again "3 from the cache, 0 linted, 0 written"
 same cache-edit-back-same-report "$T/cold.txt" "$TEST_TMP/out"
 
 # ---------------------------------------------------------------- settings
-lint --format concise --select OOM101 "$P"
+run_oomlint --cache-stats --cache-dir "$C" --format concise --select OOM101 "$P"
 stats cache-select-misses "0 from the cache, 3 linted, 3 written"
 expect_not_contains cache-select-applied "$OUT" "OOM201"
-lint --format concise --select OOM101 "$P"
+run_oomlint --cache-stats --cache-dir "$C" --format concise --select OOM101 "$P"
 stats cache-select-then-hits "3 from the cache, 0 linted, 0 written"
 lint --format concise --ignore OOM101 "$P"
 stats cache-ignore-misses "0 from the cache, 3 linted, 3 written"
@@ -134,7 +138,7 @@ expect_not_contains cache-changed-query-applied "$OUT" "X100"
 # byte is another build again
 # (not where OOMLINT is a wrapper script, as under valgrind)
 if command -v objcopy >/dev/null 2>&1 &&
-    objcopy --remove-section .note.gnu.build-id "$OOMLINT" "$T/oomlint-b" 2>/dev/null; then
+    objcopy --remove-section .note.gnu.build-id "$OOMLINT" $EXAMPLE_RULES "$T/oomlint-b" 2>/dev/null; then
     cp "$T/oomlint-b" "$T/oomlint-c" && printf '\n' >> "$T/oomlint-c"
     direct "$T/oomlint-b" --cache-stats --cache-dir "$C" --format concise "$P"
     stats cache-other-build-misses "0 from the cache, 3 linted, 3 written"
@@ -148,15 +152,15 @@ else
 fi
 
 # ---------------------------------------------------------------- where the cache goes
-run_oomlint --cache-stats --no-cache --cache-dir "$T/never" --format concise "$P"
+run_oomlint $EXAMPLE_RULES --cache-stats --no-cache --cache-dir "$T/never" --format concise "$P"
 expect_rc cache-no-cache-rc 1
 if [ ! -e "$T/never" ] && ! grep -q '^oomlint: cache:' "$TEST_TMP/err"; then pass cache-no-cache-writes-nothing
 else fail cache-no-cache-writes-nothing "$T/never was created or stats were printed"; fi
-OOMLINT_NO_CACHE=1 run_oomlint --cache-dir "$T/never" --format concise "$P"
+OOMLINT_NO_CACHE=1 run_oomlint $EXAMPLE_RULES --cache-dir "$T/never" --format concise "$P"
 if [ ! -e "$T/never" ]; then pass cache-env-no-cache; else fail cache-env-no-cache "$T/never was created"; fi
-OOMLINT_CACHE_DIR="$T/from-env" run_oomlint --format concise "$P"
+OOMLINT_CACHE_DIR="$T/from-env" run_oomlint $EXAMPLE_RULES --format concise "$P"
 if [ -d "$T/from-env/0.1.0" ] || ls "$T/from-env"/*/ >/dev/null 2>&1; then pass cache-env-dir; else fail cache-env-dir "nothing in $T/from-env"; fi
-OOMLINT_CACHE_DIR="$T/from-env" run_oomlint --cache-dir "$T/from-flag" --format concise "$P"
+OOMLINT_CACHE_DIR="$T/from-env" run_oomlint $EXAMPLE_RULES --cache-dir "$T/from-flag" --format concise "$P"
 if [ -d "$T/from-flag" ]; then pass cache-flag-over-env; else fail cache-flag-over-env "nothing in $T/from-flag"; fi
 
 # the default: .oomlint_cache beside the pyproject.toml, whatever the working folder
@@ -164,39 +168,39 @@ D="$T/d"
 mkdir -p "$D/proj/src" "$D/elsewhere"
 write_samples "$D/proj/src"
 printf '[tool.oomlint]\n' > "$D/proj/pyproject.toml"
-(cd "$D/elsewhere" && "$OOMLINT" --format concise ../proj/src > /dev/null 2>&1)
+(cd "$D/elsewhere" && "$OOMLINT" $EXAMPLE_RULES --format concise ../proj/src > /dev/null 2>&1)
 if [ -f "$D/proj/.oomlint_cache/CACHEDIR.TAG" ] && [ ! -e "$D/elsewhere/.oomlint_cache" ]; then
     pass cache-default-beside-pyproject
 else fail cache-default-beside-pyproject "$(find "$D" -name .oomlint_cache)"; fi
 # and the walk never lints it
-(cd "$D/proj" && "$OOMLINT" --format json . > "$TEST_TMP/out" 2>/dev/null)
+(cd "$D/proj" && "$OOMLINT" $EXAMPLE_RULES --format json . > "$TEST_TMP/out" 2>/dev/null)
 expect_not_contains cache-folder-not-walked "$(cat "$TEST_TMP/out")" ".oomlint_cache"
 # without a pyproject.toml: the working folder
 mkdir -p "$D/bare"
 write_samples "$D/bare"
-(cd "$D/bare" && "$OOMLINT" --isolated --format concise . > /dev/null 2>&1)
+(cd "$D/bare" && "$OOMLINT" $EXAMPLE_RULES --isolated --format concise . > /dev/null 2>&1)
 if [ -d "$D/bare/.oomlint_cache" ]; then pass cache-default-working-folder; else fail cache-default-working-folder "no $D/bare/.oomlint_cache"; fi
 # cache-dir in [tool.oomlint], relative to its pyproject.toml
 printf '[tool.oomlint]\ncache-dir = "build/lint-cache"\n' > "$D/proj/pyproject.toml"
-(cd "$D/elsewhere" && "$OOMLINT" --format concise ../proj/src > /dev/null 2>&1)
+(cd "$D/elsewhere" && "$OOMLINT" $EXAMPLE_RULES --format concise ../proj/src > /dev/null 2>&1)
 if [ -f "$D/proj/build/lint-cache/CACHEDIR.TAG" ]; then pass cache-pyproject-cache-dir
 else fail cache-pyproject-cache-dir "no $D/proj/build/lint-cache"; fi
-OOMLINT_CACHE_DIR="$T/env-over-pyproject" run_oomlint --format concise "$D/proj/src"
+OOMLINT_CACHE_DIR="$T/env-over-pyproject" run_oomlint $EXAMPLE_RULES --format concise "$D/proj/src"
 if [ -d "$T/env-over-pyproject" ]; then pass cache-env-over-pyproject; else fail cache-env-over-pyproject "not used"; fi
 printf '[tool.oomlint]\ncache-dir = 3\n' > "$D/proj/pyproject.toml"
-run_oomlint --format concise "$D/proj/src"
+run_oomlint $EXAMPLE_RULES --format concise "$D/proj/src"
 expect_rc cache-bad-pyproject-value-rc 2
 expect_contains cache-bad-pyproject-value-says "$ERR" "cache-dir must be"
 printf '[tool.oomlint]\n' > "$D/proj/pyproject.toml"
 
 # ---------------------------------------------------------------- stdin is always linted; notebooks are cached
 printf 'import os\n%s\n' "$SAMPLE_CUDA" > "$T/in.py"
-direct "$OOMLINT" --cache-stats --cache-dir "$C" --format concise - < "$T/in.py"
-direct "$OOMLINT" --cache-stats --cache-dir "$C" --format concise - < "$T/in.py"
+direct "$OOMLINT" $EXAMPLE_RULES --cache-stats --cache-dir "$C" --format concise - < "$T/in.py"
+direct "$OOMLINT" $EXAMPLE_RULES --cache-stats --cache-dir "$C" --format concise - < "$T/in.py"
 stats cache-stdin-never-cached "0 from the cache, 0 linted, 0 written"
 expect_contains cache-stdin-still-linted "$(cat "$TEST_TMP/out")" "OOM101"
 NB="fixtures/rules/OOM101/fires_notebook_env_magic.ipynb"
-run_oomlint --no-cache --format json "$NB"
+run_oomlint $EXAMPLE_RULES --no-cache --format json "$NB"
 cp "$TEST_TMP/out" "$T/nb-fresh.json"
 lint --format json "$NB"
 stats cache-notebook-cold "0 from the cache, 1 linted, 1 written"
@@ -216,7 +220,7 @@ cat > "$T/llm.ipynb" <<'EOF'
     "Trainer(model=model, args=args).train()"]}],
  "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 EOF
-run_oomlint --no-cache --format json --gpu t4 "$T/llm.ipynb"
+run_oomlint $EXAMPLE_RULES --no-cache --format json --gpu t4 "$T/llm.ipynb"
 cp "$TEST_TMP/out" "$T/llm-fresh.json"
 expect_contains cache-notebook-estimate-fresh "$OUT" '"cell": 3'
 lint --format json --gpu t4 "$T/llm.ipynb"
@@ -273,7 +277,7 @@ rmdir "$3" 2>/dev/null
 
 # a cache that cannot be written: a clear warning, and the run goes on
 printf 'not a folder\n' > "$T/a-file"
-run_oomlint --cache-stats --cache-dir "$T/a-file/cache" --format concise "$E"
+run_oomlint $EXAMPLE_RULES --cache-stats --cache-dir "$T/a-file/cache" --format concise "$E"
 expect_rc cache-uncreatable-rc 1
 same cache-uncreatable-same-report "$T/e.txt" "$TEST_TMP/out"
 expect_contains cache-uncreatable-warns "$ERR" "warning: cannot create the cache folder"
@@ -282,7 +286,7 @@ expect_contains cache-uncreatable-warns "$ERR" "warning: cannot create the cache
 AS=""
 if [ "$(id -u)" -eq 0 ]; then
     AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
-    command -v setpriv >/dev/null 2>&1 && $AS test -x "$OOMLINT" 2>/dev/null || AS="none"
+    command -v setpriv >/dev/null 2>&1 && $AS test -x "$OOMLINT" $EXAMPLE_RULES 2>/dev/null || AS="none"
 fi
 if [ "$AS" != none ]; then
     RO="$(mktemp -d "${TMPDIR:-/tmp}/oomlint-ro.XXXXXX")"
@@ -291,11 +295,11 @@ if [ "$AS" != none ]; then
     write_samples "$RO/src"
     chmod 777 "$RO/cache"
     chmod 666 "$RO/src"/*
-    direct $AS "$OOMLINT" --cache-stats --cache-dir "$RO/cache" --format concise "$RO/src"
+    direct $AS "$OOMLINT" $EXAMPLE_RULES --cache-stats --cache-dir "$RO/cache" --format concise "$RO/src"
     cp "$TEST_TMP/out" "$T/ro.txt"
     chmod -R a-w "$RO/cache"
     printf 'y = 1\n' >> "$RO/src/clean.py"
-    direct $AS "$OOMLINT" --cache-stats --cache-dir "$RO/cache" --format concise "$RO/src"
+    direct $AS "$OOMLINT" $EXAMPLE_RULES --cache-stats --cache-dir "$RO/cache" --format concise "$RO/src"
     expect_rc cache-read-only-rc 1
     expect_contains cache-read-only-warns "$ERR" "warning: cannot write to the cache folder"
     stats cache-read-only-still-reads "2 from the cache, 1 linted, 0 written"
@@ -315,11 +319,11 @@ case "$OOMLINT" in
     *) cp -r fixtures/rules "$M/" ;;
 esac
 C="$T/c-many"
-run_oomlint --no-cache --format concise "$M"
+run_oomlint $EXAMPLE_RULES --no-cache --format concise "$M"
 cp "$TEST_TMP/out" "$T/many.txt"
-"$OOMLINT" --cache-dir "$C" --format concise "$M" > "$T/run1.txt" 2> "$T/run1.err" &
+"$OOMLINT" $EXAMPLE_RULES --cache-dir "$C" --format concise "$M" > "$T/run1.txt" 2> "$T/run1.err" &
 pid1=$!
-"$OOMLINT" --cache-dir "$C" --format concise "$M" > "$T/run2.txt" 2> "$T/run2.err" &
+"$OOMLINT" $EXAMPLE_RULES --cache-dir "$C" --format concise "$M" > "$T/run2.txt" 2> "$T/run2.err" &
 pid2=$!
 wait $pid1
 wait $pid2
@@ -342,7 +346,7 @@ lint --format concise "$F"
 lint --fix --format concise "$F"
 same cache-fix-rewrites-file "$FX.fixed" "$F/a.py"
 cp "$TEST_TMP/out" "$T/fixed-report.txt"
-run_oomlint --no-cache --format concise "$F/a.py"
+run_oomlint $EXAMPLE_RULES --no-cache --format concise "$F/a.py"
 cp "$TEST_TMP/out" "$T/after-fresh.txt"
 lint --format concise "$F/a.py"
 stats cache-after-fix-hits-fixed-text "1 from the cache, 0 linted, 0 written"
@@ -350,7 +354,7 @@ same cache-after-fix-same-report "$T/after-fresh.txt" "$TEST_TMP/out"
 cp "$FX" "$F/a.py"
 lint --diff "$F/a.py"
 cp "$TEST_TMP/out" "$T/diff-cached.txt"
-run_oomlint --no-cache --diff "$F/a.py"
+run_oomlint $EXAMPLE_RULES --no-cache --diff "$F/a.py"
 same cache-diff-same "$T/diff-cached.txt" "$TEST_TMP/out"
 
 # ---------------------------------------------------------------- the project pass from cached facts
@@ -363,7 +367,7 @@ for expected in fixtures/projects/*/expected-cli.txt; do
     ok=1
     for round in cold warm; do
         # shellcheck disable=SC2086
-        "$OOMLINT" --cache-stats --cache-dir "$C" --format concise --quiet --isolated $gpu "$dir" \
+        "$OOMLINT" $EXAMPLE_RULES --cache-stats --cache-dir "$C" --format concise --quiet --isolated $gpu "$dir" \
             2>"$TEST_TMP/err" </dev/null | sed 's/: OOM\([0-9]*\) .*/: OOM\1/' > "$TEST_TMP/got"
         diff -u "$expected" "$TEST_TMP/got" > "$TEST_TMP/diff" || ok=0
     done
@@ -374,7 +378,7 @@ done
 # a project finding made from a cached file's links, every field of it
 # (its related location, which no CLI format prints, is in the unit test)
 C="$T/c-related"
-run_oomlint --no-cache --format json --isolated fixtures/projects/deepspeed_mismatch
+run_oomlint $EXAMPLE_RULES --no-cache --format json --isolated fixtures/projects/deepspeed_mismatch
 cp "$TEST_TMP/out" "$T/related-fresh.json"
 lint --format json --isolated fixtures/projects/deepspeed_mismatch
 lint --format json --isolated fixtures/projects/deepspeed_mismatch
@@ -418,7 +422,7 @@ expect_not_contains cache-ds-absent-quiet "$OUT" "OOM405"
 printf '{"train_micro_batch_size_per_gpu": 64}\n' > "$K/sub/ds.json"
 lint --format concise --isolated "$K/sub"
 expect_contains cache-ds-created-found "$OUT" "OOM405"
-run_oomlint --no-cache --format concise --isolated "$K/sub"
+run_oomlint $EXAMPLE_RULES --no-cache --format concise --isolated "$K/sub"
 cp "$TEST_TMP/out" "$T/ds-fresh.txt"
 lint --format concise --isolated "$K/sub"
 same cache-ds-warm-same "$T/ds-fresh.txt" "$TEST_TMP/out"

@@ -14,6 +14,10 @@
 
 . tests/lib.sh
 
+# OOM201 and OOM202 are opt-in; their fixtures are these tests' examples of fixes
+# and reports, so every run here turns them on.
+EXAMPLE_RULES="--extend-select OOM201,OOM202"
+
 T="$TEST_TMP"
 export NO_COLOR=1
 
@@ -30,7 +34,7 @@ D="$T/diff"
 mkdir -p "$D"
 fixture OOM202 running_totals.py "$D/t.py"
 cp "$D/t.py" "$D/orig.py"
-(cd "$D" && "$OOMLINT" --isolated --diff t.py) >"$T/out" 2>"$T/err"
+(cd "$D" && "$OOMLINT" $EXAMPLE_RULES --isolated --diff t.py) >"$T/out" 2>"$T/err"
 RC=$?
 expect_rc diff-rc-1-when-something-to-fix 1
 if same_bytes "$D/t.py" "$D/orig.py"; then pass diff-writes-nothing; else fail diff-writes-nothing "t.py changed"; fi
@@ -46,19 +50,19 @@ else
     skip diff-applies-as-a-patch "patch is not installed"
 fi
 cp "$D/orig.py" "$D/t.py"
-run_oomlint --isolated --diff --unsafe-fixes "$D/t.py"
+run_oomlint $EXAMPLE_RULES --isolated --diff --unsafe-fixes "$D/t.py"
 expect_contains diff-unsafe-fixes "$OUT" "(loss * x.size(0)).detach()"
 printf 'x = 1\n' >"$D/clean.py"
-run_oomlint --isolated --diff "$D/clean.py"
+run_oomlint $EXAMPLE_RULES --isolated --diff "$D/clean.py"
 expect_rc diff-rc-0-when-nothing-to-fix 0
 if [ -z "$OUT" ]; then pass diff-empty-when-nothing-to-fix; else fail diff-empty-when-nothing-to-fix "$OUT"; fi
 # only unsafe fixes, not asked for: nothing to fix
 fixture OOM206 set_to_none.py "$D/z.py"
-run_oomlint --isolated --diff "$D/z.py"
+run_oomlint $EXAMPLE_RULES --isolated --diff "$D/z.py"
 expect_rc diff-rc-0-with-only-unsafe-fixes 0
-run_oomlint --isolated --diff --fix "$D/z.py"
+run_oomlint $EXAMPLE_RULES --isolated --diff --fix "$D/z.py"
 expect_rc diff-and-fix-refused 2
-run_oomlint --isolated --fix --diff-base HEAD "$D/z.py"
+run_oomlint $EXAMPLE_RULES --isolated --fix --diff-base HEAD "$D/z.py"
 expect_rc fix-and-diff-base-refused 2
 
 # ---------------------------------------------------------------- --fix
@@ -67,7 +71,7 @@ F="$T/fix"
 mkdir -p "$F"
 fixture OOM202 running_totals.py "$F/t.py"
 chmod 0750 "$F/t.py"
-run_oomlint --isolated --fix "$F/t.py"
+run_oomlint $EXAMPLE_RULES --isolated --fix "$F/t.py"
 expect_rc fix-rc-1-while-findings-remain 1
 if same_bytes "$F/t.py" "$ROOT/fixtures/fix/OOM202/running_totals.py.fixed"; then pass fix-writes-the-safe-fixes
 else fail fix-writes-the-safe-fixes "$(diff "$F/t.py" "$ROOT/fixtures/fix/OOM202/running_totals.py.fixed" | head -c 300)"; fi
@@ -77,36 +81,36 @@ expect_contains fix-says-what-it-fixed "$OUT" "Fixed 2 problems in 1 file."
 expect_contains fix-reports-what-is-left "$OUT" "Found 1 problem (1 error) in 1 file."
 expect_contains fix-counts-the-unsafe-one-left "$OUT" 'No fixes with `--fix`; 1 with `--unsafe-fixes`.'
 ls "$F" | grep -q oomlint- && fail fix-leaves-no-temporary-file "$(ls "$F")" || pass fix-leaves-no-temporary-file
-run_oomlint --isolated --fix --unsafe-fixes "$F/t.py"
+run_oomlint $EXAMPLE_RULES --isolated --fix --unsafe-fixes "$F/t.py"
 expect_rc fix-rc-0-when-all-fixed 0
 if same_bytes "$F/t.py" "$ROOT/fixtures/fix/OOM202/running_totals.py.unsafe-fixed"; then pass fix-unsafe-fixes
 else fail fix-unsafe-fixes "$(diff "$F/t.py" "$ROOT/fixtures/fix/OOM202/running_totals.py.unsafe-fixed" | head -c 300)"; fi
 expect_contains fix-all-checks-passed "$OUT" "All checks passed"
 cp "$F/t.py" "$F/once.py"
-run_oomlint --isolated --fix --unsafe-fixes "$F/t.py"
+run_oomlint $EXAMPLE_RULES --isolated --fix --unsafe-fixes "$F/t.py"
 if same_bytes "$F/t.py" "$F/once.py"; then pass fix-twice-changes-nothing; else fail fix-twice-changes-nothing "changed"; fi
 
 # the marks and the summary without fixing
 fixture OOM201 item_or_detach.py "$F/m.py"
-run_oomlint --isolated --format concise "$F/m.py"
+run_oomlint $EXAMPLE_RULES --isolated --format concise "$F/m.py"
 n="$(printf '%s\n' "$OUT" | grep -c ' OOM201 \[\*\] ')"
 if [ "$n" -eq 2 ]; then pass fixable-findings-marked; else fail fixable-findings-marked "$n marked: $OUT"; fi
 expect_contains fixable-summary-line "$OUT" '[*] 2 fixable with `--fix`, 1 more with `--unsafe-fixes`.'
-run_oomlint --isolated --format concise --unsafe-fixes "$F/m.py"
+run_oomlint $EXAMPLE_RULES --isolated --format concise --unsafe-fixes "$F/m.py"
 n="$(printf '%s\n' "$OUT" | grep -c ' OOM201 \[\*\] ')"
 if [ "$n" -eq 3 ]; then pass unsafe-fixes-marked-when-enabled; else fail unsafe-fixes-marked-when-enabled "$n marked"; fi
 
 # --show-fixes: each fix under its finding; with --fix, what was fixed
-run_oomlint --isolated --show-fixes "$F/m.py"
+run_oomlint $EXAMPLE_RULES --isolated --show-fixes "$F/m.py"
 expect_contains show-fixes-kind "$OUT" '= safe fix: Store the number: `loss.item()`'
 expect_contains show-fixes-before "$OUT" "13 |-         losses.append(loss)  # expect: OOM201"
 expect_contains show-fixes-after "$OUT" "13 |+         losses.append(loss.item())  # expect: OOM201"
-run_oomlint --isolated --fix --show-fixes "$F/m.py"
+run_oomlint $EXAMPLE_RULES --isolated --fix --show-fixes "$F/m.py"
 expect_contains show-fixes-lists-what-was-fixed "$OUT" "    2 × OOM201 (tensor-with-graph-stored)"
 
 # --fix-only: the fixes, no report, exit 0 whatever is left
 fixture OOM201 item_or_detach.py "$F/o.py"
-run_oomlint --isolated --fix-only "$F/o.py"
+run_oomlint $EXAMPLE_RULES --isolated --fix-only "$F/o.py"
 expect_rc fix-only-rc-0 0
 expect_not_contains fix-only-reports-no-finding "$OUT" "OOM201"
 expect_contains fix-only-says-what-it-fixed "$OUT" "Fixed 2 problems in 1 file."
@@ -114,7 +118,7 @@ if grep -q 'losses.append(loss.item())' "$F/o.py"; then pass fix-only-fixes; els
 
 # machine formats stay machine-readable: the summary goes to standard error
 fixture OOM201 item_or_detach.py "$F/j.py"
-run_oomlint --isolated --fix --format json "$F/j.py"
+run_oomlint $EXAMPLE_RULES --isolated --fix --format json "$F/j.py"
 if jq -e 'length == 2 and all(.[]; .code == "OOM201" and .fix.applicability != "safe")' "$TEST_TMP/out" >/dev/null 2>&1
 then pass fix-json-lists-what-is-left; else fail fix-json-lists-what-is-left "$OUT"; fi
 expect_contains fix-json-summary-on-stderr "$ERR" "Fixed 2 problems in 1 file."
@@ -123,25 +127,25 @@ expect_contains fix-json-summary-on-stderr "$ERR" "Fixed 2 problems in 1 file."
 
 S="$T/stdin"
 mkdir -p "$S"
-"$OOMLINT" --isolated --fix - <"$ROOT/fixtures/fix/OOM202/running_totals.py" >"$S/out" 2>"$S/err"
+"$OOMLINT" $EXAMPLE_RULES --isolated --fix - <"$ROOT/fixtures/fix/OOM202/running_totals.py" >"$S/out" 2>"$S/err"
 RC=$?
 expect_rc stdin-fix-rc 1
 if same_bytes "$S/out" "$ROOT/fixtures/fix/OOM202/running_totals.py.fixed"; then pass stdin-fix-writes-code-to-stdout
 else fail stdin-fix-writes-code-to-stdout "$(head -c 300 "$S/out")"; fi
 expect_contains stdin-fix-report-on-stderr "$(cat "$S/err")" "<stdin>:32:9: OOM202"
-"$OOMLINT" --isolated --fix-only --stdin-filename train.py - <"$ROOT/fixtures/fix/OOM202/running_totals.py" >"$S/out" 2>"$S/err"
+"$OOMLINT" $EXAMPLE_RULES --isolated --fix-only --stdin-filename train.py - <"$ROOT/fixtures/fix/OOM202/running_totals.py" >"$S/out" 2>"$S/err"
 RC=$?
 expect_rc stdin-fix-only-rc 0
 if same_bytes "$S/out" "$ROOT/fixtures/fix/OOM202/running_totals.py.fixed" && [ ! -s "$S/err" ]; then
     pass stdin-fix-only-code-alone
 else fail stdin-fix-only-code-alone "stderr: $(head -c 300 "$S/err")"; fi
-printf 'x = 1\n' | "$OOMLINT" --isolated --fix - >"$S/out" 2>/dev/null
+printf 'x = 1\n' | "$OOMLINT" $EXAMPLE_RULES --isolated --fix - >"$S/out" 2>/dev/null
 if [ "$(cat "$S/out")" = "x = 1" ]; then pass stdin-fix-echoes-clean-code; else fail stdin-fix-echoes-clean-code "$(cat "$S/out")"; fi
-"$OOMLINT" --isolated --diff --stdin-filename t.py - <"$ROOT/fixtures/fix/OOM202/running_totals.py" >"$S/out" 2>/dev/null
+"$OOMLINT" $EXAMPLE_RULES --isolated --diff --stdin-filename t.py - <"$ROOT/fixtures/fix/OOM202/running_totals.py" >"$S/out" 2>/dev/null
 RC=$?
 expect_rc stdin-diff-rc 1
 expect_contains stdin-diff "$(cat "$S/out")" "+        running += loss.item()  # expect: OOM202"
-"$OOMLINT" --isolated --fix-only --unsafe-fixes --stdin-filename n.ipynb - \
+"$OOMLINT" $EXAMPLE_RULES --isolated --fix-only --unsafe-fixes --stdin-filename n.ipynb - \
     <"$ROOT/fixtures/fix/notebook/cells_fixed_in_place.ipynb" >"$S/out" 2>/dev/null
 if same_bytes "$S/out" "$ROOT/fixtures/fix/notebook/cells_fixed_in_place.ipynb.unsafe-fixed"; then pass stdin-notebook-fixed
 else fail stdin-notebook-fixed "$(diff "$S/out" "$ROOT/fixtures/fix/notebook/cells_fixed_in_place.ipynb.unsafe-fixed" | head -c 300)"; fi
@@ -151,21 +155,21 @@ else fail stdin-notebook-fixed "$(diff "$S/out" "$ROOT/fixtures/fix/notebook/cel
 N="$T/nb"
 mkdir -p "$N"
 fixture notebook cells_fixed_in_place.ipynb "$N/n.ipynb"
-run_oomlint --isolated --fix "$N/n.ipynb"
+run_oomlint $EXAMPLE_RULES --isolated --fix "$N/n.ipynb"
 if same_bytes "$N/n.ipynb" "$ROOT/fixtures/fix/notebook/cells_fixed_in_place.ipynb.fixed"; then pass notebook-fix
 else fail notebook-fix "$(diff "$N/n.ipynb" "$ROOT/fixtures/fix/notebook/cells_fixed_in_place.ipynb.fixed" | head -c 300)"; fi
 expect_contains notebook-fix-reports-by-cell "$OUT" "n.ipynb:cell 4:3:13: OOM301"
-run_oomlint --isolated --format json "$N/n.ipynb"
+run_oomlint $EXAMPLE_RULES --isolated --format json "$N/n.ipynb"
 if jq -e '[.[] | select(.code == "OOM301")][0] | .cell == 4 and .fix.edits[0].location == {"row": 1, "column": 1}' \
     "$TEST_TMP/out" >/dev/null 2>&1; then pass notebook-fix-edits-in-cell-rows
 else fail notebook-fix-edits-in-cell-rows "$OUT"; fi
 if jq -e '[.[] | select(.code == "OOM101" and .cell == 2)][0].fix == null' "$TEST_TMP/out" >/dev/null 2>&1
 then pass notebook-ipython-line-not-fixed; else fail notebook-ipython-line-not-fixed "$OUT"; fi
-run_oomlint --isolated --format github "$N/n.ipynb"
+run_oomlint $EXAMPLE_RULES --isolated --format github "$N/n.ipynb"
 expect_contains notebook-github-fix-names-the-cell "$OUT" "cell 4, line 1, column 1: insert \`@torch.no_grad()\`"
-run_oomlint --isolated --format rdjson "$N/n.ipynb"
+run_oomlint $EXAMPLE_RULES --isolated --format rdjson "$N/n.ipynb"
 expect_not_contains notebook-rdjson-no-suggestion-at-ipynb-lines "$OUT" "suggestions"
-run_oomlint --isolated --format sarif "$N/n.ipynb"
+run_oomlint $EXAMPLE_RULES --isolated --format sarif "$N/n.ipynb"
 expect_not_contains notebook-sarif-no-fix-at-ipynb-lines "$OUT" "artifactChanges"
 
 # ---------------------------------------------------------------- nothing lost
@@ -176,7 +180,7 @@ L="$T/link"
 mkdir -p "$L"
 fixture OOM202 running_totals.py "$L/a.py"
 ln -s a.py "$L/b.py"
-run_oomlint --isolated --fix "$L/a.py" "$L/b.py"
+run_oomlint $EXAMPLE_RULES --isolated --fix "$L/a.py" "$L/b.py"
 expect_contains changed-on-disk-reported "$ERR" "b.py: changed on disk while oomlint was fixing it; not written"
 if same_bytes "$L/a.py" "$ROOT/fixtures/fix/OOM202/running_totals.py.fixed"; then pass changed-on-disk-not-overwritten
 else fail changed-on-disk-not-overwritten "$(diff "$L/a.py" "$ROOT/fixtures/fix/OOM202/running_totals.py.fixed" | head -c 300)"; fi
@@ -193,7 +197,7 @@ EOF
 printf '((call function: (identifier) @fn) @call @report (#eq? @fn "print"))\n' >"$R/query.scm"
 printf 'print(1)\nx = 2\n' >"$T/p.py"
 cp "$T/p.py" "$T/p0.py"
-run_oomlint --isolated --rules "$T/rules" --select X1 --fix "$T/p.py"
+run_oomlint $EXAMPLE_RULES --isolated --rules "$T/rules" --select X1 --fix "$T/p.py"
 if same_bytes "$T/p.py" "$T/p0.py"; then pass syntax-breaking-fix-leaves-the-file; else fail syntax-breaking-fix-leaves-the-file "$(cat "$T/p.py")"; fi
 expect_contains syntax-breaking-fix-reported "$ERR" "p.py: not fixed: the fixes would leave a syntax error (line"
 expect_rc syntax-breaking-fix-rc-1 1
@@ -207,14 +211,14 @@ cat >"$R2/rule.json" <<'EOF'
 EOF
 printf '((call function: (identifier) @fn arguments: (argument_list . (_) @arg .)) @report (#eq? @fn "f"))\n' >"$R2/query.scm"
 printf 'f(x)\n' >"$T/e.py"
-run_oomlint --isolated --rules "$T/rules2" --select X2 --fix "$T/e.py"
+run_oomlint $EXAMPLE_RULES --isolated --rules "$T/rules2" --select X2 --fix "$T/e.py"
 expect_contains endless-fixes-stop-at-10-rounds "$ERR" "e.py: fixes still applied after 10 rounds"
 if [ "$(cat "$T/e.py")" = "f(g(g(g(g(g(g(g(g(g(g(x)))))))))))" ]; then pass endless-fixes-written-as-far-as-they-went
 else fail endless-fixes-written-as-far-as-they-went "$(cat "$T/e.py")"; fi
 # a file with a syntax error is not fixed at all
 printf 'print(1)\ndef (:\n' >"$T/s.py"
 cp "$T/s.py" "$T/s0.py"
-run_oomlint --isolated --rules "$T/rules2" --select X2,OOM001 --fix "$T/s.py"
+run_oomlint $EXAMPLE_RULES --isolated --rules "$T/rules2" --select X2,OOM001 --fix "$T/s.py"
 if same_bytes "$T/s.py" "$T/s0.py"; then pass syntax-error-file-not-fixed; else fail syntax-error-file-not-fixed "changed"; fi
 
 # ---------------------------------------------------------------- [tool.oomlint]
@@ -223,42 +227,42 @@ P="$T/proj"
 mkdir -p "$P"
 fixture OOM202 running_totals.py "$P/t.py"
 printf '[tool.oomlint]\nunsafe-fixes = true\n' >"$P/pyproject.toml"
-(cd "$P" && "$OOMLINT" --fix t.py) >/dev/null 2>&1
+(cd "$P" && "$OOMLINT" $EXAMPLE_RULES --fix t.py) >/dev/null 2>&1
 if same_bytes "$P/t.py" "$ROOT/fixtures/fix/OOM202/running_totals.py.unsafe-fixed"; then pass config-unsafe-fixes
 else fail config-unsafe-fixes "$(diff "$P/t.py" "$ROOT/fixtures/fix/OOM202/running_totals.py.unsafe-fixed" | head -c 300)"; fi
 fixture OOM202 running_totals.py "$P/t.py"
-(cd "$P" && "$OOMLINT" --fix --no-unsafe-fixes t.py) >/dev/null 2>&1
+(cd "$P" && "$OOMLINT" $EXAMPLE_RULES --fix --no-unsafe-fixes t.py) >/dev/null 2>&1
 if same_bytes "$P/t.py" "$ROOT/fixtures/fix/OOM202/running_totals.py.fixed"; then pass flag-overrides-config-unsafe-fixes
 else fail flag-overrides-config-unsafe-fixes "not the safe fixes"; fi
 fixture OOM201 item_or_detach.py "$P/u.py"
 printf '[tool.oomlint]\nunfixable = ["OOM201"]\n' >"$P/pyproject.toml"
-(cd "$P" && "$OOMLINT" --format concise u.py) >"$T/out" 2>&1
+(cd "$P" && "$OOMLINT" $EXAMPLE_RULES --format concise u.py) >"$T/out" 2>&1
 expect_not_contains config-unfixable-not-marked "$(cat "$T/out")" "[*]"
-(cd "$P" && "$OOMLINT" --fix --format json u.py) >"$T/out" 2>&1
+(cd "$P" && "$OOMLINT" $EXAMPLE_RULES --fix --format json u.py) >"$T/out" 2>&1
 if same_bytes "$P/u.py" "$ROOT/fixtures/fix/OOM201/item_or_detach.py"; then pass config-unfixable-not-fixed
 else fail config-unfixable-not-fixed "changed"; fi
 if jq -e 'all(.[]; .fix == null)' "$T/out" >/dev/null 2>&1; then pass config-unfixable-fix-dropped-from-reports
 else fail config-unfixable-fix-dropped-from-reports "$(head -c 300 "$T/out")"; fi
 fixture OOM202 running_totals.py "$P/t.py"
 printf '[tool.oomlint]\nfixable = ["OOM1"]\n' >"$P/pyproject.toml"
-(cd "$P" && "$OOMLINT" --fix t.py) >/dev/null 2>&1
+(cd "$P" && "$OOMLINT" $EXAMPLE_RULES --fix t.py) >/dev/null 2>&1
 if same_bytes "$P/t.py" "$ROOT/fixtures/fix/OOM202/running_totals.py"; then pass config-fixable-limits
 else fail config-fixable-limits "changed"; fi
-(cd "$P" && "$OOMLINT" --fix --fixable OOM2 t.py) >/dev/null 2>&1
+(cd "$P" && "$OOMLINT" $EXAMPLE_RULES --fix --fixable OOM2 t.py) >/dev/null 2>&1
 if same_bytes "$P/t.py" "$ROOT/fixtures/fix/OOM202/running_totals.py.fixed"; then pass flag-fixable-overrides-config
 else fail flag-fixable-overrides-config "not fixed"; fi
 printf '[tool.oomlint]\nunsafe-fixes = "yes"\n' >"$P/pyproject.toml"
-(cd "$P" && "$OOMLINT" t.py) >"$T/out" 2>"$T/err"
+(cd "$P" && "$OOMLINT" $EXAMPLE_RULES t.py) >"$T/out" 2>"$T/err"
 RC=$?
 expect_rc config-unsafe-fixes-must-be-bool 2
 expect_contains config-unsafe-fixes-error-placed "$(cat "$T/err")" "pyproject.toml:2:16: unsafe-fixes must be true or false"
 printf '[tool.oomlint]\nunfixable = ["oops!"]\n' >"$P/pyproject.toml"
-(cd "$P" && "$OOMLINT" t.py) >/dev/null 2>"$T/err"
+(cd "$P" && "$OOMLINT" $EXAMPLE_RULES t.py) >/dev/null 2>"$T/err"
 RC=$?
 expect_rc config-unfixable-codes-checked 2
 printf '[tool.oomlint.per-file-ignores]\n"t.py" = ["OOM202"]\n' >"$P/pyproject.toml"
 fixture OOM202 running_totals.py "$P/t.py"
-(cd "$P" && "$OOMLINT" --fix --unsafe-fixes --select OOM202 t.py) >/dev/null 2>&1
+(cd "$P" && "$OOMLINT" $EXAMPLE_RULES --fix --unsafe-fixes --select OOM202 t.py) >/dev/null 2>&1
 if same_bytes "$P/t.py" "$ROOT/fixtures/fix/OOM202/running_totals.py"; then pass per-file-ignored-not-fixed
 else fail per-file-ignored-not-fixed "changed"; fi
 
@@ -267,13 +271,13 @@ else fail per-file-ignored-not-fixed "changed"; fi
 Q="$T/fmt"
 mkdir -p "$Q"
 fixture OOM201 item_or_detach.py "$Q/m.py"
-(cd "$Q" && "$OOMLINT" --isolated --format json m.py) >"$T/j.json" 2>/dev/null
+(cd "$Q" && "$OOMLINT" $EXAMPLE_RULES --isolated --format json m.py) >"$T/j.json" 2>/dev/null
 if jq -e '[.[] | select(.location.row == 13)][0].fix | .applicability == "safe" and .message == "Store the number: `loss.item()`"
     and .edits == [{"content": "loss.item()", "location": {"row": 13, "column": 23}, "end_location": {"row": 13, "column": 27}}]' \
     "$T/j.json" >/dev/null 2>&1; then pass json-fix-shape; else fail json-fix-shape "$(head -c 400 "$T/j.json")"; fi
 if jq -e '[.[] | select(.location.row == 44)][0].fix == null' "$T/j.json" >/dev/null 2>&1; then pass json-no-fix-null
 else fail json-no-fix-null "row 44 has a fix"; fi
-(cd "$Q" && "$OOMLINT" --isolated --format sarif m.py) >"$T/s.sarif" 2>/dev/null
+(cd "$Q" && "$OOMLINT" $EXAMPLE_RULES --isolated --format sarif m.py) >"$T/s.sarif" 2>/dev/null
 if jq -e '[.runs[0].results[] | select(.locations[0].physicalLocation.region.startLine == 13)][0].fixes[0] |
     (.description.text | test("loss.item")) and .artifactChanges[0].artifactLocation.uri == "m.py"
     and .artifactChanges[0].replacements[0].deletedRegion == {"startLine": 13, "startColumn": 23, "endLine": 13, "endColumn": 27}
@@ -289,11 +293,11 @@ if [ -x "$VALIDATOR" ]; then
 else
     skip sarif-fixes-validate "the SARIF validator is not fetched (make test-tools)"
 fi
-(cd "$Q" && "$OOMLINT" --isolated --format rdjson m.py) >"$T/r.json" 2>/dev/null
+(cd "$Q" && "$OOMLINT" $EXAMPLE_RULES --isolated --format rdjson m.py) >"$T/r.json" 2>/dev/null
 if jq -e '[.diagnostics[] | select(.location.range.start.line == 13)][0].suggestions ==
     [{"range": {"start": {"line": 13, "column": 23}, "end": {"line": 13, "column": 27}}, "text": "loss.item()"}]' \
     "$T/r.json" >/dev/null 2>&1; then pass rdjson-suggestions; else fail rdjson-suggestions "$(head -c 400 "$T/r.json")"; fi
-(cd "$Q" && "$OOMLINT" --isolated --format github m.py) >"$T/g.out" 2>/dev/null
+(cd "$Q" && "$OOMLINT" $EXAMPLE_RULES --isolated --format github m.py) >"$T/g.out" 2>/dev/null
 expect_contains github-fix-in-annotation "$(cat "$T/g.out")" \
     '%0Afix (safe, oomlint --fix): Store the number: `loss.item()`%0A  line 13, column 23 to line 13, column 27: `loss.item()`'
 
@@ -318,9 +322,9 @@ prop_run() { # prop_run DIR : fixes the fixture tree in DIR; writes $T/prop/*
         g="${list##*group-}"
         set -- --isolated --select ALL
         [ "$g" != none ] && set -- "$@" --gpu "$g"
-        (cd "$D0" && xargs "$OOMLINT" "$@" --format json <"$list") >"$T/prop/before-$g.json" 2>/dev/null
-        (cd "$D0" && xargs "$OOMLINT" "$@" --fix-only --unsafe-fixes --show-fixes <"$list") >"$T/prop/fixed-$g.txt" 2>"$T/prop/fixed-$g.err"
-        (cd "$D0" && xargs "$OOMLINT" "$@" --format json <"$list") >"$T/prop/after-$g.json" 2>/dev/null
+        (cd "$D0" && xargs "$OOMLINT" $EXAMPLE_RULES "$@" --format json <"$list") >"$T/prop/before-$g.json" 2>/dev/null
+        (cd "$D0" && xargs "$OOMLINT" $EXAMPLE_RULES "$@" --fix-only --unsafe-fixes --show-fixes <"$list") >"$T/prop/fixed-$g.txt" 2>"$T/prop/fixed-$g.err"
+        (cd "$D0" && xargs "$OOMLINT" $EXAMPLE_RULES "$@" --format json <"$list") >"$T/prop/after-$g.json" 2>/dev/null
     done
 }
 

@@ -13,6 +13,10 @@
 
 . tests/lib.sh
 
+# OOM201 and OOM202 are opt-in; their fixtures are these tests' examples of fixes
+# and reports, so every run here turns them on.
+EXAMPLE_RULES="--extend-select OOM201,OOM202"
+
 T="$TEST_TMP"
 VALIDATOR="${SARIF_MULTITOOL:-$ROOT/build/deps/_microsoft-sarif-multitool-linux/Sarif.Multitool}"
 ACTION_SH="$ROOT/src/integrations/github-action.sh"
@@ -83,7 +87,7 @@ no_line() {
 # $T/err, status in $RC.
 lint() {
     _d="$1"; _o="$2"; shift 2
-    (cd "$_d" && "$OOMLINT" "$@" >"$_o" 2>"$T/err" </dev/null)
+    (cd "$_d" && "$OOMLINT" $EXAMPLE_RULES "$@" >"$_o" 2>"$T/err" </dev/null)
     RC=$?
     cat "$T/err" >>"$T/all-stderr"
 }
@@ -212,7 +216,7 @@ SHORT201="$("$OOMLINT" rules 2>/dev/null | awk '$1 == "OOM201" { $1 = ""; $2 = "
 jqf sarif-short-description-from-docs "$S" '.runs[0].tool.driver.rules[] | select(.id == "OOM201") | .shortDescription.text == $s' --arg s "$SHORT201"
 jqf sarif-full-description-from-docs "$S" '.runs[0].tool.driver.rules[] | select(.id == "OOM201") | (.fullDescription.text | contains($s))' --arg s "$SHORT201"
 jqf sarif-default-levels "$S" '.runs[0].tool.driver.rules | (map(select(.id == "OOM101"))[0].defaultConfiguration.level == "warning") and (map(select(.id == "OOM201"))[0].defaultConfiguration.level == "error") and (map(select(.id == "OOM206"))[0].defaultConfiguration.level == "note")'
-jqf sarif-opt-in-rules-disabled "$S" '.runs[0].tool.driver.rules | (map(select(.id == "OOM103"))[0].defaultConfiguration.enabled == false) and (map(select(.id == "OOM201"))[0].defaultConfiguration | has("enabled") | not)'
+jqf sarif-opt-in-rules-disabled "$S" '.runs[0].tool.driver.rules | (map(select(.id == "OOM103"))[0].defaultConfiguration.enabled == false) and (map(select(.id == "OOM201"))[0].defaultConfiguration.enabled == false) and (map(select(.id == "OOM301"))[0].defaultConfiguration | has("enabled") | not)'
 jqf sarif-result-count "$S" '.runs[0].results | length == 4'
 jqf sarif-rule-index "$S" '.runs[0] as $r | all($r.results[]; (.ruleIndex | type == "number") and $r.tool.driver.rules[.ruleIndex].id == .ruleId)'
 jqf sarif-levels "$S" '.runs[0].results | (map(select(.ruleId == "OOM101"))[0].level == "warning") and (map(select(.ruleId == "OOM201")) | length == 2 and all(.[]; .level == "error")) and (map(select(.ruleId == "OOM206"))[0].level == "note")'
@@ -335,7 +339,7 @@ if LC_ALL=C grep -q "$CR" "$GH"; then fail github-hostile-no-raw-cr "a raw CR in
 # Step summary: appended, a Markdown table with the counts per rule and files.
 SUM="$T/summary.md"
 printf '# an earlier step\n\n' >"$SUM"
-(cd "$W" && GITHUB_STEP_SUMMARY="$SUM" "$OOMLINT" --format github $MAIN >/dev/null 2>&1)
+(cd "$W" && GITHUB_STEP_SUMMARY="$SUM" "$OOMLINT" $EXAMPLE_RULES --format github $MAIN >/dev/null 2>&1)
 if [ "$(head -n 1 "$SUM")" = "# an earlier step" ]; then pass summary-appended
 else fail summary-appended "the earlier content is gone: $(head -c 200 "$SUM")"; fi
 has_line summary-table-header "$SUM" '^\|.*\|$'
@@ -348,7 +352,7 @@ has_line summary-files "$SUM" '^\|.*loop\.py.*\| *1 *\|$'
 
 SUMH="$T/summary.h.md"
 : >"$SUMH"
-(cd "$W" && GITHUB_STEP_SUMMARY="$SUMH" "$OOMLINT" --format github h >/dev/null 2>&1)
+(cd "$W" && GITHUB_STEP_SUMMARY="$SUMH" "$OOMLINT" $EXAMPLE_RULES --format github h >/dev/null 2>&1)
 # Each hostile file is one table row of its own: the row starts with "| h/",
 # ends with "| 1 |" and has only its 3 cell separators ('|' in a name escaped).
 rows="$(LC_ALL=C grep -E '^\| *`?h/.*\| *1 *\|$' "$SUMH" | sed 's/\\|//g' | awk -F'|' 'NF == 4' | wc -l | tr -d ' ')"
@@ -356,7 +360,7 @@ if [ "$rows" -eq "$H_COUNT" ]; then pass summary-hostile-names-one-row-each
 else fail summary-hostile-names-one-row-each "want $H_COUNT well-formed rows, got $rows: $(head -c 600 "$SUMH")"; fi
 
 rm -f "$T/summary.json.md"
-(cd "$W" && GITHUB_STEP_SUMMARY="$T/summary.json.md" "$OOMLINT" --format json $MAIN >/dev/null 2>&1)
+(cd "$W" && GITHUB_STEP_SUMMARY="$T/summary.json.md" "$OOMLINT" $EXAMPLE_RULES --format json $MAIN >/dev/null 2>&1)
 if [ -s "$T/summary.json.md" ]; then fail summary-only-with-github-format "--format json wrote a step summary"
 else pass summary-only-with-github-format; fi
 
@@ -661,7 +665,7 @@ run_action() {
     env -u GITHUB_BASE_REF -u INPUT_PATHS -u INPUT_ARGS -u INPUT_GPU -u INPUT_DIFF_BASE \
         -u INPUT_FAIL_ON -u INPUT_SARIF_FILE \
         GITHUB_WORKSPACE="$_ws" GITHUB_STEP_SUMMARY="$T/act.summary" GITHUB_OUTPUT="$T/act.output" \
-        OOMLINT_SKIP_BUILD=1 OOMLINT="$OOMLINT" HOME="$T/home" GIT_CONFIG_NOSYSTEM=1 "$@" \
+        OOMLINT_SKIP_BUILD=1 OOMLINT="$OOMLINT" HOME="$T/home" GIT_CONFIG_NOSYSTEM=1 INPUT_ARGS="$EXAMPLE_RULES" "$@" \
         sh "$ACTION_SH" >"$T/act.out" 2>"$T/act.err" </dev/null
     RC=$?
     cat "$T/act.err" >>"$T/all-stderr"
@@ -672,7 +676,7 @@ if [ -f "$ACTION_SH" ]; then
     mkdir -p "$AW/src" "$AW/sp ace"
     for f in $MAIN clean.py; do cp "$W/$f" "$AW/src/$f"; done
     cp "$W/cuda.py" "$AW/sp ace/x.py"
-    run_action "$AW" INPUT_PATHS=src INPUT_SARIF_FILE=reports/oomlint.sarif INPUT_GPU=A100-80GB INPUT_FAIL_ON= INPUT_ARGS= INPUT_DIFF_BASE=
+    run_action "$AW" INPUT_PATHS=src INPUT_SARIF_FILE=reports/oomlint.sarif INPUT_GPU=A100-80GB INPUT_FAIL_ON= INPUT_ARGS="$EXAMPLE_RULES" INPUT_DIFF_BASE=
     expect_rc action-rc-1-on-findings 1
     lines_all_match action-annotations "$T/act.out" "$GH_RE" 4
     has_line action-annotation-oom101 "$T/act.out" '^::warning file=src/cuda\.py,line=2,endLine=2,col=1,'
@@ -741,15 +745,15 @@ fi
 # Three places that pin GPU 0 in one function, two forwards of one evaluation
 # function: one finding each, the other places related in every format.
 CAUSE="$ROOT/fixtures/realistic/ddp_fixed_device_and_eval_once_per_cause.py"
-"$OOMLINT" --no-cache --format json "$CAUSE" >"$T/cause.json" 2>>"$T/all-stderr"
+"$OOMLINT" --extend-select OOM105 --no-cache --format json "$CAUSE" >"$T/cause.json" 2>>"$T/all-stderr"
 jqf cause-one-finding-per-function "$T/cause.json" '[.[] | .code] == ["OOM105", "OOM301"]'
 jqf cause-json-related "$T/cause.json" \
     '(.[0].related | map(.row)) == [24, 25] and (.[1].related | map(.row)) == [34] and (.[0].related[0].filename | endswith("once_per_cause.py"))'
 jqf cause-message-names-places "$T/cause.json" '.[0].message | endswith("(also at lines 24 and 25)")'
-"$OOMLINT" --no-cache --format sarif "$CAUSE" >"$T/cause.sarif" 2>>"$T/all-stderr"
+"$OOMLINT" --extend-select OOM105 --no-cache --format sarif "$CAUSE" >"$T/cause.sarif" 2>>"$T/all-stderr"
 jqf cause-sarif-related-locations "$T/cause.sarif" \
     '[.runs[0].results[0].relatedLocations[] | .physicalLocation.region.startLine] == [24, 25] and .runs[0].results[0].relatedLocations[0].id == 1'
-OUT="$("$OOMLINT" --no-cache "$CAUSE" 2>>"$T/all-stderr")"
+OUT="$("$OOMLINT" --extend-select OOM105 --no-cache "$CAUSE" 2>>"$T/all-stderr")"
 expect_contains cause-text-also-lines "$OUT" "= also: $CAUSE:25: \`torch.device(\"cuda\", 0)\`"
 if [ -x "$VALIDATOR" ]; then
     validate sarif-validator-related-locations "$T/cause.sarif"

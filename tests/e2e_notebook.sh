@@ -13,6 +13,10 @@
 
 . tests/lib.sh
 
+# OOM201 and OOM202 are opt-in; their fixtures are these tests' examples of fixes
+# and reports, so every run here turns them on.
+EXAMPLE_RULES="--extend-select OOM201,OOM202"
+
 T="$TEST_TMP"
 N="$T/nb"
 mkdir -p "$N"
@@ -26,7 +30,7 @@ jqf() {
 
 # lint ARGS... : runs oomlint in $N; stdout in $N.out (and $OUT), status in $RC.
 lint() {
-    (cd "$N" && "$OOMLINT" "$@" >"$T/out" 2>"$T/err" </dev/null)
+    (cd "$N" && "$OOMLINT" $EXAMPLE_RULES "$@" >"$T/out" 2>"$T/err" </dev/null)
     RC=$?
     OUT="$(cat "$T/out")"
 }
@@ -174,7 +178,7 @@ lint --statistics finetune.ipynb
 expect_contains statistics-count "$OUT" "1	OOM201"
 
 # ---- stdin -------------------------------------------------------------------------------
-(cd "$N" && "$OOMLINT" --format concise --stdin-filename lab/finetune.ipynb - <finetune.ipynb >"$T/out" 2>"$T/err")
+(cd "$N" && "$OOMLINT" $EXAMPLE_RULES --format concise --stdin-filename lab/finetune.ipynb - <finetune.ipynb >"$T/out" 2>"$T/err")
 expect_contains stdin-filename-ipynb-is-a-notebook "$(cat "$T/out")" "lab/finetune.ipynb:cell 3:6:9: OOM201"
 
 # ---- folder walks ----------------------------------------------------------------------
@@ -292,7 +296,7 @@ if command -v git >/dev/null 2>&1; then
     g checkout -q -b feature
     # only the %env line changes: OOM101 is new, OOM201 was there before
     sed 's/CUDA_VISIBLE_DEVICES=0/CUDA_VISIBLE_DEVICES=1/' "$N/finetune.ipynb" >"$G/nb.ipynb"
-    (cd "$G" && "$OOMLINT" --format json --diff-base main nb.ipynb >"$T/diff.json" 2>"$T/err")
+    (cd "$G" && "$OOMLINT" $EXAMPLE_RULES --format json --diff-base main nb.ipynb >"$T/diff.json" 2>"$T/err")
     jqf diff-base-changed-cell-line-reported "$T/diff.json" 'length == 1 and .[0].code == "OOM101" and .[0].cell == 2 and .[0].location.row == 4'
 else
     skip diff-base-changed-cell-line-reported "git is not installed"

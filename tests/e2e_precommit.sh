@@ -75,10 +75,13 @@ if [ -n "$REV" ]; then pass hook-repo-commit; else fail hook-repo-commit "$(cat 
 
 # new_project DIR CONFIG_TEXT : a git repository with that .pre-commit-config.yaml
 # committed and the hook installed.
+# Each project turns on the opt-in OOM201 and OOM202, whose shapes are these
+# tests' findings and fixes, in its own [tool.oomlint] (read by the hook).
 new_project() {
     mkdir -p "$1"
     printf '%s\n' "$2" >"$1/.pre-commit-config.yaml"
-    (cd "$1" && git init -q && git add .pre-commit-config.yaml &&
+    printf '[tool.oomlint]\nextend-select = ["OOM201", "OOM202"]\n' >"$1/pyproject.toml"
+    (cd "$1" && git init -q && git add .pre-commit-config.yaml pyproject.toml &&
         git commit -q --no-verify -m config && pre-commit install) >"$T/install.log" 2>&1
 }
 

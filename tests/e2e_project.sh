@@ -2,7 +2,8 @@
 # The project pass end to end: for each fixtures/projects/<name> with an
 # expected-cli.txt, `oomlint --format concise <folder>` must report exactly
 # those `path:line:col: CODE` lines (findings that need several files, which
-# the file-by-file fixture runner cannot see). Same PASS/FAIL protocol.
+# the file-by-file fixture runner cannot see), with the GPU of gpu.txt and the
+# opt-in rules of extend-select.txt where the fixture has them. Same PASS/FAIL protocol.
 . tests/lib.sh
 for expected in fixtures/projects/*/expected-cli.txt; do
     [ -f "$expected" ] || continue
@@ -10,8 +11,11 @@ for expected in fixtures/projects/*/expected-cli.txt; do
     name=$(basename "$dir")
     gpu=""
     [ -f "$dir/gpu.txt" ] && gpu="--gpu $(cat "$dir/gpu.txt")"
+    # opt-in rules the fixture is about (extend-select.txt: OOM202)
+    extend=""
+    [ -f "$dir/extend-select.txt" ] && extend="--extend-select $(cat "$dir/extend-select.txt")"
     # shellcheck disable=SC2086
-    "$OOMLINT" --format concise --quiet --isolated $gpu "$dir" 2>"$TEST_TMP/err" </dev/null |
+    "$OOMLINT" --format concise --quiet --isolated $gpu $extend "$dir" 2>"$TEST_TMP/err" </dev/null |
         sed 's/: OOM\([0-9]*\) .*/: OOM\1/' > "$TEST_TMP/got"
     if diff -u "$expected" "$TEST_TMP/got" > "$TEST_TMP/diff"; then
         pass "project-$name"

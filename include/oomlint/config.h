@@ -27,6 +27,7 @@ typedef struct {
     oom_strlist fixable, unfixable;
     int unsafe_fixes; /* -1 when not set, else 0 or 1 */
     oom_strlist select, ignore, exclude; /* exclude holds exclude and extend-exclude */
+    oom_strlist extend_select;           /* extend-select: added to select or the defaults */
     oom_per_file_ignore *per_file_ignores;
     size_t per_file_ignore_count, per_file_ignore_cap;
 } oom_config;

@@ -54,6 +54,7 @@ static void describe_settings(const oom_cli_cache_request *r, oom_buf *out)
 {
     describe_list(out, "select", &r->selection->select);
     describe_list(out, "ignore", &r->selection->ignore);
+    describe_list(out, "extend-select", &r->selection->extend);
     oom_buf_put_str(out, "gpu");
     oom_buf_put_str(out, r->run->gpu ? r->run->gpu->id : "");
     uint32_t flags[3] = {(uint32_t)r->run->num_gpus, r->run->eager_module_loading, r->run->bf16_check_is_capability};

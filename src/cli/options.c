@@ -173,6 +173,8 @@ static const cli_option options[] = {
     FLAG("--isolated", NULL, set_true, AT(isolated), OOM_OPT_COMMON, "ignore pyproject.toml settings"),
     VALUE("--select", NULL, "CODES", push_codes, AT(selection.select), OOM_OPT_CHECK,
           "only these codes or prefixes (comma-separated: OOM2,OOM101)"),
+    VALUE("--extend-select", NULL, "CODES", push_codes, AT(selection.extend), OOM_OPT_CHECK,
+          "these codes or prefixes too, on top of --select or the defaults"),
     VALUE("--ignore", NULL, "CODES", push_codes, AT(selection.ignore), OOM_OPT_CHECK,
           "skip these codes or prefixes"),
     VALUE("--exclude", NULL, "GLOB", push_string, AT(exclude), OOM_OPT_CHECK,

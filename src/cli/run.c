@@ -327,6 +327,9 @@ static int load_settings(const oom_settings *s, effective_settings *e)
                                                                                      : &e->config.select);
     copy_list(&e->selection.ignore, s->selection.ignore.len || !e->config.has_ignore ? &s->selection.ignore
                                                                                      : &e->config.ignore);
+    /* extend-select adds up, as in Ruff: the file's, then the command line's */
+    copy_list(&e->selection.extend, &e->config.extend_select);
+    copy_list(&e->selection.extend, &s->selection.extend);
     copy_list(&e->exclude, &s->exclude);
     copy_list(&e->exclude, &e->config.exclude);
     e->run.num_gpus = s->num_gpus ? s->num_gpus : e->config.num_gpus;
@@ -410,8 +413,9 @@ static int cmd_gpus(void)
 /* --select NOPE is a typo, not a request for no rules. */
 static int check_codes_exist(const oom_rule_list *rules, const oom_selection *sel)
 {
-    const oom_strlist *lists[2] = {&sel->select, &sel->ignore};
-    for (int l = 0; l < 2; l++)
+    const oom_strlist *lists[3] = {&sel->select, &sel->ignore, &sel->extend};
+    static const char *const what[3] = {"select", "ignore", "extend-select"};
+    for (int l = 0; l < 3; l++)
         for (size_t i = 0; i < lists[l]->len; i++) {
             const char *p = lists[l]->items[i];
             bool known = strcmp(p, "ALL") == 0;
@@ -421,7 +425,7 @@ static int check_codes_exist(const oom_rule_list *rules, const oom_selection *se
                 oom_buf msg;
                 oom_buf_init(&msg);
                 oom_buf_printf(&msg, "%s: no rule has a code starting with '%s' (see oomlint rules)",
-                               l == 0 ? "select" : "ignore", p);
+                               what[l], p);
                 print_error(msg.data);
                 oom_buf_free(&msg);
                 return -1;

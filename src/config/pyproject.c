@@ -203,6 +203,8 @@ static int main_pair(toml_doc *d, oom_config *c, TSNode key_node, TSNode value)
     } else if (strcmp(key, "select") == 0) {
         c->has_select = true;
         rc = code_list(d, value, &c->select, "select");
+    } else if (strcmp(key, "extend-select") == 0) {
+        rc = code_list(d, value, &c->extend_select, "extend-select");
     } else if (strcmp(key, "ignore") == 0) {
         c->has_ignore = true;
         rc = code_list(d, value, &c->ignore, "ignore");
@@ -227,7 +229,7 @@ static int main_pair(toml_doc *d, oom_config *c, TSNode key_node, TSNode value)
         rc = strcmp(ts_node_type(value), "inline_table") == 0 ? 1 : -1;
     } else {
         fail(d, key_node,
-             "unknown key \"%s\" in [tool.oomlint] (known: gpu, num-gpus, torch, select, ignore, exclude, "
+             "unknown key \"%s\" in [tool.oomlint] (known: gpu, num-gpus, torch, select, extend-select, ignore, exclude, "
              "extend-exclude, per-file-ignores, fixable, unfixable, unsafe-fixes, cache-dir)",
              key);
         rc = -1;
@@ -422,6 +424,7 @@ void oom_config_free(oom_config *c)
     free(c->cache_dir);
     oom_strlist_free(&c->select);
     oom_strlist_free(&c->ignore);
+    oom_strlist_free(&c->extend_select);
     oom_strlist_free(&c->exclude);
     oom_strlist_free(&c->fixable);
     oom_strlist_free(&c->unfixable);

@@ -62,6 +62,9 @@ static size_t longest_match(const oom_strlist *l, const char *code)
 bool oom_selection_enabled(const oom_selection *sel, const char *code, bool on_by_default)
 {
     size_t s = sel->select.len ? longest_match(&sel->select, code) : on_by_default ? 1 : 0;
+    size_t x = longest_match(&sel->extend, code);
+    if (x > s)
+        s = x;
     size_t i = longest_match(&sel->ignore, code);
     return s > i; /* a longer (more specific) match wins; a tie goes to --ignore */
 }
@@ -70,4 +73,5 @@ void oom_selection_free(oom_selection *sel)
 {
     oom_strlist_free(&sel->select);
     oom_strlist_free(&sel->ignore);
+    oom_strlist_free(&sel->extend);
 }

@@ -106,8 +106,8 @@ char *srv_path_to_uri(const char *path);
  * over [tool.oomlint]. */
 typedef struct {
     char *gpu;
-    bool has_select, has_ignore;
-    oom_strlist select, ignore;
+    bool has_select, has_ignore, has_extend_select;
+    oom_strlist select, ignore, extend_select;
     int num_gpus;
     int debounce_ms; /* -1: the default */
 } srv_overrides;

@@ -51,6 +51,8 @@ void srv_overrides_read(srv_overrides *o, const cJSON *json, oom_buf *log)
     }
     read_codes(cJSON_GetObjectItemCaseSensitive(json, "select"), &o->select, &o->has_select, log, "select");
     read_codes(cJSON_GetObjectItemCaseSensitive(json, "ignore"), &o->ignore, &o->has_ignore, log, "ignore");
+    read_codes(cJSON_GetObjectItemCaseSensitive(json, "extendSelect"), &o->extend_select, &o->has_extend_select, log,
+               "extendSelect");
     int64_t n;
     if (srv_int(json, "numGpus", &n) && n >= 0 && n <= 65536)
         o->num_gpus = (int)n;
@@ -63,6 +65,7 @@ void srv_overrides_free(srv_overrides *o)
     free(o->gpu);
     oom_strlist_free(&o->select);
     oom_strlist_free(&o->ignore);
+    oom_strlist_free(&o->extend_select);
     memset(o, 0, sizeof *o);
     o->debounce_ms = -1;
 }
@@ -115,6 +118,8 @@ int srv_profile_load(srv_profile *p, const char *root, const srv_overrides *o, o
     p->run.kb = p->have_kb ? &p->kb : NULL;
     copy_list(&p->selection.select, o->has_select ? &o->select : &p->config.select);
     copy_list(&p->selection.ignore, o->has_ignore ? &o->ignore : &p->config.ignore);
+    copy_list(&p->selection.extend, &p->config.extend_select);
+    copy_list(&p->selection.extend, &o->extend_select);
     copy_list(&p->fixable.select, &p->config.fixable);
     if (p->fixable.select.len == 0)
         oom_strlist_push(&p->fixable.select, "ALL");

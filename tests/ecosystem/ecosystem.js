@@ -16,6 +16,7 @@
 //   node tests/ecosystem/ecosystem.js first-run DIR NAME
 //                                  record batch NAME's first run (once)
 //   node tests/ecosystem/ecosystem.js first-runs [--markdown]
+//   node tests/ecosystem/ecosystem.js rules   (first contact per rule, against the default-set bar)
 //                                  every batch's first-run figures
 //   node tests/ecosystem/ecosystem.js estimate DIR how many training scripts
 //                                  `oomlint estimate` sizes without flags
@@ -46,8 +47,13 @@ function pct(a, b) {
     return b ? `${(100 * a / b).toFixed(1)}%` : '-';
 }
 
-function selected(batch) {
-    if (!batch) return { repos: corpus.allRepos(), bugs: corpus.allBugs() };
+// What a command runs on: the corpus and the batches already run, or one batch
+// (`gather` alone, withUnrun, also takes the batches that await their first run).
+function selected(batch, withUnrun = false) {
+    if (!batch) return { repos: corpus.allRepos(withUnrun), bugs: corpus.allBugs(withUnrun) };
+    if (batch !== 'corpus' && !withUnrun && !fs.existsSync(corpus.firstRunFile(batch))) {
+        throw new Error(`batch ${batch} has no first run yet: record it with first-run before anything else runs on it`);
+    }
     const b = batch === 'corpus' ? { repos: readJson('repos.json'), bugs: readJson('bugs.json') } : corpus.readBatch(batch);
     return { repos: b.repos.map((r) => ({ batch, ...r })), bugs: b.bugs.map((x) => ({ batch, ...x })) };
 }
@@ -249,7 +255,7 @@ function option(args, name) {
 }
 
 const USAGE = 'usage: ecosystem.js gather|check|list|pending DIR [--batch NAME] | record FILE | ' +
-    'first-run DIR NAME | first-runs [--markdown] | estimate DIR | projects DIR | projects-first-run DIR';
+    'first-run DIR NAME | first-runs [--markdown] | rules | estimate DIR | projects DIR | projects-first-run DIR';
 
 async function main() {
     const args = process.argv.slice(2);
@@ -257,11 +263,12 @@ async function main() {
     const markdown = args.includes('--markdown');
     const [cmd, arg, arg2] = args.filter((a) => a !== '--markdown');
     if (cmd === 'first-runs') return firstRun.table(markdown);
+    if (cmd === 'rules') { firstRun.rulesTable(); return; }
     if (!cmd || !arg) throw new Error(USAGE);
     if (cmd === 'record') return recordVerdicts(arg);
     const dir = path.resolve(arg);
     if (cmd === 'gather') {
-        const { repos, bugs } = selected(batch);
+        const { repos, bugs } = selected(batch, true);
         if (await gather(dir, itemsFor(dir, repos, bugs))) process.exitCode = 1;
     } else if (cmd === 'check') await check(dir, batch);
     else if (cmd === 'pending') await pending(dir, batch);

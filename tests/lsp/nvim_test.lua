@@ -52,7 +52,7 @@ local client_id = vim.lsp.start_client({
   name = 'oomlint',
   cmd = { bin, 'server' },
   root_dir = work,
-  init_options = { debounceMs = 20 },
+  init_options = { debounceMs = 20, extendSelect = { 'OOM201', 'OOM202' } },
 })
 if not client_id then
   report(false, 'the client starts oomlint server', 'start_client returned nil')

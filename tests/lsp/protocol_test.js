@@ -39,7 +39,7 @@ async function session(name, fn, opts = {}) {
 
 const init = (c, dir, extra = {}) => c.initialize(Object.assign({
   rootUri: uriOf(dir), capabilities: { textDocument: { publishDiagnostics: { relatedInformation: true } } },
-  initializationOptions: { debounceMs: 10 },
+  initializationOptions: { debounceMs: 10, extendSelect: ['OOM201', 'OOM202'] },
 }, extra));
 const open = (c, uri, text, languageId = 'python', version = 1) =>
   c.notify('textDocument/didOpen', { textDocument: { uri, languageId, version, text } });
@@ -359,7 +359,7 @@ async function settings() {
     d = await c.diagnostics(uri);
     check('linting goes on with the other settings', d.diagnostics.length >= 2, JSON.stringify(d));
     // the pyproject changes on disk
-    fs.writeFileSync(path.join(dir, 'pyproject.toml'), '[tool.oomlint]\nignore = ["OOM2"]\n');
+    fs.writeFileSync(path.join(dir, 'pyproject.toml'), '[tool.oomlint]\nignore = ["OOM201"]\n');
     c.notify('workspace/didChangeConfiguration', { settings: { oomlint: { select: null, ignore: null, gpu: null } } });
     await c.diagnostics(uri);
     fs.writeFileSync(path.join(dir, 'pyproject.toml'), '[tool.oomlint]\nignore = ["OOM1"]\n');

@@ -47,11 +47,18 @@ function readFirstRun(name) {
     return fs.existsSync(f) ? readJson(f) : null;
 }
 
+// The batches whose first run is recorded. A batch without one is not run by
+// anything but `first-run`: a look at its findings before the record would
+// spoil the one figure it exists for. `gather` alone takes every batch.
+function runBatchNames(withUnrun) {
+    return batchNames().filter((n) => withUnrun || fs.existsSync(firstRunFile(n)));
+}
+
 // The whole corpus; a repository or bug id listed twice is an error, since
 // each is extracted into one folder at one commit.
-function allRepos() {
+function allRepos(withUnrun = false) {
     const out = readJson('repos.json').map((r) => ({ ...r, batch: r.batch || 'corpus' }));
-    for (const n of batchNames()) out.push(...readBatch(n).repos);
+    for (const n of runBatchNames(withUnrun)) out.push(...readBatch(n).repos);
     const seen = new Map();
     for (const r of out) {
         if (seen.has(r.repo)) throw new Error(`${r.repo} is listed twice (${seen.get(r.repo)}, ${r.batch})`);
@@ -60,9 +67,9 @@ function allRepos() {
     return out;
 }
 
-function allBugs() {
+function allBugs(withUnrun = false) {
     const out = readJson('bugs.json').map((b) => ({ ...b, batch: b.batch || 'corpus' }));
-    for (const n of batchNames()) out.push(...readBatch(n).bugs);
+    for (const n of runBatchNames(withUnrun)) out.push(...readBatch(n).bugs);
     const seen = new Set();
     for (const b of out) {
         if (seen.has(b.id)) throw new Error(`bug case ${b.id} is listed twice`);
@@ -85,6 +92,6 @@ function allVerdicts() {
 }
 
 module.exports = {
-    HERE, BATCHES, readJson, repoDirName, batchNames, readBatch, firstRunFile, readFirstRun,
+    HERE, BATCHES, readJson, repoDirName, batchNames, runBatchNames, readBatch, firstRunFile, readFirstRun,
     allRepos, allBugs, allVerdicts,
 };

@@ -126,4 +126,59 @@ function table(markdown) {
     for (const b of body) console.log(line(b));
 }
 
-module.exports = { record, table, binaryCommit };
+// The bar a default rule meets on first contact: a rule that is almost never
+// right on code it was not tuned on does not belong in the default set. It is
+// measured over every batch's first run, so a rule earns its place on code
+// that arrived after it, never on the corpus it was fixed on.
+const BAR = { minJudged: 5, minPrecision: 0.1 };
+
+function codeOf(key) {
+    return key.split(':').pop().replace(/@.*/, '');
+}
+
+// Per rule, over every recorded first run: findings judged true and false,
+// and the bug cases whose lines the rule's findings covered.
+function ruleRows() {
+    const by = new Map();
+    const get = (code) => {
+        if (!by.has(code)) by.set(code, { code, tru: 0, fals: 0, open: 0, bugs: 0 });
+        return by.get(code);
+    };
+    for (const name of corpus.batchNames()) {
+        const rec = corpus.readFirstRun(name);
+        if (!rec) continue;
+        for (const [k, f] of Object.entries(rec.findings)) {
+            const r = get(codeOf(k));
+            if (f.verdict === true) r.tru++;
+            else if (f.verdict === false) r.fals++;
+            else r.open++;
+        }
+        for (const b of Object.values(rec.bugs)) {
+            if (!b.found_all.length) continue;
+            for (const c of new Set(b.codes || [])) get(c).bugs++;
+        }
+    }
+    const defaults = L.defaultRules();
+    return [...by.values()].sort((a, b) => a.code.localeCompare(b.code)).map((r) => {
+        const judged = r.tru + r.fals;
+        const below = judged >= BAR.minJudged && r.tru / judged <= BAR.minPrecision;
+        return { ...r, isDefault: defaults.has(r.code), below };
+    });
+}
+
+function rulesTable() {
+    const rs = ruleRows();
+    console.log(`first contact per rule, every batch's first run (the default-set bar: more than ` +
+                `${100 * BAR.minPrecision}% true once ${BAR.minJudged} findings are judged)`);
+    console.log(['rule', 'default', 'true', 'false', 'open', 'precision', 'bug cases found', 'bar'].join('\t'));
+    let failing = 0;
+    for (const r of rs) {
+        const bar = r.below ? (r.isDefault ? 'BELOW (default)' : 'below (opt-in)') : '';
+        if (r.below && r.isDefault) failing++;
+        console.log([r.code, r.isDefault ? 'yes' : 'no', r.tru, r.fals, r.open, pct(r.tru, r.tru + r.fals), r.bugs, bar].join('\t'));
+    }
+    console.log(failing ? `${failing} default rules below the bar` : 'every default rule meets the bar');
+    return failing;
+}
+
+module.exports = { record, table, rulesTable, binaryCommit };
