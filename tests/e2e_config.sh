@@ -240,6 +240,29 @@ run_oomlint --format concise --isolated --gpu v100 --select OOM3 sel
 expect_findings isolated-drops-pyproject-ignore "sel/eval.py:7:15: OOM301
 sel/tests/test_eval.py:7:15: OOM301"
 
+# extend-select turns an opt-in rule on over the defaults
+mkdir -p ext
+cat > ext/loop.py <<'EOF'
+import torch.nn.functional as F
+
+
+def train(model, loader, optimizer):
+    losses = []
+    for x, y in loader:
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss)
+EOF
+pyproject ext/pyproject.toml '[tool.oomlint]' 'extend-select = ["OOM201"]'
+run_oomlint --format concise ext
+expect_findings pyproject-extend-select "ext/loop.py:10:9: OOM201"
+run_oomlint --format concise --isolated ext
+expect_findings isolated-drops-pyproject-extend-select ""
+pyproject ext/pyproject.toml '[tool.oomlint]' 'extend-select = ["OOM201"]' 'ignore = ["OOM201"]'
+run_oomlint --format concise ext
+expect_findings pyproject-ignore-beats-extend-select-on-a-tie ""
+
 # ------------------------------------------------------------------ exclude / extend-exclude
 
 pyproject sel/pyproject.toml '[tool.oomlint]' 'gpu = "v100"' 'exclude = ["tests"]'
@@ -303,6 +326,7 @@ bad_config bad-value-num-gpus 'num-gpus = "two"' 'pyproject\.toml:5:(1|12): '
 bad_config bad-value-num-gpus-zero 'num-gpus = 0' 'pyproject\.toml:5:(1|12): '
 bad_config bad-value-select-string 'select = "OOM1"' 'pyproject\.toml:5:(1|10): '
 bad_config bad-value-select-code 'select = ["foo!"]' 'pyproject\.toml:5:(1|10|11): '
+bad_config bad-value-extend-select-code 'extend-select = ["foo!"]' 'pyproject\.toml:5:(1|17|18): '
 bad_config bad-value-gpu-type 'gpu = 100' 'pyproject\.toml:5:(1|7): '
 bad_config bad-gpu-name 'gpu = "a1OO"' 'pyproject\.toml:5:(1|7): '
 expect_contains bad-gpu-name-suggests "$ERR" "a100"

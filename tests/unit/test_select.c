@@ -56,6 +56,33 @@ static void opt_in_rules(void)
     oom_selection_free(&s);
 }
 
+/* --extend-select adds to --select or to the defaults, and meets --ignore in
+ * the same longest-prefix contest. */
+static void extend_select(void)
+{
+    oom_buf err;
+    oom_buf_init(&err);
+    oom_selection s = make(NULL, NULL);
+    CHECK(oom_selection_parse_list(&s.extend, "OOM201", &err) == 0);
+    CHECK(oom_selection_enabled(&s, "OOM201", false) && oom_selection_enabled(&s, "OOM301", true));
+    CHECK(!oom_selection_enabled(&s, "OOM202", false));
+    oom_selection_free(&s);
+    s = make("OOM1", NULL);
+    CHECK(oom_selection_parse_list(&s.extend, "OOM20", &err) == 0);
+    CHECK(oom_selection_enabled(&s, "OOM101", true) && oom_selection_enabled(&s, "OOM202", false));
+    CHECK(!oom_selection_enabled(&s, "OOM301", true));
+    oom_selection_free(&s);
+    s = make(NULL, "OOM2");
+    CHECK(oom_selection_parse_list(&s.extend, "OOM201", &err) == 0);
+    CHECK(oom_selection_enabled(&s, "OOM201", false) && !oom_selection_enabled(&s, "OOM202", false));
+    oom_selection_free(&s);
+    s = make(NULL, "OOM201");
+    CHECK(oom_selection_parse_list(&s.extend, "OOM201", &err) == 0);
+    CHECK(!oom_selection_enabled(&s, "OOM201", false)); /* a tie goes to --ignore */
+    oom_selection_free(&s);
+    oom_buf_free(&err);
+}
+
 static void rejects_bad_codes(void)
 {
     oom_strlist l = {NULL, 0, 0};
@@ -72,5 +99,6 @@ void test_select_suite(void)
 {
     oom_test_run("select: prefixes and precedence", prefixes_and_precedence);
     oom_test_run("select: opt-in rules run only when selected", opt_in_rules);
+    oom_test_run("select: extend-select adds on top", extend_select);
     oom_test_run("select: bad codes rejected", rejects_bad_codes);
 }
