@@ -1269,6 +1269,19 @@ bool oom_model_reaching_bindings(const oom_pymodel *m, TSNode use, oom_flow_reac
     return r->answer == OOM_FLOW_LOCAL && r->count > 0 && r->count <= OOM_FLOW_MAX_REACH;
 }
 
+int oom_model_every_reaching_binding(const oom_pymodel *m, TSNode use, oom_binding_test holds, void *ctx)
+{
+    oom_flow_reach r;
+    if (!oom_model_reaching_bindings(m, use, &r))
+        return -1;
+    if (r.may_be_unbound)
+        return 0;
+    for (uint32_t i = 0; i < r.count; i++)
+        if (!holds(m, oom_model_def_binding(m, r.defs[i]), ctx))
+            return 0;
+    return 1;
+}
+
 const oom_binding *oom_model_def_binding(const oom_pymodel *m, const oom_flow_def *d)
 {
     return d->binding >= 0 ? &m->bindings[d->binding] : NULL;

@@ -157,35 +157,55 @@ static int grad_switch(const oom_pymodel *m, TSNode expr, int depth)
 
 /* ---- frozen modules ------------------------------------------------------------------------------ */
 
+/* A literal `True` / `False`: 1 / 0; anything else -1. */
+static int literal_bool(TSNode v)
+{
+    if (ts_node_is_null(v))
+        return -1;
+    return strcmp(ts_node_type(v), "true") == 0 ? 1 : strcmp(ts_node_type(v), "false") == 0 ? 0 : -1;
+}
+
+/* `x.requires_grad_(v)`: 1 for True or no argument (its default), 0 for
+ * False, -1 for a value not written out, or a call of something else. The
+ * object it is called on is the caller's to read. */
+static int requires_grad_call_state(const oom_pymodel *m, TSNode call)
+{
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute ||
+        !oom_node_text_is(m, oom_model_child(m, fn, "attribute", 9), "requires_grad_"))
+        return -1;
+    TSNode args = oom_model_child(m, call, "arguments", 9);
+    if (!ts_node_is_null(args) && ts_node_named_child_count(args) == 0)
+        return 1;
+    return literal_bool(only_argument(m, call));
+}
+
 /* `p.requires_grad = False` / `p.requires_grad_(False)` (and True): the
  * switch one statement sets on `target`'s text, -1 when it sets none. */
 static int requires_grad_set(const oom_pymodel *m, TSNode stmt, const char *target, uint32_t target_len)
 {
     if (ts_node_symbol(stmt) != m->sym.expression_statement || ts_node_named_child_count(stmt) != 1)
         return -1;
-    TSNode e = oom_model_named_child(m, stmt, 0), owner, value;
+    TSNode e = oom_model_named_child(m, stmt, 0), owner;
+    int state;
     if (ts_node_symbol(e) == m->sym.assignment) {
         TSNode left = oom_model_child(m, e, "left", 4);
         if (ts_node_symbol(left) != m->sym.attribute ||
             !oom_node_text_is(m, oom_model_child(m, left, "attribute", 9), "requires_grad"))
             return -1;
         owner = oom_model_child(m, left, "object", 6);
-        value = oom_model_child(m, e, "right", 5);
+        state = literal_bool(oom_model_child(m, e, "right", 5));
     } else if (ts_node_symbol(e) == m->sym.call) {
-        TSNode fn = oom_model_child(m, e, "function", 8);
-        if (ts_node_symbol(fn) != m->sym.attribute ||
-            !oom_node_text_is(m, oom_model_child(m, fn, "attribute", 9), "requires_grad_"))
-            return -1;
-        owner = oom_model_child(m, fn, "object", 6);
-        value = only_argument(m, e);
+        state = requires_grad_call_state(m, e);
+        owner = oom_model_child(m, oom_model_child(m, e, "function", 8), "object", 6);
     } else {
         return -1;
     }
+    if (state < 0 || ts_node_is_null(owner))
+        return -1;
     uint32_t len;
     const char *text = oom_node_text(m, owner, &len);
-    if (len != target_len || memcmp(text, target, len) != 0 || ts_node_is_null(value))
-        return -1;
-    return strcmp(ts_node_type(value), "false") == 0 ? 0 : strcmp(ts_node_type(value), "true") == 0 ? 1 : -1;
+    return len == target_len && memcmp(text, target, len) == 0 ? state : -1;
 }
 
 /* The module expression `owner` covers `wrapped`: the same text, or a
@@ -293,45 +313,39 @@ static bool chain_freezes(const oom_pymodel *m, TSNode e, int depth)
     TSNode fn = oom_model_child(m, e, "function", 8);
     if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute)
         return false;
+    int state = requires_grad_call_state(m, e);
+    if (state >= 0)
+        return state == 0;
     uint32_t len;
     const char *method = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
-    if (len == 14 && memcmp(method, "requires_grad_", 14) == 0) {
-        TSNode arg = only_argument(m, e);
-        if (!ts_node_is_null(arg) && ts_node_symbol(arg) == m->sym.keyword_argument)
-            arg = oom_model_child(m, arg, "value", 5);
-        return !ts_node_is_null(arg) && strcmp(ts_node_type(arg), "false") == 0;
-    }
     return oom_library_lists(&lib->self_returning, method, len) &&
            chain_freezes(m, oom_model_child(m, fn, "object", 6), depth + 1);
 }
 
+static bool binding_frozen_at_birth(const oom_pymodel *m, const oom_binding *b, void *ctx)
+{
+    (void)ctx;
+    return b && b->kind == OOM_BIND_VALUE && chain_freezes(m, b->value, 0);
+}
+
 bool oom_model_bound_frozen(const oom_pymodel *m, TSNode callee)
 {
-    if (ts_node_is_null(callee) || ts_node_symbol(callee) != m->sym.identifier)
+    if (ts_node_is_null(callee) || ts_node_symbol(callee) != m->sym.identifier ||
+        oom_model_every_reaching_binding(m, callee, binding_frozen_at_birth, NULL) != 1)
         return false;
-    oom_flow_reach r;
-    if (!oom_model_reaching_bindings(m, callee, &r) || r.count == 0 || r.may_be_unbound ||
-        r.count > OOM_FLOW_MAX_REACH)
-        return false;
-    for (uint32_t i = 0; i < r.count; i++) {
-        const oom_binding *b = oom_model_def_binding(m, r.defs[i]);
-        if (!b || b->kind != OOM_BIND_VALUE || !chain_freezes(m, b->value, 0))
-            return false;
-    }
     /* a GAN's discriminator frozen at birth and thawed for its own step
-     * (`D.requires_grad_(True)`) is not frozen */
+     * (`D.requires_grad_(True)`, or a flag not written out) is not frozen */
     uint32_t len;
     const char *name = oom_node_text(m, callee, &len);
     for (size_t i = 0; i < m->call_count; i++) {
-        TSNode fn = oom_model_child(m, m->calls[i].node, "function", 8);
+        TSNode call = m->calls[i].node;
+        TSNode fn = oom_model_child(m, call, "function", 8);
         if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute ||
             !oom_node_text_is(m, oom_model_child(m, fn, "attribute", 9), "requires_grad_"))
             continue;
         uint32_t olen;
         const char *object = oom_node_text(m, oom_model_child(m, fn, "object", 6), &olen);
-        TSNode arg = only_argument(m, m->calls[i].node);
-        if (olen == len && memcmp(object, name, len) == 0 &&
-            (ts_node_is_null(arg) || strcmp(ts_node_type(arg), "false") != 0))
+        if (olen == len && memcmp(object, name, len) == 0 && requires_grad_call_state(m, call) != 0)
             return false;
     }
     return true;

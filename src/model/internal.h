@@ -205,6 +205,13 @@ typedef struct {
 void oom_model_reaching(const oom_pymodel *m, TSNode use, oom_flow_reach *r);
 void oom_model_flow_free(oom_pymodel *m);
 bool oom_model_reaching_bindings(const oom_pymodel *m, TSNode use, oom_flow_reach *r);
+/* Whether every binding that may reach `use` holds `holds` (a binding the
+ * flow knows of but the model has no record of comes as NULL): 1 when all
+ * do, 0 when one does not or a path leaves the name unbound, -1 when the
+ * flow cannot say (oom_model_reaching_bindings false; the caller falls back
+ * to the nearest binding above, or gives up). Shown for every path, not assumed. */
+typedef bool (*oom_binding_test)(const oom_pymodel *m, const oom_binding *b, void *ctx);
+int oom_model_every_reaching_binding(const oom_pymodel *m, TSNode use, oom_binding_test holds, void *ctx);
 
 typedef struct {
     TSSymbol function_definition, class_definition, decorated_definition, decorator,

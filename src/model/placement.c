@@ -11,7 +11,15 @@
 #include <string.h>
 
 #include "internal.h"
+#include "oomlint/library.h"
 #include "roles.h"
+
+/* What places a module, from the library knowledge (rules/kb/library.json
+ * "values"); with none loaded, nothing is known to stay on the host. */
+static const oom_library *placing_knowledge(void)
+{
+    return oom_library_get();
+}
 
 static bool constructs_module_on_host(const oom_pymodel *m, TSNode value, int depth);
 
@@ -23,7 +31,10 @@ static bool has_device_argument(const oom_pymodel *m, TSNode call)
         if (ts_node_symbol(a) != m->sym.keyword_argument)
             continue;
         TSNode key = oom_model_child(m, a, "name", 4);
-        if (oom_node_text_is(m, key, "device") || oom_node_text_is(m, key, "device_map"))
+        uint32_t klen;
+        const char *k = oom_node_text(m, key, &klen);
+        const oom_library *lib = placing_knowledge();
+        if (!lib || oom_library_lists(&lib->placing_keywords, k, klen))
             return true;
     }
     return false;
@@ -91,13 +102,15 @@ static bool text_is(const oom_pymodel *m, TSNode n, const char *text, uint32_t l
  * another call, which may. */
 static bool call_may_place(const oom_pymodel *m, TSNode call, const char *name, uint32_t len)
 {
-    static const char *const placing[] = {"cuda", "to", "to_empty", "xpu", "npu", NULL};
+    const oom_library *lib = placing_knowledge();
+    if (!lib)
+        return true;
     TSNode fn = oom_model_child(m, call, "function", 8);
     if (!ts_node_is_null(fn) && ts_node_symbol(fn) == m->sym.attribute &&
         text_is(m, oom_model_child(m, fn, "object", 6), name, len)) {
         uint32_t alen;
         const char *attr = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &alen);
-        if (oom_model_text_in(attr, alen, placing))
+        if (oom_library_lists(&lib->placing_methods, attr, alen))
             return true;
     }
     TSNode args = oom_model_child(m, call, "arguments", 9);
@@ -121,15 +134,29 @@ static bool placed_in_scope(const oom_pymodel *m, int scope, const char *name, u
     return false;
 }
 
-static bool bound_on_host(const oom_pymodel *m, const oom_binding *b)
+/* Bound, in the forward's own function (`*ctx`), to a module built on the host. */
+static bool bound_on_host_here(const oom_pymodel *m, const oom_binding *b, void *ctx)
 {
-    return b && b->kind == OOM_BIND_VALUE && constructs_module_on_host(m, b->value, 0);
+    return b && b->scope == *(const int *)ctx && b->kind == OOM_BIND_VALUE &&
+           constructs_module_on_host(m, b->value, 0);
+}
+
+/* The file may set a default device (`torch.set_default_device("cuda")`):
+ * then a module built without one may still be on the GPU. */
+static bool may_set_default_device(const oom_pymodel *m, const oom_library *lib)
+{
+    for (size_t i = 0; i < lib->default_device_functions.len; i++) {
+        const char *f = lib->default_device_functions.items[i];
+        if (memmem(m->src, m->len, f, strlen(f)) != NULL)
+            return true;
+    }
+    return false;
 }
 
 bool oom_pymodel_forward_on_host(const oom_pymodel *m, TSNode call)
 {
-    if (ts_node_is_null(call) || ts_node_symbol(call) != m->sym.call ||
-        memmem(m->src, m->len, "set_default_device", 18) != NULL)
+    const oom_library *lib = placing_knowledge();
+    if (!lib || ts_node_is_null(call) || ts_node_symbol(call) != m->sym.call || may_set_default_device(m, lib))
         return false;
     TSNode fn = oom_model_child(m, call, "function", 8);
     if (!ts_node_is_null(fn) && ts_node_symbol(fn) == m->sym.attribute &&
@@ -140,18 +167,12 @@ bool oom_pymodel_forward_on_host(const oom_pymodel *m, TSNode call)
     uint32_t len;
     const char *name = oom_node_text(m, fn, &len);
     int scope = oom_model_scope_at(m, ts_node_start_byte(call));
-    oom_flow_reach r;
-    if (oom_model_reaching_bindings(m, fn, &r)) {
-        if (r.count == 0 || r.may_be_unbound || r.count > OOM_FLOW_MAX_REACH)
-            return false;
-        for (uint32_t i = 0; i < r.count; i++) {
-            const oom_binding *b = oom_model_def_binding(m, r.defs[i]);
-            if (!bound_on_host(m, b) || b->scope != scope)
-                return false;
-        }
-    } else {
+    int every = oom_model_every_reaching_binding(m, fn, bound_on_host_here, &scope);
+    if (every == 0)
+        return false;
+    if (every < 0) {
         const oom_binding *b = oom_model_visible_binding(m, scope, name, len, ts_node_start_byte(call), false);
-        if (!bound_on_host(m, b) || b->scope != scope)
+        if (!bound_on_host_here(m, b, &scope))
             return false;
     }
     return !placed_in_scope(m, scope, name, len);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "oomlint/library.h"
 
 #define MAX_HELD 24
 #define MAX_HOPS 3
@@ -46,21 +47,21 @@ static bool within(TSNode inner, TSNode outer)
 }
 
 /* A call that leaves numbers or a detached tensor: `.item()`, `.tolist()`,
- * `.numpy()`, `.detach()`, `float(x)`, `len(x)`. */
+ * `.numpy()`, `.detach()`, `float(x)`, `len(x)` (the library knowledge's
+ * graph_leaving_methods and number_builtins). */
 static bool detaching_call(const oom_pymodel *m, TSNode call)
 {
-    static const char *const methods[] = {"item", "tolist", "numpy", "detach", NULL};
-    static const char *const functions[] = {"float", "int", "bool", "len", "str", NULL};
+    const oom_library *lib = oom_library_get();
     TSNode fn = oom_model_child(m, call, "function", 8);
-    if (ts_node_is_null(fn))
+    if (!lib || ts_node_is_null(fn))
         return false;
     uint32_t len;
     if (ts_node_symbol(fn) == m->sym.attribute) {
         const char *attr = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
-        return oom_model_text_in(attr, len, methods);
+        return oom_library_lists(&lib->graph_leaving_methods, attr, len);
     }
     const char *name = oom_node_text(m, fn, &len);
-    return ts_node_symbol(fn) == m->sym.identifier && oom_model_text_in(name, len, functions);
+    return ts_node_symbol(fn) == m->sym.identifier && oom_library_lists(&lib->number_builtins, name, len);
 }
 
 /* `n` reaches the value of `root` as it is: no call between them turns it

@@ -133,13 +133,20 @@ async function check(dir, batch) {
     const t0 = Date.now();
     const res = await lintCorpus(dir, batch);
     const lines = res.lines.repos;
+    const absent = res.units.filter((u) => u.missing && !u.bug).map((u) => u.prefix);
+    if (absent.length) {
+        console.log(`${absent.length} repositories not gathered, left out of every figure below ` +
+                    `(their recorded verdicts are not counted as vanished): ${absent.join(', ')}\n`);
+    }
     console.log(`oomlint ecosystem check: ${res.repos.length} repositories and ${res.bugs.length} bug cases, ` +
                 `${lines} lines${batch ? ` (batch ${batch})` : ''}; no GPU, --gpu v100, --gpu t4; every rule selected; ` +
                 `${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
     const deflt = perRuleTable(res.findings, verdicts, defaults, lines);
     const bugs = bugTable(res.bugs, res.bugHits, defaults);
 
-    const inScope = (k) => !batch || res.findings.has(k) || res.repos.some((r) => k.startsWith(`${repoDirName(r.repo)}/`));
+    const gathered = (k) => !absent.some((p) => k.startsWith(`${p}/`));
+    const inScope = (k) => gathered(k) &&
+        (!batch || res.findings.has(k) || res.repos.some((r) => k.startsWith(`${repoDirName(r.repo)}/`)));
     const vanished = Object.keys(verdicts).filter((k) => !k.startsWith('bug:') && inScope(k) && !res.findings.has(k));
     const fresh = [...res.findings.keys()].filter((k) => !verdicts[k]);
     console.log(`\nagainst the recorded verdicts: ${fresh.length} new finding(s), ${vanished.length} vanished ` +

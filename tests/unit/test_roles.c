@@ -30,6 +30,13 @@ static void patterns(void)
     CHECK(oom_qpattern_find(lib->bases, lib->base_count, "lightning.pytorch.LightningModule") >= 0);
     CHECK(oom_library_lists(&lib->use_evidence, "named_parameters", 16));
     CHECK(!oom_library_lists(&lib->use_evidence, "state_dict", 10)); /* optimizers have one too */
+    /* what values are, as data: placing a module, leaving the graph, text */
+    CHECK(oom_library_lists(&lib->placing_methods, "to_empty", 8) && !oom_library_lists(&lib->placing_methods, "eval", 4));
+    CHECK(oom_library_lists(&lib->placing_keywords, "device_map", 10));
+    CHECK(oom_library_lists(&lib->default_device_functions, "set_default_device", 18));
+    CHECK(oom_library_lists(&lib->graph_leaving_methods, "tolist", 6) && !oom_library_lists(&lib->graph_leaving_methods, "mean", 4));
+    CHECK(oom_library_lists(&lib->number_builtins, "len", 3));
+    CHECK(oom_library_lists(&lib->text_methods, "batch_decode", 12));
 }
 
 /* A malformed library file is refused with the reason, never half read. */

@@ -93,7 +93,9 @@ function contextLines(file, row, around = 4) {
 // A unit of work: one folder, its targets, the key prefix of its findings.
 function repoUnit(dir, r) {
     const cwd = path.join(dir, 'repos', repoDirName(r.repo));
-    if (!fs.existsSync(cwd)) throw new Error(`${cwd} is missing: run gather again`);
+    // not gathered (its snapshot could not be had): the caller says so and
+    // leaves it out of every figure, rather than count its findings as gone
+    if (!fs.existsSync(cwd)) return { cwd, targets: [], prefix: repoDirName(r.repo), batch: r.batch, extra: [], missing: true };
     return { cwd, targets: r.paths.filter((p) => fs.existsSync(path.join(cwd, p))), prefix: repoDirName(r.repo),
              batch: r.batch, extra: [] };
 }
