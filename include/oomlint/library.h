@@ -55,10 +55,12 @@ typedef struct {
     oom_strlist output_fields;     /* fields of what a model's forward returns (`.logits`) */
     oom_strlist text_methods;      /* methods whose result is text on any receiver (`.strip()`, `decode`) */
     oom_strlist placing_methods;   /* a module's methods that move it to a device (`cuda`, `to`) */
+    oom_strlist host_methods;      /* a module's methods that move it to the host (`cpu`) */
     oom_strlist placing_keywords;  /* constructor keywords that build a module on a device (`device_map`) */
     oom_strlist default_device_functions; /* calls that change where new tensors are made */
     oom_strlist graph_leaving_methods;    /* methods giving numbers or a detached tensor (`item`, `detach`) */
     oom_strlist number_builtins;          /* builtins that turn a tensor into a number or text (`float`, `len`) */
+    oom_strlist synthetic_tensor_functions; /* tensor factories (`torch.randn`): inputs made from sizes, not data */
 } oom_library;
 
 /* The library knowledge, parsed from the embedded file on the first call

@@ -67,6 +67,9 @@ bool oom_pymodel_is_model_call(const oom_pymodel *m, TSNode call);
  * to a module its function constructs without a device, and placed by
  * nothing there (model/placement.c). */
 bool oom_pymodel_forward_on_host(const oom_pymodel *m, TSNode call);
+/* The forward is too small to matter: every tensor it takes is made right
+ * there by a tensor factory from small literal sizes (model/transient.c). */
+bool oom_pymodel_forward_transient(const oom_pymodel *m, TSNode call);
 /* Whether the value of `expr` carries autograd history (when grad is on):
  * model and loss outputs, names bound to them, arithmetic on them; not after
  * .item(), .detach(), .tolist(), .numpy(), float(...). */

@@ -98,6 +98,7 @@ SEM_PY(sem_grad_enabled, oom_pymodel_grad_state(m, n) == OOM_GRAD_ENABLED)
 SEM_PY(sem_eval_code, oom_pymodel_is_eval_code(m, n))
 SEM_PY(sem_model_call, oom_pymodel_is_model_call(m, n))
 SEM_PY(sem_forward_on_host, oom_pymodel_forward_on_host(m, n))
+SEM_PY(sem_forward_transient, oom_pymodel_forward_transient(m, n))
 SEM_PY(sem_carries_graph, oom_pymodel_carries_graph(m, n))
 SEM_PY(sem_backpropagated, oom_pymodel_is_backpropagated(m, n))
 SEM_PY(sem_literal, oom_pymodel_is_literal(m, n))
@@ -611,6 +612,9 @@ static const oom_sem_entry semantic_predicates[] = {
      "a forward call of a model", false, false},
     {"oom-forward-on-host", sem_forward_on_host, 0, 0, OOM_SEM_PYTHON, false,
      "the forward's module is built in its function without a device and never placed: it runs on the host", false, false},
+    {"oom-forward-transient", sem_forward_transient, 0, 0, OOM_SEM_PYTHON, false,
+     "the forward is too small to matter: its inputs are made from small literal sizes", false,
+     false},
     {"oom-carries-graph", sem_carries_graph, 0, 0, OOM_SEM_PYTHON, false,
      "the value carries autograd history", false, false},
     {"oom-outlives-iteration", sem_outlives, 0, 0, OOM_SEM_PYTHON, false,

@@ -256,10 +256,12 @@ oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
     }
     ok = ok && read_names(values, "text_methods", &lib->text_methods, err);
     ok = ok && read_names(values, "placing_methods", &lib->placing_methods, err);
+    ok = ok && read_names(values, "host_methods", &lib->host_methods, err);
     ok = ok && read_names(values, "placing_keywords", &lib->placing_keywords, err);
     ok = ok && read_names(values, "default_device_functions", &lib->default_device_functions, err);
     ok = ok && read_names(values, "graph_leaving_methods", &lib->graph_leaving_methods, err);
     ok = ok && read_names(values, "number_builtins", &lib->number_builtins, err);
+    ok = ok && read_names(values, "synthetic_tensor_functions", &lib->synthetic_tensor_functions, err);
     if (ok) {
         const cJSON *arr = cJSON_GetObjectItemCaseSensitive(mod, "containers");
         size_t n = cJSON_IsArray(arr) ? (size_t)cJSON_GetArraySize(arr) : 0;
@@ -319,10 +321,12 @@ void oom_library_free(oom_library *lib)
     oom_strlist_free(&lib->output_fields);
     oom_strlist_free(&lib->text_methods);
     oom_strlist_free(&lib->placing_methods);
+    oom_strlist_free(&lib->host_methods);
     oom_strlist_free(&lib->placing_keywords);
     oom_strlist_free(&lib->default_device_functions);
     oom_strlist_free(&lib->graph_leaving_methods);
     oom_strlist_free(&lib->number_builtins);
+    oom_strlist_free(&lib->synthetic_tensor_functions);
     free(lib);
 }
 

@@ -6,7 +6,9 @@
  * a module constructed right there (a class of the file's or an imported
  * one, no device argument), and nothing in its function places it (no
  * `.cuda()`, `.to(...)`, no handing it to another call that could: DDP,
- * accelerator.prepare, a helper), nor does the file set a default device.
+ * accelerator.prepare, a helper), nor does the file set a default device;
+ * or it is bound, on every path, to the module just moved to the host
+ * (`model = model.cpu()`) with nothing placing it again before the forward.
  * Anything else is "maybe on the GPU". */
 #include <string.h>
 
@@ -153,6 +155,40 @@ static bool may_set_default_device(const oom_pymodel *m, const oom_library *lib)
     return false;
 }
 
+typedef struct {
+    int scope;
+    uint32_t use; /* where the forward stands */
+    const char *name;
+    uint32_t len;
+} host_move_at;
+
+/* `model = model.cpu()` in the forward's own function ("perform validation
+ * on CPU because full graph is too large"), and nothing between it and the
+ * forward places the module again or hands it on. */
+static bool bound_by_host_move(const oom_pymodel *m, const oom_binding *b, void *ctx)
+{
+    const host_move_at *at = ctx;
+    const oom_library *lib = placing_knowledge();
+    if (!lib || !b || b->kind != OOM_BIND_VALUE || b->scope != at->scope || ts_node_is_null(b->value) ||
+        ts_node_symbol(b->value) != m->sym.call)
+        return false;
+    TSNode fn = oom_model_child(m, b->value, "function", 8);
+    if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute)
+        return false;
+    uint32_t alen;
+    const char *attr = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &alen);
+    if (!oom_library_lists(&lib->host_methods, attr, alen))
+        return false;
+    for (size_t i = 0; i < m->call_count; i++) {
+        TSNode c = m->calls[i].node;
+        uint32_t at_pos = ts_node_start_byte(c);
+        if (at_pos >= b->pos && at_pos < at->use && oom_model_scope_at(m, at_pos) == at->scope &&
+            call_may_place(m, c, at->name, at->len))
+            return false;
+    }
+    return true;
+}
+
 bool oom_pymodel_forward_on_host(const oom_pymodel *m, TSNode call)
 {
     const oom_library *lib = placing_knowledge();
@@ -167,6 +203,9 @@ bool oom_pymodel_forward_on_host(const oom_pymodel *m, TSNode call)
     uint32_t len;
     const char *name = oom_node_text(m, fn, &len);
     int scope = oom_model_scope_at(m, ts_node_start_byte(call));
+    host_move_at moved = {scope, ts_node_start_byte(call), name, len};
+    if (oom_model_every_reaching_binding(m, fn, bound_by_host_move, &moved) == 1)
+        return true;
     int every = oom_model_every_reaching_binding(m, fn, bound_on_host_here, &scope);
     if (every == 0)
         return false;

@@ -93,7 +93,10 @@ static void modules_on_the_host(void)
                               "def d(x):\n    m = nn.Linear(4, 4)\n    m.to('cuda')\n    m(x_d)\n"
                               "def e(x, wrap):\n    m = nn.Linear(4, 4)\n    m = wrap(m)\n    m(x_e)\n"
                               "def f(m, x):\n    m(x_f)\n"
-                              "def g(x):\n    m = nn.Linear(4, 4, device='cuda')\n    m(x_g)\n");
+                              "def g(x):\n    m = nn.Linear(4, 4, device='cuda')\n    m(x_g)\n"
+                              "def h(m, x, dev):\n    m = m.cpu()\n    m.eval()\n    m(x_h)\n    m = m.to(dev)\n"
+                              "def i(m, x, dev):\n    m = m.cpu()\n    m.to(dev)\n    m(x_i)\n"
+                              "def j(m, x, flag):\n    if flag:\n        m = m.cpu()\n    m(x_j)\n");
     CHECK(oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_a)")));
     CHECK(oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_b)")));
     CHECK(!oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_c)")));
@@ -101,6 +104,38 @@ static void modules_on_the_host(void)
     CHECK(!oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_e)")));
     CHECK(!oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_f)")));
     CHECK(!oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_g)")));
+    CHECK(oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_h)")));  /* moved to the host first */
+    CHECK(!oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_i)"))); /* and placed again */
+    CHECK(!oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_j)"))); /* on one path only */
+    oom_test_parsed_free(&p);
+}
+
+/* A forward on inputs made right there from small literal sizes is too
+ * small to matter; sizes that are variables, large ones, an input on one
+ * path only, or data are not. */
+static void synthetic_inputs(void)
+{
+    parsed p = oom_test_parse("import torch\nfrom torch import zeros\n"
+                              "def a(m):\n    m(torch.randn(1, 200, 80))\n"
+                              "def b(m, dev):\n    x = torch.zeros((1, 3, 64, 64)).to(dev)\n    m(x, mode='test')\n"
+                              "def c(m, n):\n    m(torch.randn(n, 200, 80))\n"
+                              "def d(m):\n    m(torch.randn(100, 4, 1024, 1024))\n"
+                              "def e(m, batch, flag):\n    x = torch.ones(2, 2)\n    if flag:\n        x = batch\n    m(x)\n"
+                              "def f(m, batch):\n    m(batch)\n"
+                              "def g(m):\n    m(zeros(4, 4))\n"
+                              "def h(m):\n    m()\n"
+                              "def i(m):\n    x = torch.randn(1000, 1000) * 3.0\n    m((x))\n"
+                              "def j(m, y):\n    m(torch.randn(4, 4) * y)\n");
+    CHECK(oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m(torch.randn(1, 200, 80))")));
+    CHECK(oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m(x, mode='test')")));
+    CHECK(!oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m(torch.randn(n, 200, 80))")));
+    CHECK(!oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m(torch.randn(100, 4, 1024, 1024))")));
+    CHECK(!oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m(x)")));
+    CHECK(!oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m(batch)")));
+    CHECK(oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m(zeros(4, 4))")));
+    CHECK(!oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m()")));
+    CHECK(oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m((x))")));
+    CHECK(!oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m(torch.randn(4, 4) * y)")));
     oom_test_parsed_free(&p);
 }
 
@@ -111,4 +146,5 @@ void test_device_suite(void)
     oom_test_run("device: rows of an output, loops that rebind", rows_and_loops);
     oom_test_run("device: a name of the enclosing function", enclosing_function);
     oom_test_run("device: modules that stay on the host", modules_on_the_host);
+    oom_test_run("device: forwards on small synthetic inputs", synthetic_inputs);
 }

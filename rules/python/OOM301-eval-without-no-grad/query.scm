@@ -1,11 +1,14 @@
 ; A model's forward pass in evaluation code (a function named for evaluation,
-; or code after `model.eval()`), not under a no-grad context.
+; or code after `model.eval()`), not under a no-grad context, that holds
+; something worth a finding: not a smoke test, warm-up or profiler pass on
+; `torch.randn(1, 200, 80)` (inputs made from small literal sizes).
 ((call
   function: (_) @callee) @report
   (#oom-eval-code? @report)
   (#oom-grad-enabled? @report)
   (#oom-model-call? @report)
-  (#not-oom-forward-on-host? @report))
+  (#not-oom-forward-on-host? @report)
+  (#not-oom-forward-transient? @report))
 
 ; The same forward in a shared `def iteration(model, loader, train=True)`
 ; that this file never runs for evaluation, when another file does
@@ -17,4 +20,5 @@
   (#oom-may-be-called-for-eval? @report)
   (#oom-grad-enabled? @report)
   (#not-oom-eval-code? @report)
-  (#not-oom-forward-on-host? @report))
+  (#not-oom-forward-on-host? @report)
+  (#not-oom-forward-transient? @report))
