@@ -70,6 +70,12 @@ bool oom_pymodel_forward_on_host(const oom_pymodel *m, TSNode call);
 /* The forward is too small to matter: every tensor it takes is made right
  * there by a tensor factory from small literal sizes (model/transient.c). */
 bool oom_pymodel_forward_transient(const oom_pymodel *m, TSNode call);
+/* The graph a backward or autograd.grad call differentiates is built in
+ * each iteration of the loop around it (its tensor is bound inside the
+ * loop's body), or the model cannot tell; false for one graph built before
+ * the loop and differentiated once per loss, parameter or row
+ * (model/iterations.c). */
+bool oom_pymodel_graph_built_each_iteration(const oom_pymodel *m, TSNode call);
 /* Whether the value of `expr` carries autograd history (when grad is on):
  * model and loss outputs, names bound to them, arithmetic on them; not after
  * .item(), .detach(), .tolist(), .numpy(), float(...). */

@@ -99,6 +99,7 @@ SEM_PY(sem_eval_code, oom_pymodel_is_eval_code(m, n))
 SEM_PY(sem_model_call, oom_pymodel_is_model_call(m, n))
 SEM_PY(sem_forward_on_host, oom_pymodel_forward_on_host(m, n))
 SEM_PY(sem_forward_transient, oom_pymodel_forward_transient(m, n))
+SEM_PY(sem_graph_each_iteration, oom_pymodel_graph_built_each_iteration(m, n))
 SEM_PY(sem_carries_graph, oom_pymodel_carries_graph(m, n))
 SEM_PY(sem_backpropagated, oom_pymodel_is_backpropagated(m, n))
 SEM_PY(sem_literal, oom_pymodel_is_literal(m, n))
@@ -612,6 +613,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "a forward call of a model", false, false},
     {"oom-forward-on-host", sem_forward_on_host, 0, 0, OOM_SEM_PYTHON, false,
      "the forward's module is built in its function without a device and never placed: it runs on the host", false, false},
+    {"oom-graph-built-each-iteration", sem_graph_each_iteration, 0, 0, OOM_SEM_PYTHON, false,
+     "the differentiated tensor is bound inside the loop's body: each iteration builds a new graph", false, false},
     {"oom-forward-transient", sem_forward_transient, 0, 0, OOM_SEM_PYTHON, false,
      "the forward is too small to matter: its inputs are made from small literal sizes", false,
      false},

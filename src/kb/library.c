@@ -262,6 +262,7 @@ oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
     ok = ok && read_names(values, "graph_leaving_methods", &lib->graph_leaving_methods, err);
     ok = ok && read_names(values, "number_builtins", &lib->number_builtins, err);
     ok = ok && read_names(values, "synthetic_tensor_functions", &lib->synthetic_tensor_functions, err);
+    ok = ok && read_names(values, "collection_adding_methods", &lib->collection_adding_methods, err);
     if (ok) {
         const cJSON *arr = cJSON_GetObjectItemCaseSensitive(mod, "containers");
         size_t n = cJSON_IsArray(arr) ? (size_t)cJSON_GetArraySize(arr) : 0;
@@ -327,6 +328,7 @@ void oom_library_free(oom_library *lib)
     oom_strlist_free(&lib->graph_leaving_methods);
     oom_strlist_free(&lib->number_builtins);
     oom_strlist_free(&lib->synthetic_tensor_functions);
+    oom_strlist_free(&lib->collection_adding_methods);
     free(lib);
 }
 

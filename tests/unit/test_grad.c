@@ -100,8 +100,33 @@ static void frozen_where_built(void)
     oom_test_parsed_free(&p);
 }
 
+/* retain_graph in a loop costs memory only when each iteration builds the
+ * graph it differentiates. */
+static void graph_built_each_iteration(void)
+{
+    parsed p = oom_test_parse("import torch\n"
+                              "def a(model, loader, opt):\n    for x in loader:\n        loss = model(x)\n"
+                              "        loss.backward(retain_graph=True)\n"
+                              "def b(losses, out):\n    for name, l in losses.items():\n"
+                              "        torch.autograd.grad(l, out, retain_graph=True)\n"
+                              "def c(y, x):\n    for j in range(3):\n        torch.autograd.grad(y[:, j], x, retain_graph=True)\n"
+                              "def d(acc, model, loader):\n    for x in loader:\n        l2 = model(x)\n"
+                              "        acc.backward(l2, retain_graph=True)\n"
+                              "def e(model, loader, f):\n    for x in loader:\n        f().backward(retain_graph=True)\n"
+                              "def g(model, loader):\n    kept = []\n    while True:\n        kept.append(model(loader))\n"
+                              "        kept[-1].backward(retain_graph=True)\n");
+    CHECK(oom_pymodel_graph_built_each_iteration(p.model, oom_test_node_at(&p, "loss.backward(retain_graph=True)")));
+    CHECK(!oom_pymodel_graph_built_each_iteration(p.model, oom_test_node_at(&p, "torch.autograd.grad(l, out, retain_graph=True)")));
+    CHECK(!oom_pymodel_graph_built_each_iteration(p.model, oom_test_node_at(&p, "torch.autograd.grad(y[:, j], x, retain_graph=True)")));
+    CHECK(oom_pymodel_graph_built_each_iteration(p.model, oom_test_node_at(&p, "acc.backward(l2, retain_graph=True)")));
+    CHECK(oom_pymodel_graph_built_each_iteration(p.model, oom_test_node_at(&p, "f().backward(retain_graph=True)")));
+    CHECK(oom_pymodel_graph_built_each_iteration(p.model, oom_test_node_at(&p, "kept[-1].backward(retain_graph=True)")));
+    oom_test_parsed_free(&p);
+}
+
 void test_grad_suite(void)
 {
+    oom_test_run("grad: a graph built in each iteration of a loop", graph_built_each_iteration);
     oom_test_run("grad: grad mode regions", grad_mode);
     oom_test_run("grad: callees of no-grad code only, through levels and partial()", callees_of_no_grad_code);
     oom_test_run("grad: values from no-grad blocks, and a branch that rebinds them", values_from_no_grad_blocks);

@@ -1,3 +1,6 @@
+; Each pattern needs a graph built in every iteration of the loop: one graph
+; built before the loop and differentiated once per loss, parameter or row
+; (a loss balancer, a Jacobian row by row) is retained on purpose.
 ; loss.backward(retain_graph=True), accelerator.backward(loss, retain_graph=True)
 ((call
   function: (attribute
@@ -9,6 +12,7 @@
   (#eq? @method "backward")
   (#eq? @kw "retain_graph")
   (#oom-in-loop? @report)
+  (#oom-graph-built-each-iteration? @report)
   (#oom-last-backward? @report))
 
 ; torch.autograd.backward(..., retain_graph=True), torch.autograd.grad(..., retain_graph=True)
@@ -21,4 +25,5 @@
   (#eq? @kw "retain_graph")
   (#oom-qualname? @fn "torch.autograd.backward" "torch.autograd.grad")
   (#oom-in-loop? @report)
+  (#oom-graph-built-each-iteration? @report)
   (#oom-last-backward? @report))
