@@ -76,6 +76,10 @@ bool oom_pymodel_forward_transient(const oom_pymodel *m, TSNode call);
  * the loop and differentiated once per loss, parameter or row
  * (model/iterations.c). */
 bool oom_pymodel_graph_built_each_iteration(const oom_pymodel *m, TSNode call);
+/* A run-time test decides `node`: it is an arm of `a if COND else b`, or in
+ * the body or `else` of `if COND:`, where COND calls a function whose
+ * dotted name ends in `name` (model/guards.c). */
+bool oom_pymodel_decided_by_call(const oom_pymodel *m, TSNode node, const char *name);
 /* Whether the value of `expr` carries autograd history (when grad is on):
  * model and loss outputs, names bound to them, arithmetic on them; not after
  * .item(), .detach(), .tolist(), .numpy(), float(...). */

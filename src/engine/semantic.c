@@ -163,6 +163,11 @@ static bool sem_checks_bf16_hardware(const oom_sem_env *env, TSNode n, TSNode si
 
 SEM_PY(sem_outlives_all, oom_pymodel_outlives_all_loops(m, n, site))
 
+/* `torch.bfloat16 if torch.cuda.get_device_capability()[0] >= 8 else
+ * torch.float32`: the statement asks the GPU's compute capability, and the
+ * code takes its arm at run time (model/guards.c). */
+SEM_PY(sem_decided_by_capability, oom_pymodel_decided_by_call(m, n, "get_device_capability"))
+
 /* The value, names followed to their bindings: a dotted name (aliases
  * applied) or a string literal that is one of the arguments. */
 SEM_PY(sem_holds, oom_pymodel_holds(m, n, (const char *const *)p->args, p->arg_count, scratch))
@@ -697,6 +702,9 @@ static const oom_sem_entry semantic_predicates[] = {
      "runs only when a condition matching the regex holds (if/elif/while/x if c else y, enabled=var)", false, false},
     {"oom-retry-call", sem_retry_call, 0, 0, OOM_SEM_PYTHON, false,
      "a call in an OOM handler repeating a call of the try body", false, false},
+    {"oom-decided-by-capability", sem_decided_by_capability, 0, 0, OOM_SEM_PYTHON, false,
+     "a test of torch.cuda.get_device_capability() decides the code (an arm of x if c else y, an if's body)", false,
+     false},
     {"oom-checks-bf16-hardware", sem_checks_bf16_hardware, 0, 0, OOM_SEM_PYTHON, false,
      "the file asks the GPU for bf16 hardware (is_bf16_supported(including_emulation=False), "
      "is_torch_bf16_gpu_available(); a plain is_bf16_supported() only before PyTorch 2.4)",

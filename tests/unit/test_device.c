@@ -139,6 +139,23 @@ static void synthetic_inputs(void)
     oom_test_parsed_free(&p);
 }
 
+/* Code a run-time test of a named call decides: an arm of `a if c else b`,
+ * an if's body or else; not the test itself, nor code beside it. */
+static void decided_by_a_call(void)
+{
+    parsed p = oom_test_parse("import torch\n"
+                              "a = dict(dtype=torch.bfloat16 if torch.cuda.get_device_capability()[0] >= 8 else None)\n"
+                              "if torch.cuda.get_device_capability()[0] >= 8:\n    b = torch.float16\nelse:\n    c = torch.int8\n"
+                              "d = torch.uint8\n"
+                              "e = torch.int16 if flag else torch.int32\n");
+    CHECK(oom_pymodel_decided_by_call(p.model, oom_test_node_at(&p, "dtype=torch.bfloat16"), "get_device_capability"));
+    CHECK(oom_pymodel_decided_by_call(p.model, oom_test_node_at(&p, "torch.float16"), "get_device_capability"));
+    CHECK(oom_pymodel_decided_by_call(p.model, oom_test_node_at(&p, "torch.int8"), "get_device_capability"));
+    CHECK(!oom_pymodel_decided_by_call(p.model, oom_test_node_at(&p, "torch.uint8"), "get_device_capability"));
+    CHECK(!oom_pymodel_decided_by_call(p.model, oom_test_node_at(&p, "torch.int16"), "get_device_capability"));
+    oom_test_parsed_free(&p);
+}
+
 void test_device_suite(void)
 {
     oom_test_run("device: model outputs and their host copies", outputs_and_host_copies);
@@ -147,4 +164,5 @@ void test_device_suite(void)
     oom_test_run("device: a name of the enclosing function", enclosing_function);
     oom_test_run("device: modules that stay on the host", modules_on_the_host);
     oom_test_run("device: forwards on small synthetic inputs", synthetic_inputs);
+    oom_test_run("device: code a run-time test decides", decided_by_a_call);
 }

@@ -1,4 +1,6 @@
-; Every pattern stays quiet where the file asks the GPU whether it has bf16
+; Every pattern stays quiet where a test of the GPU's compute capability
+; decides the statement (`torch.bfloat16 if torch.cuda.get_device_capability()[0]
+; >= 8 else torch.float32`), and where the file asks the GPU whether it has bf16
 ; hardware (checks-bf16-hardware: is_bf16_supported(including_emulation=False),
 ; is_torch_bf16_gpu_available(); a plain is_bf16_supported() only before PyTorch 2.4,
 ; from which it says true on a GPU that emulates bf16, so the switch regexes
@@ -32,6 +34,7 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#not-oom-decided-by-capability? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
   (#not-oom-follows-switch? @report "(?i)(?<!is_)bf16(?!_supported)|bfloat|dtype|precision|fp16|half|amp"))
@@ -63,6 +66,7 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#not-oom-decided-by-capability? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
   (#not-oom-follows-switch? @report "(?i)(?<!is_)bf16(?!_supported)|bfloat|dtype|precision|fp16|half|amp")
@@ -83,6 +87,7 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#not-oom-decided-by-capability? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
   (#not-oom-follows-switch? @report "(?i)(?<!is_)bf16(?!_supported)|bfloat|dtype|precision|fp16|half|amp"))
@@ -96,6 +101,7 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#not-oom-decided-by-capability? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
   (#not-oom-follows-switch? @report "(?i)(?<!is_)bf16(?!_supported)|bfloat|dtype|precision|fp16|half|amp"))
@@ -117,6 +123,7 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#not-oom-decided-by-capability? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
 
@@ -139,6 +146,7 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#not-oom-decided-by-capability? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
 
@@ -155,6 +163,7 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#not-oom-decided-by-capability? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
 
@@ -171,6 +180,7 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#not-oom-decided-by-capability? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
 
@@ -188,5 +198,6 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#not-oom-decided-by-capability? @report)
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
