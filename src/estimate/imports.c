@@ -143,12 +143,15 @@ static void normalize(char *path)
     memcpy(path, out, strlen(out) + 1);
 }
 
+/* dir/rest into out (which may be dir itself), normalized. */
 static bool join(char *out, size_t size, const char *dir, const char *rest)
 {
-    int n = strcmp(dir, ".") == 0 ? snprintf(out, size, "%s", rest) : snprintf(out, size, "%s/%s", dir, rest);
-    if (n < 0 || (size_t)n >= size)
+    char tmp[PATH_MAX];
+    int n = strcmp(dir, ".") == 0 ? snprintf(tmp, sizeof tmp, "%s", rest) : snprintf(tmp, sizeof tmp, "%s/%s", dir, rest);
+    if (n < 0 || (size_t)n >= sizeof tmp || (size_t)n >= size)
         return false;
-    normalize(out);
+    normalize(tmp);
+    memcpy(out, tmp, strlen(tmp) + 1);
     return true;
 }
 
