@@ -84,6 +84,10 @@ const oom_est_setting *oom_est_setting_named(const oom_est_reader *r, const char
 /* The setting an expression reads: `args.batch_size`, `self.args.x`,
  * `model_args.model_name_or_path`, or a name bound to one; NULL otherwise. */
 const oom_est_setting *oom_est_setting_read_by(const oom_est_reader *r, TSNode expr);
+/* Whether `expr` (a name or `self.args`) holds the script's parsed options,
+ * as oom_est_setting_read_by tells it, in a file that declares options:
+ * what a model class in another file receives as `args` (modules.c). */
+bool oom_est_holds_arguments(const oom_est_reader *r, TSNode expr);
 /* The default as an integer (argparse's type=int converts a string); false
  * when there is none or it is not a whole number. */
 bool oom_est_setting_int(const oom_est_reader *r, const oom_est_setting *s, long long *out);

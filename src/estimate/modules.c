@@ -31,7 +31,8 @@
 typedef struct frame frame;
 
 typedef enum {
-    V_UNKNOWN, V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_INTS, V_TENSOR, V_MODULE, V_CLASS, V_FUNC, V_OBJECT
+    V_UNKNOWN, V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_INTS, V_TENSOR, V_MODULE, V_CLASS, V_FUNC, V_OBJECT,
+    V_ARGS /* the parsed options of a file (`args`), passed on as a value: `Net(args)` */
 } vkind;
 
 /* What a module (or a list of modules) adds up to. */
@@ -62,6 +63,7 @@ typedef struct {
     TSNode node; /* the definition of a class or function; the call of an unknown */
     frame *obj;  /* an object's attributes; a function's enclosing frame */
     TSNode made; /* a module instance: the class it was made from, for provenance */
+    const oom_est_reader *args; /* V_ARGS: the file whose options they are */
     mod m;
 } value;
 
@@ -1304,10 +1306,19 @@ static value eval_identifier(ctx *c, frame *f, TSNode e)
         c->depth++;
         v = eval(c, NULL, bound);
         c->depth--;
-        return v;
+    } else {
+        const oom_est_setting *s = oom_est_setting_named(here->r, nm);
+        if (s)
+            return from_setting(here->r, s);
     }
-    const oom_est_setting *s = oom_est_setting_named(here->r, nm);
-    return s ? from_setting(here->r, s) : v;
+    if (v.kind == V_UNKNOWN && oom_est_holds_arguments(here->r, e)) {
+        /* `args = parser.parse_args()`: a value that can travel into a
+         * class of another file, which reads its options (`args.emb_dims`) */
+        v = unknown();
+        v.kind = V_ARGS;
+        v.args = here->r;
+    }
+    return v;
 }
 
 static value eval_attribute(ctx *c, frame *f, TSNode e)
@@ -1330,6 +1341,9 @@ static value eval_attribute(ctx *c, frame *f, TSNode e)
         value o = eval(c, f, object);
         if (o.kind == V_OBJECT)
             holder = o.obj;
+        const oom_est_setting *s = o.kind == V_ARGS ? oom_est_setting_named(o.args, attr) : NULL;
+        if (s && s->kind != OOM_SETTING_MODULE)
+            return from_setting(o.args, s);
     }
     if (holder) {
         var *v = find_var(holder->attrs, holder->nattrs, attr);
