@@ -186,8 +186,8 @@ static bool marks_root(const char *dir, bool git_only)
  * them for this run: the script's folder (sys.path[0]), the folder the
  * command runs in (`python -m`), then the folders above the script up to
  * the project root (the nearest with .git; without one, the nearest that
- * declares a package, else where the command runs), and a `src/` layout's
- * folder under each. */
+ * declares a package; else none above), and a `src/` layout's folder under
+ * each. */
 static void find_bases(oom_est_project *p, const char *script, const char *launch_dir)
 {
     char dir[PATH_MAX], up[PATH_MAX], src[PATH_MAX];
@@ -454,14 +454,14 @@ static bool module_under(const char *base, const char *dotted, bool folders, mod
     if (!join(cand, sizeof cand, base, rel))
         return false;
     char file[PATH_MAX];
-    if (!folders) {
-        oom_est_printf(file, sizeof file, "%s.py", cand);
-        if (is_file(file)) {
+    if (!folders) { /* a package before a module of the same name, as Python's finder looks */
+        if (join(file, sizeof file, cand, "__init__.py") && is_file(file)) {
             oom_est_copy(out->path, sizeof out->path, file);
             out->folder = false;
             return true;
         }
-        if (join(file, sizeof file, cand, "__init__.py") && is_file(file)) {
+        oom_est_printf(file, sizeof file, "%s.py", cand);
+        if (is_file(file)) {
             oom_est_copy(out->path, sizeof out->path, file);
             out->folder = false;
             return true;
