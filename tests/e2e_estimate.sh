@@ -543,6 +543,19 @@ OUT=$(cd $P && "$OABS" estimate -- python -m app.train 2>&1)
 expect_contains "import-relative-in-package" "$OUT" "class Classifier at app/model.py:4): 105 parameters"
 OUT=$(cd $P && "$OABS" estimate -- python train_args.py --out-dim 6 2>&1)
 expect_contains "import-class-reads-passed-args" "$OUT" "class ArgNet at models/argnet.py:4): 66 parameters"
+# imports that reach nothing sizable end in the model unknown, never a crash:
+# a models file over the 1 MiB bound, a module that is a symlink loop, a
+# package that re-exports from itself
+mkdir -p "$T/hostile/pkg" && cd "$T/hostile" || exit 1
+{ printf 'import torch.nn as nn\nclass Big(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(2, 2)\n'
+  i=0; while [ $i -lt 40000 ]; do printf '# padding line to make the file larger than a models file oomlint reads\n'; i=$((i+1)); done; } > big.py
+ln -sf loop.py loop.py
+printf 'from .pkg import Self\n' > pkg/__init__.py
+printf 'from big import Big\nfrom loop import Loop\nfrom pkg import Self\nimport torch\nmodel = Big() if torch.cuda.is_available() else Loop()\nother = Self()\nmodel(1).backward()\n' > train.py
+cd - >/dev/null || exit 1
+run_oomlint estimate "$T/hostile/train.py"
+expect_rc "import-hostile-exit-2" 2
+expect_contains "import-hostile-stays-unknown" "$ERR" "no model to size"
 # the capacity rules stay quiet on a script-defined model (rough activations)
 run_oomlint --format concise --isolated --gpu t4 fixtures/estimate/small_transformer.py
 expect_not_contains "module-no-capacity-finding" "$OUT" "OOM60"
