@@ -104,7 +104,7 @@ static void folder_of(const char *path, char *out, size_t size)
     else if (slash == path)
         oom_est_copy(out, size, "/");
     else
-        oom_est_printf(out, size, "%.*s", (int)(slash - path), path);
+        snprintf(out, size, "%.*s", (int)(slash - path), path);
 }
 
 /* "a/./b/../c" -> "a/c", lexically; a leading ".." that climbs above a
@@ -226,9 +226,19 @@ static void find_bases(oom_est_project *p, const char *script, const char *launc
 
 /* ---- reading a file's imports --------------------------------------------- */
 
+/* The source text of `n` into buf; false when it does not fit. Read here
+ * rather than through the readers' helpers, so that this file calls
+ * nothing of the estimate's own (modules.c calls it, never the reverse). */
 static bool node_text(const oom_est_unit *u, TSNode n, char *buf, size_t size)
 {
-    return oom_est_text_of(u->reader, n, buf, size);
+    if (ts_node_is_null(n))
+        return false;
+    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+    if (b < a || b > u->reader->src->len || (size_t)(b - a) >= size)
+        return false;
+    memcpy(buf, u->reader->src->text + a, b - a);
+    buf[b - a] = '\0';
+    return true;
 }
 
 static bool inside_definition(const oom_nodes *L, uint32_t k)
@@ -267,7 +277,7 @@ static void read_import(oom_est_unit *u, TSNode s, bool top)
                 add_import(u, alias, name, "", false, top);
         } else if (oom_est_type_is(k, "dotted_name") && node_text(u, k, name, sizeof name)) {
             char first[64];
-            oom_est_printf(first, sizeof first, "%.*s", (int)strcspn(name, "."), name);
+            snprintf(first, sizeof first, "%.*s", (int)strcspn(name, "."), name);
             add_import(u, first, first, "", false, top);
         }
     }
@@ -324,7 +334,6 @@ static void read_imports(oom_est_unit *u)
 static void unit_free(oom_est_unit *u)
 {
     if (!u->borrowed) {
-        oom_est_settings_free(&u->own_reader.settings);
         oom_pymodel_free(u->m);
         if (u->tree)
             ts_tree_delete(u->tree);
@@ -369,9 +378,6 @@ static oom_est_unit *unit_at(oom_est_project *p, const char *path)
     oom_est_reader *r = &u->own_reader;
     r->path = u->path, r->src = &u->src, r->m = u->m, r->kb = p->kb, r->root = ts_tree_root_node(u->tree);
     u->reader = r;
-    /* its module-level names and any options it declares, read as the
-     * script's are (a constant a layer's size comes from) */
-    oom_est_settings_collect(r);
     read_imports(u);
     OOM_PUSH(p->units, p->nunits, p->units_cap, u);
     return u;
@@ -460,7 +466,7 @@ static bool module_under(const char *base, const char *dotted, bool folders, mod
             out->folder = false;
             return true;
         }
-        oom_est_printf(file, sizeof file, "%s.py", cand);
+        snprintf(file, sizeof file, "%s.py", cand);
         if (is_file(file)) {
             oom_est_copy(out->path, sizeof out->path, file);
             out->folder = false;

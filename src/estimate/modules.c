@@ -99,6 +99,7 @@ typedef struct {
     const TSTree *tree;
     oom_est_unit *unit;
     oom_est_reader *r;
+    oom_est_reader own; /* a project file's reader, with its own settings */
     const oom_nodes *layout;
     named_node *classes, *functions;
     size_t nclasses, nfunctions, classes_cap, functions_cap;
@@ -949,7 +950,12 @@ static void view_for(const ctx *c, oom_est_unit *u)
             return;
     view *v = oom_xcalloc(1, sizeof *v);
     v->unit = u;
-    v->r = oom_est_unit_reader(u);
+    /* the file's module-level names and any options it declares, read as
+     * the script's are (a constant a layer's size comes from) */
+    v->own = *oom_est_unit_reader(u);
+    memset(&v->own.settings, 0, sizeof v->own.settings);
+    oom_est_settings_collect(&v->own);
+    v->r = &v->own;
     v->layout = oom_est_unit_layout(u);
     v->tree = v->r->root.tree;
     OOM_PUSH(c->views->items, c->views->len, c->views->cap, v);
@@ -2802,6 +2808,8 @@ void oom_est_read_modules(oom_est_reader *r)
     }
     free(c.frames);
     for (size_t i = 0; i < vs.len; i++) {
+        if (i > 0)
+            oom_est_settings_free(&vs.items[i]->own.settings);
         free(vs.items[i]->classes);
         free(vs.items[i]->functions);
         free(vs.items[i]);
