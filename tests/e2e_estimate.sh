@@ -531,6 +531,8 @@ p=$(printf '%s' "$OUT" | jq -r '.params' 2>/dev/null)
 if [ "$p" = "26570" ]; then pass "import-package-reexport-sized"; else fail "import-package-reexport-sized" "got $p"; fi
 run_oomlint estimate $P/train_src.py
 expect_contains "import-src-layout" "$OUT" "class Tiny at $P/src/tinypkg/tiny.py:4): 800 parameters"
+run_oomlint estimate $P/train_wn.py
+expect_contains "import-forwarding-wrapper-weight-norm" "$OUT" "class Vocoder at $P/models/wn.py:9): 978 parameters"
 run_oomlint estimate $P/train_unknown.py
 expect_rc "import-unresolved-exit-2" 2
 expect_contains "import-unresolved-stays-unknown" "$ERR" "no model to size"

@@ -1211,12 +1211,17 @@ static value instantiate(ctx *c, frame *caller, TSNode call, TSNode cls)
 
 /* A function of the script called while building: its body runs with the
  * arguments bound, and its first `return` is the value. */
+static bool eval_forwarded(ctx *c, frame *caller, TSNode call, TSNode def, TSNode e, int depth, value *out);
+
 static value call_function(ctx *c, frame *caller, TSNode call, TSNode def, frame *closure)
 {
     if (c->depth >= MAX_DEPTH) {
         unresolved(c, call, "calls nested too deeply");
         return unknown();
     }
+    value forwarded;
+    if (eval_forwarded(c, caller, call, def, OOM_EST_NULL_NODE, 0, &forwarded))
+        return forwarded;
     frame *body = frame_new(c, closure);
     bind_parameters(c, caller, call, def, body, 0);
     c->depth++;
@@ -1902,6 +1907,43 @@ static value run_method(ctx *c, frame *f, TSNode call, TSNode def, TSNode cls)
     return body->returned ? body->ret : unknown();
 }
 
+static bool is_weight_norm(const char *q)
+{
+    return strcmp(q, "torch.nn.utils.weight_norm") == 0 || strcmp(q, "torch.nn.utils.parametrizations.weight_norm") == 0;
+}
+
+/* The torch.nn layer a call builds ("Conv1d"), its function named in the
+ * call's own file; NULL when it builds none. */
+static const char *layer_called(const ctx *c, TSNode call, oom_buf *q)
+{
+    return is(call, "call") && oom_pymodel_qualname(reader_of(c, call)->m, field(call, "function"), q)
+               ? torch_layer_name(q->data)
+               : NULL;
+}
+
+/* weight_norm splits a layer's weight into a direction of the weight's
+ * shape and a magnitude per row (dim 0, PyTorch's default): one parameter
+ * more per row. The rows are read from `args_call` (the call whose
+ * arguments the layer gets), the layer's kind from `layer_call`. */
+static void add_weight_norm(ctx *c, frame *f, TSNode layer_call, TSNode args_call, value *v)
+{
+    oom_buf q;
+    oom_buf_init(&q);
+    const char *layer = v->kind == V_MODULE ? layer_called(c, layer_call, &q) : NULL;
+    long long rows = -1;
+    bool ok = layer && ((oom_str_starts_with(layer, "ConvTranspose") &&
+                         opt_int(c, f, args_call, 0, "in_channels", -1, "in_channels of a convolution", &rows)) ||
+                        (!oom_str_starts_with(layer, "ConvTranspose") && oom_str_starts_with(layer, "Conv") &&
+                         opt_int(c, f, args_call, 1, "out_channels", -1, "out_channels of a convolution", &rows)) ||
+                        (strcmp(layer, "Linear") == 0 &&
+                         opt_int(c, f, args_call, 1, "out_features", -1, "out_features of nn.Linear", &rows)));
+    oom_buf_free(&q);
+    if (ok && rows > 0)
+        v->m.params += rows;
+    else if (v->kind == V_MODULE)
+        unresolved(c, layer_call, "the rows of a weight-normed layer");
+}
+
 /* A torch (or builtin) callable by its qualified name. */
 static value eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
 {
@@ -1911,6 +1953,12 @@ static value eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
         return parameter(c, f, call);
     if (oom_str_starts_with(name, "torch.nn.") && !strchr(name + 9, '.') && name[9] >= 'A' && name[9] <= 'Z')
         return nn_layer(c, f, call, last);
+    if (is_weight_norm(name)) {
+        TSNode inner = arg(c, call, 0, "module");
+        value normed = eval(c, f, inner);
+        add_weight_norm(c, f, inner, inner, &normed);
+        return normed;
+    }
     if (strcmp(name, "torch.nn.utils.spectral_norm") == 0 ||
         strcmp(name, "torch.nn.utils.parametrizations.spectral_norm") == 0 || strcmp(name, "copy.deepcopy") == 0)
         return eval(c, f, arg(c, call, 0, NULL));
@@ -1929,6 +1977,76 @@ static value eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
         v.node = call;
     }
     return v;
+}
+
+/* Whether every argument of call `e` passes the wrapper's own *args or
+ * **kwargs on as they came. */
+static bool passes_through(const ctx *c, TSNode def, TSNode e)
+{
+    TSNode ps[4], as[4];
+    size_t np = kids(c, field(def, "parameters"), ps, 4), na = kids(c, field(e, "arguments"), as, 4);
+    if (na == 0)
+        return false;
+    for (size_t i = 0; i < na; i++) {
+        char a[48], p[48];
+        bool found = false;
+        if (!(is(as[i], "list_splat") || is(as[i], "dictionary_splat")) || !text(c, ts_node_named_child(as[i], 0), a, sizeof a))
+            return false;
+        for (size_t k = 0; k < np && !found; k++)
+            found = is(ps[k], is(as[i], "list_splat") ? "list_splat_pattern" : "dictionary_splat_pattern") &&
+                    text(c, ts_node_named_child(ps[k], 0), p, sizeof p) && strcmp(a, p) == 0;
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/* A wrapper that only forwards its arguments (`def WNConv1d(*args,
+ * **kwargs): return weight_norm(nn.Conv1d(*args, **kwargs))`): what it
+ * returns is built from the caller's own arguments, read in the caller's
+ * frame, as if the caller had called the inner callable itself. `e` is the
+ * returned expression being read (null: find the wrapper's one return);
+ * false when `def` is no such wrapper. */
+static bool eval_forwarded(ctx *c, frame *caller, TSNode call, TSNode def, TSNode e, int depth, value *out)
+{
+    if (ts_node_is_null(e)) {
+        TSNode ps[4], body[3];
+        size_t np = kids(c, field(def, "parameters"), ps, 4), nb = kids(c, field(def, "body"), body, 3);
+        for (size_t i = 0; i < np; i++)
+            if (!is(ps[i], "list_splat_pattern") && !is(ps[i], "dictionary_splat_pattern"))
+                return false;
+        size_t at = nb > 1 && is(body[0], "expression_statement") && is(ts_node_named_child(body[0], 0), "string");
+        if (np == 0 || nb != at + 1 || !is(body[at], "return_statement"))
+            return false;
+        e = ts_node_named_child(body[at], 0);
+    }
+    if (!is(e, "call") || depth > 4)
+        return false;
+    TSNode fn = field(e, "function");
+    oom_buf q;
+    oom_buf_init(&q);
+    bool named = oom_pymodel_qualname(reader_of(c, fn)->m, fn, &q);
+    bool handled = false;
+    if (passes_through(c, def, e)) {
+        value callee = eval(c, NULL, fn);
+        handled = true;
+        if (callee.kind == V_CLASS)
+            *out = instantiate(c, caller, call, callee.node);
+        else if (callee.kind == V_FUNC)
+            *out = call_function(c, caller, call, callee.node, callee.obj);
+        else if (named)
+            *out = eval_named_call(c, caller, call, q.data);
+        else
+            handled = false;
+    } else if (named && (is_weight_norm(q.data) || strcmp(q.data, "torch.nn.utils.spectral_norm") == 0 ||
+                         strcmp(q.data, "torch.nn.utils.parametrizations.spectral_norm") == 0)) {
+        TSNode inner = arg(c, e, 0, "module");
+        handled = eval_forwarded(c, caller, call, def, inner, depth + 1, out);
+        if (handled && is_weight_norm(q.data))
+            add_weight_norm(c, caller, inner, call, out);
+    }
+    oom_buf_free(&q);
+    return handled;
 }
 
 static value eval_call(ctx *c, frame *f, TSNode call)
