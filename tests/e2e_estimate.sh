@@ -533,6 +533,8 @@ run_oomlint estimate $P/train_src.py
 expect_contains "import-src-layout" "$OUT" "class Tiny at $P/src/tinypkg/tiny.py:4): 800 parameters"
 run_oomlint estimate $P/train_wn.py
 expect_contains "import-forwarding-wrapper-weight-norm" "$OUT" "class Vocoder at $P/models/wn.py:9): 978 parameters"
+run_oomlint estimate $P/train_or_export.py
+expect_contains "import-trained-build-only" "$OUT" "train_or_export.py:12 Net built here (class Net at $P/models/net.py:8): 55178 parameters"
 run_oomlint estimate $P/train_unknown.py
 expect_rc "import-unresolved-exit-2" 2
 expect_contains "import-unresolved-stays-unknown" "$ERR" "no model to size"

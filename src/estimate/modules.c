@@ -2729,6 +2729,54 @@ static TSNode site_class(const build_site *s)
     return ts_node_is_null(s->made) ? s->cls : s->made;
 }
 
+/* The function of the script a site's call is in (null at module level). */
+static TSNode enclosing_function(const ctx *c, TSNode n)
+{
+    const oom_nodes *L = c->layout;
+    uint32_t at = oom_nodes_find(L, n);
+    for (uint32_t up = at == UINT32_MAX ? UINT32_MAX : L->items[at].parent; up != UINT32_MAX; up = L->items[up].parent)
+        if (is(L->items[up].node, "function_definition"))
+            return L->items[up].node;
+    return OOM_EST_NULL_NODE;
+}
+
+/* Whether the code of `fn` (the whole script when null) calls `.backward()`. */
+static bool runs_backward(const ctx *c, TSNode fn)
+{
+    const oom_nodes *L = c->layout;
+    uint32_t at = ts_node_is_null(fn) ? 0 : oom_nodes_find(L, fn);
+    for (uint32_t k = at; at != UINT32_MAX && k < L->items[at].end; k++) {
+        TSNode x = L->items[k].node, f = field(x, "function");
+        char m[16];
+        if (is(x, "call") && is(f, "attribute") && text(c, field(f, "attribute"), m, sizeof m) &&
+            strcmp(m, "backward") == 0 && (ts_node_is_null(fn) || ts_node_eq(enclosing_function(c, x), fn)))
+            return true;
+    }
+    return false;
+}
+
+/* Models built in different functions are different runs, not one job
+ * (neural_style.py builds its network in train() and again in stylize()):
+ * when some are built where a backward runs, those are the ones trained.
+ * Models built side by side in one function (a GAN's two) all stay. */
+static size_t keep_trained(const ctx *c, build_site *sites, size_t n)
+{
+    bool split = false, any = false, trained[8];
+    for (size_t i = 0; i < n; i++) {
+        TSNode fn = enclosing_function(c, sites[i].call);
+        split = split || !ts_node_eq(fn, enclosing_function(c, sites[0].call));
+        trained[i] = runs_backward(c, fn); /* at module level: the script trains anywhere */
+        any = any || trained[i];
+    }
+    if (!split || !any)
+        return n;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (trained[i])
+            sites[kept++] = sites[i];
+    return kept;
+}
+
 static size_t find_builds(ctx *c, build_site *sites, size_t max)
 {
     const oom_nodes *L = c->layout;
@@ -2763,7 +2811,7 @@ static size_t find_builds(ctx *c, build_site *sites, size_t max)
         if (!repeat)
             sites[n++] = s;
     }
-    return n;
+    return keep_trained(c, sites, n);
 }
 
 /* ---- into the estimate ------------------------------------------------------ */
