@@ -517,6 +517,49 @@ printf 'import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self, n):
 run_oomlint estimate "$T/unsized.py"
 expect_rc "module-unsized-exit-2" 2
 expect_contains "module-unsized-names-the-size" "$ERR" "\`n\` (in_features of nn.Linear, line 5)"
+# The model's class in another file of the project (issue 27): followed
+# through the script's imports, sized from its layers, the class's file and
+# line in the provenance (counts derived in each script's docstring,
+# fixtures/estimate/project/).
+P=fixtures/estimate/project
+run_oomlint estimate $P/train.py
+expect_contains "import-class-sized" "$OUT" "train.py:17 Net built here (class Net at $P/models/net.py:8): 118538 parameters"
+run_oomlint estimate $P/train_factory.py
+expect_contains "import-factory-sized" "$OUT" "Net built here (class Net at $P/models/net.py:8, built by build_model() at $P/models/factory.py:6): 55178 parameters"
+run_oomlint estimate $P/train_package.py --format json
+p=$(printf '%s' "$OUT" | jq -r '.params' 2>/dev/null)
+if [ "$p" = "26570" ]; then pass "import-package-reexport-sized"; else fail "import-package-reexport-sized" "got $p"; fi
+run_oomlint estimate $P/train_src.py
+expect_contains "import-src-layout" "$OUT" "class Tiny at $P/src/tinypkg/tiny.py:4): 800 parameters"
+run_oomlint estimate $P/train_wn.py
+expect_contains "import-forwarding-wrapper-weight-norm" "$OUT" "class Vocoder at $P/models/wn.py:9): 978 parameters"
+run_oomlint estimate $P/train_or_export.py
+expect_contains "import-trained-build-only" "$OUT" "train_or_export.py:12 Net built here (class Net at $P/models/net.py:8): 55178 parameters"
+run_oomlint estimate $P/train_unknown.py
+expect_rc "import-unresolved-exit-2" 2
+expect_contains "import-unresolved-stays-unknown" "$ERR" "no model to size"
+# as launched from the project's folder: a subfolder's script, `python -m`
+# with a relative import, options handed to the class whole
+OABS="$(cd "$(dirname "$OOMLINT")" && pwd)/$(basename "$OOMLINT")"
+OUT=$(cd $P && "$OABS" estimate -- python scripts/train_sub.py 2>&1)
+expect_contains "import-from-subfolder" "$OUT" "scripts/train_sub.py:8 Net built here (class Net at models/net.py:8): 55178 parameters"
+OUT=$(cd $P && "$OABS" estimate -- python -m app.train 2>&1)
+expect_contains "import-relative-in-package" "$OUT" "class Classifier at app/model.py:4): 105 parameters"
+OUT=$(cd $P && "$OABS" estimate -- python train_args.py --out-dim 6 2>&1)
+expect_contains "import-class-reads-passed-args" "$OUT" "class ArgNet at models/argnet.py:4): 66 parameters"
+# imports that reach nothing sizable end in the model unknown, never a crash:
+# a models file over the 1 MiB bound, a module that is a symlink loop, a
+# package that re-exports from itself
+mkdir -p "$T/hostile/pkg" && cd "$T/hostile" || exit 1
+{ printf 'import torch.nn as nn\nclass Big(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(2, 2)\n'
+  i=0; while [ $i -lt 40000 ]; do printf '# padding line to make the file larger than a models file oomlint reads\n'; i=$((i+1)); done; } > big.py
+ln -sf loop.py loop.py
+printf 'from .pkg import Self\n' > pkg/__init__.py
+printf 'from big import Big\nfrom loop import Loop\nfrom pkg import Self\nimport torch\nmodel = Big() if torch.cuda.is_available() else Loop()\nother = Self()\nmodel(1).backward()\n' > train.py
+cd - >/dev/null || exit 1
+run_oomlint estimate "$T/hostile/train.py"
+expect_rc "import-hostile-exit-2" 2
+expect_contains "import-hostile-stays-unknown" "$ERR" "no model to size"
 # the capacity rules stay quiet on a script-defined model (rough activations)
 run_oomlint --format concise --isolated --gpu t4 fixtures/estimate/small_transformer.py
 expect_not_contains "module-no-capacity-finding" "$OUT" "OOM60"

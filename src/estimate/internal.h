@@ -10,6 +10,7 @@
 #include "oomlint/lang.h"
 #include "oomlint/launch.h"
 #include "oomlint/model.h"
+#include "oomlint/nodes.h"
 #include "oomlint/source.h"
 
 /* ---- the run's settings (settings.c) ------------------------------------
@@ -83,6 +84,10 @@ const oom_est_setting *oom_est_setting_named(const oom_est_reader *r, const char
 /* The setting an expression reads: `args.batch_size`, `self.args.x`,
  * `model_args.model_name_or_path`, or a name bound to one; NULL otherwise. */
 const oom_est_setting *oom_est_setting_read_by(const oom_est_reader *r, TSNode expr);
+/* Whether `expr` (a name or `self.args`) holds the script's parsed options,
+ * as oom_est_setting_read_by tells it, in a file that declares options:
+ * what a model class in another file receives as `args` (modules.c). */
+bool oom_est_holds_arguments(const oom_est_reader *r, TSNode expr);
 /* The default as an integer (argparse's type=int converts a string); false
  * when there is none or it is not a whole number. */
 bool oom_est_setting_int(const oom_est_reader *r, const oom_est_setting *s, long long *out);
@@ -184,6 +189,32 @@ void oom_est_read_placement(oom_est_reader *r);
 /* torchvision / timm image models, their input size, autocast, optimizer
  * classes and frozen layers (vision.c). */
 void oom_est_read_vision(oom_est_reader *r);
+/* ---- the project's own files (imports.c) ----------------------------------
+ * The files a script's imports reach inside its project, each parsed once
+ * for the definitions a model is built from (modules.c sizes them). */
+typedef struct oom_est_project oom_est_project;
+typedef struct oom_est_unit oom_est_unit;
+/* A class or function definition and the file it is in. */
+typedef struct {
+    oom_est_unit *unit;
+    TSNode def;
+} oom_est_def;
+/* The script as the first file (its reader and layout stay the caller's),
+ * and the folders its absolute imports are looked up in. */
+oom_est_project *oom_est_project_open(oom_est_reader *script, const oom_nodes *layout);
+void oom_est_project_close(oom_est_project *p);
+oom_est_unit *oom_est_project_script(oom_est_project *p);
+/* A file's reader (path, source, model, module-level settings) and layout. */
+oom_est_reader *oom_est_unit_reader(oom_est_unit *u);
+const oom_nodes *oom_est_unit_layout(const oom_est_unit *u);
+const char *oom_est_unit_path(const oom_est_unit *u);
+/* Whether an import in the file may bind `name` (a star import may bind any). */
+bool oom_est_unit_imports(const oom_est_unit *u, const char *name);
+/* The definition a dotted reference in file `from` names through its
+ * imports (`Net`, `models.Net`, `pkg.factory.build`), in a project file;
+ * false when it names none there (a library, a missing file, a cycle). */
+bool oom_est_project_resolve(oom_est_project *p, oom_est_unit *from, const char *dotted, oom_est_def *out);
+
 /* A model the script defines (an nn.Module subclass it instantiates),
  * sized exactly from its __init__ where every size can be read; otherwise
  * the model input says which size could not be (modules.c). */

@@ -31,7 +31,8 @@
 typedef struct frame frame;
 
 typedef enum {
-    V_UNKNOWN, V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_INTS, V_TENSOR, V_MODULE, V_CLASS, V_FUNC, V_OBJECT
+    V_UNKNOWN, V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_INTS, V_TENSOR, V_MODULE, V_CLASS, V_FUNC, V_OBJECT,
+    V_ARGS /* the parsed options of a file (`args`), passed on as a value: `Net(args)` */
 } vkind;
 
 /* What a module (or a list of modules) adds up to. */
@@ -61,6 +62,8 @@ typedef struct {
     char s[64];  /* a string's value */
     TSNode node; /* the definition of a class or function; the call of an unknown */
     frame *obj;  /* an object's attributes; a function's enclosing frame */
+    TSNode made; /* a module instance: the class it was made from, for provenance */
+    const oom_est_reader *args; /* V_ARGS: the file whose options they are */
     mod m;
 } value;
 
@@ -87,11 +90,31 @@ typedef struct {
     TSNode node;
 } named_node;
 
+/* One file the model's code is in, as the evaluator reads it: the script
+ * first, then each project file its imports reach (imports.c). A node is
+ * read in the view of the tree it belongs to, so a class in models/net.py
+ * runs with that file's imports and constants, and the arguments its
+ * caller passes are read in the caller's file. */
 typedef struct {
+    const TSTree *tree;
+    oom_est_unit *unit;
     oom_est_reader *r;
+    oom_est_reader own; /* a project file's reader, with its own settings */
     const oom_nodes *layout;
     named_node *classes, *functions;
     size_t nclasses, nfunctions, classes_cap, functions_cap;
+} view;
+
+typedef struct {
+    view **items;
+    size_t len, cap;
+} views;
+
+typedef struct {
+    oom_est_reader *r;
+    const oom_nodes *layout; /* the script's */
+    oom_est_project *project;
+    views *views; /* [0] is the script's; a pointer, so that a lookup through a const ctx may add one */
     frame **frames; /* every frame made, freed at the end */
     size_t nframes, frames_cap;
     char why[200]; /* the first size that could not be told */
@@ -115,17 +138,47 @@ static TSNode field(TSNode n, const char *name)
     return ts_node_is_null(n) ? n : oom_child(n, name, (uint32_t)strlen(name));
 }
 
+/* The view of the file `n` is in (the script's for a null node). */
+static view *view_of(const ctx *c, TSNode n)
+{
+    for (size_t i = 1; i < c->views->len; i++)
+        if (c->views->items[i]->tree == n.tree)
+            return c->views->items[i];
+    return c->views->items[0];
+}
+
+static oom_est_reader *reader_of(const ctx *c, TSNode n)
+{
+    return view_of(c, n)->r;
+}
+
+static const oom_nodes *layout_of(const ctx *c, TSNode n)
+{
+    return view_of(c, n)->layout;
+}
+
 static bool text(const ctx *c, TSNode n, char *buf, size_t size)
 {
-    return oom_est_text_of(c->r, n, buf, size);
+    return oom_est_text_of(reader_of(c, n), n, buf, size);
 }
 
 /* 1-based, as provenance lines are. */
 static unsigned line_of(const ctx *c, TSNode n)
 {
     uint32_t row = 0, col = 0;
-    oom_source_position(c->r->src, ts_node_start_byte(n), &row, &col);
+    oom_source_position(reader_of(c, n)->src, ts_node_start_byte(n), &row, &col);
     return row;
+}
+
+/* Where a definition is, for people: "line 16" in the script, else
+ * "models/net.py:16". */
+static void place_of(const ctx *c, TSNode n, char *buf, size_t size)
+{
+    view *v = view_of(c, n);
+    if (v == c->views->items[0])
+        oom_est_printf(buf, size, "line %u", line_of(c, n));
+    else
+        oom_est_printf(buf, size, "%s:%u", oom_est_unit_path(v->unit), line_of(c, n));
 }
 
 /* The named children of `n`, read from the laid-out tree (a statement block
@@ -133,12 +186,13 @@ static unsigned line_of(const ctx *c, TSNode n)
 static size_t kids(const ctx *c, TSNode n, TSNode *out, size_t max)
 {
     size_t count = 0;
-    uint32_t at = ts_node_is_null(n) ? UINT32_MAX : oom_nodes_find(c->layout, n);
+    const oom_nodes *L = layout_of(c, n);
+    uint32_t at = ts_node_is_null(n) ? UINT32_MAX : oom_nodes_find(L, n);
     if (at == UINT32_MAX)
         return 0;
-    for (uint32_t k = at + 1; k < c->layout->items[at].end && count < max; k = c->layout->items[k].end)
-        if (ts_node_is_named(c->layout->items[k].node) && !is(c->layout->items[k].node, "comment"))
-            out[count++] = c->layout->items[k].node;
+    for (uint32_t k = at + 1; k < L->items[at].end && count < max; k = L->items[k].end)
+        if (ts_node_is_named(L->items[k].node) && !is(L->items[k].node, "comment"))
+            out[count++] = L->items[k].node;
     return count;
 }
 
@@ -147,15 +201,17 @@ static void unresolved(ctx *c, TSNode at, const char *what)
 {
     if (c->why[0])
         return;
-    char t[72] = "?";
+    char t[72] = "?", where[96] = "line 0";
     if (!ts_node_is_null(at) && !text(c, at, t, sizeof t)) {
-        memcpy(t, c->r->src->text + ts_node_start_byte(at), 60);
+        memcpy(t, reader_of(c, at)->src->text + ts_node_start_byte(at), 60);
         memcpy(t + 60, "...", 4);
     }
     for (char *p = t; *p; p++)
         if (*p == '\n')
             *p = ' ';
-    snprintf(c->why, sizeof c->why, "`%s` (%s, line %u)", t, what, ts_node_is_null(at) ? 0 : line_of(c, at));
+    if (!ts_node_is_null(at))
+        place_of(c, at, where, sizeof where);
+    snprintf(c->why, sizeof c->why, "`%s` (%s, %s)", t, what, where);
 }
 
 static value unknown(void)
@@ -869,11 +925,12 @@ static value tensor(ctx *c, frame *f, TSNode call)
 
 static TSNode class_body_function(const ctx *c, TSNode cls, const char *name)
 {
-    uint32_t at = oom_nodes_find(c->layout, field(cls, "body"));
+    const oom_nodes *L = layout_of(c, cls);
+    uint32_t at = oom_nodes_find(L, field(cls, "body"));
     if (at == UINT32_MAX)
         return OOM_EST_NULL_NODE;
-    for (uint32_t k = at + 1; k < c->layout->items[at].end; k = c->layout->items[k].end) {
-        TSNode s = c->layout->items[k].node;
+    for (uint32_t k = at + 1; k < L->items[at].end; k = L->items[k].end) {
+        TSNode s = L->items[k].node;
         TSNode def = is(s, "decorated_definition") ? field(s, "definition") : s;
         char nm[64];
         if (is(def, "function_definition") && text(c, field(def, "name"), nm, sizeof nm) && strcmp(nm, name) == 0)
@@ -882,13 +939,67 @@ static TSNode class_body_function(const ctx *c, TSNode cls, const char *name)
     return OOM_EST_NULL_NODE;
 }
 
+static void collect_definitions(const ctx *c, view *v);
+
+/* The view of a project file, made the first time one of its definitions
+ * is reached. */
+static void view_for(const ctx *c, oom_est_unit *u)
+{
+    for (size_t i = 0; i < c->views->len; i++)
+        if (c->views->items[i]->unit == u)
+            return;
+    view *v = oom_xcalloc(1, sizeof *v);
+    v->unit = u;
+    /* the file's module-level names and any options it declares, read as
+     * the script's are (a constant a layer's size comes from) */
+    v->own = *oom_est_unit_reader(u);
+    memset(&v->own.settings, 0, sizeof v->own.settings);
+    oom_est_settings_collect(&v->own);
+    v->r = &v->own;
+    v->layout = oom_est_unit_layout(u);
+    v->tree = v->r->root.tree;
+    OOM_PUSH(c->views->items, c->views->len, c->views->cap, v);
+    collect_definitions(c, v);
+}
+
+static const value *lookup(frame *f, const char *name);
+
+/* The class or function another file of the project defines that `e` (a
+ * name or a dotted name) refers to through the imports of e's own file:
+ * `Net` after `from models.net import Net`, `models.ResNet` after `import
+ * models`. A name the running frame binds is not the import. Null when
+ * none (a library, a file not in the project). */
+static TSNode imported_definition(const ctx *c, frame *f, TSNode e)
+{
+    char dotted[160], head[64];
+    if (!c->project || !(is(e, "identifier") || is(e, "attribute")) || !text(c, e, dotted, sizeof dotted))
+        return OOM_EST_NULL_NODE;
+    for (const char *p = dotted; *p; p++)
+        if (!(*p == '_' || *p == '.' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            return OOM_EST_NULL_NODE;
+    oom_est_printf(head, sizeof head, "%.*s", (int)strcspn(dotted, "."), dotted);
+    view *v = view_of(c, e);
+    oom_est_def d;
+    if ((f && lookup(f, head)) || !oom_est_unit_imports(v->unit, head) ||
+        !oom_est_project_resolve(c->project, v->unit, dotted, &d))
+        return OOM_EST_NULL_NODE;
+    view_for(c, d.unit);
+    return d.def;
+}
+
+/* The class `name_node` names: one its own file defines, else one an
+ * import brings from the project. */
 static TSNode script_class(const ctx *c, TSNode name_node)
 {
     char name[64];
-    if (!is(name_node, "identifier") || !text(c, name_node, name, sizeof name))
-        return OOM_EST_NULL_NODE;
-    const TSNode *found = lookup_named(c->classes, c->nclasses, name);
-    return found ? *found : OOM_EST_NULL_NODE;
+    if (is(name_node, "identifier") && text(c, name_node, name, sizeof name)) {
+        view *v = view_of(c, name_node);
+        const TSNode *found = lookup_named(v->classes, v->nclasses, name);
+        if (found)
+            return *found;
+    }
+    TSNode d = imported_definition(c, NULL, name_node);
+    return is(d, "class_definition") ? d : OOM_EST_NULL_NODE;
 }
 
 /* `torch.nn.Linear` ...: the last name of a torch.nn class (not Module);
@@ -910,7 +1021,7 @@ static bool torch_layer_base(const ctx *c, TSNode cls, char *buf, size_t size)
     for (size_t i = 0; i < n; i++) {
         oom_buf q;
         oom_buf_init(&q);
-        const char *name = oom_pymodel_qualname(c->r->m, bases[i], &q) ? torch_layer_name(q.data) : NULL;
+        const char *name = oom_pymodel_qualname(reader_of(c, bases[i])->m, bases[i], &q) ? torch_layer_name(q.data) : NULL;
         if (name)
             oom_est_copy(buf, size, name);
         oom_buf_free(&q);
@@ -929,7 +1040,7 @@ static bool is_module_class(const ctx *c, TSNode cls, int depth)
     for (size_t i = 0; i < n && depth < 8; i++) {
         oom_buf q;
         oom_buf_init(&q);
-        bool yes = oom_pymodel_qualname(c->r->m, bases[i], &q) &&
+        bool yes = oom_pymodel_qualname(reader_of(c, bases[i])->m, bases[i], &q) &&
                    (oom_str_ends_with(q.data, "nn.Module") || oom_str_ends_with(q.data, "LightningModule") ||
                     torch_layer_name(q.data));
         oom_buf_free(&q);
@@ -1055,12 +1166,13 @@ static void run_init(ctx *c, frame *caller, TSNode call, TSNode cls, frame *self
  * given positionally or by keyword. */
 static void bind_fields(ctx *c, frame *caller, TSNode call, TSNode cls, frame *obj)
 {
-    uint32_t at = oom_nodes_find(c->layout, field(cls, "body"));
+    const oom_nodes *L = layout_of(c, cls);
+    uint32_t at = oom_nodes_find(L, field(cls, "body"));
     if (at == UINT32_MAX)
         return;
     int pos = 0;
-    for (uint32_t k = at + 1; k < c->layout->items[at].end; k = c->layout->items[k].end) {
-        TSNode s = c->layout->items[k].node;
+    for (uint32_t k = at + 1; k < L->items[at].end; k = L->items[k].end) {
+        TSNode s = L->items[k].node;
         TSNode a = is(s, "expression_statement") ? ts_node_named_child(s, 0) : OOM_EST_NULL_NODE;
         char nm[48];
         if (!is(a, "assignment") || !is(field(a, "left"), "identifier") || !text(c, field(a, "left"), nm, sizeof nm))
@@ -1086,8 +1198,11 @@ static value instantiate(ctx *c, frame *caller, TSNode call, TSNode cls)
         bind_fields(c, caller, call, cls, self);
     run_init(c, caller, call, cls, self);
     c->depth--;
-    if (module)
-        return instance_total(self);
+    if (module) {
+        value m = instance_total(self);
+        m.made = cls;
+        return m;
+    }
     value v = unknown();
     v.kind = V_OBJECT;
     v.obj = self;
@@ -1096,12 +1211,17 @@ static value instantiate(ctx *c, frame *caller, TSNode call, TSNode cls)
 
 /* A function of the script called while building: its body runs with the
  * arguments bound, and its first `return` is the value. */
+static bool eval_forwarded(ctx *c, frame *caller, TSNode call, TSNode def, TSNode e, int depth, value *out);
+
 static value call_function(ctx *c, frame *caller, TSNode call, TSNode def, frame *closure)
 {
     if (c->depth >= MAX_DEPTH) {
         unresolved(c, call, "calls nested too deeply");
         return unknown();
     }
+    value forwarded;
+    if (eval_forwarded(c, caller, call, def, OOM_EST_NULL_NODE, 0, &forwarded))
+        return forwarded;
     frame *body = frame_new(c, closure);
     bind_parameters(c, caller, call, def, body, 0);
     c->depth++;
@@ -1128,19 +1248,19 @@ static const value *lookup(frame *f, const char *name)
 }
 
 /* A setting's default (argparse, dataclass field, module-level name). */
-static value from_setting(ctx *c, const oom_est_setting *s)
+static value from_setting(const oom_est_reader *r, const oom_est_setting *s)
 {
     long long n;
-    if (oom_est_setting_int(c->r, s, &n))
+    if (oom_est_setting_int(r, s, &n))
         return int_value(n);
     oom_buf str;
     oom_buf_init(&str);
     value v = unknown();
-    if (oom_est_setting_string(c->r, s, &str)) {
+    if (oom_est_setting_string(r, s, &str)) {
         v.kind = V_STR;
         oom_est_copy(v.s, sizeof v.s, str.data);
     } else if (ts_node_is_null(s->value) || is(s->value, "true") || is(s->value, "false")) {
-        int on = oom_est_setting_switch(c->r, s);
+        int on = oom_est_setting_switch(r, s);
         if (on >= 0)
             v = bool_value(on);
     }
@@ -1172,28 +1292,44 @@ static value eval_identifier(ctx *c, frame *f, TSNode e)
     const value *known = lookup(f, nm);
     if (known)
         return *known;
-    const TSNode *def = lookup_named(c->classes, c->nclasses, nm);
+    view *here = view_of(c, e);
+    const TSNode *def = lookup_named(here->classes, here->nclasses, nm);
     value v = unknown();
     if (def) {
         v.kind = V_CLASS;
         v.node = *def;
         return v;
     }
-    def = lookup_named(c->functions, c->nfunctions, nm);
+    def = lookup_named(here->functions, here->nfunctions, nm);
     if (def) {
         v.kind = V_FUNC;
         v.node = *def;
         return v;
     }
-    TSNode bound = oom_pymodel_value_of(c->r->m, e, 0);
+    TSNode imported = imported_definition(c, f, e);
+    if (!ts_node_is_null(imported)) {
+        v.kind = is(imported, "class_definition") ? V_CLASS : V_FUNC;
+        v.node = imported;
+        return v;
+    }
+    TSNode bound = oom_pymodel_value_of(here->r->m, e, 0);
     if (!ts_node_is_null(bound) && !ts_node_eq(bound, e) && !is(bound, "identifier") && c->depth < MAX_DEPTH) {
         c->depth++;
         v = eval(c, NULL, bound);
         c->depth--;
-        return v;
+    } else {
+        const oom_est_setting *s = oom_est_setting_named(here->r, nm);
+        if (s)
+            return from_setting(here->r, s);
     }
-    const oom_est_setting *s = oom_est_setting_named(c->r, nm);
-    return s ? from_setting(c, s) : v;
+    if (v.kind == V_UNKNOWN && oom_est_holds_arguments(here->r, e)) {
+        /* `args = parser.parse_args()`: a value that can travel into a
+         * class of another file, which reads its options (`args.emb_dims`) */
+        v = unknown();
+        v.kind = V_ARGS;
+        v.args = here->r;
+    }
+    return v;
 }
 
 static value eval_attribute(ctx *c, frame *f, TSNode e)
@@ -1203,19 +1339,29 @@ static value eval_attribute(ctx *c, frame *f, TSNode e)
     if (!text(c, field(e, "attribute"), attr, sizeof attr))
         return unknown();
     frame *holder = NULL;
+    TSNode imported = is_self(c, f, object) ? OOM_EST_NULL_NODE : imported_definition(c, f, e);
+    if (!ts_node_is_null(imported)) { /* `models.ResNet` after `import models` */
+        value v = unknown();
+        v.kind = is(imported, "class_definition") ? V_CLASS : V_FUNC;
+        v.node = imported;
+        return v;
+    }
     if (is_self(c, f, object)) {
         holder = builder(f)->inst;
     } else if (is(object, "identifier") || is(object, "attribute")) {
         value o = eval(c, f, object);
         if (o.kind == V_OBJECT)
             holder = o.obj;
+        const oom_est_setting *s = o.kind == V_ARGS ? oom_est_setting_named(o.args, attr) : NULL;
+        if (s && s->kind != OOM_SETTING_MODULE)
+            return from_setting(o.args, s);
     }
     if (holder) {
         var *v = find_var(holder->attrs, holder->nattrs, attr);
         return v ? v->v : unknown();
     }
-    const oom_est_setting *s = oom_est_setting_read_by(c->r, e);
-    return s ? from_setting(c, s) : unknown();
+    const oom_est_setting *s = oom_est_setting_read_by(reader_of(c, e), e);
+    return s ? from_setting(reader_of(c, e), s) : unknown();
 }
 
 static bool numeric(const value *v)
@@ -1336,8 +1482,8 @@ static value eval_comparison(ctx *c, frame *f, TSNode e)
     uint32_t a = ts_node_end_byte(ln), b = ts_node_start_byte(rn);
     size_t n = 0;
     for (uint32_t i = a; i < b && n + 1 < sizeof op; i++)
-        if (c->r->src->text[i] != ' ' && c->r->src->text[i] != '\t')
-            op[n++] = c->r->src->text[i];
+        if (reader_of(c, e)->src->text[i] != ' ' && reader_of(c, e)->src->text[i] != '\t')
+            op[n++] = reader_of(c, e)->src->text[i];
     op[n] = '\0';
     int eq;
     if (strcmp(op, "==") == 0 || strcmp(op, "is") == 0)
@@ -1517,7 +1663,7 @@ static long long iterate(ctx *c, frame *f, TSNode iter, value *out, long long ma
     }
     char nm[48];
     if (name_of(c, iter, nm, sizeof nm) && !lookup(f, nm)) {
-        TSNode bound = oom_pymodel_value_of(c->r->m, iter, 0);
+        TSNode bound = oom_pymodel_value_of(reader_of(c, iter)->m, iter, 0);
         if (is(bound, "list") || is(bound, "tuple"))
             return iterate(c, NULL, bound, out, max);
     }
@@ -1761,6 +1907,43 @@ static value run_method(ctx *c, frame *f, TSNode call, TSNode def, TSNode cls)
     return body->returned ? body->ret : unknown();
 }
 
+static bool is_weight_norm(const char *q)
+{
+    return strcmp(q, "torch.nn.utils.weight_norm") == 0 || strcmp(q, "torch.nn.utils.parametrizations.weight_norm") == 0;
+}
+
+/* The torch.nn layer a call builds ("Conv1d"), its function named in the
+ * call's own file; NULL when it builds none. */
+static const char *layer_called(const ctx *c, TSNode call, oom_buf *q)
+{
+    return is(call, "call") && oom_pymodel_qualname(reader_of(c, call)->m, field(call, "function"), q)
+               ? torch_layer_name(q->data)
+               : NULL;
+}
+
+/* weight_norm splits a layer's weight into a direction of the weight's
+ * shape and a magnitude per row (dim 0, PyTorch's default): one parameter
+ * more per row. The rows are read from `args_call` (the call whose
+ * arguments the layer gets), the layer's kind from `layer_call`. */
+static void add_weight_norm(ctx *c, frame *f, TSNode layer_call, TSNode args_call, value *v)
+{
+    oom_buf q;
+    oom_buf_init(&q);
+    const char *layer = v->kind == V_MODULE ? layer_called(c, layer_call, &q) : NULL;
+    long long rows = -1;
+    bool ok = layer && ((oom_str_starts_with(layer, "ConvTranspose") &&
+                         opt_int(c, f, args_call, 0, "in_channels", -1, "in_channels of a convolution", &rows)) ||
+                        (!oom_str_starts_with(layer, "ConvTranspose") && oom_str_starts_with(layer, "Conv") &&
+                         opt_int(c, f, args_call, 1, "out_channels", -1, "out_channels of a convolution", &rows)) ||
+                        (strcmp(layer, "Linear") == 0 &&
+                         opt_int(c, f, args_call, 1, "out_features", -1, "out_features of nn.Linear", &rows)));
+    oom_buf_free(&q);
+    if (ok && rows > 0)
+        v->m.params += rows;
+    else if (v->kind == V_MODULE)
+        unresolved(c, layer_call, "the rows of a weight-normed layer");
+}
+
 /* A torch (or builtin) callable by its qualified name. */
 static value eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
 {
@@ -1770,6 +1953,12 @@ static value eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
         return parameter(c, f, call);
     if (oom_str_starts_with(name, "torch.nn.") && !strchr(name + 9, '.') && name[9] >= 'A' && name[9] <= 'Z')
         return nn_layer(c, f, call, last);
+    if (is_weight_norm(name)) {
+        TSNode inner = arg(c, call, 0, "module");
+        value normed = eval(c, f, inner);
+        add_weight_norm(c, f, inner, inner, &normed);
+        return normed;
+    }
     if (strcmp(name, "torch.nn.utils.spectral_norm") == 0 ||
         strcmp(name, "torch.nn.utils.parametrizations.spectral_norm") == 0 || strcmp(name, "copy.deepcopy") == 0)
         return eval(c, f, arg(c, call, 0, NULL));
@@ -1788,6 +1977,76 @@ static value eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
         v.node = call;
     }
     return v;
+}
+
+/* Whether every argument of call `e` passes the wrapper's own *args or
+ * **kwargs on as they came. */
+static bool passes_through(const ctx *c, TSNode def, TSNode e)
+{
+    TSNode ps[4], as[4];
+    size_t np = kids(c, field(def, "parameters"), ps, 4), na = kids(c, field(e, "arguments"), as, 4);
+    if (na == 0)
+        return false;
+    for (size_t i = 0; i < na; i++) {
+        char a[48], p[48];
+        bool found = false;
+        if (!(is(as[i], "list_splat") || is(as[i], "dictionary_splat")) || !text(c, ts_node_named_child(as[i], 0), a, sizeof a))
+            return false;
+        for (size_t k = 0; k < np && !found; k++)
+            found = is(ps[k], is(as[i], "list_splat") ? "list_splat_pattern" : "dictionary_splat_pattern") &&
+                    text(c, ts_node_named_child(ps[k], 0), p, sizeof p) && strcmp(a, p) == 0;
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/* A wrapper that only forwards its arguments (`def WNConv1d(*args,
+ * **kwargs): return weight_norm(nn.Conv1d(*args, **kwargs))`): what it
+ * returns is built from the caller's own arguments, read in the caller's
+ * frame, as if the caller had called the inner callable itself. `e` is the
+ * returned expression being read (null: find the wrapper's one return);
+ * false when `def` is no such wrapper. */
+static bool eval_forwarded(ctx *c, frame *caller, TSNode call, TSNode def, TSNode e, int depth, value *out)
+{
+    if (ts_node_is_null(e)) {
+        TSNode ps[4], body[3];
+        size_t np = kids(c, field(def, "parameters"), ps, 4), nb = kids(c, field(def, "body"), body, 3);
+        for (size_t i = 0; i < np; i++)
+            if (!is(ps[i], "list_splat_pattern") && !is(ps[i], "dictionary_splat_pattern"))
+                return false;
+        size_t at = nb > 1 && is(body[0], "expression_statement") && is(ts_node_named_child(body[0], 0), "string");
+        if (np == 0 || nb != at + 1 || !is(body[at], "return_statement"))
+            return false;
+        e = ts_node_named_child(body[at], 0);
+    }
+    if (!is(e, "call") || depth > 4)
+        return false;
+    TSNode fn = field(e, "function");
+    oom_buf q;
+    oom_buf_init(&q);
+    bool named = oom_pymodel_qualname(reader_of(c, fn)->m, fn, &q);
+    bool handled = false;
+    if (passes_through(c, def, e)) {
+        value callee = eval(c, NULL, fn);
+        handled = true;
+        if (callee.kind == V_CLASS)
+            *out = instantiate(c, caller, call, callee.node);
+        else if (callee.kind == V_FUNC)
+            *out = call_function(c, caller, call, callee.node, callee.obj);
+        else if (named)
+            *out = eval_named_call(c, caller, call, q.data);
+        else
+            handled = false;
+    } else if (named && (is_weight_norm(q.data) || strcmp(q.data, "torch.nn.utils.spectral_norm") == 0 ||
+                         strcmp(q.data, "torch.nn.utils.parametrizations.spectral_norm") == 0)) {
+        TSNode inner = arg(c, e, 0, "module");
+        handled = eval_forwarded(c, caller, call, def, inner, depth + 1, out);
+        if (handled && is_weight_norm(q.data))
+            add_weight_norm(c, caller, inner, call, out);
+    }
+    oom_buf_free(&q);
+    return handled;
 }
 
 static value eval_call(ctx *c, frame *f, TSNode call)
@@ -1818,7 +2077,7 @@ static value eval_call(ctx *c, frame *f, TSNode call)
     oom_buf q;
     oom_buf_init(&q);
     value v = unknown();
-    if (oom_pymodel_qualname(c->r->m, fn, &q)) {
+    if (oom_pymodel_qualname(reader_of(c, fn)->m, fn, &q)) {
         v = eval_named_call(c, f, call, q.data);
     } else {
         v.maybe_module = true;
@@ -1851,7 +2110,7 @@ static value eval_literal(ctx *c, TSNode e, const char *t)
     value v = unknown();
     if (strcmp(t, "integer") == 0) {
         long long n;
-        if (oom_pymodel_int_value(c->r->m, e, &n))
+        if (oom_pymodel_int_value(reader_of(c, e)->m, e, &n))
             v = int_value(n);
     } else if (strcmp(t, "float") == 0) {
         char buf[48], clean[48];
@@ -1870,7 +2129,7 @@ static value eval_literal(ctx *c, TSNode e, const char *t)
     } else {
         oom_buf s;
         oom_buf_init(&s);
-        if (oom_pymodel_string_value(c->r->m, e, &s)) {
+        if (oom_pymodel_string_value(reader_of(c, e)->m, e, &s)) {
             v.kind = V_STR;
             oom_est_copy(v.s, sizeof v.s, s.data);
         }
@@ -1966,11 +2225,12 @@ static void bind_target(ctx *c, frame *f, TSNode target, const value *v)
  * loop that cannot be read only matters for these. */
 static bool builds_model(const ctx *c, frame *f, TSNode n)
 {
-    uint32_t at = oom_nodes_find(c->layout, n);
+    const oom_nodes *L = layout_of(c, n);
+    uint32_t at = oom_nodes_find(L, n);
     if (at == UINT32_MAX)
         return true;
-    for (uint32_t k = at; k < c->layout->items[at].end; k++) {
-        TSNode x = c->layout->items[k].node;
+    for (uint32_t k = at; k < L->items[at].end; k++) {
+        TSNode x = L->items[k].node;
         if (is(x, "assignment") || is(x, "augmented_assignment")) {
             TSNode left = field(x, "left");
             if (is(left, "attribute") && is_self(c, f, field(left, "object")))
@@ -1984,7 +2244,7 @@ static bool builds_model(const ctx *c, frame *f, TSNode n)
                 return true;
             oom_buf q;
             oom_buf_init(&q);
-            bool nn = oom_pymodel_qualname(c->r->m, fn, &q) && oom_str_starts_with(q.data, "torch.nn.") &&
+            bool nn = oom_pymodel_qualname(reader_of(c, fn)->m, fn, &q) && oom_str_starts_with(q.data, "torch.nn.") &&
                       !oom_str_starts_with(q.data, "torch.nn.init.") &&
                       !oom_str_starts_with(q.data, "torch.nn.functional.");
             oom_buf_free(&q);
@@ -2281,11 +2541,12 @@ static void exec_statement(ctx *c, frame *f, TSNode s)
 
 static void exec_block(ctx *c, frame *f, TSNode block)
 {
-    uint32_t at = ts_node_is_null(block) ? UINT32_MAX : oom_nodes_find(c->layout, block);
+    const oom_nodes *L = layout_of(c, block);
+    uint32_t at = ts_node_is_null(block) ? UINT32_MAX : oom_nodes_find(L, block);
     if (at == UINT32_MAX)
         return;
-    for (uint32_t k = at + 1; k < c->layout->items[at].end && !f->returned; k = c->layout->items[k].end) {
-        TSNode s = c->layout->items[k].node;
+    for (uint32_t k = at + 1; k < L->items[at].end && !f->returned; k = L->items[k].end) {
+        TSNode s = L->items[k].node;
         if (!ts_node_is_named(s) || is(s, "comment"))
             continue;
         if (++c->steps > MAX_STEPS) {
@@ -2298,10 +2559,10 @@ static void exec_block(ctx *c, frame *f, TSNode block)
 
 /* ---- which model the script builds ---------------------------------------- */
 
-static void collect_definitions(ctx *c)
+static void collect_definitions(const ctx *c, view *v)
 {
-    const oom_nodes *L = c->layout;
-    for (uint32_t k = 0; k < L->len; k++) {
+    const oom_nodes *L = v->layout;
+    for (uint32_t k = 0; L && k < L->len; k++) {
         TSNode n = L->items[k].node;
         bool cls = is(n, "class_definition"), fn = is(n, "function_definition");
         if (!cls && !fn)
@@ -2315,18 +2576,99 @@ static void collect_definitions(ctx *c)
             up = L->items[up].parent;
         bool module_level = up != UINT32_MAX && is(L->items[up].node, "module");
         if (cls) {
-            OOM_PUSH(c->classes, c->nclasses, c->classes_cap, d);
+            OOM_PUSH(v->classes, v->nclasses, v->classes_cap, d);
         } else if (module_level) {
-            OOM_PUSH(c->functions, c->nfunctions, c->functions_cap, d);
+            OOM_PUSH(v->functions, v->nfunctions, v->functions_cap, d);
         }
     }
 }
 
-/* The class a call instantiates, when it is a model class of the script. */
+/* The class a call instantiates, when it is a model class of the script
+ * or of the project file an import names. */
 static TSNode model_class_called(const ctx *c, TSNode call)
 {
     TSNode cls = is(call, "call") ? script_class(c, field(call, "function")) : OOM_EST_NULL_NODE;
     return !ts_node_is_null(cls) && is_module_class(c, cls, 0) ? cls : OOM_EST_NULL_NODE;
+}
+
+static bool returns_model(const ctx *c, TSNode def, int depth);
+
+/* The function `fn` names in its own file (module level) or through an import. */
+static TSNode function_named(const ctx *c, TSNode fn)
+{
+    char name[64];
+    if (is(fn, "identifier") && text(c, fn, name, sizeof name)) {
+        view *v = view_of(c, fn);
+        const TSNode *found = lookup_named(v->functions, v->nfunctions, name);
+        if (found)
+            return *found;
+    }
+    TSNode d = imported_definition(c, NULL, fn);
+    return is(d, "function_definition") ? d : OOM_EST_NULL_NODE;
+}
+
+/* Whether `v`, an expression in function `def`, is a model instance: a
+ * model class called (`Net(...)`, moved or cast after: `.to(device)`), a
+ * call of another function that returns one, or a name `def` binds to one. */
+static bool is_model_instance(const ctx *c, TSNode def, TSNode v, int depth)
+{
+    char method[32];
+    while (is(v, "call") && is(field(v, "function"), "attribute") &&
+           text(c, field(field(v, "function"), "attribute"), method, sizeof method) && keeps_value(method) &&
+           ts_node_is_null(model_class_called(c, v)))
+        v = field(field(v, "function"), "object");
+    if (is(v, "call")) {
+        if (!ts_node_is_null(model_class_called(c, v)))
+            return true;
+        TSNode g = function_named(c, field(v, "function"));
+        return !ts_node_is_null(g) && !ts_node_eq(g, def) && returns_model(c, g, depth + 1);
+    }
+    char name[48], left[48];
+    if (!name_of(c, v, name, sizeof name) || depth > 4)
+        return false;
+    const oom_nodes *L = layout_of(c, def);
+    uint32_t at = oom_nodes_find(L, def);
+    for (uint32_t k = at + 1; at != UINT32_MAX && k < L->items[at].end; k++) {
+        TSNode a = L->items[k].node;
+        if (is(a, "assignment") && name_of(c, field(a, "left"), left, sizeof left) && strcmp(left, name) == 0 &&
+            !is(field(a, "right"), "identifier") && is_model_instance(c, def, field(a, "right"), depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* A factory: a function whose `return` hands back a model instance
+ * (`def build_model(cfg): return Net(cfg.dim)`), decided by what it
+ * returns, never by its name. */
+static bool returns_model(const ctx *c, TSNode def, int depth)
+{
+    const oom_nodes *L = layout_of(c, def);
+    uint32_t at = oom_nodes_find(L, def);
+    if (at == UINT32_MAX || depth > 4)
+        return false;
+    for (uint32_t k = at + 1; k < L->items[at].end; k++) {
+        TSNode x = L->items[k].node;
+        if (is(x, "function_definition") || is(x, "class_definition") || is(x, "lambda")) {
+            k = L->items[k].end - 1; /* a nested function's return is not this one's */
+            continue;
+        }
+        if (is(x, "return_statement") && ts_node_named_child_count(x) > 0 &&
+            is_model_instance(c, def, ts_node_named_child(x, 0), depth))
+            return true;
+    }
+    return false;
+}
+
+/* A call of the script that builds a model in another file of the project:
+ * an imported factory. A factory the script defines itself is not one:
+ * the model class it calls is found where it is called. */
+static TSNode factory_called(const ctx *c, TSNode call)
+{
+    if (!is(call, "call"))
+        return OOM_EST_NULL_NODE;
+    TSNode fn = field(call, "function");
+    TSNode def = (is(fn, "identifier") || is(fn, "attribute")) ? imported_definition(c, NULL, fn) : OOM_EST_NULL_NODE;
+    return is(def, "function_definition") && returns_model(c, def, 0) ? def : OOM_EST_NULL_NODE;
 }
 
 /* Whether a run without flags reaches `call` at module level or in a plain
@@ -2375,19 +2717,80 @@ static void bound_name(const ctx *c, uint32_t k, char *out, size_t size)
 }
 
 typedef struct {
-    TSNode call, cls;
+    TSNode call;
+    TSNode cls;     /* the model class called, or the factory function */
+    TSNode made;    /* once built: the class the model was made from */
     char target[64];
 } build_site;
+
+/* What a site builds, for people: its class once built, else what it calls. */
+static TSNode site_class(const build_site *s)
+{
+    return ts_node_is_null(s->made) ? s->cls : s->made;
+}
+
+/* The function of the script a site's call is in (null at module level). */
+static TSNode enclosing_function(const ctx *c, TSNode n)
+{
+    const oom_nodes *L = c->layout;
+    uint32_t at = oom_nodes_find(L, n);
+    for (uint32_t up = at == UINT32_MAX ? UINT32_MAX : L->items[at].parent; up != UINT32_MAX; up = L->items[up].parent)
+        if (is(L->items[up].node, "function_definition"))
+            return L->items[up].node;
+    return OOM_EST_NULL_NODE;
+}
+
+/* Whether the code of `fn` (the whole script when null) calls `.backward()`. */
+static bool runs_backward(const ctx *c, TSNode fn)
+{
+    const oom_nodes *L = c->layout;
+    uint32_t at = ts_node_is_null(fn) ? 0 : oom_nodes_find(L, fn);
+    for (uint32_t k = at; at != UINT32_MAX && k < L->items[at].end; k++) {
+        TSNode x = L->items[k].node, f = field(x, "function");
+        char m[16];
+        if (is(x, "call") && is(f, "attribute") && text(c, field(f, "attribute"), m, sizeof m) &&
+            strcmp(m, "backward") == 0 && (ts_node_is_null(fn) || ts_node_eq(enclosing_function(c, x), fn)))
+            return true;
+    }
+    return false;
+}
+
+/* Models built in different functions are different runs, not one job
+ * (neural_style.py builds its network in train() and again in stylize()):
+ * when some are built where a backward runs, those are the ones trained.
+ * Models built side by side in one function (a GAN's two) all stay. */
+static size_t keep_trained(const ctx *c, build_site *sites, size_t n)
+{
+    bool split = false, any = false, trained[8];
+    for (size_t i = 0; i < n; i++) {
+        TSNode fn = enclosing_function(c, sites[i].call);
+        split = split || !ts_node_eq(fn, enclosing_function(c, sites[0].call));
+        trained[i] = runs_backward(c, fn); /* at module level: the script trains anywhere */
+        any = any || trained[i];
+    }
+    if (!split || !any)
+        return n;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (trained[i])
+            sites[kept++] = sites[i];
+    return kept;
+}
 
 static size_t find_builds(ctx *c, build_site *sites, size_t max)
 {
     const oom_nodes *L = c->layout;
     size_t n = 0;
     for (uint32_t k = 0; k < L->len && n < max; k++) {
+        if (!is(L->items[k].node, "call"))
+            continue;
         TSNode cls = model_class_called(c, L->items[k].node);
+        if (ts_node_is_null(cls))
+            cls = factory_called(c, L->items[k].node);
         if (ts_node_is_null(cls) || !builds_top_model(c, k))
             continue;
         build_site s;
+        memset(&s, 0, sizeof s);
         s.call = L->items[k].node;
         s.cls = cls;
         bound_name(c, k, s.target, sizeof s.target);
@@ -2408,7 +2811,7 @@ static size_t find_builds(ctx *c, build_site *sites, size_t max)
         if (!repeat)
             sites[n++] = s;
     }
-    return n;
+    return keep_trained(c, sites, n);
 }
 
 /* ---- into the estimate ------------------------------------------------------ */
@@ -2471,27 +2874,43 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
     }
     if (!total->act_unknown)
         in->module_spatial_elems = total->spatial;
-    char names[128] = "", lines[48] = "";
+    char names[128] = "", lines[48] = "", places[192] = "";
+    bool elsewhere = false; /* a class in another file, or built by a factory */
     for (size_t i = 0; i < n; i++) {
-        char nm[48] = "?";
-        text(c, field(sites[i].cls, "name"), nm, sizeof nm);
-        size_t used = strlen(names), lused = strlen(lines);
+        TSNode cls = site_class(&sites[i]);
+        char nm[48] = "?", at[128], by[64] = "", by_at[128] = "";
+        text(c, field(cls, "name"), nm, sizeof nm);
+        place_of(c, cls, at, sizeof at);
+        if (!ts_node_eq(cls, sites[i].cls)) {
+            text(c, field(sites[i].cls, "name"), by, sizeof by);
+            place_of(c, sites[i].cls, by_at, sizeof by_at);
+        }
+        elsewhere = elsewhere || view_of(c, cls) != c->views->items[0] || by[0];
+        size_t used = strlen(names), lused = strlen(lines), pused = strlen(places);
         snprintf(names + used, sizeof names - used, "%s%s", i ? " + " : "", nm);
-        snprintf(lines + lused, sizeof lines - lused, "%s%u", i ? ", " : "", line_of(c, sites[i].cls));
+        snprintf(lines + lused, sizeof lines - lused, "%s%u", i ? ", " : "", line_of(c, cls));
+        snprintf(places + pused, sizeof places - pused, "%sclass %s at %s%s%s%s%s", i ? "; " : "", nm, at,
+                 by[0] ? ", built by " : "", by, by[0] ? "() at " : "", by_at);
     }
     oom_est_copy(out->model_id, sizeof out->model_id, names);
-    char what[224];
-    snprintf(what, sizeof what, "%s built here (class%s at line%s %s): %lld parameters counted from %s layers%s",
-             names, n > 1 ? "es" : "", n > 1 ? "s" : "", lines, total->params, n > 1 ? "their" : "its",
-             total->act_unknown ? "; activations not counted (Conv1d/Conv3d)" : "; activations rough");
+    char what[320];
+    const char *acts = total->act_unknown ? "; activations not counted (Conv1d/Conv3d)" : "; activations rough";
+    if (elsewhere) /* where the model came from: the file and line of its class */
+        snprintf(what, sizeof what, "%s built here (%s): %lld parameters counted from %s layers%s", names, places,
+                 total->params, n > 1 ? "their" : "its", acts);
+    else
+        snprintf(what, sizeof what, "%s built here (class%s at line%s %s): %lld parameters counted from %s layers%s",
+                 names, n > 1 ? "es" : "", n > 1 ? "s" : "", lines, total->params, n > 1 ? "their" : "its", acts);
     oom_est_note(c->r, OOM_IN_MODEL, sites[0].call, what);
 }
 
 static void report_unresolved(ctx *c, const build_site *site)
 {
-    char nm[48] = "?", what[256];
+    char nm[48] = "?", what[256], at[128];
     text(c, field(site->cls, "name"), nm, sizeof nm);
-    snprintf(what, sizeof what, "%s (class at line %u) not sized: %s", nm, line_of(c, site->cls), c->why);
+    place_of(c, site->cls, at, sizeof at);
+    oom_est_printf(what, sizeof what, "%s (%s at %s) not sized: %s", nm, is(site->cls, "class_definition") ? "class" : "function",
+             at, c->why);
     oom_est_note(c->r, OOM_IN_MODEL, site->call, what);
     c->r->out->from[OOM_IN_MODEL].assumed = true;
 }
@@ -2508,9 +2927,19 @@ void oom_est_read_modules(oom_est_reader *r)
         oom_nodes_build(&own, r->root);
         c.layout = &own;
     }
-    collect_definitions(&c);
+    views vs;
+    memset(&vs, 0, sizeof vs);
+    c.views = &vs;
+    view *script = oom_xcalloc(1, sizeof *script);
+    c.project = oom_est_project_open(r, c.layout);
+    script->unit = oom_est_project_script(c.project);
+    script->r = r;
+    script->layout = c.layout;
+    script->tree = r->root.tree;
+    OOM_PUSH(vs.items, vs.len, vs.cap, script);
+    collect_definitions(&c, script);
     build_site sites[8];
-    size_t n = c.nclasses ? find_builds(&c, sites, 8) : 0;
+    size_t n = find_builds(&c, sites, 8);
     if (n > 0 && !c.why[0]) {
         c.image_side = c.side = image_side(&c, r->out);
         mod total;
@@ -2521,8 +2950,11 @@ void oom_est_read_modules(oom_est_reader *r)
             value v = eval(&c, top, sites[i].call);
             if (v.kind != V_MODULE)
                 unresolved(&c, sites[i].call, "the model");
-            else if (v.m.params > 0) /* a loss or a wrapper holds none: not the model */
-                mod_add(&total, &v.m), sites[kept++] = sites[i];
+            else if (v.m.params > 0) { /* a loss or a wrapper holds none: not the model */
+                mod_add(&total, &v.m);
+                sites[kept] = sites[i];
+                sites[kept++].made = v.made;
+            }
         }
         char first[64] = "";
         text(&c, field(sites[0].cls, "name"), first, sizeof first);
@@ -2541,7 +2973,14 @@ void oom_est_read_modules(oom_est_reader *r)
         free(c.frames[i]);
     }
     free(c.frames);
-    free(c.classes);
-    free(c.functions);
+    for (size_t i = 0; i < vs.len; i++) {
+        if (i > 0)
+            oom_est_settings_free(&vs.items[i]->own.settings);
+        free(vs.items[i]->classes);
+        free(vs.items[i]->functions);
+        free(vs.items[i]);
+    }
+    free(vs.items);
+    oom_est_project_close(c.project);
     oom_nodes_free(&own);
 }

@@ -271,6 +271,15 @@ static bool holds_arguments(const oom_est_reader *r, TSNode object)
            (strstr(callee, "parse") || strstr(callee, "args"));
 }
 
+bool oom_est_holds_arguments(const oom_est_reader *r, TSNode expr)
+{
+    bool options = false;
+    for (size_t i = 0; i < r->settings.len && !options; i++)
+        options = r->settings.items[i].kind != OOM_SETTING_MODULE;
+    return options && (oom_est_type_is(expr, "identifier") || oom_est_type_is(expr, "attribute")) &&
+           holds_arguments(r, expr);
+}
+
 const oom_est_setting *oom_est_setting_read_by(const oom_est_reader *r, TSNode expr)
 {
     TSNode e = expr;

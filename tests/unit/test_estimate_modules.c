@@ -368,6 +368,36 @@ static void rough_activations(void)
     CHECK(e.activations == (16 + 6 * 32) * 10.0 * 4 * 4.0);
 }
 
+/* weight_norm: a magnitude per row of the weight (dim 0) on top of the
+ * layer's own parameters; a wrapper that only forwards *args and **kwargs to a
+ * layer builds it from the caller's arguments. */
+static void weight_norm_and_forwarding(void)
+{
+    oom_script_inputs s;
+    oom_test_read_script(&kb,
+                         HEAD "from torch.nn.utils import weight_norm\n"
+                              "def WNConv1d(*args, **kwargs):\n"
+                              "    \"\"\"A weight-normed Conv1d.\"\"\"\n"
+                              "    return weight_norm(nn.Conv1d(*args, **kwargs))\n"
+                              "def Lin(*a):\n"
+                              "    return nn.Linear(*a)\n"
+                              "class M(nn.Module):\n"
+                              "    def __init__(self, ch=4):\n"
+                              "        super().__init__()\n"
+                              "        self.c = WNConv1d(ch, 6, kernel_size=3)\n"
+                              "        self.t = weight_norm(nn.ConvTranspose1d(6, 2, 4))\n"
+                              "        self.l = weight_norm(nn.Linear(16, 8))\n"
+                              "        self.p = Lin(3, 2)\n"
+                              "model = M()\n",
+                         &s);
+    /* WNConv1d(4, 6, 3): 6*4*3 + 6 = 78, magnitudes 6: 84; ConvTranspose1d(6,
+     * 2, 4): 6*2*4 + 2 = 50, magnitudes per input channel 6: 56; Linear(16,
+     * 8): 136 + 8 = 144; Lin(3, 2): 3*2 + 2 = 8. Total 292. */
+    CHECK(s.model_known && s.in.params == 292);
+    if (s.in.params != 292)
+        printf("  weight_norm: %lld, want 292\n", s.in.params);
+}
+
 void test_estimate_modules_suite(void)
 {
     oom_buf err;
@@ -384,5 +414,6 @@ void test_estimate_modules_suite(void)
     oom_test_run("estimate modules: the branch a run without flags takes", branches);
     oom_test_run("estimate modules: unresolved sizes are named, never guessed", unresolved_sizes);
     oom_test_run("estimate modules: rough activations from the layers' outputs", rough_activations);
+    oom_test_run("estimate modules: weight_norm, wrappers that forward *args/**kwargs", weight_norm_and_forwarding);
     oom_kb_free(&kb);
 }
