@@ -180,6 +180,24 @@ static int requires_grad_call_state(const oom_pymodel *m, TSNode call)
     return literal_bool(only_argument(m, call));
 }
 
+/* `sampler.eval()` in `sampler.eval().requires_grad_(False)`: the module
+ * under calls of the methods that hand it back (library self_returning_methods). */
+static TSNode module_under_chain(const oom_pymodel *m, TSNode e)
+{
+    const oom_library *lib = oom_library_get();
+    for (int depth = 0; lib && depth < 8 && !ts_node_is_null(e) && ts_node_symbol(e) == m->sym.call; depth++) {
+        TSNode fn = oom_model_child(m, e, "function", 8);
+        if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute)
+            break;
+        uint32_t len;
+        const char *method = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
+        if (!oom_library_lists(&lib->self_returning, method, len))
+            break;
+        e = oom_model_child(m, fn, "object", 6);
+    }
+    return e;
+}
+
 /* `p.requires_grad = False` / `p.requires_grad_(False)` (and True): the
  * switch one statement sets on `target`'s text, -1 when it sets none. */
 static int requires_grad_set(const oom_pymodel *m, TSNode stmt, const char *target, uint32_t target_len)
@@ -197,7 +215,7 @@ static int requires_grad_set(const oom_pymodel *m, TSNode stmt, const char *targ
         state = literal_bool(oom_model_child(m, e, "right", 5));
     } else if (ts_node_symbol(e) == m->sym.call) {
         state = requires_grad_call_state(m, e);
-        owner = oom_model_child(m, oom_model_child(m, e, "function", 8), "object", 6);
+        owner = module_under_chain(m, oom_model_child(m, oom_model_child(m, e, "function", 8), "object", 6));
     } else {
         return -1;
     }

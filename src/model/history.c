@@ -1050,7 +1050,8 @@ static bool call_carries(const oom_pymodel *m, TSNode call, int depth)
     if (own_instance_call_history_free(m, call, -1))
         return false;
     if (oom_pymodel_is_model_call(m, call))
-        return !oom_model_bound_frozen(m, fn) || any_argument_carries(m, call, depth);
+        return !(oom_model_bound_frozen(m, fn) || oom_pymodel_frozen_before(m, fn, call)) ||
+               any_argument_carries(m, call, depth);
     if (own_function_returns_graph(m, fn, depth))
         return true;
     oom_buf q;

@@ -1,13 +1,18 @@
 ; A model's forward pass in evaluation code (a function named for evaluation,
 ; or code after `model.eval()`), not under a no-grad context, that holds
 ; something worth a finding: not a smoke test, warm-up or profiler pass on
-; `torch.randn(1, 200, 80)` (inputs made from small literal sizes).
+; `torch.randn(1, 200, 80)` (inputs made from small literal sizes), not a
+; module its function froze before the call (`model.requires_grad_(False)`,
+; `sampler.eval().requires_grad_(False)`, a loop turning its parameters'
+; requires_grad off): with no parameter to train and data for input, the
+; forward records no graph.
 ((call
   function: (_) @callee) @report
   (#oom-eval-code? @report)
   (#oom-grad-enabled? @report)
   (#oom-model-call? @report)
   (#not-oom-forward-on-host? @report)
+  (#not-oom-frozen-before? @callee)
   (#not-oom-forward-transient? @report))
 
 ; The same forward in a shared `def iteration(model, loader, train=True)`
@@ -21,4 +26,5 @@
   (#oom-grad-enabled? @report)
   (#not-oom-eval-code? @report)
   (#not-oom-forward-on-host? @report)
+  (#not-oom-frozen-before? @callee)
   (#not-oom-forward-transient? @report))
