@@ -28,6 +28,10 @@ typedef struct {
      * the module's dotted name (offset in names; "" otherwise) */
     signed char callee;
     size_t callee_module;
+    /* the function the call stands in (its last name; "" at module level):
+     * a call with autograd on inside a function that itself only runs
+     * without grad runs without grad too */
+    size_t caller;
 } oom_call_fact;
 
 /* A method that adds one of its parameters into its object
@@ -82,6 +86,7 @@ typedef struct {
     const char *callee_module;
     uint32_t module_positions;
     const char *module_keywords;
+    const char *caller; /* the enclosing function's name, "" at module level (NULL: "") */
 } oom_call_shape;
 void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, const oom_call_shape *shape);
 /* Every call of the file's model, with its grad state, and its accumulating methods. */

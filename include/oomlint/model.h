@@ -70,6 +70,9 @@ bool oom_pymodel_forward_on_host(const oom_pymodel *m, TSNode call);
 /* The forward is too small to matter: every tensor it takes is made right
  * there by a tensor factory from small literal sizes (model/transient.c). */
 bool oom_pymodel_forward_transient(const oom_pymodel *m, TSNode call);
+/* The name of the function the file's i-th call stands in (NULL at module
+ * level), for the project's callers of callers. */
+const char *oom_pymodel_call_caller(const oom_pymodel *m, size_t i, uint32_t *len);
 /* The graph a backward or autograd.grad call differentiates is built in
  * each iteration of the loop around it (its tensor is bound inside the
  * loop's body), or the model cannot tell; false for one graph built before

@@ -522,6 +522,21 @@ const char *oom_pymodel_call_at(const oom_pymodel *m, size_t i, uint32_t *len, b
     return m->calls[i].name;
 }
 
+const char *oom_pymodel_call_caller(const oom_pymodel *m, size_t i, uint32_t *len)
+{
+    int scope = oom_model_scope_at(m, m->calls[i].pos);
+    /* the nearest enclosing function (a class body or a lambda is not one) */
+    while (scope > 0 && (!m->scopes[scope].name || ts_node_is_null(m->scopes[scope].def) ||
+                         ts_node_symbol(m->scopes[scope].def) != m->sym.function_definition))
+        scope = m->scopes[scope].parent;
+    if (scope <= 0) {
+        *len = 0;
+        return NULL;
+    }
+    *len = m->scopes[scope].name_len;
+    return m->scopes[scope].name;
+}
+
 bool oom_pymodel_loads_lm_head(const oom_pymodel *m)
 {
     return m->loads_lm_head;

@@ -23,6 +23,8 @@ void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, co
     const char *mk = shape->module_keywords ? shape->module_keywords : "";
     c.module_keywords = add_name(f, mk, strlen(mk));
     c.callee_module = add_name(f, shape->callee_module, strlen(shape->callee_module));
+    const char *caller = shape->caller ? shape->caller : "";
+    c.caller = add_name(f, caller, strlen(caller));
     OOM_PUSH(f->calls, f->call_count, f->call_cap, c);
 }
 
@@ -36,14 +38,22 @@ static size_t add_name(oom_file_facts *f, const char *name, size_t len)
 
 void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m)
 {
-    oom_buf false_keywords, module, module_keywords;
+    oom_buf false_keywords, module, module_keywords, caller;
+    oom_buf_init(&caller);
     oom_buf_init(&false_keywords);
     oom_buf_init(&module);
     oom_buf_init(&module_keywords);
     for (size_t i = 0; i < oom_pymodel_call_count(m); i++) {
         uint32_t len;
-        oom_call_shape shape = {false, 0, "", OOM_CALLEE_UNRESOLVED, "", 0, ""};
+        oom_call_shape shape = {false, 0, "", OOM_CALLEE_UNRESOLVED, "", 0, "", ""};
         const char *name = oom_pymodel_call_at(m, i, &len, &shape.grad_off);
+        if (!shape.grad_off) {
+            uint32_t clen;
+            const char *in = oom_pymodel_call_caller(m, i, &clen);
+            oom_buf_clear(&caller);
+            oom_buf_append(&caller, in ? in : "", in ? clen : 0);
+            shape.caller = caller.data ? caller.data : "";
+        }
         oom_buf_clear(&false_keywords);
         if (!shape.grad_off) { /* only a call with autograd on can run a forward that keeps graphs */
             oom_pymodel_call_false_args(m, i, &shape.false_positions, &false_keywords);
@@ -59,6 +69,7 @@ void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m)
         }
         oom_file_facts_add_call(f, name, len, &shape);
     }
+    oom_buf_free(&caller);
     oom_buf_free(&false_keywords);
     oom_buf_free(&module);
     oom_buf_free(&module_keywords);
@@ -89,62 +100,93 @@ void oom_file_facts_free(oom_file_facts *f)
     memset(f, 0, sizeof *f);
 }
 
+/* One call of the project, for the fixed point below. */
 typedef struct {
-    const char *name;
-    size_t calls, calls_grad_off;
-} callee_count;
+    const char *name, *caller;
+    bool grad_off;
+} call_ref;
 
 static int by_name(const void *a, const void *b)
 {
-    return strcmp(((const callee_count *)a)->name, ((const callee_count *)b)->name);
+    return strcmp(((const call_ref *)a)->name, ((const call_ref *)b)->name);
 }
 
-/* Every callee of the project, sorted by name, with its counts. */
-static callee_count *count_callees(const oom_file_facts *facts, size_t nfiles, size_t *n_out)
+static call_ref *all_calls(const oom_file_facts *facts, size_t nfiles, size_t *n_out)
 {
     size_t total = 0;
     for (size_t i = 0; i < nfiles; i++)
         total += facts[i].call_count;
-    callee_count *all = oom_xcalloc(total ? total : 1, sizeof *all);
+    call_ref *all = oom_xcalloc(total ? total : 1, sizeof *all);
     size_t n = 0;
     for (size_t i = 0; i < nfiles; i++)
-        for (size_t k = 0; k < facts[i].call_count; k++)
-            all[n++] = (callee_count){facts[i].names.data + facts[i].calls[k].name, 1,
-                                      facts[i].calls[k].grad_off};
-    qsort(all, n, sizeof *all, by_name);
-    size_t out = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (out > 0 && strcmp(all[out - 1].name, all[i].name) == 0) {
-            all[out - 1].calls++;
-            all[out - 1].calls_grad_off += all[i].calls_grad_off;
-        } else {
-            all[out++] = all[i];
+        for (size_t k = 0; k < facts[i].call_count; k++) {
+            const oom_call_fact *c = &facts[i].calls[k];
+            all[n++] = (call_ref){facts[i].names.data + c->name, facts[i].names.data + c->caller, c->grad_off};
         }
-    }
-    *n_out = out;
+    qsort(all, n, sizeof *all, by_name);
+    *n_out = n;
     return all;
+}
+
+/* The functions of the project that run only without grad: every call of
+ * one stands where autograd is off, or inside a function that runs only
+ * without grad (diffusion_policy's conditional_sample, called only by
+ * predict_action, which every env runner calls under torch.no_grad()). Names
+ * are matched by last name, as the calls record them. A few rounds reach
+ * helpers of helpers; a call at module level, or in a function called from
+ * nowhere, keeps grad on. Returns a sorted, unique list of names. */
+#define NO_GRAD_ROUNDS 4
+static const char **no_grad_functions(const call_ref *calls, size_t n, size_t *count)
+{
+    const char **off = oom_xcalloc(n ? n : 1, sizeof *off);
+    size_t noff = 0;
+    for (int round = 0; round < NO_GRAD_ROUNDS; round++) {
+        size_t before = noff;
+        for (size_t i = 0; i < n;) {
+            size_t j = i;
+            bool all_off = true;
+            for (; j < n && strcmp(calls[j].name, calls[i].name) == 0; j++) {
+                if (calls[j].grad_off)
+                    continue;
+                const char *in = calls[j].caller;
+                bool in_off = false;
+                for (size_t k = 0; k < before && !in_off && in[0]; k++)
+                    in_off = strcmp(off[k], in) == 0 && strcmp(in, calls[i].name) != 0;
+                all_off = all_off && in_off;
+            }
+            bool known = false;
+            for (size_t k = 0; k < noff && !known; k++)
+                known = strcmp(off[k], calls[i].name) == 0;
+            if (all_off && !known)
+                off[noff++] = calls[i].name;
+            i = j;
+        }
+        if (noff == before)
+            break;
+    }
+    *count = noff;
+    return off;
 }
 
 void oom_project_drop_findings_of_no_grad_callees(const oom_file_facts *facts, size_t nfiles,
                                                   oom_diag_list *diags)
 {
-    size_t n;
-    callee_count *counts = count_callees(facts, nfiles, &n);
+    size_t n, noff;
+    call_ref *calls = all_calls(facts, nfiles, &n);
+    const char **off = no_grad_functions(calls, n, &noff);
     unsigned char *drop = oom_xcalloc(diags->len ? diags->len : 1, 1);
     bool any = false;
     for (size_t i = 0; i < diags->len; i++) {
         const char *fn = diags->items[i].needs_grad_in;
-        if (!fn)
-            continue;
-        callee_count key = {fn, 0, 0};
-        const callee_count *c = n ? bsearch(&key, counts, n, sizeof *counts, by_name) : NULL;
-        if (c && c->calls > 0 && c->calls_grad_off == c->calls)
-            drop[i] = any = true;
+        for (size_t k = 0; fn && k < noff && !drop[i]; k++)
+            if (strcmp(off[k], fn) == 0)
+                drop[i] = any = true;
     }
     if (any)
         oom_diag_list_remove_if_marked(diags, drop);
     free(drop);
-    free(counts);
+    free(off);
+    free(calls);
 }
 
 /* Whether a call's signature ("method<TAB>mask<TAB>keywords") passes a value

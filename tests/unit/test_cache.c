@@ -69,7 +69,7 @@ static void sample(oom_diag_list *found, oom_file_facts *facts, oom_readlog *rea
     d->fix->preview_before = oom_xstrdup("losses.append(loss)\n");
     oom_diag_add_related(d, "train.py", 2, "the list it is stored in");
     oom_diag_list_add(found, "OOM101", "cuda-visible-devices", OOM_SEV_WARNING, "train.py", "m", NULL, NULL);
-    oom_call_shape shape = {true, 5u, "retain_graph", OOM_CALLEE_UNRESOLVED, "utils", 2u, "net"};
+    oom_call_shape shape = {true, 5u, "retain_graph", OOM_CALLEE_UNRESOLVED, "utils", 2u, "net", "train"};
     oom_file_facts_add_call(facts, "step", 4, &shape);
     oom_buf_append(&facts->no_grad_forward_classes, "Frozen\0", 7);
     oom_diag_list_add(&facts->pending, "OOM202", "accumulated-graph", OOM_SEV_ERROR, "train.py", "m2", NULL, NULL)
@@ -116,6 +116,8 @@ static void test_entry_round_trip(void)
     oom_cache_entry_encode(&found2, &facts2, &reads2, &b);
     CHECK(a.len == b.len && memcmp(a.data, b.data, a.len) == 0); /* nothing lost on the way */
     CHECK(found2.len == 2 && facts2.call_count == 1 && facts2.pending.len == 1 && reads2.len == 2);
+    if (facts2.call_count == 1)
+        CHECK_STR(facts2.names.data + facts2.calls[0].caller, "train"); /* the caller travels too */
     if (found2.len == 2 && facts2.call_count == 1) {
         CHECK_STR(found2.items[0].fix->edits[0].content, "loss.item()");
         CHECK(found2.items[0].fix->preview_after == NULL);
