@@ -198,6 +198,26 @@ static TSNode module_under_chain(const oom_pymodel *m, TSNode e)
     return e;
 }
 
+/* The `requires_grad_(...)` call in a chain of module-returning calls
+ * (`m.eval().requires_grad_(False).to(device)`), or a null node. */
+static TSNode requires_grad_in_chain(const oom_pymodel *m, TSNode e)
+{
+    const oom_library *lib = oom_library_get();
+    for (int depth = 0; lib && depth < 8 && !ts_node_is_null(e) && ts_node_symbol(e) == m->sym.call; depth++) {
+        TSNode fn = oom_model_child(m, e, "function", 8);
+        if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute)
+            break;
+        uint32_t len;
+        const char *method = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
+        if (len == 14 && memcmp(method, "requires_grad_", 14) == 0)
+            return e;
+        if (!oom_library_lists(&lib->self_returning, method, len))
+            break;
+        e = oom_model_child(m, fn, "object", 6);
+    }
+    return (TSNode){{0}, NULL, NULL};
+}
+
 /* `p.requires_grad = False` / `p.requires_grad_(False)` (and True): the
  * switch one statement sets on `target`'s text, -1 when it sets none. */
 static int requires_grad_set(const oom_pymodel *m, TSNode stmt, const char *target, uint32_t target_len)
@@ -214,8 +234,13 @@ static int requires_grad_set(const oom_pymodel *m, TSNode stmt, const char *targ
         owner = oom_model_child(m, left, "object", 6);
         state = literal_bool(oom_model_child(m, e, "right", 5));
     } else if (ts_node_symbol(e) == m->sym.call) {
-        state = requires_grad_call_state(m, e);
-        owner = module_under_chain(m, oom_model_child(m, oom_model_child(m, e, "function", 8), "object", 6));
+        /* `sampler.eval().requires_grad_(False).to(device)`: the switch
+         * anywhere in a chain of calls that hand the module back */
+        TSNode switch_call = requires_grad_in_chain(m, e);
+        if (ts_node_is_null(switch_call))
+            return -1;
+        state = requires_grad_call_state(m, switch_call);
+        owner = module_under_chain(m, oom_model_child(m, oom_model_child(m, switch_call, "function", 8), "object", 6));
     } else {
         return -1;
     }
