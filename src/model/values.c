@@ -158,11 +158,39 @@ static bool chosen_by_switch(const oom_pymodel *m, TSNode e, const void *regex)
            text_matches(m, oom_model_named_child(m, e, 1), regex);
 }
 
+static bool value_follows_switch(const oom_pymodel *m, TSNode e, const void *regex, int depth);
+
+/* `torch.float32 if args.vae_fp32 else weight_dtype`, the condition not a
+ * precision switch: the value follows one when an arm does and no other arm
+ * spells the precision out (regex) itself (Open-Sora-Plan's weight_dtype,
+ * set under `elif accelerator.mixed_precision == "bf16":`). */
+static bool arm_follows_switch(const oom_pymodel *m, TSNode cond, const void *regex, int depth)
+{
+    TSNode arms[2] = {oom_model_named_child(m, cond, 0), oom_model_named_child(m, cond, 2)};
+    bool any = false;
+    for (int i = 0; i < 2; i++) {
+        if (ts_node_is_null(arms[i]))
+            return false;
+        if (value_follows_switch(m, arms[i], regex, depth + 1))
+            any = true;
+        else if (text_matches(m, arms[i], regex))
+            return false;
+    }
+    return any;
+}
+
 bool oom_pymodel_value_follows_switch(const oom_pymodel *m, TSNode e, const void *regex)
 {
-    for (int depth = 0; depth < 8 && !ts_node_is_null(e); depth++) {
+    return value_follows_switch(m, e, regex, 0);
+}
+
+static bool value_follows_switch(const oom_pymodel *m, TSNode e, const void *regex, int depth)
+{
+    for (; depth < 8 && !ts_node_is_null(e); depth++) {
         if (chosen_by_switch(m, e, regex))
             return true;
+        if (ts_node_symbol(e) == m->sym.conditional_expression)
+            return arm_follows_switch(m, e, regex, depth);
         if (strcmp(ts_node_type(e), "subscript") == 0) { /* {...}[dtype]: what chose the key */
             e = oom_model_child(m, e, "subscript", 9);
             continue;
