@@ -83,6 +83,10 @@ bool oom_pymodel_graph_built_each_iteration(const oom_pymodel *m, TSNode call);
  * the body or `else` of `if COND:`, where COND calls a function whose
  * dotted name ends in `name` (model/guards.c). */
 bool oom_pymodel_decided_by_call(const oom_pymodel *m, TSNode node, const char *name);
+/* `node` stands in one arm of an if statement (body, elif, else) another
+ * arm of which calls a function whose dotted name ends in `name`: the two
+ * never run together (model/guards.c). */
+bool oom_pymodel_other_arm_calls(const oom_pymodel *m, TSNode node, const char *name);
 /* Whether the value of `expr` carries autograd history (when grad is on):
  * model and loss outputs, names bound to them, arithmetic on them; not after
  * .item(), .detach(), .tolist(), .numpy(), float(...). */

@@ -167,6 +167,8 @@ SEM_PY(sem_outlives_all, oom_pymodel_outlives_all_loops(m, n, site))
  * torch.float32`: the statement asks the GPU's compute capability, and the
  * code takes its arm at run time (model/guards.c). */
 SEM_PY(sem_decided_by_capability, oom_pymodel_decided_by_call(m, n, "get_device_capability"))
+/* the statement stands in an if's arm whose sibling arm calls the function */
+SEM_PY(sem_other_arm_calls, oom_pymodel_other_arm_calls(m, n, p->args[0]))
 
 /* The value, names followed to their bindings: a dotted name (aliases
  * applied) or a string literal that is one of the arguments. */
@@ -702,6 +704,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "runs only when a condition matching the regex holds (if/elif/while/x if c else y, enabled=var)", false, false},
     {"oom-retry-call", sem_retry_call, 0, 0, OOM_SEM_PYTHON, false,
      "a call in an OOM handler repeating a call of the try body", false, false},
+    {"oom-other-arm-calls", sem_other_arm_calls, 1, 1, OOM_SEM_PYTHON, false,
+     "in one arm of an if whose other arm (body, elif, else) calls a function of this last name", false, false},
     {"oom-decided-by-capability", sem_decided_by_capability, 0, 0, OOM_SEM_PYTHON, false,
      "a test of torch.cuda.get_device_capability() decides the code (an arm of x if c else y, an if's body)", false,
      false},

@@ -154,6 +154,12 @@ static void decided_by_a_call(void)
     CHECK(!oom_pymodel_decided_by_call(p.model, oom_test_node_at(&p, "torch.uint8"), "get_device_capability"));
     CHECK(!oom_pymodel_decided_by_call(p.model, oom_test_node_at(&p, "torch.int16"), "get_device_capability"));
     oom_test_parsed_free(&p);
+    parsed q = oom_test_parse("if ck:\n    m.gradient_checkpointing_enable()\n    a = 1\nelif x:\n    b = 2\nelse:\n    c = 3\nd = 4\n");
+    CHECK(!oom_pymodel_other_arm_calls(q.model, oom_test_node_at(&q, "a = 1"), "gradient_checkpointing_enable"));
+    CHECK(oom_pymodel_other_arm_calls(q.model, oom_test_node_at(&q, "b = 2"), "gradient_checkpointing_enable"));
+    CHECK(oom_pymodel_other_arm_calls(q.model, oom_test_node_at(&q, "c = 3"), "gradient_checkpointing_enable"));
+    CHECK(!oom_pymodel_other_arm_calls(q.model, oom_test_node_at(&q, "d = 4"), "gradient_checkpointing_enable"));
+    oom_test_parsed_free(&q);
 }
 
 void test_device_suite(void)
