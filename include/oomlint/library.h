@@ -42,6 +42,8 @@ typedef struct {
 typedef struct {
     oom_qpattern *not_modules, *constructors, *bases, *containers;
     size_t not_module_count, constructor_count, base_count, container_count;
+    oom_qpattern *text_encoders; /* calls that make a tokenizer or processor (values.text_encoders) */
+    size_t text_encoder_count;
     oom_lib_wrapper *wrappers;
     size_t wrapper_count;
     oom_lib_method *preparing; /* give their arguments back wrapped, in order */

@@ -105,7 +105,7 @@ static bool read_patterns(const cJSON *section, const char *list, const char *ke
 {
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(section, list);
     if (!cJSON_IsArray(arr)) {
-        oom_buf_printf(err, "modules.%s must be a list", list);
+        oom_buf_printf(err, "%s must be a list", list);
         return false;
     }
     size_t n = (size_t)cJSON_GetArraySize(arr), i = 0;
@@ -115,7 +115,7 @@ static bool read_patterns(const cJSON *section, const char *list, const char *ke
     {
         const char *text = string_of(e, key);
         if (!text || !text[0]) {
-            oom_buf_printf(err, "modules.%s[%zu] has no \"%s\"", list, i, key);
+            oom_buf_printf(err, "%s[%zu] has no \"%s\"", list, i, key);
             *count = i;
             return false;
         }
@@ -255,6 +255,7 @@ oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
         ok = false;
     }
     ok = ok && read_names(values, "text_methods", &lib->text_methods, err);
+    ok = ok && read_patterns(values, "text_encoders", "call", &lib->text_encoders, &lib->text_encoder_count, err);
     ok = ok && read_names(values, "placing_methods", &lib->placing_methods, err);
     ok = ok && read_names(values, "host_methods", &lib->host_methods, err);
     ok = ok && read_names(values, "placing_keywords", &lib->placing_keywords, err);
@@ -300,6 +301,7 @@ void oom_library_free(oom_library *lib)
     free_patterns(lib->constructors, lib->constructor_count);
     free_patterns(lib->bases, lib->base_count);
     free_patterns(lib->containers, lib->container_count);
+    free_patterns(lib->text_encoders, lib->text_encoder_count);
     for (size_t i = 0; i < lib->wrapper_count; i++) {
         qpattern_free(&lib->wrappers[i].call);
         free(lib->wrappers[i].keyword);

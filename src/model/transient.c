@@ -2,7 +2,8 @@
  * never from a name: every tensor it is given is made right there by a
  * tensor factory of the library knowledge from literal sizes, small ones
  * (`torch.randn(1, 200, 80)`: a smoke test, a warm-up, a profiler's pass, a
- * gradient self-check, an export check). One forward on a few million
+ * gradient self-check, an export check), or by a tokenizer from written-out
+ * text (`model(**tokenizer("Hello, my dog is", return_tensors="pt"))`). One forward on a few million
  * numbers holds less than a training step's batch. Whether the result is
  * kept does not matter: autograd holds the activations during the forward
  * itself, so a pass over real data whose output is dropped at once still
@@ -18,6 +19,7 @@
 #define SYNTHETIC_MAX_ELEMENTS (4LL * 1024 * 1024)
 
 static bool synthetic_tensor(const oom_pymodel *m, TSNode e, int depth);
+static bool tokenized_literal(const oom_pymodel *m, TSNode call, const oom_library *lib);
 
 static bool number_literal(TSNode e)
 {
@@ -131,7 +133,7 @@ static bool synthetic_tensor(const oom_pymodel *m, TSNode e, int depth)
     }
     if (s != m->sym.call)
         return false;
-    if (factory_call(m, e, lib))
+    if (factory_call(m, e, lib) || tokenized_literal(m, e, lib))
         return true;
     TSNode fn = oom_model_child(m, e, "function", 8);
     if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute)
@@ -140,6 +142,54 @@ static bool synthetic_tensor(const oom_pymodel *m, TSNode e, int depth)
     const char *method = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
     return oom_library_lists(&lib->placing_methods, method, len) &&
            synthetic_tensor(m, oom_model_child(m, fn, "object", 6), depth + 1);
+}
+
+/* A string literal, or a list or tuple of them (`["a cat", "a dog"]`). */
+static bool literal_strings(const oom_pymodel *m, TSNode e)
+{
+    if (ts_node_is_null(e))
+        return false;
+    const char *t = ts_node_type(e);
+    if (strcmp(t, "string") == 0 || strcmp(t, "concatenated_string") == 0)
+        return true;
+    if (ts_node_symbol(e) != m->sym.tuple && strcmp(t, "list") != 0)
+        return false;
+    oom_model_kids kids = oom_model_kids_of(m, e);
+    size_t n = 0;
+    for (TSNode k; oom_model_next_kid(m, &kids, &k); n++)
+        if (!literal_strings(m, k))
+            return false;
+    return n > 0;
+}
+
+/* `tokenizer("Hello, my dog is", return_tensors="pt")`: a tokenizer or
+ * processor of the library knowledge (the name bound to its from_pretrained)
+ * called on written-out text only: a hand-written prompt's few tokens. */
+static bool tokenized_literal(const oom_pymodel *m, TSNode call, const oom_library *lib)
+{
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.identifier)
+        return false;
+    TSNode maker = oom_model_bound_value(m, fn);
+    if (ts_node_is_null(maker) || ts_node_symbol(maker) != m->sym.call)
+        return false;
+    oom_buf q;
+    oom_buf_init(&q);
+    bool encoder = oom_pymodel_qualname(m, oom_model_child(m, maker, "function", 8), &q) &&
+                   oom_qpattern_find(lib->text_encoders, lib->text_encoder_count, q.data) >= 0;
+    oom_buf_free(&q);
+    if (!encoder)
+        return false;
+    size_t texts = 0;
+    oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, call, "arguments", 9));
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
+        if (ts_node_symbol(a) == m->sym.keyword_argument)
+            continue;
+        if (!literal_strings(m, a))
+            return false;
+        texts++;
+    }
+    return texts > 0;
 }
 
 /* Python literals a forward may take beside its tensors (`mode="test"`). */
@@ -159,6 +209,8 @@ static bool synthetic_inputs_only(const oom_pymodel *m, TSNode call)
     for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
         if (ts_node_symbol(a) == m->sym.keyword_argument)
             a = oom_model_child(m, a, "value", 5);
+        else if (!ts_node_is_null(a) && strcmp(ts_node_type(a), "dictionary_splat") == 0)
+            a = oom_model_named_child(m, a, 0); /* model(**inputs) */
         if (ts_node_is_null(a))
             return false;
         if (plain_literal(a))

@@ -125,7 +125,11 @@ static void synthetic_inputs(void)
                               "def g(m):\n    m(zeros(4, 4))\n"
                               "def h(m):\n    m()\n"
                               "def i(m):\n    x = torch.randn(1000, 1000) * 3.0\n    m((x))\n"
-                              "def j(m, y):\n    m(torch.randn(4, 4) * y)\n");
+                              "def j(m, y):\n    m(torch.randn(4, 4) * y)\n"
+                              "from transformers import AutoTokenizer\n"
+                              "tok = AutoTokenizer.from_pretrained('gpt2')\n"
+                              "def k(m):\n    inputs = tok('Hello, my dog is', return_tensors='pt')\n    m(**inputs)\n"
+                              "def l(m, texts):\n    m(**tok(texts, return_tensors='pt'))\n");
     CHECK(oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m(torch.randn(1, 200, 80))")));
     CHECK(oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m(x, mode='test')")));
     CHECK(!oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m(torch.randn(n, 200, 80))")));
@@ -136,6 +140,8 @@ static void synthetic_inputs(void)
     CHECK(!oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m()")));
     CHECK(oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m((x))")));
     CHECK(!oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m(torch.randn(4, 4) * y)")));
+    CHECK(oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m(**inputs)")));
+    CHECK(!oom_pymodel_forward_transient(p.model, oom_test_node_at(&p, "m(**tok(texts, return_tensors='pt'))")));
     oom_test_parsed_free(&p);
 }
 
