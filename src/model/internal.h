@@ -304,6 +304,15 @@ struct oom_pymodel {
     /* roles.c: answers already given (roles asked of the same expression,
      * uses of the same name in the same region), freed with the model */
     struct oom_role_memo *role_memo;
+    /* per call site, the library wrappers whose pattern its callee's
+     * qualified name matches (bit w: wrappers[w]); computed on first use,
+     * since the roles ask it of every call for every name they follow */
+    uint64_t *call_wrappers;
+    /* the file's class definitions, in order (indices into nodes), listed on
+     * first use: the roles look a class up by name for every call they follow */
+    uint32_t *class_nodes;
+    uint32_t class_count;
+    bool classes_listed;
     /* where a module role that waits on another file says so, while a
      * predicate is asked (oom_pymodel_collect_pending); NULL otherwise */
     oom_buf *pending_conditions;

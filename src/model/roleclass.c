@@ -9,14 +9,27 @@
 /* ---- classes of the file ------------------------------------------------------ */
 
 /* The class_definition named `name` in this file (the first), or null. */
+static void list_classes(const oom_pymodel *cm)
+{
+    oom_pymodel *m = (oom_pymodel *)cm; /* one thread owns the model */
+    m->classes_listed = true;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->nodes->len; i++)
+        n += m->nodes->items[i].symbol == m->sym.class_definition;
+    m->class_nodes = oom_xcalloc(n ? n : 1, sizeof *m->class_nodes);
+    for (uint32_t i = 0; i < m->nodes->len; i++)
+        if (m->nodes->items[i].symbol == m->sym.class_definition)
+            m->class_nodes[m->class_count++] = i;
+}
+
 TSNode oom_roles_own_class(const oom_pymodel *m, const char *name, uint32_t len)
 {
     if (!m->nodes)
         return (TSNode){0};
-    for (uint32_t i = 0; i < m->nodes->len; i++) {
-        if (m->nodes->items[i].symbol != m->sym.class_definition)
-            continue;
-        TSNode cls = m->nodes->items[i].node;
+    if (!m->classes_listed)
+        list_classes(m);
+    for (uint32_t k = 0; k < m->class_count; k++) {
+        TSNode cls = m->nodes->items[m->class_nodes[k]].node;
         TSNode n = oom_model_child(m, cls, "name", 4);
         uint32_t nlen;
         const char *t = ts_node_is_null(n) ? NULL : oom_node_text(m, n, &nlen);

@@ -101,6 +101,32 @@ void oom_model_roles_free(oom_pymodel *m)
     }
     free(m->role_memo);
     m->role_memo = NULL;
+    free(m->call_wrappers);
+    m->call_wrappers = NULL;
+    free(m->class_nodes);
+    m->class_nodes = NULL;
+    m->class_count = 0;
+    m->classes_listed = false;
+}
+
+uint64_t oom_roles_call_wrappers(const oom_pymodel *cm, const oom_library *lib, size_t call)
+{
+    oom_pymodel *m = (oom_pymodel *)cm; /* one thread owns the model */
+    if (!m->call_wrappers) {
+        m->call_wrappers = oom_xcalloc(m->call_count ? m->call_count : 1, sizeof *m->call_wrappers);
+        oom_buf qn;
+        oom_buf_init(&qn);
+        size_t count = lib->wrapper_count < 64 ? lib->wrapper_count : 64;
+        for (size_t i = 0; i < m->call_count; i++) {
+            if (!oom_pymodel_qualname(m, oom_model_child(m, m->calls[i].node, "function", 8), &qn))
+                continue;
+            for (size_t w = 0; w < count; w++)
+                if (oom_qpattern_match(&lib->wrappers[w].call, qn.data))
+                    m->call_wrappers[i] |= (uint64_t)1 << w;
+        }
+        oom_buf_free(&qn);
+    }
+    return call < m->call_count ? m->call_wrappers[call] : 0;
 }
 
 /* Takes back the conditions added since the buffer was `len` long. */

@@ -97,6 +97,9 @@ typedef struct {
 
 memo_slot *oom_roles_memo_find(const oom_pymodel *m, int kind, uint32_t at, const char *text, uint32_t len);
 void oom_roles_memo_put(const oom_pymodel *m, int kind, uint32_t at, const char *text, uint32_t len, int value);
+/* The library wrappers (bit w: lib->wrappers[w], the first 64) whose
+ * pattern the callee of the model's `call`-th call site matches. */
+uint64_t oom_roles_call_wrappers(const oom_pymodel *m, const oom_library *lib, size_t call);
 /* Keeps `cond` (owned from then on). */
 void oom_roles_memo_put_cond(const oom_pymodel *m, int kind, uint32_t at, const char *text, uint32_t len, int value,
                              char *cond);

@@ -75,8 +75,6 @@ bool oom_roles_used_as_module(role_query *q, const char *text, uint32_t len, uin
 static bool used_as_module_uncached(role_query *q, const char *text, uint32_t len, uint32_t start, uint32_t end)
 {
     const oom_pymodel *m = q->m;
-    oom_buf qn;
-    oom_buf_init(&qn);
     bool used = false;
     for (size_t i = 0; i < m->call_count && !used; i++) {
         const oom_call_site *c = &m->calls[i];
@@ -95,11 +93,10 @@ static bool used_as_module_uncached(role_query *q, const char *text, uint32_t le
             used = olen == len && memcmp(o, text, len) == 0;
             continue;
         }
-        if (!oom_pymodel_qualname(m, fn, &qn))
-            continue;
-        for (size_t w = 0; w < q->lib->wrapper_count && !used; w++) {
+        uint64_t wrappers = oom_roles_call_wrappers(m, q->lib, i);
+        for (size_t w = 0; wrappers && w < 64 && !used; w++) {
             const oom_lib_wrapper *wr = &q->lib->wrappers[w];
-            if (!oom_qpattern_match(&wr->call, qn.data))
+            if (!(wrappers >> w & 1))
                 continue;
             TSNode arg = oom_roles_argument_at(m, c->node, wr->argument, wr->keyword);
             uint32_t alen;
@@ -107,7 +104,6 @@ static bool used_as_module_uncached(role_query *q, const char *text, uint32_t le
             used = a && alen == len && memcmp(a, text, len) == 0;
         }
     }
-    oom_buf_free(&qn);
     return used;
 }
 
