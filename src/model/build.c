@@ -647,6 +647,7 @@ static void visit_call(oom_pymodel *m, int scope, TSNode node)
     site.name = oom_node_text(m, last, &site.name_len);
     site.pos = ts_node_start_byte(node);
     site.node = node;
+    site.fn = fn;
     OOM_PUSH(m->calls, m->call_count, m->call_cap, site);
 }
 

@@ -100,6 +100,7 @@ typedef struct {
     uint32_t name_len;
     uint32_t pos;
     TSNode node; /* the call */
+    TSNode fn;   /* its `function` child, kept: the roles read it for every call they scan */
 } oom_call_site;
 
 typedef struct {

@@ -118,7 +118,7 @@ uint64_t oom_roles_call_wrappers(const oom_pymodel *cm, const oom_library *lib, 
         oom_buf_init(&qn);
         size_t count = lib->wrapper_count < 64 ? lib->wrapper_count : 64;
         for (size_t i = 0; i < m->call_count; i++) {
-            if (!oom_pymodel_qualname(m, oom_model_child(m, m->calls[i].node, "function", 8), &qn))
+            if (!oom_pymodel_qualname(m, m->calls[i].fn, &qn))
                 continue;
             for (size_t w = 0; w < count; w++)
                 if (oom_qpattern_match(&lib->wrappers[w].call, qn.data))

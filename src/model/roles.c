@@ -338,7 +338,7 @@ static oom_role parameter_role(role_query *q, int scope, const char *name, uint3
         const oom_call_site *c = &m->calls[i];
         if (c->name_len != callee_len || memcmp(c->name, callee, callee_len) != 0)
             continue;
-        TSNode fn = oom_model_child(m, c->node, "function", 8);
+        TSNode fn = c->fn;
         bool through_self = ts_node_symbol(fn) == m->sym.attribute && oom_roles_is_self(m, oom_model_child(m, fn, "object", 6));
         if (method && !constructor && !through_self && ts_node_symbol(fn) == m->sym.attribute)
             through_self = instance_of_own_class(m, oom_model_child(m, fn, "object", 6), class_around(m, sc->def));
@@ -382,7 +382,7 @@ static TSNode first_bound_argument(const oom_pymodel *m, TSNode id)
         return (TSNode){0};
     for (size_t i = 0; i < m->call_count; i++) {
         const oom_call_site *c = &m->calls[i];
-        TSNode fn = oom_model_child(m, c->node, "function", 8);
+        TSNode fn = c->fn;
         if (c->name_len == sc->name_len && memcmp(c->name, sc->name, c->name_len) == 0 &&
             ts_node_symbol(fn) == m->sym.identifier) {
             char keyword[128];

@@ -80,7 +80,7 @@ static bool used_as_module_uncached(role_query *q, const char *text, uint32_t le
         const oom_call_site *c = &m->calls[i];
         if (c->pos < start || c->pos >= end)
             continue;
-        TSNode fn = oom_model_child(m, c->node, "function", 8);
+        TSNode fn = c->fn;
         uint32_t flen;
         const char *ftext = oom_node_text(m, fn, &flen);
         if (flen == len && memcmp(ftext, text, len) == 0) {

@@ -108,7 +108,7 @@ static bool defines_function(const oom_pymodel *m, const char *name, uint32_t le
 oom_callee_kind oom_pymodel_call_callee(const oom_pymodel *m, size_t i, oom_buf *module)
 {
     oom_buf_clear(module);
-    TSNode fn = oom_model_child(m, m->calls[i].node, "function", 8);
+    TSNode fn = m->calls[i].fn;
     TSNode base = fn;
     while (!ts_node_is_null(base) && ts_node_symbol(base) == m->sym.attribute)
         base = oom_model_child(m, base, "object", 6);
