@@ -62,6 +62,8 @@ typedef struct {
     oom_strlist default_device_functions; /* calls that change where new tensors are made */
     oom_strlist graph_leaving_methods;    /* methods giving numbers or a detached tensor (`item`, `detach`) */
     oom_strlist number_builtins;          /* builtins that turn a tensor into a number or text (`float`, `len`) */
+    oom_strlist no_grad_functions, inference_mode_functions; /* the grad-mode switches, by qualified name */
+    oom_strlist enable_grad_functions, set_grad_enabled_functions;
     oom_strlist collection_adding_methods; /* methods adding to a collection in place (`append`) */
     oom_strlist synthetic_tensor_functions; /* tensor factories (`torch.randn`): inputs made from sizes, not data */
 } oom_library;

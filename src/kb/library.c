@@ -264,6 +264,10 @@ oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
     ok = ok && read_names(values, "number_builtins", &lib->number_builtins, err);
     ok = ok && read_names(values, "synthetic_tensor_functions", &lib->synthetic_tensor_functions, err);
     ok = ok && read_names(values, "collection_adding_methods", &lib->collection_adding_methods, err);
+    ok = ok && read_names(values, "no_grad_functions", &lib->no_grad_functions, err);
+    ok = ok && read_names(values, "inference_mode_functions", &lib->inference_mode_functions, err);
+    ok = ok && read_names(values, "enable_grad_functions", &lib->enable_grad_functions, err);
+    ok = ok && read_names(values, "set_grad_enabled_functions", &lib->set_grad_enabled_functions, err);
     if (ok) {
         const cJSON *arr = cJSON_GetObjectItemCaseSensitive(mod, "containers");
         size_t n = cJSON_IsArray(arr) ? (size_t)cJSON_GetArraySize(arr) : 0;
@@ -331,6 +335,10 @@ void oom_library_free(oom_library *lib)
     oom_strlist_free(&lib->number_builtins);
     oom_strlist_free(&lib->synthetic_tensor_functions);
     oom_strlist_free(&lib->collection_adding_methods);
+    oom_strlist_free(&lib->no_grad_functions);
+    oom_strlist_free(&lib->inference_mode_functions);
+    oom_strlist_free(&lib->enable_grad_functions);
+    oom_strlist_free(&lib->set_grad_enabled_functions);
     free(lib);
 }
 

@@ -32,25 +32,11 @@ oom_grad_state oom_pymodel_grad_state(const oom_pymodel *m, TSNode node)
 
 /* ---- grad-mode switches --------------------------------------------------- */
 
-static bool qualname_in(const char *q, const char *const *names)
+/* `q` is one of the library knowledge's names in `list`. */
+static bool qualname_in(const char *q, const oom_strlist *list)
 {
-    for (size_t i = 0; names[i]; i++)
-        if (strcmp(q, names[i]) == 0)
-            return true;
-    return false;
+    return oom_library_lists(list, q, (uint32_t)strlen(q));
 }
-
-static const char *const no_grad_names[] = {
-    "torch.no_grad", "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad", NULL};
-static const char *const inference_mode_names[] = {
-    "torch.inference_mode", "torch.autograd.inference_mode",
-    "torch.autograd.grad_mode.inference_mode", NULL};
-static const char *const enable_grad_names[] = {
-    "torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad",
-    NULL};
-static const char *const set_grad_enabled_names[] = {
-    "torch.set_grad_enabled", "torch.autograd.set_grad_enabled",
-    "torch.autograd.grad_mode.set_grad_enabled", NULL};
 
 /* The single argument of a call (positional or keyword), or a null node. */
 static TSNode only_argument(const oom_pymodel *m, TSNode call)
@@ -134,17 +120,18 @@ static int grad_switch(const oom_pymodel *m, TSNode expr, int depth)
     oom_buf q;
     oom_buf_init(&q);
     int state = -1;
-    if (oom_pymodel_qualname(m, fn, &q)) {
+    const oom_library *lib = oom_library_get();
+    if (lib && oom_pymodel_qualname(m, fn, &q)) {
         TSNode none = {{0}, NULL, NULL};
         TSNode arg = called ? only_argument(m, expr) : none;
-        if (qualname_in(q.data, no_grad_names))
+        if (qualname_in(q.data, &lib->no_grad_functions))
             state = OOM_GRAD_DISABLED;
-        else if (qualname_in(q.data, inference_mode_names))
+        else if (qualname_in(q.data, &lib->inference_mode_functions))
             state = bool_argument_state(m, arg, OOM_GRAD_DISABLED, OOM_GRAD_ENABLED,
                                         OOM_GRAD_MAYBE_DISABLED);
-        else if (qualname_in(q.data, enable_grad_names))
+        else if (qualname_in(q.data, &lib->enable_grad_functions))
             state = OOM_GRAD_ENABLED;
-        else if (called && qualname_in(q.data, set_grad_enabled_names))
+        else if (called && qualname_in(q.data, &lib->set_grad_enabled_functions))
             state = bool_argument_state(m, arg, OOM_GRAD_ENABLED, OOM_GRAD_DISABLED,
                                         OOM_GRAD_MAYBE_DISABLED);
         else if (names_own_no_grad_wrapper(q.data))
