@@ -222,6 +222,48 @@ void oom_est_read_modules(oom_est_reader *r);
 /* Fills the image side of the inputs from a knowledge-base entry. */
 void oom_est_use_image_model(oom_script_inputs *s, const oom_model *m);
 
+/* ---- config files the script reads (configs.c) -----------------------------
+ * A JSON file a json.load() / json.loads() call reads, and the values under
+ * its keys, for modules.c to bind a model's sizes from. Missing files, broken
+ * JSON and missing keys are configs too, with the problem that names the file
+ * and key that would settle the size. */
+typedef struct oom_est_configs oom_est_configs;
+typedef struct oom_est_config oom_est_config;
+typedef enum {
+    OOM_CFG_UNREADABLE, /* the file is missing or not JSON */
+    OOM_CFG_MISSING,    /* the key is not there */
+    OOM_CFG_OBJECT, OOM_CFG_ARRAY, OOM_CFG_INT, OOM_CFG_FLOAT, OOM_CFG_STRING, OOM_CFG_BOOL, OOM_CFG_NULL,
+} oom_est_config_kind;
+oom_est_configs *oom_est_configs_new(void);
+void oom_est_configs_free(oom_est_configs *cs);
+/* The expression naming the file the json.load/json.loads `call` reads:
+ * P of `json.load(open(P))`, `json.loads(open(P).read())`, `with open(P) as
+ * f:` then `json.load(f)`, `json.loads(f.read())` or `data = f.read();
+ * json.loads(data)`; null when the call reads anything else. */
+TSNode oom_est_config_path_of(const oom_est_reader *r, const oom_nodes *layout, TSNode call);
+/* The file at `path` (relative to the launch command's directory, else the
+ * script's folder, unless absolute), parsed once per store; never NULL. */
+const oom_est_config *oom_est_config_open(oom_est_configs *cs, const oom_est_reader *script, const char *path);
+/* The value under `key` (an object's key, an array's index); never NULL. */
+const oom_est_config *oom_est_config_key(oom_est_configs *cs, const oom_est_config *of, const char *key);
+oom_est_config_kind oom_est_config_kind_of(const oom_est_config *c);
+double oom_est_config_number(const oom_est_config *c);
+const char *oom_est_config_string(const oom_est_config *c);
+bool oom_est_config_true(const oom_est_config *c);
+/* An array of whole numbers into out; 0 when it is anything else. */
+size_t oom_est_config_ints(const oom_est_config *c, long long *out, size_t max);
+/* "config.json has no key [\"model\"]", "x.json is not valid JSON"; NULL when the value is there. */
+const char *oom_est_config_problem(const oom_est_config *c);
+/* Records that a model's size was read from `value`; describe lists the
+ * objects read, `config.json ["model"]`, for the provenance line. */
+void oom_est_config_used(oom_est_configs *cs, const oom_est_config *value);
+void oom_est_configs_describe(const oom_est_configs *cs, char *buf, size_t size);
+/* What a global read in a function holds (`name` in the function, no local
+ * of that name): the value of its one module-level binding, or of the one
+ * assignment in a function that declares it `global`, wherever it is in the
+ * file; null when there is none or more than one. */
+TSNode oom_est_global_value(const oom_est_reader *r, const oom_nodes *layout, TSNode name);
+
 /* ---- launch commands (launch.c, shell.c, arguments.c) --------------------------- */
 
 /* Reads a launch command's words (shell.c hands over a script's launch line). */

@@ -32,7 +32,8 @@ typedef struct frame frame;
 
 typedef enum {
     V_UNKNOWN, V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_INTS, V_TENSOR, V_MODULE, V_CLASS, V_FUNC, V_OBJECT,
-    V_ARGS /* the parsed options of a file (`args`), passed on as a value: `Net(args)` */
+    V_ARGS, /* the parsed options of a file (`args`), passed on as a value: `Net(args)` */
+    V_CONFIG /* an object or list of a JSON config the script read (configs.c) */
 } vkind;
 
 /* What a module (or a list of modules) adds up to. */
@@ -64,6 +65,7 @@ typedef struct {
     frame *obj;  /* an object's attributes; a function's enclosing frame */
     TSNode made; /* a module instance: the class it was made from, for provenance */
     const oom_est_reader *args; /* V_ARGS: the file whose options they are */
+    const oom_est_config *cfg;  /* V_CONFIG */
     mod m;
 } value;
 
@@ -117,7 +119,9 @@ typedef struct {
     views *views; /* [0] is the script's; a pointer, so that a lookup through a const ctx may add one */
     frame **frames; /* every frame made, freed at the end */
     size_t nframes, frames_cap;
-    char why[200]; /* the first size that could not be told */
+    char why[448]; /* the first size that could not be told */
+    oom_est_configs *configs;
+    char cfg_why[224]; /* the first config file or key that could not be read: what would settle a size */
     int depth, steps, nesting;
     long long side; /* the image side the next convolution sees */
     long long image_side;
@@ -211,7 +215,8 @@ static void unresolved(ctx *c, TSNode at, const char *what)
             *p = ' ';
     if (!ts_node_is_null(at))
         place_of(c, at, where, sizeof where);
-    snprintf(c->why, sizeof c->why, "`%s` (%s, %s)", t, what, where);
+    snprintf(c->why, sizeof c->why, "%s%s`%s` (%s, %s)", c->cfg_why, c->cfg_why[0] ? ", which would settle " : "", t,
+             what, where);
 }
 
 static value unknown(void)
@@ -1085,6 +1090,23 @@ static TSNode argument_for(const ctx *c, const TSNode *args, size_t na, size_t p
     return OOM_EST_NULL_NODE;
 }
 
+static value from_config(ctx *c, const oom_est_config *k);
+
+/* The value a `**config["model"]` of the call passes for parameter `nm`;
+ * false when none does (a key the config lacks leaves the default). */
+static bool splatted(ctx *c, frame *caller, const TSNode *args, size_t na, const char *nm, value *out)
+{
+    for (size_t k = 0; k < na; k++) {
+        value d = is(args[k], "dictionary_splat") ? eval(c, caller, ts_node_named_child(args[k], 0)) : unknown();
+        const oom_est_config *key = d.kind == V_CONFIG ? oom_est_config_key(c->configs, d.cfg, nm) : NULL;
+        if (key && oom_est_config_kind_of(key) != OOM_CFG_MISSING) {
+            *out = from_config(c, key); /* an unreadable file: unknown, never the default */
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Binds a function's parameters from a call: positional, keyword, then the
  * defaults; the first `skip` parameters (self) are not bound. */
 static void bind_parameters(ctx *c, frame *caller, TSNode call, TSNode def, frame *callee, int skip)
@@ -1116,7 +1138,7 @@ static void bind_parameters(ctx *c, frame *caller, TSNode call, TSNode def, fram
         value v = unknown();
         if (!ts_node_is_null(given))
             v = eval(c, caller, given);
-        else if (!ts_node_is_null(field(p, "value")))
+        else if (!splatted(c, caller, args, na, nm, &v) && !ts_node_is_null(field(p, "value")))
             v = eval(c, callee->parent, field(p, "value"));
         set_var(callee, nm, &v);
     }
@@ -1313,6 +1335,8 @@ static value eval_identifier(ctx *c, frame *f, TSNode e)
         return v;
     }
     TSNode bound = oom_pymodel_value_of(here->r->m, e, 0);
+    if (ts_node_is_null(bound)) /* a global the module binds after the function (configs.c) */
+        bound = oom_est_global_value(here->r, here->layout, e);
     if (!ts_node_is_null(bound) && !ts_node_eq(bound, e) && !is(bound, "identifier") && c->depth < MAX_DEPTH) {
         c->depth++;
         v = eval(c, NULL, bound);
@@ -1945,8 +1969,71 @@ static void add_weight_norm(ctx *c, frame *f, TSNode layer_call, TSNode args_cal
 }
 
 /* A torch (or builtin) callable by its qualified name. */
+/* A config's value as the evaluator holds values; an object or a list
+ * stays a config to subscript. A missing file or key is unknown, and says
+ * which one would settle the size. */
+static value from_config(ctx *c, const oom_est_config *k)
+{
+    value v = unknown();
+    oom_est_config_kind kind = oom_est_config_kind_of(k);
+    if (oom_est_config_problem(k)) {
+        if (!c->cfg_why[0])
+            oom_est_copy(c->cfg_why, sizeof c->cfg_why, oom_est_config_problem(k));
+        return v;
+    }
+    if (kind != OOM_CFG_OBJECT && kind != OOM_CFG_ARRAY)
+        oom_est_config_used(c->configs, k);
+    if (kind == OOM_CFG_INT || kind == OOM_CFG_FLOAT)
+        v = kind == OOM_CFG_INT ? int_value((long long)oom_est_config_number(k)) : float_value(oom_est_config_number(k));
+    else if (kind == OOM_CFG_BOOL || kind == OOM_CFG_NULL)
+        v = kind == OOM_CFG_BOOL ? bool_value(oom_est_config_true(k)) : (value){.kind = V_NONE};
+    else if (kind == OOM_CFG_STRING)
+        v.kind = V_STR, oom_est_copy(v.s, sizeof v.s, oom_est_config_string(k));
+    else if ((v.nints = (int)oom_est_config_ints(k, v.ints, MAX_INTS)) > 0)
+        v.kind = V_INTS;
+    else
+        v.kind = V_CONFIG, v.cfg = k;
+    return v;
+}
+
+/* json.load(open(path)) and its spellings (configs.c finds the path). */
+static value read_config(ctx *c, frame *f, TSNode call)
+{
+    TSNode p = oom_est_config_path_of(reader_of(c, call), layout_of(c, call), call);
+    value path = eval(c, f, p);
+    if (path.kind == V_STR)
+        return from_config(c, oom_est_config_open(c->configs, c->r, path.s));
+    /* only a size read from it makes this the reason a model is unsized */
+    const oom_est_setting *s = ts_node_is_null(p) ? NULL : oom_est_setting_read_by(reader_of(c, p), p);
+    char t[64] = "?";
+    text(c, ts_node_is_null(p) ? call : p, t, sizeof t);
+    if (!c->cfg_why[0])
+        oom_est_printf(c->cfg_why, sizeof c->cfg_why, "the JSON config `%s` is not known%s%s", t, s ? ": give " : "",
+                       s ? s->spelling : "");
+    return unknown();
+}
+
+/* config["k"] and config.get("k", default) of a config read. */
+static value config_key(ctx *c, frame *f, const value *of, TSNode key_node, TSNode dflt, bool get)
+{
+    value key = eval(c, f, key_node);
+    char k[64];
+    if (key.kind == V_INT)
+        snprintf(k, sizeof k, "%lld", key.i);
+    else if (key.kind == V_STR)
+        oom_est_copy(k, sizeof k, key.s);
+    else
+        return unknown();
+    const oom_est_config *at = oom_est_config_key(c->configs, of->cfg, k);
+    if (get && oom_est_config_kind_of(at) == OOM_CFG_MISSING)
+        return ts_node_is_null(dflt) ? (value){.kind = V_NONE} : eval(c, f, dflt);
+    return from_config(c, at);
+}
+
 static value eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
 {
+    if (strcmp(name, "json.load") == 0 || strcmp(name, "json.loads") == 0)
+        return read_config(c, f, call);
     const char *last = strrchr(name, '.') ? strrchr(name, '.') + 1 : name;
     value v = unknown();
     if (strcmp(name, "torch.nn.Parameter") == 0 || strcmp(name, "torch.nn.parameter.Parameter") == 0)
@@ -2063,8 +2150,11 @@ static value eval_call(ctx *c, frame *f, TSNode call)
             if (!ts_node_is_null(def))
                 return run_method(c, f, call, def, b->cls);
         }
+        value o = strcmp(method, "get") == 0 ? eval(c, f, object) : unknown();
+        if (o.kind == V_CONFIG)
+            return config_key(c, f, &o, arg(c, call, 0, NULL), arg(c, call, 1, "default"), true);
         if (keeps_value(method)) {
-            value o = eval(c, f, object);
+            o = eval(c, f, object);
             if (o.kind == V_MODULE || o.kind == V_TENSOR)
                 return o;
         }
@@ -2191,7 +2281,10 @@ static value eval_node(ctx *c, frame *f, TSNode e)
     if (strcmp(t, "call") == 0)
         return eval_call(c, f, e);
     if (strcmp(t, "subscript") == 0) {
-        value base = eval(c, f, field(e, "value")), idx = eval(c, f, field(e, "subscript"));
+        value base = eval(c, f, field(e, "value"));
+        if (base.kind == V_CONFIG)
+            return config_key(c, f, &base, field(e, "subscript"), OOM_EST_NULL_NODE, false);
+        value idx = eval(c, f, field(e, "subscript"));
         if (base.kind == V_INTS && idx.kind == V_INT) {
             long long i = idx.i < 0 ? base.nints + idx.i : idx.i;
             if (i >= 0 && i < base.nints)
@@ -2893,14 +2986,17 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
                  by[0] ? ", built by " : "", by, by[0] ? "() at " : "", by_at);
     }
     oom_est_copy(out->model_id, sizeof out->model_id, names);
-    char what[320];
+    char what[320], cfg[200] = "", from[224] = "";
+    oom_est_configs_describe(c->configs, cfg, sizeof cfg);
+    if (cfg[0]) /* the file and keys the sizes came from */
+        oom_est_printf(from, sizeof from, "; sizes from %s", cfg);
     const char *acts = total->act_unknown ? "; activations not counted (Conv1d/Conv3d)" : "; activations rough";
     if (elsewhere) /* where the model came from: the file and line of its class */
-        snprintf(what, sizeof what, "%s built here (%s): %lld parameters counted from %s layers%s", names, places,
-                 total->params, n > 1 ? "their" : "its", acts);
+        snprintf(what, sizeof what, "%s built here (%s%s): %lld parameters counted from %s layers%s", names, places,
+                 from, total->params, n > 1 ? "their" : "its", acts);
     else
-        snprintf(what, sizeof what, "%s built here (class%s at line%s %s): %lld parameters counted from %s layers%s",
-                 names, n > 1 ? "es" : "", n > 1 ? "s" : "", lines, total->params, n > 1 ? "their" : "its", acts);
+        snprintf(what, sizeof what, "%s built here (class%s at line%s %s%s): %lld parameters counted from %s layers%s",
+                 names, n > 1 ? "es" : "", n > 1 ? "s" : "", lines, from, total->params, n > 1 ? "their" : "its", acts);
     oom_est_note(c->r, OOM_IN_MODEL, sites[0].call, what);
 }
 
@@ -2920,6 +3016,7 @@ void oom_est_read_modules(oom_est_reader *r)
     ctx c;
     memset(&c, 0, sizeof c);
     c.r = r;
+    c.configs = oom_est_configs_new();
     oom_nodes own;
     oom_nodes_init(&own);
     c.layout = oom_pymodel_layout(r->m);
@@ -2982,5 +3079,6 @@ void oom_est_read_modules(oom_est_reader *r)
     }
     free(vs.items);
     oom_est_project_close(c.project);
+    oom_est_configs_free(c.configs);
     oom_nodes_free(&own);
 }
