@@ -1968,7 +1968,6 @@ static void add_weight_norm(ctx *c, frame *f, TSNode layer_call, TSNode args_cal
         unresolved(c, layer_call, "the rows of a weight-normed layer");
 }
 
-/* A torch (or builtin) callable by its qualified name. */
 /* A config's value as the evaluator holds values; an object or a list
  * stays a config to subscript. A missing file or key is unknown, and says
  * which one would settle the size. */
@@ -2030,6 +2029,7 @@ static value config_key(ctx *c, frame *f, const value *of, TSNode key_node, TSNo
     return from_config(c, at);
 }
 
+/* A torch (or builtin) callable by its qualified name. */
 static value eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
 {
     if (strcmp(name, "json.load") == 0 || strcmp(name, "json.loads") == 0)
@@ -2043,7 +2043,9 @@ static value eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
     if (is_weight_norm(name)) {
         TSNode inner = arg(c, call, 0, "module");
         value normed = eval(c, f, inner);
-        add_weight_norm(c, f, inner, inner, &normed);
+        TSNode made = is(inner, "identifier") ? oom_pymodel_value_of(reader_of(c, inner)->m, inner, 0) : inner;
+        made = is(made, "call") ? made : inner; /* `start = nn.Conv1d(...)`, then weight_norm(start) */
+        add_weight_norm(c, f, made, made, &normed);
         return normed;
     }
     if (strcmp(name, "torch.nn.utils.spectral_norm") == 0 ||
