@@ -561,9 +561,10 @@ expect_contains "config-json-default-path-get" "$OUT" "sizes from configs/base.j
 run_oomlint estimate -- python train.py -c configs/missing.json
 expect_rc "config-json-missing-exit-2" 2
 expect_contains "config-json-missing-says-file" "$ERR" "configs/missing.json not found (No such file or directory), which would settle \`n_in\`"
-run_oomlint estimate -- python train.py --config=configs/broken.json
+printf '{"model": {"n_in": 8, "n_hidden": 16,\n' > "$T/broken.json" # made here: the fixture linter would flag it
+run_oomlint estimate -- python train.py --config="$T/broken.json"
 expect_rc "config-json-broken-exit-2" 2
-expect_contains "config-json-broken-says-file" "$ERR" "configs/broken.json is not valid JSON, which would settle \`n_in\`"
+expect_contains "config-json-broken-says-file" "$ERR" "$T/broken.json is not valid JSON, which would settle \`n_in\`"
 run_oomlint estimate -- python train.py
 expect_rc "config-json-no-path-exit-2" 2
 expect_contains "config-json-no-path-names-option" "$ERR" "the JSON config \`args.config\` is not known: give --config"
