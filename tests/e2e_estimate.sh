@@ -565,6 +565,16 @@ printf '{"model": {"n_in": 8, "n_hidden": 16,\n' > "$T/broken.json" # made here:
 run_oomlint estimate -- python train.py --config="$T/broken.json"
 expect_rc "config-json-broken-exit-2" 2
 expect_contains "config-json-broken-says-file" "$ERR" "$T/broken.json is not valid JSON, which would settle \`n_in\`"
+printf '{"model": {"n_in": 8}}\n' > "$T/short.json"
+run_oomlint estimate -- python train.py -c "$T/short.json"
+expect_contains "config-json-missing-key-named" "$ERR" "$T/short.json [\"model\"] has no key [\"n_hidden\"], which would settle \`n_hidden\`"
+# YAML through yaml.safe_load, read by the project's YAML reader
+run_oomlint estimate -- python train_yaml.py
+expect_contains "config-yaml-sized" "$OUT" "train_yaml.py:19 Flow built here (class Flow at models/flow.py:4; sizes from configs/flow.yaml [\"model\"] [\"flow\"]): 1410 parameters"
+printf 'model:\n  flow: {n_in: 8, n_hidden: [\n' > "$T/broken.yaml"
+run_oomlint estimate -- python train_yaml.py --config "$T/broken.yaml"
+expect_rc "config-yaml-broken-exit-2" 2
+expect_contains "config-yaml-broken-says-file" "$ERR" "$T/broken.yaml is not valid YAML, which would settle \`n_in\`"
 run_oomlint estimate -- python train.py
 expect_rc "config-json-no-path-exit-2" 2
 expect_contains "config-json-no-path-names-option" "$ERR" "the JSON config \`args.config\` is not known: give --config"

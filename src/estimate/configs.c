@@ -1,13 +1,13 @@
-/* estimate/configs: the JSON config files a script reads its model's sizes
- * from (`WaveGlow(**config["waveglow_config"])` after `config =
- * json.load(open(args.config))`). modules.c evaluates the script and asks
- * here for two things: which expression names the file a json.load() call
- * reads (decided by the calls the code makes, never by variable names), and
- * the values under the keys it subscripts. Each file is parsed once per
- * model read; a file that is missing or not JSON, or a key it lacks, is a
- * config that says so, so the size stays unknown and the output names the
- * file and key that would settle it. Nothing here calls back into
- * modules.c. */
+/* estimate/configs: the JSON and YAML config files a script reads its
+ * model's sizes from (`WaveGlow(**config["waveglow_config"])` after `config
+ * = json.load(open(args.config))`, or `yaml.safe_load(open(path))`).
+ * modules.c evaluates the script and asks here which expression names the
+ * file a load call reads (decided by the calls the code makes, never by
+ * variable names), and for the values under the keys it subscripts. Each
+ * file is parsed once per model read; a file that is missing or does not
+ * parse, or a key it lacks, is a config that says so, and the first such
+ * problem met is kept, so a size left unknown names the file and key that
+ * would settle it. Nothing here calls back into modules.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,26 +19,40 @@
 #include "internal.h"
 #include "oomlint/source.h"
 #include "oomlint/util.h"
+#include "oomlint/yamlmodel.h"
 
 /* a config far larger than any model's is not read (it would be data) */
 #define MAX_CONFIG_BYTES ((off_t)4 * 1024 * 1024)
 /* keys of the configs a model read, for its provenance line */
 #define MAX_USED 6
+/* the whole numbers of a list a config holds (a kernel size, channel multipliers) */
+#define MAX_CONFIG_INTS 16
 
 typedef struct {
     char *path;  /* as the script's argument gives it, for people */
     char *real;  /* with the command's directory applied */
-    cJSON *root; /* NULL when it could not be read */
+    bool yaml;   /* read by a yaml loader: the format is the loader's, not the file name's */
+    cJSON *root; /* JSON; NULL when it could not be read */
+    oom_yaml_file y; /* YAML; y.model NULL when it could not be read */
+    bool readable;
 } config_file;
 
+/* One value of a file, read once: its kind and, for a scalar or a list of
+ * whole numbers, the value itself, whichever format it came from. */
 struct oom_est_config {
     config_file *file;
     const oom_est_config *parent;
-    const cJSON *node; /* NULL for a missing key or an unreadable file */
+    const cJSON *node;  /* JSON: the value */
+    char dotted[160];   /* YAML: its key path from the root, "model.dim" (the YAML reader's lookup) */
     oom_est_config_kind kind;
-    char key[64];       /* the key under parent ("" for the file's root) */
-    char where[160];    /* `config.json ["model"]["dim"]` */
-    char problem[224];  /* why no value is here; "" when there is one */
+    double num;
+    bool truth;
+    char str[128];
+    long long ints[MAX_CONFIG_INTS];
+    size_t nints;
+    char key[64];      /* the key under parent ("" for the file's root) */
+    char where[160];   /* `config.json ["model"]["dim"]` */
+    char problem[224]; /* why no value is here; "" when there is one */
 };
 
 struct oom_est_configs {
@@ -48,6 +62,7 @@ struct oom_est_configs {
     size_t len, cap;
     const oom_est_config *used[MAX_USED]; /* the objects whose keys sized the model */
     size_t nused;
+    char why[224]; /* the first problem a read met */
 };
 
 oom_est_configs *oom_est_configs_new(void)
@@ -61,6 +76,8 @@ void oom_est_configs_free(oom_est_configs *cs)
         return;
     for (size_t i = 0; i < cs->nfiles; i++) {
         cJSON_Delete(cs->files[i]->root);
+        if (cs->files[i]->yaml)
+            oom_yaml_file_free(&cs->files[i]->y);
         free(cs->files[i]->path);
         free(cs->files[i]->real);
         free(cs->files[i]);
@@ -72,21 +89,115 @@ void oom_est_configs_free(oom_est_configs *cs)
     free(cs);
 }
 
-static oom_est_config_kind kind_of_json(const cJSON *j)
+static void fill_json(oom_est_config *c, const cJSON *j)
 {
-    if (cJSON_IsObject(j))
-        return OOM_CFG_OBJECT;
-    if (cJSON_IsArray(j))
-        return OOM_CFG_ARRAY;
-    if (cJSON_IsBool(j))
-        return OOM_CFG_BOOL;
-    if (cJSON_IsNull(j))
-        return OOM_CFG_NULL;
-    if (cJSON_IsString(j))
-        return OOM_CFG_STRING;
-    if (cJSON_IsNumber(j)) /* 4 and 4.0 are both whole; the text tells JSON's int from its float */
-        return j->valuedouble == (double)(long long)j->valuedouble ? OOM_CFG_INT : OOM_CFG_FLOAT;
-    return OOM_CFG_MISSING;
+    c->node = j;
+    c->kind = OOM_CFG_MISSING;
+    if (cJSON_IsObject(j)) {
+        c->kind = OOM_CFG_OBJECT;
+    } else if (cJSON_IsArray(j)) {
+        c->kind = OOM_CFG_ARRAY;
+        const cJSON *item;
+        cJSON_ArrayForEach(item, j)
+        {
+            bool whole = cJSON_IsNumber(item) && item->valuedouble == (double)(long long)item->valuedouble;
+            if (!whole || c->nints >= MAX_CONFIG_INTS) {
+                c->nints = 0; /* a list of anything else is read by index only */
+                break;
+            }
+            c->ints[c->nints++] = (long long)item->valuedouble;
+        }
+    } else if (cJSON_IsBool(j)) {
+        c->kind = OOM_CFG_BOOL;
+        c->truth = cJSON_IsTrue(j);
+    } else if (cJSON_IsNull(j)) {
+        c->kind = OOM_CFG_NULL;
+    } else if (cJSON_IsString(j)) {
+        c->kind = OOM_CFG_STRING;
+        oom_est_copy(c->str, sizeof c->str, j->valuestring);
+    } else if (cJSON_IsNumber(j)) { /* 4 and 4.0 are both whole; Python's int() is what sizes need */
+        c->num = j->valuedouble;
+        c->kind = j->valuedouble == (double)(long long)j->valuedouble ? OOM_CFG_INT : OOM_CFG_FLOAT;
+    }
+}
+
+/* The content of a YAML block_node / flow_node: past its anchor and tag. */
+static TSNode yaml_content(TSNode n)
+{
+    TSNode inner = n;
+    for (uint32_t i = 0; (oom_est_type_is(n, "block_node") || oom_est_type_is(n, "flow_node")) &&
+                         i < ts_node_named_child_count(n); i++) {
+        TSNode k = ts_node_named_child(n, i);
+        if (!oom_est_type_is(k, "anchor") && !oom_est_type_is(k, "tag") && !oom_est_type_is(k, "comment"))
+            inner = k;
+    }
+    return inner;
+}
+
+/* A YAML list of plain whole numbers (`ch_mult: [1, 2, 2, 2]`, or a block
+ * list of them); anything else leaves the list unread. */
+static void yaml_ints(oom_est_config *c, TSNode seq)
+{
+    const char *src = c->file->y.src.text;
+    for (uint32_t i = 0; i < ts_node_named_child_count(seq); i++) {
+        TSNode item = ts_node_named_child(seq, i);
+        if (oom_est_type_is(item, "comment"))
+            continue;
+        if (oom_est_type_is(item, "block_sequence_item"))
+            item = ts_node_named_child(item, 0);
+        TSNode s = yaml_content(item);
+        char buf[32], *end;
+        uint32_t a = ts_node_start_byte(s), n = ts_node_end_byte(s) - a;
+        if (!oom_est_type_is(s, "plain_scalar") || n == 0 || n >= sizeof buf || c->nints >= MAX_CONFIG_INTS) {
+            c->nints = 0;
+            return;
+        }
+        memcpy(buf, src + a, n);
+        buf[n] = '\0';
+        long long v = strtoll(buf, &end, 10);
+        if (*end) {
+            c->nints = 0;
+            return;
+        }
+        c->ints[c->nints++] = v;
+    }
+}
+
+/* The value of the pair at c->dotted, as the project's YAML reader reads it
+ * (PyYAML's scalars, merge keys followed). */
+static void fill_yaml(oom_est_config *c)
+{
+    const oom_yamlmodel *m = c->file->y.model;
+    TSNode none = OOM_EST_NULL_NODE;
+    TSNode pair = oom_yamlmodel_find(m, none, c->dotted);
+    c->kind = OOM_CFG_MISSING;
+    if (ts_node_is_null(pair))
+        return;
+    oom_buf v;
+    oom_buf_init(&v);
+    oom_yaml_value_type t = oom_yamlmodel_pair_value(m, pair, &v);
+    TSNode content = yaml_content(oom_est_child(pair, "value"));
+    if (t == OOM_YAML_VALUE_INT || t == OOM_YAML_VALUE_FLOAT) {
+        c->kind = t == OOM_YAML_VALUE_INT ? OOM_CFG_INT : OOM_CFG_FLOAT;
+        c->num = strtod(v.data, NULL);
+    } else if (t == OOM_YAML_VALUE_BOOL) {
+        c->kind = OOM_CFG_BOOL;
+        c->truth = strcmp(v.data, "true") == 0;
+    } else if (t == OOM_YAML_VALUE_NULL) {
+        c->kind = OOM_CFG_NULL;
+    } else if (t == OOM_YAML_VALUE_STRING) {
+        c->kind = OOM_CFG_STRING;
+        oom_est_copy(c->str, sizeof c->str, v.data);
+    } else if (oom_est_type_is(content, "block_mapping") || oom_est_type_is(content, "flow_mapping")) {
+        c->kind = OOM_CFG_OBJECT;
+    } else if (oom_est_type_is(content, "block_sequence") || oom_est_type_is(content, "flow_sequence")) {
+        c->kind = OOM_CFG_ARRAY;
+        yaml_ints(c, content);
+    } else {
+        /* an alias to a mapping: the reader follows merge keys, not aliases of whole values */
+        oom_est_printf(c->problem, sizeof c->problem, "%s is an alias oomlint does not follow", c->where);
+    }
+    oom_buf_free(&v);
 }
 
 static oom_est_config *config_new(oom_est_configs *cs, config_file *file, const oom_est_config *parent)
@@ -98,9 +209,11 @@ static oom_est_config *config_new(oom_est_configs *cs, config_file *file, const 
     return c;
 }
 
-/* Parses the file once; a second json.load of the same path shares it. */
-static config_file *file_open(oom_est_configs *cs, const char *dir, const char *path, char *problem, size_t size)
+/* Parses the file once; a second load of the same path shares it. */
+static config_file *file_open(oom_est_configs *cs, const char *dir, const char *path, bool yaml, char *problem,
+                              size_t size)
 {
+    const char *format = yaml ? "YAML" : "JSON";
     oom_buf real;
     oom_buf_init(&real);
     if (path[0] == '/' || !dir || !dir[0] || strcmp(dir, ".") == 0)
@@ -108,35 +221,42 @@ static config_file *file_open(oom_est_configs *cs, const char *dir, const char *
     else
         oom_buf_printf(&real, "%s/%s", dir, path);
     for (size_t i = 0; i < cs->nfiles; i++)
-        if (strcmp(cs->files[i]->real, real.data) == 0) {
+        if (strcmp(cs->files[i]->real, real.data) == 0 && cs->files[i]->yaml == yaml) {
             oom_buf_free(&real);
-            if (!cs->files[i]->root)
-                oom_est_printf(problem, size, "%s could not be read as JSON", path);
+            if (!cs->files[i]->readable)
+                oom_est_printf(problem, size, "%s could not be read as %s", path, format);
             return cs->files[i];
         }
     config_file *f = oom_xcalloc(1, sizeof *f);
     f->path = oom_xstrdup(path);
     f->real = oom_xstrdup(real.data);
+    f->yaml = yaml;
     OOM_PUSH(cs->files, cs->nfiles, cs->files_cap, f);
     struct stat st;
+    char why[128];
     if (stat(f->real, &st) != 0) {
         oom_est_printf(problem, size, "%s not found (%s)", f->path, strerror(errno));
     } else if (!S_ISREG(st.st_mode) || st.st_size > MAX_CONFIG_BYTES) {
         oom_est_printf(problem, size, "%s is not a config file oomlint reads (not a file, or over 4 MiB)", f->path);
+    } else if (yaml) {
+        /* a YAML file with a syntax error would stop PyYAML: nothing read */
+        f->readable = oom_yaml_file_read(f->real, &f->y, why, sizeof why) && f->y.model &&
+                      !ts_node_has_error(ts_tree_root_node(f->y.tree));
     } else {
         oom_source src;
-        char why[128];
         if (oom_source_read(f->real, f->real, &src, why, sizeof why) == OOM_SOURCE_OK)
             f->root = cJSON_ParseWithLength(src.text, src.len);
         oom_source_free(&src);
-        if (!f->root)
-            oom_est_printf(problem, size, "%s is not valid JSON", f->path);
+        f->readable = f->root != NULL;
     }
+    if (!problem[0] && !f->readable)
+        oom_est_printf(problem, size, "%s is not valid %s", f->path, format);
     oom_buf_free(&real);
     return f;
 }
 
-const oom_est_config *oom_est_config_open(oom_est_configs *cs, const oom_est_reader *script, const char *path)
+const oom_est_config *oom_est_config_open(oom_est_configs *cs, const oom_est_reader *script, const char *path,
+                                          bool yaml)
 {
     /* Python opens a relative path from where the command runs; without a
      * command, the script's own folder is the best guess */
@@ -145,15 +265,19 @@ const oom_est_config *oom_est_config_open(oom_est_configs *cs, const oom_est_rea
         oom_est_copy(dir, sizeof dir, script->launch->dir);
     else if (strrchr(script->path, '/'))
         oom_est_printf(dir, sizeof dir, "%.*s", (int)(strrchr(script->path, '/') - script->path), script->path);
-    config_file *f = file_open(cs, dir, path, problem, sizeof problem);
+    config_file *f = file_open(cs, dir, path, yaml, problem, sizeof problem);
     for (size_t i = 0; i < cs->len; i++) /* a file read twice is one config: its keys are read once */
         if (cs->items[i]->file == f && !cs->items[i]->parent)
             return cs->items[i];
     oom_est_config *c = config_new(cs, f, NULL);
-    c->node = f->root;
-    c->kind = f->root ? kind_of_json(f->root) : OOM_CFG_UNREADABLE;
     oom_est_copy(c->where, sizeof c->where, path);
     oom_est_copy(c->problem, sizeof c->problem, problem);
+    if (!f->readable)
+        c->kind = OOM_CFG_UNREADABLE;
+    else if (yaml)
+        c->kind = OOM_CFG_OBJECT; /* a document's root mapping */
+    else
+        fill_json(c, f->root);
     return c;
 }
 
@@ -172,12 +296,25 @@ const oom_est_config *oom_est_config_key(oom_est_configs *cs, const oom_est_conf
     }
     char *end;
     long idx = strtol(key, &end, 10);
-    if (of->kind == OOM_CFG_ARRAY && *key && !*end)
-        c->node = cJSON_GetArrayItem(of->node, (int)(idx < 0 ? cJSON_GetArraySize(of->node) + idx : idx));
-    else if (of->kind == OOM_CFG_OBJECT)
-        c->node = cJSON_GetObjectItemCaseSensitive(of->node, key);
-    c->kind = c->node ? kind_of_json(c->node) : OOM_CFG_MISSING;
-    if (!c->node)
+    bool index = *key && !*end;
+    c->kind = OOM_CFG_MISSING;
+    if (of->kind == OOM_CFG_ARRAY && index && of->nints) { /* a list of whole numbers: its item */
+        long i = idx < 0 ? (long)of->nints + idx : idx;
+        if (i >= 0 && (size_t)i < of->nints)
+            c->kind = OOM_CFG_INT, c->num = (double)of->ints[i];
+    } else if (of->file->yaml && of->kind == OOM_CFG_OBJECT && !strchr(key, '.')) {
+        oom_est_printf(c->dotted, sizeof c->dotted, "%s%s%s", of->dotted, of->dotted[0] ? "." : "", key);
+        fill_yaml(c);
+    } else if (!of->file->yaml && of->kind == OOM_CFG_ARRAY && index) {
+        const cJSON *item = cJSON_GetArrayItem(of->node, (int)(idx < 0 ? cJSON_GetArraySize(of->node) + idx : idx));
+        if (item)
+            fill_json(c, item);
+    } else if (!of->file->yaml && of->kind == OOM_CFG_OBJECT) {
+        const cJSON *item = cJSON_GetObjectItemCaseSensitive(of->node, key);
+        if (item)
+            fill_json(c, item);
+    }
+    if (c->kind == OOM_CFG_MISSING && !c->problem[0])
         oom_est_printf(c->problem, sizeof c->problem, "%s has no key [\"%s\"]", of->where, key);
     return c;
 }
@@ -189,58 +326,77 @@ oom_est_config_kind oom_est_config_kind_of(const oom_est_config *c)
 
 double oom_est_config_number(const oom_est_config *c)
 {
-    return c && c->node && cJSON_IsNumber(c->node) ? c->node->valuedouble : 0;
+    return c->num;
 }
 
 const char *oom_est_config_string(const oom_est_config *c)
 {
-    return c && c->node && cJSON_IsString(c->node) ? c->node->valuestring : "";
+    return c->str;
 }
 
 bool oom_est_config_true(const oom_est_config *c)
 {
-    return c && c->node && cJSON_IsTrue(c->node);
+    return c->truth;
 }
 
 size_t oom_est_config_ints(const oom_est_config *c, long long *out, size_t max)
 {
-    size_t n = 0;
-    if (!c || c->kind != OOM_CFG_ARRAY)
-        return 0;
-    const cJSON *item;
-    cJSON_ArrayForEach(item, c->node)
-    {
-        if (kind_of_json(item) != OOM_CFG_INT || n >= max)
-            return 0;
-        out[n++] = (long long)item->valuedouble;
-    }
+    size_t n = c->nints < max ? c->nints : 0;
+    memcpy(out, c->ints, n * sizeof *out);
     return n;
 }
 
-const char *oom_est_config_problem(const oom_est_config *c)
+bool oom_est_config_read(oom_est_configs *cs, const oom_est_config *value)
 {
-    return c && c->problem[0] ? c->problem : NULL;
+    if (value->problem[0] || value->kind == OOM_CFG_MISSING || value->kind == OOM_CFG_UNREADABLE) {
+        if (!cs->why[0])
+            oom_est_copy(cs->why, sizeof cs->why, value->problem[0] ? value->problem : value->where);
+        return false;
+    }
+    if (value->kind == OOM_CFG_OBJECT || value->kind == OOM_CFG_ARRAY || !value->parent)
+        return true; /* a container is read for its keys: those are what sized the model */
+    for (size_t i = 0; i < cs->nused; i++)
+        if (cs->used[i] == value->parent)
+            return true;
+    if (cs->nused < MAX_USED)
+        cs->used[cs->nused++] = value->parent;
+    return true;
 }
 
-void oom_est_config_used(oom_est_configs *cs, const oom_est_config *value)
+const char *oom_est_configs_why(const oom_est_configs *cs)
 {
-    const oom_est_config *of = value && value->parent ? value->parent : value;
-    if (!of || value->kind == OOM_CFG_MISSING || value->kind == OOM_CFG_UNREADABLE)
-        return;
-    for (size_t i = 0; i < cs->nused; i++)
-        if (cs->used[i] == of)
-            return;
-    if (cs->nused < MAX_USED)
-        cs->used[cs->nused++] = of;
+    return cs->why;
+}
+
+void oom_est_config_path_unknown(oom_est_configs *cs, const oom_est_reader *r, TSNode path, bool yaml)
+{
+    /* the option that settles it, when the path is one: `args.config` */
+    const oom_est_setting *s = oom_est_setting_read_by(r, path);
+    char t[64] = "?";
+    if (!oom_est_text_of(r, path, t, sizeof t))
+        oom_est_copy(t, sizeof t, "?");
+    if (!cs->why[0])
+        oom_est_printf(cs->why, sizeof cs->why, "the %s config `%s` is not known%s%s", yaml ? "YAML" : "JSON", t,
+                       s ? ": give " : "", s ? s->spelling : "");
+}
+
+bool oom_est_is_yaml_load(const char *qualname)
+{
+    /* PyYAML's loaders of a whole document; load() with any Loader= reads
+     * the same mapping for the plain keys sizes live under */
+    static const char *const names[] = {"yaml.safe_load", "yaml.load", "yaml.full_load", "yaml.unsafe_load", NULL};
+    for (int i = 0; names[i]; i++)
+        if (strcmp(qualname, names[i]) == 0)
+            return true;
+    return false;
 }
 
 void oom_est_configs_describe(const oom_est_configs *cs, char *buf, size_t size)
 {
-    size_t at = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < cs->nused && at + 1 < size; i++) {
-        oom_est_printf(buf + at, size - at, "%s%s", i ? ", " : "", cs->used[i]->where);
-        at = strlen(buf);
+    for (size_t i = 0; i < cs->nused; i++) {
+        size_t at = strlen(buf);
+        oom_est_printf(buf + at, size - at, "%s%s", i ? ", " : "; sizes from ", cs->used[i]->where);
     }
 }
 
@@ -306,12 +462,13 @@ static TSNode file_path(const oom_est_reader *r, const oom_nodes *layout, TSNode
 
 TSNode oom_est_config_path_of(const oom_est_reader *r, const oom_nodes *layout, TSNode call)
 {
+    /* json.load(f) / yaml.safe_load(f): f is an opened file */
     TSNode a = first_argument(call);
-    TSNode fn = oom_est_child(call, "function");
-    if (!(is_type(fn, "attribute") && text_is(r, oom_est_child(fn, "attribute"), "loads"))) /* json.load(f): f is an opened file */
-        return file_path(r, layout, a);
-    /* json.loads(text): the text read from a file, at once or through a
-     * name (`data = f.read()`) */
+    TSNode p = file_path(r, layout, a);
+    if (!ts_node_is_null(p))
+        return p;
+    /* json.loads(text) / yaml.safe_load(text): the text read from a file,
+     * at once or through a name (`data = f.read()`) */
     if (is_type(a, "identifier")) {
         TSNode bound = oom_pymodel_value_of(r->m, a, 0);
         if (!ts_node_is_null(bound) && !ts_node_eq(bound, a))

@@ -223,40 +223,52 @@ void oom_est_read_modules(oom_est_reader *r);
 void oom_est_use_image_model(oom_script_inputs *s, const oom_model *m);
 
 /* ---- config files the script reads (configs.c) -----------------------------
- * A JSON file a json.load() / json.loads() call reads, and the values under
- * its keys, for modules.c to bind a model's sizes from. Missing files, broken
- * JSON and missing keys are configs too, with the problem that names the file
- * and key that would settle the size. */
+ * A JSON or YAML file a json.load() / yaml.safe_load() call reads, and the
+ * values under its keys, for modules.c to bind a model's sizes from. Missing
+ * files, files that do not parse and missing keys are configs too; the first
+ * such problem a read meets is kept, to name the file and key that would
+ * settle a size left unknown. */
 typedef struct oom_est_configs oom_est_configs;
 typedef struct oom_est_config oom_est_config;
 typedef enum {
-    OOM_CFG_UNREADABLE, /* the file is missing or not JSON */
+    OOM_CFG_UNREADABLE, /* the file is missing or does not parse */
     OOM_CFG_MISSING,    /* the key is not there */
     OOM_CFG_OBJECT, OOM_CFG_ARRAY, OOM_CFG_INT, OOM_CFG_FLOAT, OOM_CFG_STRING, OOM_CFG_BOOL, OOM_CFG_NULL,
 } oom_est_config_kind;
 oom_est_configs *oom_est_configs_new(void);
 void oom_est_configs_free(oom_est_configs *cs);
-/* The expression naming the file the json.load/json.loads `call` reads:
- * P of `json.load(open(P))`, `json.loads(open(P).read())`, `with open(P) as
- * f:` then `json.load(f)`, `json.loads(f.read())` or `data = f.read();
- * json.loads(data)`; null when the call reads anything else. */
+/* Whether a qualified name is a PyYAML loader of a document (yaml.safe_load ...). */
+bool oom_est_is_yaml_load(const char *qualname);
+/* The expression naming the file a load `call` (json.load, json.loads,
+ * yaml.safe_load ...) reads: P of `json.load(open(P))`, `json.loads(open(P).
+ * read())`, `with open(P) as f:` then `json.load(f)`, `json.loads(f.read())`
+ * or `data = f.read(); json.loads(data)`; null when it reads anything else. */
 TSNode oom_est_config_path_of(const oom_est_reader *r, const oom_nodes *layout, TSNode call);
 /* The file at `path` (relative to the launch command's directory, else the
- * script's folder, unless absolute), parsed once per store; never NULL. */
-const oom_est_config *oom_est_config_open(oom_est_configs *cs, const oom_est_reader *script, const char *path);
-/* The value under `key` (an object's key, an array's index); never NULL. */
+ * script's folder, unless absolute), as JSON or as YAML by the loader that
+ * reads it, parsed once per store; never NULL. */
+const oom_est_config *oom_est_config_open(oom_est_configs *cs, const oom_est_reader *script, const char *path,
+                                          bool yaml);
+/* The load call's path `path` (an expression) is not known: kept as the
+ * problem, naming the option that gives it when it is one. */
+void oom_est_config_path_unknown(oom_est_configs *cs, const oom_est_reader *r, TSNode path, bool yaml);
+/* The value under `key` (an object's key, a list's index); never NULL. */
 const oom_est_config *oom_est_config_key(oom_est_configs *cs, const oom_est_config *of, const char *key);
 oom_est_config_kind oom_est_config_kind_of(const oom_est_config *c);
 double oom_est_config_number(const oom_est_config *c);
 const char *oom_est_config_string(const oom_est_config *c);
 bool oom_est_config_true(const oom_est_config *c);
-/* An array of whole numbers into out; 0 when it is anything else. */
+/* A list of whole numbers into out; 0 when it is anything else. */
 size_t oom_est_config_ints(const oom_est_config *c, long long *out, size_t max);
-/* "config.json has no key [\"model\"]", "x.json is not valid JSON"; NULL when the value is there. */
-const char *oom_est_config_problem(const oom_est_config *c);
-/* Records that a model's size was read from `value`; describe lists the
- * objects read, `config.json ["model"]`, for the provenance line. */
-void oom_est_config_used(oom_est_configs *cs, const oom_est_config *value);
+/* Reads a value for a size: false, keeping its problem, when it is not
+ * there; a scalar read records its object for the provenance line. */
+bool oom_est_config_read(oom_est_configs *cs, const oom_est_config *value);
+/* The first problem met ("config.json has no key [\"model\"]", "x.json is
+ * not valid JSON", "the JSON config `args.config` is not known: give
+ * --config"); "" when none. */
+const char *oom_est_configs_why(const oom_est_configs *cs);
+/* "; sizes from config.json [\"model\"]", the objects whose values were
+ * read, for the provenance line; "" when none. */
 void oom_est_configs_describe(const oom_est_configs *cs, char *buf, size_t size);
 /* What a global read in a function holds (`name` in the function, no local
  * of that name): the value of its one module-level binding, or of the one

@@ -120,8 +120,7 @@ typedef struct {
     frame **frames; /* every frame made, freed at the end */
     size_t nframes, frames_cap;
     char why[448]; /* the first size that could not be told */
-    oom_est_configs *configs;
-    char cfg_why[224]; /* the first config file or key that could not be read: what would settle a size */
+    oom_est_configs *configs; /* the config files read, and the first one or key that could not be */
     int depth, steps, nesting;
     long long side; /* the image side the next convolution sees */
     long long image_side;
@@ -215,8 +214,8 @@ static void unresolved(ctx *c, TSNode at, const char *what)
             *p = ' ';
     if (!ts_node_is_null(at))
         place_of(c, at, where, sizeof where);
-    snprintf(c->why, sizeof c->why, "%s%s`%s` (%s, %s)", c->cfg_why, c->cfg_why[0] ? ", which would settle " : "", t,
-             what, where);
+    const char *cfg = oom_est_configs_why(c->configs); /* the config file or key that would settle it */
+    snprintf(c->why, sizeof c->why, "%s%s`%s` (%s, %s)", cfg, cfg[0] ? ", which would settle " : "", t, what, where);
 }
 
 static value unknown(void)
@@ -1093,13 +1092,14 @@ static TSNode argument_for(const ctx *c, const TSNode *args, size_t na, size_t p
 static value from_config(ctx *c, const oom_est_config *k);
 
 /* The value a `**config["model"]` of the call passes for parameter `nm`;
- * false when none does (a key the config lacks leaves the default). */
-static bool splatted(ctx *c, frame *caller, const TSNode *args, size_t na, const char *nm, value *out)
+ * false when none does (a key the config lacks leaves the default; without
+ * one, the key is what would settle the size). */
+static bool splatted(ctx *c, frame *caller, const TSNode *args, size_t na, const char *nm, bool dflt, value *out)
 {
     for (size_t k = 0; k < na; k++) {
         value d = is(args[k], "dictionary_splat") ? eval(c, caller, ts_node_named_child(args[k], 0)) : unknown();
         const oom_est_config *key = d.kind == V_CONFIG ? oom_est_config_key(c->configs, d.cfg, nm) : NULL;
-        if (key && oom_est_config_kind_of(key) != OOM_CFG_MISSING) {
+        if (key && (oom_est_config_kind_of(key) != OOM_CFG_MISSING || !dflt)) {
             *out = from_config(c, key); /* an unreadable file: unknown, never the default */
             return true;
         }
@@ -1138,7 +1138,8 @@ static void bind_parameters(ctx *c, frame *caller, TSNode call, TSNode def, fram
         value v = unknown();
         if (!ts_node_is_null(given))
             v = eval(c, caller, given);
-        else if (!splatted(c, caller, args, na, nm, &v) && !ts_node_is_null(field(p, "value")))
+        else if (!splatted(c, caller, args, na, nm, !ts_node_is_null(field(p, "value")), &v) &&
+                 !ts_node_is_null(field(p, "value")))
             v = eval(c, callee->parent, field(p, "value"));
         set_var(callee, nm, &v);
     }
@@ -1975,13 +1976,8 @@ static value from_config(ctx *c, const oom_est_config *k)
 {
     value v = unknown();
     oom_est_config_kind kind = oom_est_config_kind_of(k);
-    if (oom_est_config_problem(k)) {
-        if (!c->cfg_why[0])
-            oom_est_copy(c->cfg_why, sizeof c->cfg_why, oom_est_config_problem(k));
+    if (!oom_est_config_read(c->configs, k))
         return v;
-    }
-    if (kind != OOM_CFG_OBJECT && kind != OOM_CFG_ARRAY)
-        oom_est_config_used(c->configs, k);
     if (kind == OOM_CFG_INT || kind == OOM_CFG_FLOAT)
         v = kind == OOM_CFG_INT ? int_value((long long)oom_est_config_number(k)) : float_value(oom_est_config_number(k));
     else if (kind == OOM_CFG_BOOL || kind == OOM_CFG_NULL)
@@ -1995,20 +1991,15 @@ static value from_config(ctx *c, const oom_est_config *k)
     return v;
 }
 
-/* json.load(open(path)) and its spellings (configs.c finds the path). */
-static value read_config(ctx *c, frame *f, TSNode call)
+/* json.load(open(path)), yaml.safe_load(...) and their spellings (configs.c
+ * finds the path): an unknown path is a reason only if a size needs it. */
+static value read_config(ctx *c, frame *f, TSNode call, bool yaml)
 {
     TSNode p = oom_est_config_path_of(reader_of(c, call), layout_of(c, call), call);
     value path = eval(c, f, p);
     if (path.kind == V_STR)
-        return from_config(c, oom_est_config_open(c->configs, c->r, path.s));
-    /* only a size read from it makes this the reason a model is unsized */
-    const oom_est_setting *s = ts_node_is_null(p) ? NULL : oom_est_setting_read_by(reader_of(c, p), p);
-    char t[64] = "?";
-    text(c, ts_node_is_null(p) ? call : p, t, sizeof t);
-    if (!c->cfg_why[0])
-        oom_est_printf(c->cfg_why, sizeof c->cfg_why, "the JSON config `%s` is not known%s%s", t, s ? ": give " : "",
-                       s ? s->spelling : "");
+        return from_config(c, oom_est_config_open(c->configs, c->r, path.s, yaml));
+    oom_est_config_path_unknown(c->configs, reader_of(c, call), ts_node_is_null(p) ? call : p, yaml);
     return unknown();
 }
 
@@ -2016,14 +2007,11 @@ static value read_config(ctx *c, frame *f, TSNode call)
 static value config_key(ctx *c, frame *f, const value *of, TSNode key_node, TSNode dflt, bool get)
 {
     value key = eval(c, f, key_node);
-    char k[64];
-    if (key.kind == V_INT)
-        snprintf(k, sizeof k, "%lld", key.i);
-    else if (key.kind == V_STR)
-        oom_est_copy(k, sizeof k, key.s);
-    else
+    if (key.kind == V_INT) /* a list's index, as the key text configs.c reads */
+        snprintf(key.s, sizeof key.s, "%lld", key.i);
+    else if (key.kind != V_STR)
         return unknown();
-    const oom_est_config *at = oom_est_config_key(c->configs, of->cfg, k);
+    const oom_est_config *at = oom_est_config_key(c->configs, of->cfg, key.s);
     if (get && oom_est_config_kind_of(at) == OOM_CFG_MISSING)
         return ts_node_is_null(dflt) ? (value){.kind = V_NONE} : eval(c, f, dflt);
     return from_config(c, at);
@@ -2032,8 +2020,8 @@ static value config_key(ctx *c, frame *f, const value *of, TSNode key_node, TSNo
 /* A torch (or builtin) callable by its qualified name. */
 static value eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
 {
-    if (strcmp(name, "json.load") == 0 || strcmp(name, "json.loads") == 0)
-        return read_config(c, f, call);
+    if (strcmp(name, "json.load") == 0 || strcmp(name, "json.loads") == 0 || oom_est_is_yaml_load(name))
+        return read_config(c, f, call, name[0] == 'y');
     const char *last = strrchr(name, '.') ? strrchr(name, '.') + 1 : name;
     value v = unknown();
     if (strcmp(name, "torch.nn.Parameter") == 0 || strcmp(name, "torch.nn.parameter.Parameter") == 0)
@@ -2988,16 +2976,14 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
                  by[0] ? ", built by " : "", by, by[0] ? "() at " : "", by_at);
     }
     oom_est_copy(out->model_id, sizeof out->model_id, names);
-    char what[320], cfg[200] = "", from[224] = "";
-    oom_est_configs_describe(c->configs, cfg, sizeof cfg);
-    if (cfg[0]) /* the file and keys the sizes came from */
-        oom_est_printf(from, sizeof from, "; sizes from %s", cfg);
+    char what[320], from[224]; /* "; sizes from config.json [\"model\"]": the file and keys they came from */
+    oom_est_configs_describe(c->configs, from, sizeof from);
     const char *acts = total->act_unknown ? "; activations not counted (Conv1d/Conv3d)" : "; activations rough";
     if (elsewhere) /* where the model came from: the file and line of its class */
-        snprintf(what, sizeof what, "%s built here (%s%s): %lld parameters counted from %s layers%s", names, places,
+        oom_est_printf(what, sizeof what, "%s built here (%s%s): %lld parameters counted from %s layers%s", names, places,
                  from, total->params, n > 1 ? "their" : "its", acts);
     else
-        snprintf(what, sizeof what, "%s built here (class%s at line%s %s%s): %lld parameters counted from %s layers%s",
+        oom_est_printf(what, sizeof what, "%s built here (class%s at line%s %s%s): %lld parameters counted from %s layers%s",
                  names, n > 1 ? "es" : "", n > 1 ? "s" : "", lines, from, total->params, n > 1 ? "their" : "its", acts);
     oom_est_note(c->r, OOM_IN_MODEL, sites[0].call, what);
 }
