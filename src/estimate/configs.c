@@ -380,15 +380,15 @@ void oom_est_config_path_unknown(oom_est_configs *cs, const oom_est_reader *r, T
                        s ? ": give " : "", s ? s->spelling : "");
 }
 
-bool oom_est_is_yaml_load(const char *qualname)
+int oom_est_config_loader(const char *qualname)
 {
     /* PyYAML's loaders of a whole document; load() with any Loader= reads
      * the same mapping for the plain keys sizes live under */
-    static const char *const names[] = {"yaml.safe_load", "yaml.load", "yaml.full_load", "yaml.unsafe_load", NULL};
-    for (int i = 0; names[i]; i++)
-        if (strcmp(qualname, names[i]) == 0)
-            return true;
-    return false;
+    static const char *const yaml[] = {"yaml.safe_load", "yaml.load", "yaml.full_load", "yaml.unsafe_load", NULL};
+    for (int i = 0; yaml[i]; i++)
+        if (strcmp(qualname, yaml[i]) == 0)
+            return 1;
+    return strcmp(qualname, "json.load") == 0 || strcmp(qualname, "json.loads") == 0 ? 0 : -1;
 }
 
 void oom_est_configs_describe(const oom_est_configs *cs, char *buf, size_t size)

@@ -237,8 +237,9 @@ typedef enum {
 } oom_est_config_kind;
 oom_est_configs *oom_est_configs_new(void);
 void oom_est_configs_free(oom_est_configs *cs);
-/* Whether a qualified name is a PyYAML loader of a document (yaml.safe_load ...). */
-bool oom_est_is_yaml_load(const char *qualname);
+/* What a call of `qualname` loads: 0 JSON (json.load, json.loads), 1 YAML
+ * (yaml.safe_load, yaml.load ...), -1 neither. */
+int oom_est_config_loader(const char *qualname);
 /* The expression naming the file a load `call` (json.load, json.loads,
  * yaml.safe_load ...) reads: P of `json.load(open(P))`, `json.loads(open(P).
  * read())`, `with open(P) as f:` then `json.load(f)`, `json.loads(f.read())`

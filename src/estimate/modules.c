@@ -1991,18 +1991,6 @@ static value from_config(ctx *c, const oom_est_config *k)
     return v;
 }
 
-/* json.load(open(path)), yaml.safe_load(...) and their spellings (configs.c
- * finds the path): an unknown path is a reason only if a size needs it. */
-static value read_config(ctx *c, frame *f, TSNode call, bool yaml)
-{
-    TSNode p = oom_est_config_path_of(reader_of(c, call), layout_of(c, call), call);
-    value path = eval(c, f, p);
-    if (path.kind == V_STR)
-        return from_config(c, oom_est_config_open(c->configs, c->r, path.s, yaml));
-    oom_est_config_path_unknown(c->configs, reader_of(c, call), ts_node_is_null(p) ? call : p, yaml);
-    return unknown();
-}
-
 /* config["k"] and config.get("k", default) of a config read. */
 static value config_key(ctx *c, frame *f, const value *of, TSNode key_node, TSNode dflt, bool get)
 {
@@ -2020,8 +2008,15 @@ static value config_key(ctx *c, frame *f, const value *of, TSNode key_node, TSNo
 /* A torch (or builtin) callable by its qualified name. */
 static value eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
 {
-    if (strcmp(name, "json.load") == 0 || strcmp(name, "json.loads") == 0 || oom_est_is_yaml_load(name))
-        return read_config(c, f, call, name[0] == 'y');
+    int yaml = oom_est_config_loader(name); /* json.load(open(path)), yaml.safe_load(f) ... (configs.c) */
+    if (yaml >= 0) {
+        TSNode p = oom_est_config_path_of(reader_of(c, call), layout_of(c, call), call);
+        value path = eval(c, f, p);
+        if (path.kind == V_STR)
+            return from_config(c, oom_est_config_open(c->configs, c->r, path.s, yaml));
+        oom_est_config_path_unknown(c->configs, reader_of(c, call), ts_node_is_null(p) ? call : p, yaml);
+        return unknown(); /* the reason only if a size needs it */
+    }
     const char *last = strrchr(name, '.') ? strrchr(name, '.') + 1 : name;
     value v = unknown();
     if (strcmp(name, "torch.nn.Parameter") == 0 || strcmp(name, "torch.nn.parameter.Parameter") == 0)
