@@ -575,6 +575,9 @@ printf 'model:\n  flow: {n_in: 8, n_hidden: [\n' > "$T/broken.yaml"
 run_oomlint estimate -- python train_yaml.py --config "$T/broken.yaml"
 expect_rc "config-yaml-broken-exit-2" 2
 expect_contains "config-yaml-broken-says-file" "$ERR" "$T/broken.yaml is not valid YAML, which would settle \`n_in\`"
+# a size counted from a file's entries: len(json.load(f))
+run_oomlint estimate -- python train_vocab.py
+expect_contains "config-json-len-of-vocabulary" "$OUT" "Tagger built here (class at line 9; sizes from configs/vocab.json): 27 parameters"
 run_oomlint estimate -- python train.py
 expect_rc "config-json-no-path-exit-2" 2
 expect_contains "config-json-no-path-names-option" "$ERR" "the JSON config \`args.config\` is not known: give --config"

@@ -50,6 +50,7 @@ struct oom_est_config {
     char str[128];
     long long ints[MAX_CONFIG_INTS];
     size_t nints;
+    size_t count; /* the items of an object or list, for len() */
     char key[64];      /* the key under parent ("" for the file's root) */
     char where[160];   /* `config.json ["model"]["dim"]` */
     char problem[224]; /* why no value is here; "" when there is one */
@@ -89,19 +90,27 @@ void oom_est_configs_free(oom_est_configs *cs)
     free(cs);
 }
 
+/* A number a size may be: whole and small enough to be one exactly (a
+ * cast of a larger double would be undefined). */
+static bool whole(double d)
+{
+    return d > -9e15 && d < 9e15 && d == (double)(long long)d;
+}
+
 static void fill_json(oom_est_config *c, const cJSON *j)
 {
     c->node = j;
     c->kind = OOM_CFG_MISSING;
     if (cJSON_IsObject(j)) {
         c->kind = OOM_CFG_OBJECT;
+        c->count = (size_t)cJSON_GetArraySize(j);
     } else if (cJSON_IsArray(j)) {
         c->kind = OOM_CFG_ARRAY;
+        c->count = (size_t)cJSON_GetArraySize(j);
         const cJSON *item;
         cJSON_ArrayForEach(item, j)
         {
-            bool whole = cJSON_IsNumber(item) && item->valuedouble == (double)(long long)item->valuedouble;
-            if (!whole || c->nints >= MAX_CONFIG_INTS) {
+            if (!cJSON_IsNumber(item) || !whole(item->valuedouble) || c->nints >= MAX_CONFIG_INTS) {
                 c->nints = 0; /* a list of anything else is read by index only */
                 break;
             }
@@ -117,7 +126,7 @@ static void fill_json(oom_est_config *c, const cJSON *j)
         oom_est_copy(c->str, sizeof c->str, j->valuestring);
     } else if (cJSON_IsNumber(j)) { /* 4 and 4.0 are both whole; Python's int() is what sizes need */
         c->num = j->valuedouble;
-        c->kind = j->valuedouble == (double)(long long)j->valuedouble ? OOM_CFG_INT : OOM_CFG_FLOAT;
+        c->kind = whole(j->valuedouble) ? OOM_CFG_INT : OOM_CFG_FLOAT;
     }
 }
 
@@ -132,6 +141,15 @@ static TSNode yaml_content(TSNode n)
             inner = k;
     }
     return inner;
+}
+
+/* The pairs of a mapping or the items of a list (comments are nodes too). */
+static size_t yaml_count(TSNode n)
+{
+    size_t count = 0;
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); i++)
+        count += !oom_est_type_is(ts_node_named_child(n, i), "comment");
+    return count;
 }
 
 /* A YAML list of plain whole numbers (`ch_mult: [1, 2, 2, 2]`, or a block
@@ -178,8 +196,8 @@ static void fill_yaml(oom_est_config *c)
     oom_yaml_value_type t = oom_yamlmodel_pair_value(m, pair, &v);
     TSNode content = yaml_content(oom_est_child(pair, "value"));
     if (t == OOM_YAML_VALUE_INT || t == OOM_YAML_VALUE_FLOAT) {
-        c->kind = t == OOM_YAML_VALUE_INT ? OOM_CFG_INT : OOM_CFG_FLOAT;
         c->num = strtod(v.data, NULL);
+        c->kind = t == OOM_YAML_VALUE_INT && whole(c->num) ? OOM_CFG_INT : OOM_CFG_FLOAT;
     } else if (t == OOM_YAML_VALUE_BOOL) {
         c->kind = OOM_CFG_BOOL;
         c->truth = strcmp(v.data, "true") == 0;
@@ -190,8 +208,10 @@ static void fill_yaml(oom_est_config *c)
         oom_est_copy(c->str, sizeof c->str, v.data);
     } else if (oom_est_type_is(content, "block_mapping") || oom_est_type_is(content, "flow_mapping")) {
         c->kind = OOM_CFG_OBJECT;
+        c->count = yaml_count(content);
     } else if (oom_est_type_is(content, "block_sequence") || oom_est_type_is(content, "flow_sequence")) {
         c->kind = OOM_CFG_ARRAY;
+        c->count = yaml_count(content);
         yaml_ints(c, content);
     } else {
         /* an alias to a mapping: the reader follows merge keys, not aliases of whole values */
@@ -339,6 +359,25 @@ bool oom_est_config_true(const oom_est_config *c)
     return c->truth;
 }
 
+static void mark_used(oom_est_configs *cs, const oom_est_config *of)
+{
+    for (size_t i = 0; i < cs->nused; i++)
+        if (cs->used[i] == of)
+            return;
+    if (cs->nused < MAX_USED)
+        cs->used[cs->nused++] = of;
+}
+
+bool oom_est_config_len(oom_est_configs *cs, const oom_est_config *c, long long *out)
+{
+    /* a YAML root's pairs are not counted here: a merge key would miscount them */
+    if ((c->kind != OOM_CFG_OBJECT && c->kind != OOM_CFG_ARRAY) || (c->file->yaml && !c->parent))
+        return false;
+    *out = (long long)c->count;
+    mark_used(cs, c); /* the size is the object's own: "sizes from vocab.json" */
+    return true;
+}
+
 size_t oom_est_config_ints(const oom_est_config *c, long long *out, size_t max)
 {
     size_t n = c->nints < max ? c->nints : 0;
@@ -353,13 +392,8 @@ bool oom_est_config_read(oom_est_configs *cs, const oom_est_config *value)
             oom_est_copy(cs->why, sizeof cs->why, value->problem[0] ? value->problem : value->where);
         return false;
     }
-    if (value->kind == OOM_CFG_OBJECT || value->kind == OOM_CFG_ARRAY || !value->parent)
-        return true; /* a container is read for its keys: those are what sized the model */
-    for (size_t i = 0; i < cs->nused; i++)
-        if (cs->used[i] == value->parent)
-            return true;
-    if (cs->nused < MAX_USED)
-        cs->used[cs->nused++] = value->parent;
+    if (value->kind != OOM_CFG_OBJECT && value->kind != OOM_CFG_ARRAY && value->parent)
+        mark_used(cs, value->parent); /* a container is read for its keys: those are what sized the model */
     return true;
 }
 

@@ -259,6 +259,8 @@ oom_est_config_kind oom_est_config_kind_of(const oom_est_config *c);
 double oom_est_config_number(const oom_est_config *c);
 const char *oom_est_config_string(const oom_est_config *c);
 bool oom_est_config_true(const oom_est_config *c);
+/* len() of an object or a list (a vocabulary file's entries); false for anything else. */
+bool oom_est_config_len(oom_est_configs *cs, const oom_est_config *c, long long *out);
 /* A list of whole numbers into out; 0 when it is anything else. */
 size_t oom_est_config_ints(const oom_est_config *c, long long *out, size_t max);
 /* Reads a value for a size: false, keeping its problem, when it is not

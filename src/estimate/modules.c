@@ -1825,6 +1825,8 @@ static bool eval_builtin(ctx *c, frame *f, TSNode call, const char *q, value *ou
             *out = int_value(first.nints);
         else if (first.kind == V_STR)
             *out = int_value((long long)strlen(first.s));
+        else if (first.kind == V_CONFIG && oom_est_config_len(c->configs, first.cfg, &out->i)) /* len(json.load(...)) */
+            *out = int_value(out->i);
         return true;
     }
     if (strcmp(q, "math.prod") == 0 || strcmp(q, "numpy.prod") == 0 || strcmp(q, "sum") == 0) {
