@@ -56,6 +56,14 @@ struct oom_est_config {
     char problem[224]; /* why no value is here; "" when there is one */
 };
 
+/* A global a function reads, as oom_est_global_value found it. */
+typedef struct {
+    const oom_nodes *layout;
+    uint32_t fn;
+    char name[48];
+    TSNode value;
+} global_entry;
+
 struct oom_est_configs {
     config_file **files;
     size_t nfiles, files_cap;
@@ -64,6 +72,8 @@ struct oom_est_configs {
     const oom_est_config *used[MAX_USED]; /* the objects whose keys sized the model */
     size_t nused;
     char why[224]; /* the first problem a read met */
+    global_entry *globals;
+    size_t nglobals, globals_cap;
 };
 
 oom_est_configs *oom_est_configs_new(void)
@@ -87,6 +97,7 @@ void oom_est_configs_free(oom_est_configs *cs)
         free(cs->items[i]);
     free(cs->files);
     free(cs->items);
+    free(cs->globals);
     free(cs);
 }
 
@@ -540,25 +551,47 @@ static bool declares_global(const oom_est_reader *r, const oom_nodes *layout, ui
     return false;
 }
 
-TSNode oom_est_global_value(const oom_est_reader *r, const oom_nodes *layout, TSNode name)
+/* Whether an identifier is where a name is bound, not read: an
+ * assignment's or a loop's target (alone or in a pattern), a parameter, an
+ * `as` target, a walrus. */
+static bool binds(TSNode id)
+{
+    static const char *const patterns[] = {"pattern_list", "tuple_pattern", "list_pattern", "parameters",
+                                           "lambda_parameters", "typed_parameter", "default_parameter",
+                                           "typed_default_parameter", "as_pattern_target", "list_splat_pattern",
+                                           "dictionary_splat_pattern", "named_expression", NULL};
+    TSNode up = ts_node_parent(id);
+    for (int i = 0; patterns[i]; i++)
+        if (is_type(up, patterns[i]))
+            return true;
+    return (is_type(up, "assignment") || is_type(up, "augmented_assignment") || is_type(up, "for_statement") ||
+            is_type(up, "for_in_clause")) &&
+           ts_node_eq(oom_est_child(up, "left"), id);
+}
+
+TSNode oom_est_global_value(oom_est_configs *cs, const oom_est_reader *r, const oom_nodes *layout, TSNode name)
 {
     char want[48];
     uint32_t use = oom_nodes_find(layout, name);
-    if (use == UINT32_MAX || function_around(layout, use) == UINT32_MAX || !is_type(name, "identifier") ||
-        !oom_est_text_of(r, name, want, sizeof want))
+    uint32_t own = use == UINT32_MAX ? UINT32_MAX : function_around(layout, use);
+    if (own == UINT32_MAX || !is_type(name, "identifier") || !oom_est_text_of(r, name, want, sizeof want))
         return OOM_EST_NULL_NODE;
-    /* the function's own binding (a parameter, a local) is not a global */
-    uint32_t own = function_around(layout, use);
-    if (declares_global(r, layout, own, want) == false) {
-        for (uint32_t k = own + 1; k < layout->items[own].end; k++) {
-            TSNode a = layout->items[k].node;
-            if ((is_type(a, "assignment") || is_type(a, "augmented_assignment")) && text_is(r, oom_est_child(a, "left"), want))
-                return OOM_EST_NULL_NODE;
-        }
-    }
+    /* asked for every name a function reads that nothing else resolves
+     * (`range`, `len` in an unrolled loop): the file is scanned once per
+     * function and name */
+    for (size_t i = 0; i < cs->nglobals; i++)
+        if (cs->globals[i].layout == layout && cs->globals[i].fn == own && strcmp(cs->globals[i].name, want) == 0)
+            return cs->globals[i].value;
     TSNode found = OOM_EST_NULL_NODE;
     int count = 0;
-    for (uint32_t k = 0; k < layout->len; k++) {
+    /* a name the function binds itself (a parameter, a local, a loop's
+     * target) is not the global, unless it says `global name` */
+    bool local = false;
+    if (!declares_global(r, layout, own, want))
+        for (uint32_t k = own + 1; !local && k < layout->items[own].end; k++)
+            local = is_type(layout->items[k].node, "identifier") && binds(layout->items[k].node) &&
+                    text_is(r, layout->items[k].node, want);
+    for (uint32_t k = 0; !local && k < layout->len; k++) {
         TSNode a = layout->items[k].node;
         if (!is_type(a, "assignment") || !text_is(r, oom_est_child(a, "left"), want))
             continue;
@@ -568,5 +601,10 @@ TSNode oom_est_global_value(const oom_est_reader *r, const oom_nodes *layout, TS
             count++;
         }
     }
-    return count == 1 ? found : OOM_EST_NULL_NODE; /* bound twice: which one the run sees is not told here */
+    if (count != 1) /* bound twice: which one the run sees is not told here */
+        found = OOM_EST_NULL_NODE;
+    global_entry e = {.layout = layout, .fn = own, .value = found};
+    oom_est_copy(e.name, sizeof e.name, want);
+    OOM_PUSH(cs->globals, cs->nglobals, cs->globals_cap, e);
+    return found;
 }

@@ -276,8 +276,9 @@ void oom_est_configs_describe(const oom_est_configs *cs, char *buf, size_t size)
 /* What a global read in a function holds (`name` in the function, no local
  * of that name): the value of its one module-level binding, or of the one
  * assignment in a function that declares it `global`, wherever it is in the
- * file; null when there is none or more than one. */
-TSNode oom_est_global_value(const oom_est_reader *r, const oom_nodes *layout, TSNode name);
+ * file; null when there is none or more than one. Kept in the store, which
+ * lives as long as one model's reading. */
+TSNode oom_est_global_value(oom_est_configs *cs, const oom_est_reader *r, const oom_nodes *layout, TSNode name);
 
 /* ---- launch commands (launch.c, shell.c, arguments.c) --------------------------- */
 

@@ -1337,7 +1337,7 @@ static value eval_identifier(ctx *c, frame *f, TSNode e)
     }
     TSNode bound = oom_pymodel_value_of(here->r->m, e, 0);
     if (ts_node_is_null(bound)) /* a global the module binds after the function (configs.c) */
-        bound = oom_est_global_value(here->r, here->layout, e);
+        bound = oom_est_global_value(c->configs, here->r, here->layout, e);
     if (!ts_node_is_null(bound) && !ts_node_eq(bound, e) && !is(bound, "identifier") && c->depth < MAX_DEPTH) {
         c->depth++;
         v = eval(c, NULL, bound);
