@@ -465,13 +465,43 @@ static TSNode first_argument(TSNode call)
                                                                          : ts_node_named_child(args, 0);
 }
 
-/* `open(P)` or `open(P, "r")`: P. Only the builtin: a call of `open` the
- * file does not define or import otherwise. */
+static bool calls(const oom_est_reader *r, TSNode call, const char *const *qualnames)
+{
+    oom_buf q;
+    oom_buf_init(&q);
+    bool yes = is_type(call, "call") && oom_pymodel_qualname(r->m, oom_est_child(call, "function"), &q);
+    bool found = false;
+    for (int i = 0; yes && !found && qualnames[i]; i++)
+        found = strcmp(q.data, qualnames[i]) == 0;
+    oom_buf_free(&q);
+    return found;
+}
+
+/* `Path(P)`: P. */
+static TSNode path_object(const oom_est_reader *r, TSNode call)
+{
+    static const char *const path[] = {"pathlib.Path", "Path", NULL};
+    return calls(r, call, path) ? first_argument(call) : OOM_EST_NULL_NODE;
+}
+
+/* A method called on an object: `X.read()` gives X for "read". */
+static TSNode method_object(const oom_est_reader *r, TSNode call, const char *method)
+{
+    TSNode fn = oom_est_child(call, "function");
+    return is_type(call, "call") && is_type(fn, "attribute") && text_is(r, oom_est_child(fn, "attribute"), method)
+               ? oom_est_child(fn, "object")
+               : OOM_EST_NULL_NODE;
+}
+
+/* `open(P)`, `open(P, "r")`, `io.open(P)`, `Path(P).open()`: P. Decided by
+ * the call's qualified name: an `open` the file imports from gzip opens
+ * what no JSON reader reads. */
 static TSNode opened_path(const oom_est_reader *r, TSNode call)
 {
-    if (!is_type(call, "call") || !text_is(r, oom_est_child(call, "function"), "open"))
-        return OOM_EST_NULL_NODE;
-    return first_argument(call);
+    static const char *const opens[] = {"open", "io.open", "codecs.open", NULL};
+    if (calls(r, call, opens))
+        return first_argument(call);
+    return path_object(r, method_object(r, call, "open"));
 }
 
 /* The `open(P)` a name holds from `with open(P) as name:`: the last such
@@ -513,16 +543,14 @@ TSNode oom_est_config_path_of(const oom_est_reader *r, const oom_nodes *layout, 
     if (!ts_node_is_null(p))
         return p;
     /* json.loads(text) / yaml.safe_load(text): the text read from a file,
-     * at once or through a name (`data = f.read()`) */
+     * at once or through a name (`data = f.read()`), or `Path(P).read_text()` */
     if (is_type(a, "identifier")) {
         TSNode bound = oom_pymodel_value_of(r->m, a, 0);
         if (!ts_node_is_null(bound) && !ts_node_eq(bound, a))
             a = bound;
     }
-    TSNode rf = oom_est_child(a, "function");
-    if (is_type(a, "call") && is_type(rf, "attribute") && text_is(r, oom_est_child(rf, "attribute"), "read"))
-        return file_path(r, layout, oom_est_child(rf, "object"));
-    return OOM_EST_NULL_NODE;
+    TSNode read = method_object(r, a, "read");
+    return ts_node_is_null(read) ? path_object(r, method_object(r, a, "read_text")) : file_path(r, layout, read);
 }
 
 /* ---- the globals a config travels through ----------------------------------

@@ -243,7 +243,8 @@ int oom_est_config_loader(const char *qualname);
 /* The expression naming the file a load `call` (json.load, json.loads,
  * yaml.safe_load ...) reads: P of `json.load(open(P))`, `json.loads(open(P).
  * read())`, `with open(P) as f:` then `json.load(f)`, `json.loads(f.read())`
- * or `data = f.read(); json.loads(data)`; null when it reads anything else. */
+ * or `data = f.read(); json.loads(data)`, `Path(P).open()`,
+ * `Path(P).read_text()`; null when it reads anything else. */
 TSNode oom_est_config_path_of(const oom_est_reader *r, const oom_nodes *layout, TSNode call);
 /* The file at `path` (relative to the launch command's directory, else the
  * script's folder, unless absolute), as JSON or as YAML by the loader that

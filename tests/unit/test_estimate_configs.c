@@ -138,6 +138,25 @@ static void decided_by_the_call(void)
                 "config = json.load(sys.stdin)%s\n"
                 "model = M(config[\"d\"])\n",
                 "", why, sizeof why) == -1);
+    /* pathlib reads the file as open() does (Linear(4, 2): 10); an `open`
+     * imported from gzip does not open JSON text */
+    char path[64];
+    CHECK(write_temp(path, sizeof path, ".json", "{\"d\": 4}"));
+    static const char *const model = "class M(nn.Module):\n"
+                                     "    def __init__(self, d):\n"
+                                     "        super().__init__()\n"
+                                     "        self.fc = nn.Linear(d, 2)\n";
+    char script[1024];
+    snprintf(script, sizeof script, "import json\nfrom pathlib import Path\nimport torch.nn as nn\n%s"
+                                    "model = M(json.loads(Path(\"%%s\").read_text())[\"d\"])\n", model);
+    long long got = sized(script, path, why, sizeof why);
+    CHECK(got == 10);
+    if (got != 10)
+        printf("  pathlib: %lld (%s)\n", got, why);
+    snprintf(script, sizeof script, "import json\nfrom gzip import open\nimport torch.nn as nn\n%s"
+                                    "model = M(json.load(open(\"%%s\"))[\"d\"])\n", model);
+    CHECK(sized(script, path, why, sizeof why) == -1);
+    unlink(path);
 }
 
 void test_estimate_configs_suite(void)
