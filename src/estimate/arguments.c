@@ -163,9 +163,11 @@ static bool names_option(const oom_est_reader *r, TSNode at, const char *word, s
 static oom_est_setting *declared(oom_est_reader *r, const char *word, const char *name)
 {
     size_t spelled = strcspn(word, "=");
-    for (size_t i = 0; word[0] == '-' && word[1] != '-' && i < r->settings.len; i++)
-        if (r->settings.items[i].kind == OOM_SETTING_ARGPARSE && names_option(r, r->settings.items[i].at, word, spelled))
-            return &r->settings.items[i];
+    for (size_t i = 0; word[0] == '-' && word[1] != '-' && i < r->settings.len; i++) {
+        oom_est_setting *s = &r->settings.items[i];
+        if (s->kind == OOM_SETTING_ARGPARSE && names_option(r, s->at, word, spelled))
+            return s; /* a short alias, which argparse takes as the long option */
+    }
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < r->settings.len; i++) {
             oom_est_setting *s = &r->settings.items[i];

@@ -573,7 +573,8 @@ static uint32_t function_around(const oom_nodes *layout, uint32_t k)
 static bool declares_global(const oom_est_reader *r, const oom_nodes *layout, uint32_t fn, const char *name)
 {
     for (uint32_t k = fn + 1; k < layout->items[fn].end; k++)
-        if (is_type(layout->items[k].node, "identifier") && is_type(ts_node_parent(layout->items[k].node), "global_statement") &&
+        if (is_type(layout->items[k].node, "identifier") &&
+            is_type(ts_node_parent(layout->items[k].node), "global_statement") &&
             text_is(r, layout->items[k].node, name))
             return true;
     return false;

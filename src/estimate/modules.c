@@ -33,7 +33,7 @@ typedef struct frame frame;
 typedef enum {
     V_UNKNOWN, V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_INTS, V_TENSOR, V_MODULE, V_CLASS, V_FUNC, V_OBJECT,
     V_ARGS, /* the parsed options of a file (`args`), passed on as a value: `Net(args)` */
-    V_CONFIG /* an object or list of a JSON config the script read (configs.c) */
+    V_CONFIG /* an object or list of a JSON or YAML config the script read (configs.c) */
 } vkind;
 
 /* What a module (or a list of modules) adds up to. */
@@ -1825,7 +1825,7 @@ static bool eval_builtin(ctx *c, frame *f, TSNode call, const char *q, value *ou
             *out = int_value(first.nints);
         else if (first.kind == V_STR)
             *out = int_value((long long)strlen(first.s));
-        else if (first.kind == V_CONFIG && oom_est_config_len(c->configs, first.cfg, &out->i)) /* len(json.load(...)) */
+        else if (first.kind == V_CONFIG && oom_est_config_len(c->configs, first.cfg, &out->i)) /* len(json.load(f)) */
             *out = int_value(out->i);
         return true;
     }
@@ -1981,11 +1981,13 @@ static value from_config(ctx *c, const oom_est_config *k)
     if (!oom_est_config_read(c->configs, k))
         return v;
     if (kind == OOM_CFG_INT || kind == OOM_CFG_FLOAT)
-        v = kind == OOM_CFG_INT ? int_value((long long)oom_est_config_number(k)) : float_value(oom_est_config_number(k));
+        v = kind == OOM_CFG_INT ? int_value((long long)oom_est_config_number(k))
+                                : float_value(oom_est_config_number(k));
     else if (kind == OOM_CFG_BOOL || kind == OOM_CFG_NULL)
         v = kind == OOM_CFG_BOOL ? bool_value(oom_est_config_true(k)) : (value){.kind = V_NONE};
-    else if (kind == OOM_CFG_STRING)
-        v.kind = V_STR, oom_est_copy(v.s, sizeof v.s, oom_est_config_string(k));
+    else if (kind == OOM_CFG_STRING) /* one cut short would be another path or name: unknown */
+        v.kind = strlen(oom_est_config_string(k)) < sizeof v.s ? V_STR : V_UNKNOWN,
+        oom_est_copy(v.s, sizeof v.s, oom_est_config_string(k));
     else if ((v.nints = (int)oom_est_config_ints(k, v.ints, MAX_INTS)) > 0)
         v.kind = V_INTS;
     else
@@ -2977,11 +2979,12 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
     oom_est_configs_describe(c->configs, from, sizeof from);
     const char *acts = total->act_unknown ? "; activations not counted (Conv1d/Conv3d)" : "; activations rough";
     if (elsewhere) /* where the model came from: the file and line of its class */
-        oom_est_printf(what, sizeof what, "%s built here (%s%s): %lld parameters counted from %s layers%s", names, places,
-                 from, total->params, n > 1 ? "their" : "its", acts);
+        oom_est_printf(what, sizeof what, "%s built here (%s%s): %lld parameters counted from %s layers%s", names,
+                       places, from, total->params, n > 1 ? "their" : "its", acts);
     else
-        oom_est_printf(what, sizeof what, "%s built here (class%s at line%s %s%s): %lld parameters counted from %s layers%s",
-                 names, n > 1 ? "es" : "", n > 1 ? "s" : "", lines, from, total->params, n > 1 ? "their" : "its", acts);
+        oom_est_printf(what, sizeof what,
+                       "%s built here (class%s at line%s %s%s): %lld parameters counted from %s layers%s", names,
+                       n > 1 ? "es" : "", n > 1 ? "s" : "", lines, from, total->params, n > 1 ? "their" : "its", acts);
     oom_est_note(c->r, OOM_IN_MODEL, sites[0].call, what);
 }
 
