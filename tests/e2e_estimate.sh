@@ -547,6 +547,46 @@ OUT=$(cd $P && "$OABS" estimate -- python -m app.train 2>&1)
 expect_contains "import-relative-in-package" "$OUT" "class Classifier at app/model.py:4): 105 parameters"
 OUT=$(cd $P && "$OABS" estimate -- python train_args.py --out-dim 6 2>&1)
 expect_contains "import-class-reads-passed-args" "$OUT" "class ArgNet at models/argnet.py:4): 66 parameters"
+# Sizes from a JSON config the command names (issue 27; counts derived in
+# each script's docstring, fixtures/estimate/configs/): read as waveglow
+# reads it (`-c`, `with open(...)`, json.loads, a global unpacked with **),
+# by the parser's default with subscripts and .get; a missing file, broken
+# JSON or an unknown path leave the model unsized and say what settles it.
+C=fixtures/estimate/configs
+SAVED_OOMLINT=$OOMLINT; OOMLINT=$OABS; cd $C || exit 1
+run_oomlint estimate -- python train.py -c configs/base.json
+expect_contains "config-json-unpacked-sized" "$OUT" "train.py:14 Flow built here (class Flow at models/flow.py:4; sizes from configs/base.json [\"model\"]): 1028 parameters"
+run_oomlint estimate -- python train_get.py
+expect_contains "config-json-default-path-get" "$OUT" "sizes from configs/base.json [\"model\"]): 756 parameters"
+run_oomlint estimate -- python train.py -c configs/missing.json
+expect_rc "config-json-missing-exit-2" 2
+expect_contains "config-json-missing-says-file" "$ERR" "configs/missing.json not found (No such file or directory), which would settle \`n_in\`"
+printf '{"model": {"n_in": 8, "n_hidden": 16,\n' > "$T/broken.json" # made here: the fixture linter would flag it
+run_oomlint estimate -- python train.py --config="$T/broken.json"
+expect_rc "config-json-broken-exit-2" 2
+expect_contains "config-json-broken-says-file" "$ERR" "$T/broken.json is not valid JSON, which would settle \`n_in\`"
+printf '{"model": {"n_in": 8}}\n' > "$T/short.json"
+run_oomlint estimate -- python train.py -c "$T/short.json"
+expect_contains "config-json-missing-key-named" "$ERR" "$T/short.json [\"model\"] has no key [\"n_hidden\"], which would settle \`n_hidden\`"
+# YAML through yaml.safe_load, read by the project's YAML reader
+run_oomlint estimate -- python train_yaml.py
+expect_contains "config-yaml-sized" "$OUT" "train_yaml.py:19 Flow built here (class Flow at models/flow.py:4; sizes from configs/flow.yaml [\"model\"] [\"flow\"]): 1410 parameters"
+printf 'model:\n  flow: {n_in: 8, n_hidden: [\n' > "$T/broken.yaml"
+run_oomlint estimate -- python train_yaml.py --config "$T/broken.yaml"
+expect_rc "config-yaml-broken-exit-2" 2
+expect_contains "config-yaml-broken-says-file" "$ERR" "$T/broken.yaml is not valid YAML, which would settle \`n_in\`"
+# a size counted from a file's entries: len(json.load(f))
+run_oomlint estimate -- python train_vocab.py
+expect_contains "config-json-len-of-vocabulary" "$OUT" "Tagger built here (class at line 9; sizes from configs/vocab.json): 27 parameters"
+run_oomlint estimate -- python train.py
+expect_rc "config-json-no-path-exit-2" 2
+expect_contains "config-json-no-path-names-option" "$ERR" "the JSON config \`args.config\` is not known: give --config"
+cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
+# relative to where the command runs; without a command, the script's folder
+OUT=$(cd fixtures && "$OABS" estimate -- python estimate/configs/train_get.py --config estimate/configs/configs/base.json 2>&1)
+expect_contains "config-json-relative-to-command-dir" "$OUT" "sizes from estimate/configs/configs/base.json [\"model\"]): 756 parameters"
+run_oomlint estimate $C/train_get.py
+expect_contains "config-json-no-command-script-dir" "$OUT" "sizes from configs/base.json [\"model\"]): 756 parameters"
 # imports that reach nothing sizable end in the model unknown, never a crash:
 # a models file over the 1 MiB bound, a module that is a symlink loop, a
 # package that re-exports from itself

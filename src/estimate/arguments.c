@@ -142,9 +142,32 @@ void oom_est_option_name(const char *word, char *out, size_t size)
     out[n] = '\0';
 }
 
+/* Whether add_argument(...) at `at` names `word` (up to an `=`) among its
+ * option strings: a short alias, `-c` of `("-c", "--config")`. */
+static bool names_option(const oom_est_reader *r, TSNode at, const char *word, size_t spelled)
+{
+    TSNode args = oom_est_child(at, "arguments");
+    for (uint32_t k = 0; !ts_node_is_null(args) && k < ts_node_named_child_count(args); k++) {
+        TSNode a = ts_node_named_child(args, k);
+        oom_buf v;
+        oom_buf_init(&v);
+        bool same = oom_est_type_is(a, "string") && oom_pymodel_string_value(r->m, a, &v) &&
+                    strlen(v.data) == spelled && strncmp(v.data, word, spelled) == 0;
+        oom_buf_free(&v);
+        if (same)
+            return true;
+    }
+    return false;
+}
+
 static oom_est_setting *declared(oom_est_reader *r, const char *word, const char *name)
 {
     size_t spelled = strcspn(word, "=");
+    for (size_t i = 0; word[0] == '-' && word[1] != '-' && i < r->settings.len; i++) {
+        oom_est_setting *s = &r->settings.items[i];
+        if (s->kind == OOM_SETTING_ARGPARSE && names_option(r, s->at, word, spelled))
+            return s; /* a short alias, which argparse takes as the long option */
+    }
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < r->settings.len; i++) {
             oom_est_setting *s = &r->settings.items[i];

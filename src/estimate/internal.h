@@ -222,6 +222,65 @@ void oom_est_read_modules(oom_est_reader *r);
 /* Fills the image side of the inputs from a knowledge-base entry. */
 void oom_est_use_image_model(oom_script_inputs *s, const oom_model *m);
 
+/* ---- config files the script reads (configs.c) -----------------------------
+ * A JSON or YAML file a json.load() / yaml.safe_load() call reads, and the
+ * values under its keys, for modules.c to bind a model's sizes from. Missing
+ * files, files that do not parse and missing keys are configs too; the first
+ * such problem a read meets is kept, to name the file and key that would
+ * settle a size left unknown. */
+typedef struct oom_est_configs oom_est_configs;
+typedef struct oom_est_config oom_est_config;
+typedef enum {
+    OOM_CFG_UNREADABLE, /* the file is missing or does not parse */
+    OOM_CFG_MISSING,    /* the key is not there */
+    OOM_CFG_OBJECT, OOM_CFG_ARRAY, OOM_CFG_INT, OOM_CFG_FLOAT, OOM_CFG_STRING, OOM_CFG_BOOL, OOM_CFG_NULL,
+} oom_est_config_kind;
+oom_est_configs *oom_est_configs_new(void);
+void oom_est_configs_free(oom_est_configs *cs);
+/* What a call of `qualname` loads: 0 JSON (json.load, json.loads), 1 YAML
+ * (yaml.safe_load, yaml.load ...), -1 neither. */
+int oom_est_config_loader(const char *qualname);
+/* The expression naming the file a load `call` (json.load, json.loads,
+ * yaml.safe_load ...) reads: P of `json.load(open(P))`, `json.loads(open(P).
+ * read())`, `with open(P) as f:` then `json.load(f)`, `json.loads(f.read())`
+ * or `data = f.read(); json.loads(data)`, `Path(P).open()`,
+ * `Path(P).read_text()`; null when it reads anything else. */
+TSNode oom_est_config_path_of(const oom_est_reader *r, const oom_nodes *layout, TSNode call);
+/* The file at `path` (relative to the launch command's directory, else the
+ * script's folder, unless absolute), as JSON or as YAML by the loader that
+ * reads it, parsed once per store; never NULL. */
+const oom_est_config *oom_est_config_open(oom_est_configs *cs, const oom_est_reader *script, const char *path,
+                                          bool yaml);
+/* The load call's path `path` (an expression) is not known: kept as the
+ * problem, naming the option that gives it when it is one. */
+void oom_est_config_path_unknown(oom_est_configs *cs, const oom_est_reader *r, TSNode path, bool yaml);
+/* The value under `key` (an object's key, a list's index); never NULL. */
+const oom_est_config *oom_est_config_key(oom_est_configs *cs, const oom_est_config *of, const char *key);
+oom_est_config_kind oom_est_config_kind_of(const oom_est_config *c);
+double oom_est_config_number(const oom_est_config *c);
+const char *oom_est_config_string(const oom_est_config *c);
+bool oom_est_config_true(const oom_est_config *c);
+/* len() of an object or a list (a vocabulary file's entries); false for anything else. */
+bool oom_est_config_len(oom_est_configs *cs, const oom_est_config *c, long long *out);
+/* A list of whole numbers into out; 0 when it is anything else. */
+size_t oom_est_config_ints(const oom_est_config *c, long long *out, size_t max);
+/* Reads a value for a size: false, keeping its problem, when it is not
+ * there; a scalar read records its object for the provenance line. */
+bool oom_est_config_read(oom_est_configs *cs, const oom_est_config *value);
+/* The first problem met ("config.json has no key [\"model\"]", "x.json is
+ * not valid JSON", "the JSON config `args.config` is not known: give
+ * --config"); "" when none. */
+const char *oom_est_configs_why(const oom_est_configs *cs);
+/* "; sizes from config.json [\"model\"]", the objects whose values were
+ * read, for the provenance line; "" when none. */
+void oom_est_configs_describe(const oom_est_configs *cs, char *buf, size_t size);
+/* What a global read in a function holds (`name` in the function, no local
+ * of that name): the value of its one module-level binding, or of the one
+ * assignment in a function that declares it `global`, wherever it is in the
+ * file; null when there is none or more than one. Kept in the store, which
+ * lives as long as one model's reading. */
+TSNode oom_est_global_value(oom_est_configs *cs, const oom_est_reader *r, const oom_nodes *layout, TSNode name);
+
 /* ---- launch commands (launch.c, shell.c, arguments.c) --------------------------- */
 
 /* Reads a launch command's words (shell.c hands over a script's launch line). */

@@ -32,7 +32,8 @@ typedef struct frame frame;
 
 typedef enum {
     V_UNKNOWN, V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_INTS, V_TENSOR, V_MODULE, V_CLASS, V_FUNC, V_OBJECT,
-    V_ARGS /* the parsed options of a file (`args`), passed on as a value: `Net(args)` */
+    V_ARGS, /* the parsed options of a file (`args`), passed on as a value: `Net(args)` */
+    V_CONFIG /* an object or list of a JSON or YAML config the script read (configs.c) */
 } vkind;
 
 /* What a module (or a list of modules) adds up to. */
@@ -64,6 +65,7 @@ typedef struct {
     frame *obj;  /* an object's attributes; a function's enclosing frame */
     TSNode made; /* a module instance: the class it was made from, for provenance */
     const oom_est_reader *args; /* V_ARGS: the file whose options they are */
+    const oom_est_config *cfg;  /* V_CONFIG */
     mod m;
 } value;
 
@@ -117,7 +119,8 @@ typedef struct {
     views *views; /* [0] is the script's; a pointer, so that a lookup through a const ctx may add one */
     frame **frames; /* every frame made, freed at the end */
     size_t nframes, frames_cap;
-    char why[200]; /* the first size that could not be told */
+    char why[448]; /* the first size that could not be told */
+    oom_est_configs *configs; /* the config files read, and the first one or key that could not be */
     int depth, steps, nesting;
     long long side; /* the image side the next convolution sees */
     long long image_side;
@@ -211,7 +214,8 @@ static void unresolved(ctx *c, TSNode at, const char *what)
             *p = ' ';
     if (!ts_node_is_null(at))
         place_of(c, at, where, sizeof where);
-    snprintf(c->why, sizeof c->why, "`%s` (%s, %s)", t, what, where);
+    const char *cfg = oom_est_configs_why(c->configs); /* the config file or key that would settle it */
+    snprintf(c->why, sizeof c->why, "%s%s`%s` (%s, %s)", cfg, cfg[0] ? ", which would settle " : "", t, what, where);
 }
 
 static value unknown(void)
@@ -1085,6 +1089,24 @@ static TSNode argument_for(const ctx *c, const TSNode *args, size_t na, size_t p
     return OOM_EST_NULL_NODE;
 }
 
+static value from_config(ctx *c, const oom_est_config *k);
+
+/* The value a `**config["model"]` of the call passes for parameter `nm`;
+ * false when none does (a key the config lacks leaves the default; without
+ * one, the key is what would settle the size). */
+static bool splatted(ctx *c, frame *caller, const TSNode *args, size_t na, const char *nm, bool dflt, value *out)
+{
+    for (size_t k = 0; k < na; k++) {
+        value d = is(args[k], "dictionary_splat") ? eval(c, caller, ts_node_named_child(args[k], 0)) : unknown();
+        const oom_est_config *key = d.kind == V_CONFIG ? oom_est_config_key(c->configs, d.cfg, nm) : NULL;
+        if (key && (oom_est_config_kind_of(key) != OOM_CFG_MISSING || !dflt)) {
+            *out = from_config(c, key); /* an unreadable file: unknown, never the default */
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Binds a function's parameters from a call: positional, keyword, then the
  * defaults; the first `skip` parameters (self) are not bound. */
 static void bind_parameters(ctx *c, frame *caller, TSNode call, TSNode def, frame *callee, int skip)
@@ -1116,7 +1138,8 @@ static void bind_parameters(ctx *c, frame *caller, TSNode call, TSNode def, fram
         value v = unknown();
         if (!ts_node_is_null(given))
             v = eval(c, caller, given);
-        else if (!ts_node_is_null(field(p, "value")))
+        else if (!splatted(c, caller, args, na, nm, !ts_node_is_null(field(p, "value")), &v) &&
+                 !ts_node_is_null(field(p, "value")))
             v = eval(c, callee->parent, field(p, "value"));
         set_var(callee, nm, &v);
     }
@@ -1313,6 +1336,8 @@ static value eval_identifier(ctx *c, frame *f, TSNode e)
         return v;
     }
     TSNode bound = oom_pymodel_value_of(here->r->m, e, 0);
+    if (ts_node_is_null(bound)) /* a global the module binds after the function (configs.c) */
+        bound = oom_est_global_value(c->configs, here->r, here->layout, e);
     if (!ts_node_is_null(bound) && !ts_node_eq(bound, e) && !is(bound, "identifier") && c->depth < MAX_DEPTH) {
         c->depth++;
         v = eval(c, NULL, bound);
@@ -1800,6 +1825,8 @@ static bool eval_builtin(ctx *c, frame *f, TSNode call, const char *q, value *ou
             *out = int_value(first.nints);
         else if (first.kind == V_STR)
             *out = int_value((long long)strlen(first.s));
+        else if (first.kind == V_CONFIG && oom_est_config_len(c->configs, first.cfg, &out->i)) /* len(json.load(f)) */
+            *out = int_value(out->i);
         return true;
     }
     if (strcmp(q, "math.prod") == 0 || strcmp(q, "numpy.prod") == 0 || strcmp(q, "sum") == 0) {
@@ -1944,9 +1971,56 @@ static void add_weight_norm(ctx *c, frame *f, TSNode layer_call, TSNode args_cal
         unresolved(c, layer_call, "the rows of a weight-normed layer");
 }
 
+/* A config's value as the evaluator holds values; an object or a list
+ * stays a config to subscript. A missing file or key is unknown, and says
+ * which one would settle the size. */
+static value from_config(ctx *c, const oom_est_config *k)
+{
+    value v = unknown();
+    oom_est_config_kind kind = oom_est_config_kind_of(k);
+    if (!oom_est_config_read(c->configs, k))
+        return v;
+    if (kind == OOM_CFG_INT || kind == OOM_CFG_FLOAT)
+        v = kind == OOM_CFG_INT ? int_value((long long)oom_est_config_number(k))
+                                : float_value(oom_est_config_number(k));
+    else if (kind == OOM_CFG_BOOL || kind == OOM_CFG_NULL)
+        v = kind == OOM_CFG_BOOL ? bool_value(oom_est_config_true(k)) : (value){.kind = V_NONE};
+    else if (kind == OOM_CFG_STRING) /* one cut short would be another path or name: unknown */
+        v.kind = strlen(oom_est_config_string(k)) < sizeof v.s ? V_STR : V_UNKNOWN,
+        oom_est_copy(v.s, sizeof v.s, oom_est_config_string(k));
+    else if ((v.nints = (int)oom_est_config_ints(k, v.ints, MAX_INTS)) > 0)
+        v.kind = V_INTS;
+    else
+        v.kind = V_CONFIG, v.cfg = k;
+    return v;
+}
+
+/* config["k"] and config.get("k", default) of a config read. */
+static value config_key(ctx *c, frame *f, const value *of, TSNode key_node, TSNode dflt, bool get)
+{
+    value key = eval(c, f, key_node);
+    if (key.kind == V_INT) /* a list's index, as the key text configs.c reads */
+        snprintf(key.s, sizeof key.s, "%lld", key.i);
+    else if (key.kind != V_STR)
+        return unknown();
+    const oom_est_config *at = oom_est_config_key(c->configs, of->cfg, key.s);
+    if (get && oom_est_config_kind_of(at) == OOM_CFG_MISSING)
+        return ts_node_is_null(dflt) ? (value){.kind = V_NONE} : eval(c, f, dflt);
+    return from_config(c, at);
+}
+
 /* A torch (or builtin) callable by its qualified name. */
 static value eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
 {
+    int yaml = oom_est_config_loader(name); /* json.load(open(path)), yaml.safe_load(f) ... (configs.c) */
+    if (yaml >= 0) {
+        TSNode p = oom_est_config_path_of(reader_of(c, call), layout_of(c, call), call);
+        value path = eval(c, f, p);
+        if (path.kind == V_STR)
+            return from_config(c, oom_est_config_open(c->configs, c->r, path.s, yaml));
+        oom_est_config_path_unknown(c->configs, reader_of(c, call), ts_node_is_null(p) ? call : p, yaml);
+        return unknown(); /* the reason only if a size needs it */
+    }
     const char *last = strrchr(name, '.') ? strrchr(name, '.') + 1 : name;
     value v = unknown();
     if (strcmp(name, "torch.nn.Parameter") == 0 || strcmp(name, "torch.nn.parameter.Parameter") == 0)
@@ -1956,7 +2030,9 @@ static value eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
     if (is_weight_norm(name)) {
         TSNode inner = arg(c, call, 0, "module");
         value normed = eval(c, f, inner);
-        add_weight_norm(c, f, inner, inner, &normed);
+        TSNode made = is(inner, "identifier") ? oom_pymodel_value_of(reader_of(c, inner)->m, inner, 0) : inner;
+        made = is(made, "call") ? made : inner; /* `start = nn.Conv1d(...)`, then weight_norm(start) */
+        add_weight_norm(c, f, made, made, &normed);
         return normed;
     }
     if (strcmp(name, "torch.nn.utils.spectral_norm") == 0 ||
@@ -2063,8 +2139,11 @@ static value eval_call(ctx *c, frame *f, TSNode call)
             if (!ts_node_is_null(def))
                 return run_method(c, f, call, def, b->cls);
         }
+        value o = strcmp(method, "get") == 0 ? eval(c, f, object) : unknown();
+        if (o.kind == V_CONFIG)
+            return config_key(c, f, &o, arg(c, call, 0, NULL), arg(c, call, 1, "default"), true);
         if (keeps_value(method)) {
-            value o = eval(c, f, object);
+            o = eval(c, f, object);
             if (o.kind == V_MODULE || o.kind == V_TENSOR)
                 return o;
         }
@@ -2191,7 +2270,10 @@ static value eval_node(ctx *c, frame *f, TSNode e)
     if (strcmp(t, "call") == 0)
         return eval_call(c, f, e);
     if (strcmp(t, "subscript") == 0) {
-        value base = eval(c, f, field(e, "value")), idx = eval(c, f, field(e, "subscript"));
+        value base = eval(c, f, field(e, "value"));
+        if (base.kind == V_CONFIG)
+            return config_key(c, f, &base, field(e, "subscript"), OOM_EST_NULL_NODE, false);
+        value idx = eval(c, f, field(e, "subscript"));
         if (base.kind == V_INTS && idx.kind == V_INT) {
             long long i = idx.i < 0 ? base.nints + idx.i : idx.i;
             if (i >= 0 && i < base.nints)
@@ -2893,14 +2975,16 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
                  by[0] ? ", built by " : "", by, by[0] ? "() at " : "", by_at);
     }
     oom_est_copy(out->model_id, sizeof out->model_id, names);
-    char what[320];
+    char what[320], from[224]; /* "; sizes from config.json [\"model\"]": the file and keys they came from */
+    oom_est_configs_describe(c->configs, from, sizeof from);
     const char *acts = total->act_unknown ? "; activations not counted (Conv1d/Conv3d)" : "; activations rough";
     if (elsewhere) /* where the model came from: the file and line of its class */
-        snprintf(what, sizeof what, "%s built here (%s): %lld parameters counted from %s layers%s", names, places,
-                 total->params, n > 1 ? "their" : "its", acts);
+        oom_est_printf(what, sizeof what, "%s built here (%s%s): %lld parameters counted from %s layers%s", names,
+                       places, from, total->params, n > 1 ? "their" : "its", acts);
     else
-        snprintf(what, sizeof what, "%s built here (class%s at line%s %s): %lld parameters counted from %s layers%s",
-                 names, n > 1 ? "es" : "", n > 1 ? "s" : "", lines, total->params, n > 1 ? "their" : "its", acts);
+        oom_est_printf(what, sizeof what,
+                       "%s built here (class%s at line%s %s%s): %lld parameters counted from %s layers%s", names,
+                       n > 1 ? "es" : "", n > 1 ? "s" : "", lines, from, total->params, n > 1 ? "their" : "its", acts);
     oom_est_note(c->r, OOM_IN_MODEL, sites[0].call, what);
 }
 
@@ -2920,6 +3004,7 @@ void oom_est_read_modules(oom_est_reader *r)
     ctx c;
     memset(&c, 0, sizeof c);
     c.r = r;
+    c.configs = oom_est_configs_new();
     oom_nodes own;
     oom_nodes_init(&own);
     c.layout = oom_pymodel_layout(r->m);
@@ -2982,5 +3067,6 @@ void oom_est_read_modules(oom_est_reader *r)
     }
     free(vs.items);
     oom_est_project_close(c.project);
+    oom_est_configs_free(c.configs);
     oom_nodes_free(&own);
 }

@@ -74,6 +74,7 @@ void test_estimate_inputs_suite(void);
 void test_estimate_precision_suite(void);
 void test_launch_suite(void);
 void test_estimate_modules_suite(void);
+void test_estimate_configs_suite(void);
 void test_plan_suite(void);
 void test_estimate_modes_suite(void);
 void test_estimate_quant_suite(void);

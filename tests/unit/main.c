@@ -41,6 +41,7 @@ int main(int argc, char **argv)
     test_estimate_quant_suite();
     test_launch_suite();
     test_estimate_modules_suite();
+    test_estimate_configs_suite();
     test_plan_suite();
     test_estimate_modes_suite();
     test_diffbase_suite();
