@@ -42,6 +42,7 @@ const projects = require('./lib/projects');
 
 const { readJson, repoDirName, HERE } = corpus;
 const OOMLINT = L.OOMLINT;
+const ROOT = path.resolve(__dirname, '..', '..'); // the repository: fixture paths are relative to it
 
 function pct(a, b) {
     return b ? `${(100 * a / b).toFixed(1)}%` : '-';

@@ -10,7 +10,10 @@ const pool = require('./pool');
 const { repoDirName } = require('./corpus');
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
-const OOMLINT = process.env.OOMLINT || path.join(ROOT, 'build', 'oomlint');
+// A path given relative to where the command runs stays right when a lint
+// runs in a repository's folder (a bare name is looked up on PATH).
+const given = process.env.OOMLINT;
+const OOMLINT = !given ? path.join(ROOT, 'build', 'oomlint') : given.includes('/') ? path.resolve(given) : given;
 // none (hardware rules stay silent), and two pre-Ampere GPUs on which the
 // hardware rules have something to say.
 const CONFIGS = [
