@@ -1006,6 +1006,27 @@ static TSNode script_class(const ctx *c, TSNode name_node)
     return is(d, "class_definition") ? d : OOM_EST_NULL_NODE;
 }
 
+/* The class or function a name-string lookup picks (registry.c): one the
+ * lookup's own file defines, else one an import brings from the project. */
+static TSNode picked(const ctx *c, TSNode fn, oom_est_pick *pk)
+{
+    if (ts_node_is_null(fn) || !oom_est_pick_of(reader_of(c, fn), fn, pk) || !pk->known)
+        return OOM_EST_NULL_NODE;
+    view *v = view_of(c, fn);
+    bool plain = !strchr(pk->dotted, '.');
+    const TSNode *own = plain ? lookup_named(v->classes, v->nclasses, pk->dotted) : NULL;
+    own = own || !plain ? own : lookup_named(v->functions, v->nfunctions, pk->dotted);
+    char head[64];
+    oom_est_printf(head, sizeof head, "%.*s", (int)strcspn(pk->dotted, "."), pk->dotted);
+    oom_est_def d;
+    if (own)
+        return *own;
+    if (!c->project || !oom_est_unit_imports(v->unit, head) || !oom_est_project_resolve(c->project, v->unit, pk->dotted, &d))
+        return OOM_EST_NULL_NODE;
+    view_for(c, d.unit);
+    return d.def;
+}
+
 /* `torch.nn.Linear` ...: the last name of a torch.nn class (not Module);
  * NULL otherwise. */
 static const char *torch_layer_name(const char *q)
@@ -1377,6 +1398,9 @@ static value eval_attribute(ctx *c, frame *f, TSNode e)
         value o = eval(c, f, object);
         if (o.kind == V_OBJECT)
             holder = o.obj;
+        TSNode in_class = o.kind == V_CLASS ? oom_est_class_attribute(reader_of(c, o.node), o.node, attr) : o.node;
+        if (o.kind == V_CLASS && !ts_node_is_null(in_class)) /* `block.expansion`: BasicBlock's `expansion = 1` */
+            return eval(c, NULL, in_class);
         const oom_est_setting *s = o.kind == V_ARGS ? oom_est_setting_named(o.args, attr) : NULL;
         if (s && s->kind != OOM_SETTING_MODULE)
             return from_setting(o.args, s);
@@ -2147,7 +2171,18 @@ static value eval_call(ctx *c, frame *f, TSNode call)
             if (o.kind == V_MODULE || o.kind == V_TENSOR)
                 return o;
         }
+        o = eval(c, f, object); /* `args.arch.startswith("resnext")`, `block_name.lower()` */
+        value a = ts_node_is_null(arg(c, call, 0, NULL)) ? unknown() : eval(c, f, arg(c, call, 0, NULL));
+        int sm = o.kind == V_STR ? oom_est_string_method(method, o.s, a.kind == V_STR ? a.s : NULL, a.s, sizeof a.s) : -1;
+        if (sm == 0 || sm == 1 || sm == 2)
+            return sm == 2 ? (a.kind = V_STR, a) : bool_value(sm == 1);
     }
+    oom_est_pick pk;
+    TSNode def = picked(c, fn, &pk); /* getattr(models, args.arch)(...), MODELS[args.model](...) */
+    if (is(def, "class_definition"))
+        return instantiate(c, f, call, def);
+    if (is(def, "function_definition"))
+        return call_function(c, f, call, def, NULL);
     value callee = (is(fn, "identifier") || is(fn, "attribute")) ? eval(c, f, fn) : unknown();
     if (callee.kind == V_CLASS)
         return instantiate(c, f, call, callee.node);
@@ -2669,8 +2704,10 @@ static void collect_definitions(const ctx *c, view *v)
  * or of the project file an import names. */
 static TSNode model_class_called(const ctx *c, TSNode call)
 {
+    oom_est_pick pk;
     TSNode cls = is(call, "call") ? script_class(c, field(call, "function")) : OOM_EST_NULL_NODE;
-    return !ts_node_is_null(cls) && is_module_class(c, cls, 0) ? cls : OOM_EST_NULL_NODE;
+    cls = ts_node_is_null(cls) && is(call, "call") ? picked(c, field(call, "function"), &pk) : cls;
+    return is(cls, "class_definition") && is_module_class(c, cls, 0) ? cls : OOM_EST_NULL_NODE;
 }
 
 static bool returns_model(const ctx *c, TSNode def, int depth);
@@ -2749,7 +2786,9 @@ static TSNode factory_called(const ctx *c, TSNode call)
     if (!is(call, "call"))
         return OOM_EST_NULL_NODE;
     TSNode fn = field(call, "function");
+    oom_est_pick pk;
     TSNode def = (is(fn, "identifier") || is(fn, "attribute")) ? imported_definition(c, NULL, fn) : OOM_EST_NULL_NODE;
+    def = is(def, "function_definition") ? def : picked(c, fn, &pk);
     return is(def, "function_definition") && returns_model(c, def, 0) ? def : OOM_EST_NULL_NODE;
 }
 
@@ -2803,6 +2842,7 @@ typedef struct {
     TSNode cls;     /* the model class called, or the factory function */
     TSNode made;    /* once built: the class the model was made from */
     char target[64];
+    char said[224]; /* picked by a name: "arch=resnet via getattr(models, args.arch) at train.py:120" */
 } build_site;
 
 /* What a site builds, for people: its class once built, else what it calls. */
@@ -2859,6 +2899,23 @@ static size_t keep_trained(const ctx *c, build_site *sites, size_t n)
     return kept;
 }
 
+/* Whether a lookup whose key the run does not know picks among models: an
+ * attribute of one of the project's modules, or a dict with a model class
+ * or factory among its entries (a dict of datasets picks no model). */
+static bool picks_models(const ctx *c, const oom_est_pick *pk)
+{
+    char space[160];
+    if (pk->kind == OOM_PICK_ATTRIBUTE)
+        return c->project && text(c, pk->space, space, sizeof space) &&
+               oom_est_project_module(c->project, c->views->items[0]->unit, space);
+    for (size_t i = 0; i < pk->nentries; i++) {
+        TSNode cls = script_class(c, pk->entries[i]), fn = function_named(c, pk->entries[i]);
+        if ((!ts_node_is_null(cls) && is_module_class(c, cls, 0)) || (!ts_node_is_null(fn) && returns_model(c, fn, 0)))
+            return true;
+    }
+    return false;
+}
+
 static size_t find_builds(ctx *c, build_site *sites, size_t max)
 {
     const oom_nodes *L = c->layout;
@@ -2869,10 +2926,20 @@ static size_t find_builds(ctx *c, build_site *sites, size_t max)
         TSNode cls = model_class_called(c, L->items[k].node);
         if (ts_node_is_null(cls))
             cls = factory_called(c, L->items[k].node);
+        oom_est_pick pk;
+        bool pick = oom_est_pick_of(c->r, field(L->items[k].node, "function"), &pk);
+        if (pick && !pk.known && picks_models(c, &pk) && builds_top_model(c, k) && n < max) {
+            unresolved(c, pk.key_node, pk.why); /* the run names the model: the flag that would settle it */
+            memset(&sites[n], 0, sizeof sites[n]);
+            sites[n++].call = L->items[k].node;
+            continue;
+        }
         if (ts_node_is_null(cls) || !builds_top_model(c, k))
             continue;
         build_site s;
         memset(&s, 0, sizeof s);
+        if (pick)
+            oom_est_copy(s.said, sizeof s.said, pk.said);
         s.call = L->items[k].node;
         s.cls = cls;
         bound_name(c, k, s.target, sizeof s.target);
@@ -2956,7 +3023,7 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
     }
     if (!total->act_unknown)
         in->module_spatial_elems = total->spatial;
-    char names[128] = "", lines[48] = "", places[192] = "";
+    char names[128] = "", lines[48] = "", places[448] = "";
     bool elsewhere = false; /* a class in another file, or built by a factory */
     for (size_t i = 0; i < n; i++) {
         TSNode cls = site_class(&sites[i]);
@@ -2971,11 +3038,13 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
         size_t used = strlen(names), lused = strlen(lines), pused = strlen(places);
         snprintf(names + used, sizeof names - used, "%s%s", i ? " + " : "", nm);
         snprintf(lines + lused, sizeof lines - lused, "%s%u", i ? ", " : "", line_of(c, cls));
-        snprintf(places + pused, sizeof places - pused, "%sclass %s at %s%s%s%s%s", i ? "; " : "", nm, at,
-                 by[0] ? ", built by " : "", by, by[0] ? "() at " : "", by_at);
+        snprintf(places + pused, sizeof places - pused, "%sclass %s at %s%s%s%s%s%s%s", i ? "; " : "", nm, at,
+                 by[0] ? ", built by " : "", by, by[0] ? "() at " : "", by_at, sites[i].said[0] ? "; " : "",
+                 sites[i].said);
+        elsewhere = elsewhere || sites[i].said[0];
     }
     oom_est_copy(out->model_id, sizeof out->model_id, names);
-    char what[320], from[224]; /* "; sizes from config.json [\"model\"]": the file and keys they came from */
+    char what[768], from[224]; /* "; sizes from config.json [\"model\"]": the file and keys they came from */
     oom_est_configs_describe(c->configs, from, sizeof from);
     const char *acts = total->act_unknown ? "; activations not counted (Conv1d/Conv3d)" : "; activations rough";
     if (elsewhere) /* where the model came from: the file and line of its class */
@@ -2991,6 +3060,12 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
 static void report_unresolved(ctx *c, const build_site *site)
 {
     char nm[48] = "?", what[256], at[128];
+    if (ts_node_is_null(site->cls)) { /* a lookup whose name the run does not know */
+        oom_est_printf(what, sizeof what, "the model not sized: %s", c->why);
+        oom_est_note(c->r, OOM_IN_MODEL, site->call, what);
+        c->r->out->from[OOM_IN_MODEL].assumed = true;
+        return;
+    }
     text(c, field(site->cls, "name"), nm, sizeof nm);
     place_of(c, site->cls, at, sizeof at);
     oom_est_printf(what, sizeof what, "%s (%s at %s) not sized: %s", nm, is(site->cls, "class_definition") ? "class" : "function",
