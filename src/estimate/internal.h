@@ -242,7 +242,7 @@ typedef struct {
     bool known;       /* the key's value is known and picks a name */
     char key[64];     /* "resnet" */
     char dotted[160]; /* what it picks, in the call's file: "models.resnet", "ResNet", "Autoformer.Model" */
-    TSNode entry;     /* a dict's entry picked, else null */
+    TSNode entry;     /* a dict's entry picked (without an attribute after it), else null */
     char said[224];   /* "arch=resnet via models.__dict__[args.arch] at cifar.py:163" */
     /* unknown: the key and what would settle it ("the name of the model
      * MODELS[args.model] picks, which --model would settle") */
@@ -253,6 +253,10 @@ typedef struct {
 } oom_est_pick;
 /* Reads `fn` in the file of reader `r`; false when it is no such lookup. */
 bool oom_est_pick_of(const oom_est_reader *r, TSNode fn, oom_est_pick *out);
+/* The value of dict literal `dict`'s entry under the string key `key`; null when none. */
+TSNode oom_est_dict_entry(const oom_est_reader *r, TSNode dict, const char *key);
+/* The same for `D[key]`, D a dict literal or a name bound to one. */
+TSNode oom_est_subscript_entry(const oom_est_reader *r, TSNode subscript, const char *key);
 /* A str method on a known string: startswith/endswith (arg given) 1 or 0;
  * lower/upper (arg NULL) 2 with the result in out; -1 for anything else. */
 int oom_est_string_method(const char *method, const char *s, const char *arg, char *out, size_t size);

@@ -1006,25 +1006,23 @@ static TSNode script_class(const ctx *c, TSNode name_node)
     return is(d, "class_definition") ? d : OOM_EST_NULL_NODE;
 }
 
-/* The class or function a name-string lookup picks (registry.c): one the
- * lookup's own file defines, else one an import brings from the project. */
+static TSNode function_named(const ctx *c, TSNode fn);
+
+/* The class or function a name-string lookup picks (registry.c): a dict's
+ * entry read as any name of its file is, else the dotted name followed
+ * through the imports of the lookup's file. */
 static TSNode picked(const ctx *c, TSNode fn, oom_est_pick *pk)
 {
     if (ts_node_is_null(fn) || !oom_est_pick_of(reader_of(c, fn), fn, pk) || !pk->known)
         return OOM_EST_NULL_NODE;
-    view *v = view_of(c, fn);
-    bool plain = !strchr(pk->dotted, '.');
-    const TSNode *own = plain ? lookup_named(v->classes, v->nclasses, pk->dotted) : NULL;
-    own = own || !plain ? own : lookup_named(v->functions, v->nfunctions, pk->dotted);
-    char head[64];
-    oom_est_printf(head, sizeof head, "%.*s", (int)strcspn(pk->dotted, "."), pk->dotted);
-    oom_est_def d;
-    if (own)
-        return *own;
-    if (!c->project || !oom_est_unit_imports(v->unit, head) || !oom_est_project_resolve(c->project, v->unit, pk->dotted, &d))
+    TSNode d = ts_node_is_null(pk->entry) ? OOM_EST_NULL_NODE : script_class(c, pk->entry);
+    if (!ts_node_is_null(pk->entry))
+        return ts_node_is_null(d) ? function_named(c, pk->entry) : d;
+    oom_est_def def;
+    if (!c->project || !oom_est_project_resolve(c->project, view_of(c, fn)->unit, pk->dotted, &def))
         return OOM_EST_NULL_NODE;
-    view_for(c, d.unit);
-    return d.def;
+    view_for(c, def.unit);
+    return def.def;
 }
 
 /* `torch.nn.Linear` ...: the last name of a torch.nn class (not Module);
@@ -1398,8 +1396,8 @@ static value eval_attribute(ctx *c, frame *f, TSNode e)
         value o = eval(c, f, object);
         if (o.kind == V_OBJECT)
             holder = o.obj;
-        TSNode in_class = o.kind == V_CLASS ? oom_est_class_attribute(reader_of(c, o.node), o.node, attr) : o.node;
-        if (o.kind == V_CLASS && !ts_node_is_null(in_class)) /* `block.expansion`: BasicBlock's `expansion = 1` */
+        TSNode in_class = o.kind == V_CLASS ? oom_est_class_attribute(reader_of(c, o.node), o.node, attr) : OOM_EST_NULL_NODE;
+        if (!ts_node_is_null(in_class)) /* `block.expansion`: BasicBlock's `expansion = 1` */
             return eval(c, NULL, in_class);
         const oom_est_setting *s = o.kind == V_ARGS ? oom_est_setting_named(o.args, attr) : NULL;
         if (s && s->kind != OOM_SETTING_MODULE)
@@ -2309,6 +2307,9 @@ static value eval_node(ctx *c, frame *f, TSNode e)
         if (base.kind == V_CONFIG)
             return config_key(c, f, &base, field(e, "subscript"), OOM_EST_NULL_NODE, false);
         value idx = eval(c, f, field(e, "subscript"));
+        TSNode entry = idx.kind == V_STR ? oom_est_subscript_entry(reader_of(c, e), e, idx.s) : OOM_EST_NULL_NODE;
+        if (!ts_node_is_null(entry)) /* `freq_map[freq]`: a dict literal's entry */
+            return eval(c, f, entry);
         if (base.kind == V_INTS && idx.kind == V_INT) {
             long long i = idx.i < 0 ? base.nints + idx.i : idx.i;
             if (i >= 0 && i < base.nints)
@@ -2905,15 +2906,13 @@ static size_t keep_trained(const ctx *c, build_site *sites, size_t n)
 static bool picks_models(const ctx *c, const oom_est_pick *pk)
 {
     char space[160];
-    if (pk->kind == OOM_PICK_ATTRIBUTE)
-        return c->project && text(c, pk->space, space, sizeof space) &&
+    bool any = pk->kind == OOM_PICK_ATTRIBUTE && c->project && text(c, pk->space, space, sizeof space) &&
                oom_est_project_module(c->project, c->views->items[0]->unit, space);
-    for (size_t i = 0; i < pk->nentries; i++) {
+    for (size_t i = 0; i < pk->nentries && !any; i++) {
         TSNode cls = script_class(c, pk->entries[i]), fn = function_named(c, pk->entries[i]);
-        if ((!ts_node_is_null(cls) && is_module_class(c, cls, 0)) || (!ts_node_is_null(fn) && returns_model(c, fn, 0)))
-            return true;
+        any = (!ts_node_is_null(cls) && is_module_class(c, cls, 0)) || (!ts_node_is_null(fn) && returns_model(c, fn, 0));
     }
-    return false;
+    return any;
 }
 
 static size_t find_builds(ctx *c, build_site *sites, size_t max)
@@ -2938,8 +2937,7 @@ static size_t find_builds(ctx *c, build_site *sites, size_t max)
             continue;
         build_site s;
         memset(&s, 0, sizeof s);
-        if (pick)
-            oom_est_copy(s.said, sizeof s.said, pk.said);
+        oom_est_copy(s.said, sizeof s.said, pick ? pk.said : "");
         s.call = L->items[k].node;
         s.cls = cls;
         bound_name(c, k, s.target, sizeof s.target);
@@ -3060,16 +3058,14 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
 static void report_unresolved(ctx *c, const build_site *site)
 {
     char nm[48] = "?", what[256], at[128];
-    if (ts_node_is_null(site->cls)) { /* a lookup whose name the run does not know */
+    if (ts_node_is_null(site->cls)) /* a lookup whose name the run does not know */
         oom_est_printf(what, sizeof what, "the model not sized: %s", c->why);
-        oom_est_note(c->r, OOM_IN_MODEL, site->call, what);
-        c->r->out->from[OOM_IN_MODEL].assumed = true;
-        return;
+    else {
+        text(c, field(site->cls, "name"), nm, sizeof nm);
+        place_of(c, site->cls, at, sizeof at);
+        oom_est_printf(what, sizeof what, "%s (%s at %s) not sized: %s", nm,
+                       is(site->cls, "class_definition") ? "class" : "function", at, c->why);
     }
-    text(c, field(site->cls, "name"), nm, sizeof nm);
-    place_of(c, site->cls, at, sizeof at);
-    oom_est_printf(what, sizeof what, "%s (%s at %s) not sized: %s", nm, is(site->cls, "class_definition") ? "class" : "function",
-             at, c->why);
     oom_est_note(c->r, OOM_IN_MODEL, site->call, what);
     c->r->out->from[OOM_IN_MODEL].assumed = true;
 }

@@ -55,7 +55,7 @@ static bool key_value(const oom_est_reader *r, TSNode key, oom_buf *out, const o
 
 /* The entry of dict literal `dict` under string key `key`: its value node;
  * null when no literal key equals it. */
-static TSNode dict_entry(const oom_est_reader *r, TSNode dict, const char *key)
+TSNode oom_est_dict_entry(const oom_est_reader *r, TSNode dict, const char *key)
 {
     oom_buf k;
     oom_buf_init(&k);
@@ -68,6 +68,13 @@ static TSNode dict_entry(const oom_est_reader *r, TSNode dict, const char *key)
     }
     oom_buf_free(&k);
     return found;
+}
+
+TSNode oom_est_subscript_entry(const oom_est_reader *r, TSNode subscript, const char *key)
+{
+    TSNode d = oom_est_child(subscript, "value");
+    d = oom_est_type_is(d, "identifier") ? oom_pymodel_value_of(r->m, d, 0) : d;
+    return oom_est_type_is(d, "dictionary") ? oom_est_dict_entry(r, d, key) : OOM_EST_NULL_NODE;
 }
 
 bool oom_est_pick_of(const oom_est_reader *r, TSNode fn, oom_est_pick *out)
@@ -145,7 +152,7 @@ bool oom_est_pick_of(const oom_est_reader *r, TSNode fn, oom_est_pick *out)
     if (out->kind == OOM_PICK_ATTRIBUTE) {
         oom_est_printf(out->dotted, sizeof out->dotted, "%s.%s%s", space, out->key, suffix);
     } else {
-        TSNode entry = dict_entry(r, out->space, out->key);
+        TSNode entry = oom_est_dict_entry(r, out->space, out->key);
         char named[128];
         if (ts_node_is_null(entry) || !dotted_name(r, entry, named, sizeof named)) {
             oom_est_printf(out->why, sizeof out->why, "`%s` is not a key of the dict %s reads, or names no class",
@@ -154,7 +161,7 @@ bool oom_est_pick_of(const oom_est_reader *r, TSNode fn, oom_est_pick *out)
             return true;
         }
         oom_est_printf(out->dotted, sizeof out->dotted, "%s%s", named, suffix);
-        out->entry = entry;
+        out->entry = suffix[0] ? OOM_EST_NULL_NODE : entry; /* `model_dict[k].Model` is followed by its dotted name */
     }
     out->known = true;
     return true;
