@@ -611,6 +611,9 @@ expect_rc "registry-unknown-key-exit-2" 2
 expect_contains "registry-unknown-key-names-flag" "$ERR" "the name of the model getattr(models, args.arch) picks, which --arch would settle"
 run_oomlint estimate -- python train_unknown.py --arch TinyNet
 expect_contains "registry-unknown-key-given" "$OUT" "arch=TinyNet via getattr(models, args.arch) at train_unknown.py:14): 36 parameters"
+# an imported factory whose body picks by the name it is given
+run_oomlint estimate -- python train_factory.py --arch wide
+expect_contains "registry-factory-parameter" "$OUT" "WideNet built here (class WideNet at models/nets.py:17, built by build_model() at models/factory.py:6): 212 parameters"
 cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
 # imports that reach nothing sizable end in the model unknown, never a crash:
 # a models file over the 1 MiB bound, a module that is a symlink loop, a

@@ -250,9 +250,16 @@ typedef struct {
     char why[224];
     TSNode entries[OOM_EST_PICK_ENTRIES]; /* a dict's values, for telling a registry of models */
     size_t nentries;
+    char lookup[96], space_text[160], suffix[64]; /* "getattr(models, args.arch)", "models", ".Model" */
+    uint32_t line;
 } oom_est_pick;
-/* Reads `fn` in the file of reader `r`; false when it is no such lookup. */
+/* Reads `fn` in the file of reader `r`; false when it is no such lookup.
+ * The key is read from a literal or a setting; otherwise it stays unknown. */
 bool oom_est_pick_of(const oom_est_reader *r, TSNode fn, oom_est_pick *out);
+/* Picks by `key`, a value the caller knows (a factory's parameter bound to
+ * the name: `def build_model(name): return MODELS[name]()`), said as
+ * `name`=key; false, with the reason in why, when it picks nothing. */
+bool oom_est_pick_key(const oom_est_reader *r, oom_est_pick *pk, const char *key, const char *name);
 /* The value of dict literal `dict`'s entry under the string key `key`; null when none. */
 TSNode oom_est_dict_entry(const oom_est_reader *r, TSNode dict, const char *key);
 /* The same for `D[key]`, D a dict literal or a name bound to one. */

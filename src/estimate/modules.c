@@ -1011,10 +1011,8 @@ static TSNode function_named(const ctx *c, TSNode fn);
 /* The class or function a name-string lookup picks (registry.c): a dict's
  * entry read as any name of its file is, else the dotted name followed
  * through the imports of the lookup's file. */
-static TSNode picked(const ctx *c, TSNode fn, oom_est_pick *pk)
+static TSNode picked_known(const ctx *c, TSNode fn, const oom_est_pick *pk)
 {
-    if (ts_node_is_null(fn) || !oom_est_pick_of(reader_of(c, fn), fn, pk) || !pk->known)
-        return OOM_EST_NULL_NODE;
     TSNode d = ts_node_is_null(pk->entry) ? OOM_EST_NULL_NODE : script_class(c, pk->entry);
     if (!ts_node_is_null(pk->entry))
         return ts_node_is_null(d) ? function_named(c, pk->entry) : d;
@@ -1023,6 +1021,12 @@ static TSNode picked(const ctx *c, TSNode fn, oom_est_pick *pk)
         return OOM_EST_NULL_NODE;
     view_for(c, def.unit);
     return def.def;
+}
+
+static TSNode picked(const ctx *c, TSNode fn, oom_est_pick *pk)
+{
+    return ts_node_is_null(fn) || !oom_est_pick_of(reader_of(c, fn), fn, pk) || !pk->known ? OOM_EST_NULL_NODE
+                                                                                              : picked_known(c, fn, pk);
 }
 
 /* `torch.nn.Linear` ...: the last name of a torch.nn class (not Module);
@@ -2177,6 +2181,10 @@ static value eval_call(ctx *c, frame *f, TSNode call)
     }
     oom_est_pick pk;
     TSNode def = picked(c, fn, &pk); /* getattr(models, args.arch)(...), MODELS[args.model](...) */
+    value k = ts_node_is_null(def) && !pk.known && !ts_node_is_null(pk.key_node) ? eval(c, f, pk.key_node) : unknown();
+    char kt[48] = "name"; /* a factory's parameter bound to the name: `def build(name): return MODELS[name]()` */
+    if (k.kind == V_STR && text(c, pk.key_node, kt, sizeof kt) && oom_est_pick_key(reader_of(c, fn), &pk, k.s, kt))
+        def = picked_known(c, fn, &pk);
     if (is(def, "class_definition"))
         return instantiate(c, f, call, def);
     if (is(def, "function_definition"))
@@ -2712,6 +2720,7 @@ static TSNode model_class_called(const ctx *c, TSNode call)
 }
 
 static bool returns_model(const ctx *c, TSNode def, int depth);
+static bool picks_models(const ctx *c, const oom_est_pick *pk);
 
 /* The function `fn` names in its own file (module level) or through an import. */
 static TSNode function_named(const ctx *c, TSNode fn)
@@ -2737,8 +2746,10 @@ static bool is_model_instance(const ctx *c, TSNode def, TSNode v, int depth)
            text(c, field(field(v, "function"), "attribute"), method, sizeof method) && keeps_value(method) &&
            ts_node_is_null(model_class_called(c, v)))
         v = field(field(v, "function"), "object");
+    oom_est_pick pk; /* `return MODELS[name]()`: a pick among models, by the name the factory is given */
     if (is(v, "call")) {
-        if (!ts_node_is_null(model_class_called(c, v)))
+        if (!ts_node_is_null(model_class_called(c, v)) ||
+            (oom_est_pick_of(reader_of(c, v), field(v, "function"), &pk) && !pk.known && picks_models(c, &pk)))
             return true;
         TSNode g = function_named(c, field(v, "function"));
         return !ts_node_is_null(g) && !ts_node_eq(g, def) && returns_model(c, g, depth + 1);
@@ -2907,7 +2918,7 @@ static bool picks_models(const ctx *c, const oom_est_pick *pk)
 {
     char space[160];
     bool any = pk->kind == OOM_PICK_ATTRIBUTE && c->project && text(c, pk->space, space, sizeof space) &&
-               oom_est_project_module(c->project, c->views->items[0]->unit, space);
+               oom_est_project_module(c->project, view_of(c, pk->space)->unit, space);
     for (size_t i = 0; i < pk->nentries && !any; i++) {
         TSNode cls = script_class(c, pk->entries[i]), fn = function_named(c, pk->entries[i]);
         any = (!ts_node_is_null(cls) && is_module_class(c, cls, 0)) || (!ts_node_is_null(fn) && returns_model(c, fn, 0));
@@ -2927,7 +2938,9 @@ static size_t find_builds(ctx *c, build_site *sites, size_t max)
             cls = factory_called(c, L->items[k].node);
         oom_est_pick pk;
         bool pick = oom_est_pick_of(c->r, field(L->items[k].node, "function"), &pk);
-        if (pick && !pk.known && picks_models(c, &pk) && builds_top_model(c, k) && n < max) {
+        TSNode in_fn = enclosing_function(c, L->items[k].node); /* a factory's pick: its name is the caller's */
+        if (pick && !pk.known && picks_models(c, &pk) && builds_top_model(c, k) && n < max &&
+            (ts_node_is_null(in_fn) || !returns_model(c, in_fn, 0))) {
             unresolved(c, pk.key_node, pk.why); /* the run names the model: the flag that would settle it */
             memset(&sites[n], 0, sizeof sites[n]);
             sites[n++].call = L->items[k].node;

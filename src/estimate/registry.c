@@ -126,44 +126,47 @@ bool oom_est_pick_of(const oom_est_reader *r, TSNode fn, oom_est_pick *out)
     }
     if (ts_node_is_null(key))
         return false;
-    char lookup[96];
-    if (!oom_est_text_of(r, look, lookup, sizeof lookup))
-        oom_est_copy(lookup, sizeof lookup, "a name lookup");
-    uint32_t row = 0, col = 0;
-    oom_source_position(r->src, ts_node_start_byte(look), &row, &col);
-    const char *file = strrchr(r->path, '/') ? strrchr(r->path, '/') + 1 : r->path;
+    out->key_node = key;
+    oom_est_copy(out->space_text, sizeof out->space_text, space);
+    oom_est_copy(out->suffix, sizeof out->suffix, suffix);
+    if (!oom_est_text_of(r, look, out->lookup, sizeof out->lookup))
+        oom_est_copy(out->lookup, sizeof out->lookup, "a name lookup");
+    uint32_t col = 0;
+    oom_source_position(r->src, ts_node_start_byte(look), &out->line, &col);
     oom_buf k;
     oom_buf_init(&k);
     const oom_est_setting *s = NULL;
-    if (!key_value(r, key, &k, &s)) {
-        /* the run decides the name: the option that would settle it */
+    if (key_value(r, key, &k, &s)) {
+        oom_est_pick_key(r, out, k.data, s ? s->name : "name");
+    } else { /* the run decides the name: the option that would settle it */
         char flag[112] = "";
         if (s)
             oom_est_printf(flag, sizeof flag, ", which %s would settle", s->spelling);
-        oom_est_printf(out->why, sizeof out->why, "the name of the model %s picks%s", lookup, flag);
-        out->key_node = key;
-        oom_buf_free(&k);
-        return true;
+        oom_est_printf(out->why, sizeof out->why, "the name of the model %s picks%s", out->lookup, flag);
     }
-    oom_est_copy(out->key, sizeof out->key, k.data);
     oom_buf_free(&k);
-    oom_est_printf(out->said, sizeof out->said, "%s=%s via %s at %s:%u", s ? s->name : "name", out->key, lookup, file,
-                   row);
-    if (out->kind == OOM_PICK_ATTRIBUTE) {
-        oom_est_printf(out->dotted, sizeof out->dotted, "%s.%s%s", space, out->key, suffix);
+    return true;
+}
+
+bool oom_est_pick_key(const oom_est_reader *r, oom_est_pick *pk, const char *key, const char *name)
+{
+    const char *file = strrchr(r->path, '/') ? strrchr(r->path, '/') + 1 : r->path;
+    oom_est_copy(pk->key, sizeof pk->key, key);
+    oom_est_printf(pk->said, sizeof pk->said, "%s=%s via %s at %s:%u", name, key, pk->lookup, file, pk->line);
+    if (pk->kind == OOM_PICK_ATTRIBUTE) {
+        oom_est_printf(pk->dotted, sizeof pk->dotted, "%s.%s%s", pk->space_text, key, pk->suffix);
     } else {
-        TSNode entry = oom_est_dict_entry(r, out->space, out->key);
+        TSNode entry = oom_est_dict_entry(r, pk->space, key);
         char named[128];
         if (ts_node_is_null(entry) || !dotted_name(r, entry, named, sizeof named)) {
-            oom_est_printf(out->why, sizeof out->why, "`%s` is not a key of the dict %s reads, or names no class",
-                           out->key, lookup);
-            out->key_node = key;
-            return true;
+            oom_est_printf(pk->why, sizeof pk->why, "`%s` is not a key of the dict %s reads, or names no class", key,
+                           pk->lookup);
+            return false;
         }
-        oom_est_printf(out->dotted, sizeof out->dotted, "%s%s", named, suffix);
-        out->entry = suffix[0] ? OOM_EST_NULL_NODE : entry; /* `model_dict[k].Model` is followed by its dotted name */
+        oom_est_printf(pk->dotted, sizeof pk->dotted, "%s%s", named, pk->suffix);
+        pk->entry = pk->suffix[0] ? OOM_EST_NULL_NODE : entry; /* `model_dict[k].Model` is followed by its dotted name */
     }
-    out->known = true;
+    pk->known = true;
     return true;
 }
 
