@@ -587,6 +587,34 @@ OUT=$(cd fixtures && "$OABS" estimate -- python estimate/configs/train_get.py --
 expect_contains "config-json-relative-to-command-dir" "$OUT" "sizes from estimate/configs/configs/base.json [\"model\"]): 756 parameters"
 run_oomlint estimate $C/train_get.py
 expect_contains "config-json-no-command-script-dir" "$OUT" "sizes from configs/base.json [\"model\"]): 756 parameters"
+# A model picked by a name string (issue 27; counts in each script's
+# docstring, fixtures/estimate/registry/): getattr on the models package,
+# its __dict__ with the branch the name decides, a dict registry; the key
+# from the option's default or the command; an unknown key names its flag.
+G=fixtures/estimate/registry
+SAVED_OOMLINT=$OOMLINT; OOMLINT=$OABS; cd $G || exit 1
+run_oomlint estimate -- python train_getattr.py
+expect_contains "registry-getattr-default" "$OUT" "TinyNet built here (class TinyNet at models/nets.py:6; arch=TinyNet via getattr(models, args.arch) at train_getattr.py:14): 36 parameters"
+run_oomlint estimate -- python train_getattr.py -a wide
+expect_contains "registry-getattr-factory" "$OUT" "built by wide() at models/nets.py:29; arch=wide via getattr(models, args.arch) at train_getattr.py:14): 212 parameters"
+run_oomlint estimate -- python train_dunder.py --arch wide
+expect_contains "registry-dunder-dict-branch" "$OUT" "arch=wide via zoo.__dict__[args.arch] at train_dunder.py:18): 420 parameters"
+run_oomlint estimate -- python train_dict.py
+expect_contains "registry-dict-default" "$OUT" "WideNet built here (class WideNet at models/nets.py:17; net=wide via MODELS[args.net] at train_dict.py:21): 178 parameters"
+run_oomlint estimate -- python train_dict.py --net tiny
+expect_contains "registry-dict-given" "$OUT" "net=tiny via MODELS[args.net] at train_dict.py:21): 18 parameters"
+run_oomlint estimate -- python train_dict.py --net huge
+expect_rc "registry-dict-missing-key-exit-2" 2
+expect_contains "registry-dict-missing-key-said" "$ERR" "\`huge\` is not a key of the dict MODELS[args.net] reads"
+run_oomlint estimate -- python train_unknown.py
+expect_rc "registry-unknown-key-exit-2" 2
+expect_contains "registry-unknown-key-names-flag" "$ERR" "the name of the model getattr(models, args.arch) picks, which --arch would settle"
+run_oomlint estimate -- python train_unknown.py --arch TinyNet
+expect_contains "registry-unknown-key-given" "$OUT" "arch=TinyNet via getattr(models, args.arch) at train_unknown.py:14): 36 parameters"
+# an imported factory whose body picks by the name it is given
+run_oomlint estimate -- python train_factory.py --arch wide
+expect_contains "registry-factory-parameter" "$OUT" "WideNet built here (class WideNet at models/nets.py:17, built by build_model() at models/factory.py:6): 212 parameters"
+cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
 # imports that reach nothing sizable end in the model unknown, never a crash:
 # a models file over the 1 MiB bound, a module that is a symlink loop, a
 # package that re-exports from itself

@@ -698,3 +698,14 @@ bool oom_est_project_resolve(oom_est_project *p, oom_est_unit *from, const char 
     }
     return ok;
 }
+
+bool oom_est_project_module(oom_est_project *p, oom_est_unit *from, const char *dotted)
+{
+    char copy[160], *parts[16];
+    oom_est_copy(copy, sizeof copy, dotted);
+    size_t n = split(copy, parts, 16);
+    target head, t;
+    p->hops = 0;
+    return n > 0 && name_in(p, from, parts[0], false, &head) && head.is_module &&
+           (n == 1 || (walk(p, &head.module, parts + 1, n - 1, &t) && t.is_module));
+}

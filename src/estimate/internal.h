@@ -222,6 +222,54 @@ void oom_est_read_modules(oom_est_reader *r);
 /* Fills the image side of the inputs from a knowledge-base entry. */
 void oom_est_use_image_model(oom_script_inputs *s, const oom_model *m);
 
+/* Whether `dotted` names a module or package of the project through file
+ * `from`'s imports (`models` after `import models.cifar as models`). */
+bool oom_est_project_module(oom_est_project *p, oom_est_unit *from, const char *dotted);
+
+/* ---- a model picked by a name string (registry.c) ---------------------------
+ * `getattr(models, args.arch)`, `models.__dict__[args.arch]`, `MODELS[args.
+ * model]` (MODELS a dict literal), each optionally followed by an attribute
+ * (`model_dict[args.model].Model`): the function expression of a call that
+ * picks what it calls by a name. */
+#define OOM_EST_PICK_ENTRIES 32
+typedef enum {
+    OOM_PICK_ATTRIBUTE, /* an attribute of a module: getattr, __dict__ */
+    OOM_PICK_DICT,      /* an entry of a dict literal */
+} oom_est_pick_kind;
+typedef struct {
+    oom_est_pick_kind kind;
+    TSNode space;     /* the module expression, or the dict literal */
+    bool known;       /* the key's value is known and picks a name */
+    char key[64];     /* "resnet" */
+    char dotted[160]; /* what it picks, in the call's file: "models.resnet", "ResNet", "Autoformer.Model" */
+    TSNode entry;     /* a dict's entry picked (without an attribute after it), else null */
+    char said[224];   /* "arch=resnet via models.__dict__[args.arch] at cifar.py:163" */
+    /* unknown: the key and what would settle it ("the name of the model
+     * MODELS[args.model] picks, which --model would settle") */
+    TSNode key_node;
+    char why[224];
+    TSNode entries[OOM_EST_PICK_ENTRIES]; /* a dict's values, for telling a registry of models */
+    size_t nentries;
+    char lookup[96], space_text[160], suffix[64]; /* "getattr(models, args.arch)", "models", ".Model" */
+    uint32_t line;
+} oom_est_pick;
+/* Reads `fn` in the file of reader `r`; false when it is no such lookup.
+ * The key is read from a literal or a setting; otherwise it stays unknown. */
+bool oom_est_pick_of(const oom_est_reader *r, TSNode fn, oom_est_pick *out);
+/* Picks by `key`, a value the caller knows (a factory's parameter bound to
+ * the name: `def build_model(name): return MODELS[name]()`), said as
+ * `name`=key; false, with the reason in why, when it picks nothing. */
+bool oom_est_pick_key(const oom_est_reader *r, oom_est_pick *pk, const char *key, const char *name);
+/* The value of dict literal `dict`'s entry under the string key `key`; null when none. */
+TSNode oom_est_dict_entry(const oom_est_reader *r, TSNode dict, const char *key);
+/* The same for `D[key]`, D a dict literal or a name bound to one. */
+TSNode oom_est_subscript_entry(const oom_est_reader *r, TSNode subscript, const char *key);
+/* A str method on a known string: startswith/endswith (arg given) 1 or 0;
+ * lower/upper (arg NULL) 2 with the result in out; -1 for anything else. */
+int oom_est_string_method(const char *method, const char *s, const char *arg, char *out, size_t size);
+/* The value bound to `name` in class `cls`'s body (`expansion = 4`); null when none. */
+TSNode oom_est_class_attribute(const oom_est_reader *r, TSNode cls, const char *name);
+
 /* ---- config files the script reads (configs.c) -----------------------------
  * A JSON or YAML file a json.load() / yaml.safe_load() call reads, and the
  * values under its keys, for modules.c to bind a model's sizes from. Missing

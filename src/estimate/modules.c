@@ -1006,6 +1006,29 @@ static TSNode script_class(const ctx *c, TSNode name_node)
     return is(d, "class_definition") ? d : OOM_EST_NULL_NODE;
 }
 
+static TSNode function_named(const ctx *c, TSNode fn);
+
+/* The class or function a name-string lookup picks (registry.c): a dict's
+ * entry read as any name of its file is, else the dotted name followed
+ * through the imports of the lookup's file. */
+static TSNode picked_known(const ctx *c, TSNode fn, const oom_est_pick *pk)
+{
+    TSNode d = ts_node_is_null(pk->entry) ? OOM_EST_NULL_NODE : script_class(c, pk->entry);
+    if (!ts_node_is_null(pk->entry))
+        return ts_node_is_null(d) ? function_named(c, pk->entry) : d;
+    oom_est_def def;
+    if (!c->project || !oom_est_project_resolve(c->project, view_of(c, fn)->unit, pk->dotted, &def))
+        return OOM_EST_NULL_NODE;
+    view_for(c, def.unit);
+    return def.def;
+}
+
+static TSNode picked(const ctx *c, TSNode fn, oom_est_pick *pk)
+{
+    return ts_node_is_null(fn) || !oom_est_pick_of(reader_of(c, fn), fn, pk) || !pk->known ? OOM_EST_NULL_NODE
+                                                                                              : picked_known(c, fn, pk);
+}
+
 /* `torch.nn.Linear` ...: the last name of a torch.nn class (not Module);
  * NULL otherwise. */
 static const char *torch_layer_name(const char *q)
@@ -1377,6 +1400,9 @@ static value eval_attribute(ctx *c, frame *f, TSNode e)
         value o = eval(c, f, object);
         if (o.kind == V_OBJECT)
             holder = o.obj;
+        TSNode in_class = o.kind == V_CLASS ? oom_est_class_attribute(reader_of(c, o.node), o.node, attr) : OOM_EST_NULL_NODE;
+        if (!ts_node_is_null(in_class)) /* `block.expansion`: BasicBlock's `expansion = 1` */
+            return eval(c, NULL, in_class);
         const oom_est_setting *s = o.kind == V_ARGS ? oom_est_setting_named(o.args, attr) : NULL;
         if (s && s->kind != OOM_SETTING_MODULE)
             return from_setting(o.args, s);
@@ -2147,7 +2173,22 @@ static value eval_call(ctx *c, frame *f, TSNode call)
             if (o.kind == V_MODULE || o.kind == V_TENSOR)
                 return o;
         }
+        o = eval(c, f, object); /* `args.arch.startswith("resnext")`, `block_name.lower()` */
+        value a = ts_node_is_null(arg(c, call, 0, NULL)) ? unknown() : eval(c, f, arg(c, call, 0, NULL));
+        int sm = o.kind == V_STR ? oom_est_string_method(method, o.s, a.kind == V_STR ? a.s : NULL, a.s, sizeof a.s) : -1;
+        if (sm == 0 || sm == 1 || sm == 2)
+            return sm == 2 ? (a.kind = V_STR, a) : bool_value(sm == 1);
     }
+    oom_est_pick pk;
+    TSNode def = picked(c, fn, &pk); /* getattr(models, args.arch)(...), MODELS[args.model](...) */
+    value k = ts_node_is_null(def) && !pk.known && !ts_node_is_null(pk.key_node) ? eval(c, f, pk.key_node) : unknown();
+    char kt[48] = "name"; /* a factory's parameter bound to the name: `def build(name): return MODELS[name]()` */
+    if (k.kind == V_STR && text(c, pk.key_node, kt, sizeof kt) && oom_est_pick_key(reader_of(c, fn), &pk, k.s, kt))
+        def = picked_known(c, fn, &pk);
+    if (is(def, "class_definition"))
+        return instantiate(c, f, call, def);
+    if (is(def, "function_definition"))
+        return call_function(c, f, call, def, NULL);
     value callee = (is(fn, "identifier") || is(fn, "attribute")) ? eval(c, f, fn) : unknown();
     if (callee.kind == V_CLASS)
         return instantiate(c, f, call, callee.node);
@@ -2274,6 +2315,9 @@ static value eval_node(ctx *c, frame *f, TSNode e)
         if (base.kind == V_CONFIG)
             return config_key(c, f, &base, field(e, "subscript"), OOM_EST_NULL_NODE, false);
         value idx = eval(c, f, field(e, "subscript"));
+        TSNode entry = idx.kind == V_STR ? oom_est_subscript_entry(reader_of(c, e), e, idx.s) : OOM_EST_NULL_NODE;
+        if (!ts_node_is_null(entry)) /* `freq_map[freq]`: a dict literal's entry */
+            return eval(c, f, entry);
         if (base.kind == V_INTS && idx.kind == V_INT) {
             long long i = idx.i < 0 ? base.nints + idx.i : idx.i;
             if (i >= 0 && i < base.nints)
@@ -2669,11 +2713,14 @@ static void collect_definitions(const ctx *c, view *v)
  * or of the project file an import names. */
 static TSNode model_class_called(const ctx *c, TSNode call)
 {
+    oom_est_pick pk;
     TSNode cls = is(call, "call") ? script_class(c, field(call, "function")) : OOM_EST_NULL_NODE;
-    return !ts_node_is_null(cls) && is_module_class(c, cls, 0) ? cls : OOM_EST_NULL_NODE;
+    cls = ts_node_is_null(cls) && is(call, "call") ? picked(c, field(call, "function"), &pk) : cls;
+    return is(cls, "class_definition") && is_module_class(c, cls, 0) ? cls : OOM_EST_NULL_NODE;
 }
 
 static bool returns_model(const ctx *c, TSNode def, int depth);
+static bool picks_models(const ctx *c, const oom_est_pick *pk);
 
 /* The function `fn` names in its own file (module level) or through an import. */
 static TSNode function_named(const ctx *c, TSNode fn)
@@ -2699,8 +2746,10 @@ static bool is_model_instance(const ctx *c, TSNode def, TSNode v, int depth)
            text(c, field(field(v, "function"), "attribute"), method, sizeof method) && keeps_value(method) &&
            ts_node_is_null(model_class_called(c, v)))
         v = field(field(v, "function"), "object");
+    oom_est_pick pk; /* `return MODELS[name]()`: a pick among models, by the name the factory is given */
     if (is(v, "call")) {
-        if (!ts_node_is_null(model_class_called(c, v)))
+        if (!ts_node_is_null(model_class_called(c, v)) ||
+            (oom_est_pick_of(reader_of(c, v), field(v, "function"), &pk) && !pk.known && picks_models(c, &pk)))
             return true;
         TSNode g = function_named(c, field(v, "function"));
         return !ts_node_is_null(g) && !ts_node_eq(g, def) && returns_model(c, g, depth + 1);
@@ -2749,7 +2798,9 @@ static TSNode factory_called(const ctx *c, TSNode call)
     if (!is(call, "call"))
         return OOM_EST_NULL_NODE;
     TSNode fn = field(call, "function");
+    oom_est_pick pk;
     TSNode def = (is(fn, "identifier") || is(fn, "attribute")) ? imported_definition(c, NULL, fn) : OOM_EST_NULL_NODE;
+    def = is(def, "function_definition") ? def : picked(c, fn, &pk);
     return is(def, "function_definition") && returns_model(c, def, 0) ? def : OOM_EST_NULL_NODE;
 }
 
@@ -2803,6 +2854,7 @@ typedef struct {
     TSNode cls;     /* the model class called, or the factory function */
     TSNode made;    /* once built: the class the model was made from */
     char target[64];
+    char said[224]; /* picked by a name: "arch=resnet via getattr(models, args.arch) at train.py:120" */
 } build_site;
 
 /* What a site builds, for people: its class once built, else what it calls. */
@@ -2859,6 +2911,21 @@ static size_t keep_trained(const ctx *c, build_site *sites, size_t n)
     return kept;
 }
 
+/* Whether a lookup whose key the run does not know picks among models: an
+ * attribute of one of the project's modules, or a dict with a model class
+ * or factory among its entries (a dict of datasets picks no model). */
+static bool picks_models(const ctx *c, const oom_est_pick *pk)
+{
+    char space[160];
+    bool any = pk->kind == OOM_PICK_ATTRIBUTE && c->project && text(c, pk->space, space, sizeof space) &&
+               oom_est_project_module(c->project, view_of(c, pk->space)->unit, space);
+    for (size_t i = 0; i < pk->nentries && !any; i++) {
+        TSNode cls = script_class(c, pk->entries[i]), fn = function_named(c, pk->entries[i]);
+        any = (!ts_node_is_null(cls) && is_module_class(c, cls, 0)) || (!ts_node_is_null(fn) && returns_model(c, fn, 0));
+    }
+    return any;
+}
+
 static size_t find_builds(ctx *c, build_site *sites, size_t max)
 {
     const oom_nodes *L = c->layout;
@@ -2869,10 +2936,21 @@ static size_t find_builds(ctx *c, build_site *sites, size_t max)
         TSNode cls = model_class_called(c, L->items[k].node);
         if (ts_node_is_null(cls))
             cls = factory_called(c, L->items[k].node);
+        oom_est_pick pk;
+        bool pick = oom_est_pick_of(c->r, field(L->items[k].node, "function"), &pk);
+        TSNode in_fn = enclosing_function(c, L->items[k].node); /* a factory's pick: its name is the caller's */
+        if (pick && !pk.known && picks_models(c, &pk) && builds_top_model(c, k) && n < max &&
+            (ts_node_is_null(in_fn) || !returns_model(c, in_fn, 0))) {
+            unresolved(c, pk.key_node, pk.why); /* the run names the model: the flag that would settle it */
+            memset(&sites[n], 0, sizeof sites[n]);
+            sites[n++].call = L->items[k].node;
+            continue;
+        }
         if (ts_node_is_null(cls) || !builds_top_model(c, k))
             continue;
         build_site s;
         memset(&s, 0, sizeof s);
+        oom_est_copy(s.said, sizeof s.said, pick ? pk.said : "");
         s.call = L->items[k].node;
         s.cls = cls;
         bound_name(c, k, s.target, sizeof s.target);
@@ -2956,7 +3034,7 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
     }
     if (!total->act_unknown)
         in->module_spatial_elems = total->spatial;
-    char names[128] = "", lines[48] = "", places[192] = "";
+    char names[128] = "", lines[48] = "", places[448] = "";
     bool elsewhere = false; /* a class in another file, or built by a factory */
     for (size_t i = 0; i < n; i++) {
         TSNode cls = site_class(&sites[i]);
@@ -2971,11 +3049,13 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
         size_t used = strlen(names), lused = strlen(lines), pused = strlen(places);
         snprintf(names + used, sizeof names - used, "%s%s", i ? " + " : "", nm);
         snprintf(lines + lused, sizeof lines - lused, "%s%u", i ? ", " : "", line_of(c, cls));
-        snprintf(places + pused, sizeof places - pused, "%sclass %s at %s%s%s%s%s", i ? "; " : "", nm, at,
-                 by[0] ? ", built by " : "", by, by[0] ? "() at " : "", by_at);
+        snprintf(places + pused, sizeof places - pused, "%sclass %s at %s%s%s%s%s%s%s", i ? "; " : "", nm, at,
+                 by[0] ? ", built by " : "", by, by[0] ? "() at " : "", by_at, sites[i].said[0] ? "; " : "",
+                 sites[i].said);
+        elsewhere = elsewhere || sites[i].said[0];
     }
     oom_est_copy(out->model_id, sizeof out->model_id, names);
-    char what[320], from[224]; /* "; sizes from config.json [\"model\"]": the file and keys they came from */
+    char what[768], from[224]; /* "; sizes from config.json [\"model\"]": the file and keys they came from */
     oom_est_configs_describe(c->configs, from, sizeof from);
     const char *acts = total->act_unknown ? "; activations not counted (Conv1d/Conv3d)" : "; activations rough";
     if (elsewhere) /* where the model came from: the file and line of its class */
@@ -2991,10 +3071,14 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
 static void report_unresolved(ctx *c, const build_site *site)
 {
     char nm[48] = "?", what[256], at[128];
-    text(c, field(site->cls, "name"), nm, sizeof nm);
-    place_of(c, site->cls, at, sizeof at);
-    oom_est_printf(what, sizeof what, "%s (%s at %s) not sized: %s", nm, is(site->cls, "class_definition") ? "class" : "function",
-             at, c->why);
+    if (ts_node_is_null(site->cls)) /* a lookup whose name the run does not know */
+        oom_est_printf(what, sizeof what, "the model not sized: %s", c->why);
+    else {
+        text(c, field(site->cls, "name"), nm, sizeof nm);
+        place_of(c, site->cls, at, sizeof at);
+        oom_est_printf(what, sizeof what, "%s (%s at %s) not sized: %s", nm,
+                       is(site->cls, "class_definition") ? "class" : "function", at, c->why);
+    }
     oom_est_note(c->r, OOM_IN_MODEL, site->call, what);
     c->r->out->from[OOM_IN_MODEL].assumed = true;
 }
