@@ -164,9 +164,9 @@ static bool sem_checks_bf16_hardware(const oom_sem_env *env, TSNode n, TSNode si
 SEM_PY(sem_outlives_all, oom_pymodel_outlives_all_loops(m, n, site))
 
 /* `torch.bfloat16 if torch.cuda.get_device_capability()[0] >= 8 else
- * torch.float32`: the statement asks the GPU's compute capability, and the
- * code takes its arm at run time (model/guards.c). */
-SEM_PY(sem_decided_by_capability, oom_pymodel_decided_by_call(m, n, "get_device_capability"))
+ * torch.float32`: a run-time test of the function the rule names decides
+ * the code (model/guards.c). */
+SEM_PY(sem_decided_by_call, oom_pymodel_decided_by_call(m, n, p->args[0]))
 /* the statement stands in an if's arm whose sibling arm calls the function */
 SEM_PY(sem_other_arm_calls, oom_pymodel_other_arm_calls(m, n, p->args[0]))
 
@@ -706,8 +706,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "a call in an OOM handler repeating a call of the try body", false, false},
     {"oom-other-arm-calls", sem_other_arm_calls, 1, 1, OOM_SEM_PYTHON, false,
      "in one arm of an if whose other arm (body, elif, else) calls a function of this last name", false, false},
-    {"oom-decided-by-capability", sem_decided_by_capability, 0, 0, OOM_SEM_PYTHON, false,
-     "a test of torch.cuda.get_device_capability() decides the code (an arm of x if c else y, an if's body)", false,
+    {"oom-decided-by-call", sem_decided_by_call, 1, 1, OOM_SEM_PYTHON, false,
+     "a test that calls a function of this last name decides the code (an arm of x if c else y, an if's body)", false,
      false},
     {"oom-checks-bf16-hardware", sem_checks_bf16_hardware, 0, 0, OOM_SEM_PYTHON, false,
      "the file asks the GPU for bf16 hardware (is_bf16_supported(including_emulation=False), "

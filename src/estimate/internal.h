@@ -121,6 +121,22 @@ static inline bool oom_est_type_is(TSNode n, const char *type)
     return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
 }
 
+/* The i-th positional argument of a call (keywords and comments skipped),
+ * or a null node. */
+static inline TSNode oom_est_positional(TSNode call, uint32_t i)
+{
+    TSNode args = oom_est_child(call, "arguments");
+    uint32_t seen = 0;
+    for (uint32_t k = 0; !ts_node_is_null(args) && k < ts_node_named_child_count(args); k++) {
+        TSNode a = ts_node_named_child(args, k);
+        if (oom_est_type_is(a, "keyword_argument") || oom_est_type_is(a, "comment"))
+            continue;
+        if (seen++ == i)
+            return a;
+    }
+    return OOM_EST_NULL_NODE;
+}
+
 /* `for p in X.parameters():` or `for name, p in X.named_parameters():`,
  * the loop both freeze readers (frozen.c, vision.c) look for: the module X,
  * the parameter's variable, the name's variable (null for parameters())

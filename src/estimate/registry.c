@@ -13,19 +13,12 @@
 
 #include "internal.h"
 
-/* The i-th positional argument of a call, or a null node. */
+/* The i-th positional argument of a call, or a null node; a splat there
+ * leaves the position unknown. */
 static TSNode positional(TSNode call, uint32_t i)
 {
-    TSNode args = oom_est_child(call, "arguments");
-    uint32_t seen = 0;
-    for (uint32_t k = 0; !ts_node_is_null(args) && k < ts_node_named_child_count(args); k++) {
-        TSNode a = ts_node_named_child(args, k);
-        if (oom_est_type_is(a, "keyword_argument") || oom_est_type_is(a, "comment"))
-            continue;
-        if (seen++ == i)
-            return oom_est_type_is(a, "list_splat") || oom_est_type_is(a, "dictionary_splat") ? OOM_EST_NULL_NODE : a;
-    }
-    return OOM_EST_NULL_NODE;
+    TSNode a = oom_est_positional(call, i);
+    return oom_est_type_is(a, "list_splat") || oom_est_type_is(a, "dictionary_splat") ? OOM_EST_NULL_NODE : a;
 }
 
 /* A plain dotted name (`models`, `models.cifar`): the only spaces whose

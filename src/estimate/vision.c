@@ -39,20 +39,6 @@ static bool qualname(const scan *s, TSNode expr, oom_buf *out)
     return !ts_node_is_null(expr) && oom_pymodel_qualname(s->r->m, expr, out);
 }
 
-/* The i-th positional argument of a call, or a null node. */
-static TSNode positional(TSNode call, uint32_t i)
-{
-    TSNode args = oom_est_child(call, "arguments");
-    uint32_t seen = 0;
-    for (uint32_t k = 0; !ts_node_is_null(args) && k < ts_node_named_child_count(args); k++) {
-        TSNode a = ts_node_named_child(args, k);
-        if (oom_est_type_is(a, "keyword_argument") || oom_est_type_is(a, "comment"))
-            continue;
-        if (seen++ == i)
-            return a;
-    }
-    return OOM_EST_NULL_NODE;
-}
 
 /* The value of keyword argument `name`, or a null node. */
 static TSNode keyword(const scan *s, TSNode call, const char *name)
@@ -118,13 +104,13 @@ static const oom_model *image_model_of_call(const scan *s, TSNode call, const ch
     if (oom_str_starts_with(q, "torchvision.models.") && last) {
         if (strcmp(last + 1, "get_model") != 0)
             m = image_model_named(s, "", last + 1);
-        else if (model_name_of(s, positional(call, 0), &str, via))
+        else if (model_name_of(s, oom_est_positional(call, 0), &str, via))
             m = image_model_named(s, "", str.data);
-    } else if (strcmp(q, "torch.hub.load") == 0 && oom_pymodel_string_value(s->r->m, positional(call, 0), &str) &&
-               strstr(str.data, "pytorch/vision") && model_name_of(s, positional(call, 1), &str, via)) {
+    } else if (strcmp(q, "torch.hub.load") == 0 && oom_pymodel_string_value(s->r->m, oom_est_positional(call, 0), &str) &&
+               strstr(str.data, "pytorch/vision") && model_name_of(s, oom_est_positional(call, 1), &str, via)) {
         m = image_model_named(s, "", str.data);
     } else if ((strcmp(q, "timm.create_model") == 0 || strcmp(q, "timm.models.create_model") == 0) &&
-               model_name_of(s, positional(call, 0), &str, via)) {
+               model_name_of(s, oom_est_positional(call, 0), &str, via)) {
         /* timm's models are only the same as torchvision's where the
          * knowledge base says so (an alias "timm/NAME") */
         m = image_model_named(s, "timm/", str.data);
@@ -145,9 +131,9 @@ static const oom_model *image_model_by_lookup(const scan *s, TSNode call, const 
         strcmp(q.data, "torchvision.models.__dict__") == 0) {
         key = oom_est_child(fn, "subscript");
     } else if (oom_est_type_is(fn, "call") && text_is(s, oom_est_child(fn, "function"), "getattr")) {
-        space = positional(fn, 0);
+        space = oom_est_positional(fn, 0);
         if (qualname(s, space, &q) && strcmp(q.data, "torchvision.models") == 0)
-            key = positional(fn, 1);
+            key = oom_est_positional(fn, 1);
     }
     const oom_model *m = NULL;
     if (model_name_of(s, key, &q, via))
@@ -242,7 +228,7 @@ static void read_transform(scan *s, TSNode call, const char *q)
         return;
     TSNode v = keyword(s, call, "size");
     if (ts_node_is_null(v))
-        v = positional(call, 0);
+        v = oom_est_positional(call, 0);
     long long h, w;
     if (!size_value(s, v, &h, &w))
         return;
@@ -283,7 +269,7 @@ static void read_autocast(scan *s, TSNode call, const char *q)
         return; /* autocast(enabled=args.amp) with --amp off by default */
     TSNode device = keyword(s, call, "device_type");
     if (ts_node_is_null(device))
-        device = positional(call, 0);
+        device = oom_est_positional(call, 0);
     char dev[32] = "";
     if (!ts_node_is_null(device) && oom_est_text_of(s->r, device, dev, sizeof dev) && strstr(dev, "cpu"))
         return; /* CPU autocast does not touch the GPU */
@@ -309,7 +295,7 @@ static void read_optimizer_class(scan *s, TSNode call, const char *q)
         /* momentum=0 is SGD's default; a name we cannot read is taken as momentum */
         TSNode mv = keyword(s, call, "momentum");
         if (ts_node_is_null(mv))
-            mv = positional(call, 2);
+            mv = oom_est_positional(call, 2);
         char m[32] = "";
         if (!ts_node_is_null(mv))
             oom_est_text_of(s->r, mv, m, sizeof m);
@@ -424,7 +410,7 @@ static int requires_grad_statement(const scan *s, TSNode stmt, const char *targe
     *object = oom_est_child(fn, "object");
     if (target && !text_is(s, *object, target))
         return -1;
-    TSNode arg = positional(e, 0);
+    TSNode arg = oom_est_positional(e, 0);
     if (ts_node_is_null(arg))
         arg = keyword(s, e, "requires_grad");
     return ts_node_is_null(arg) || oom_est_type_is(arg, "true") ? 1 : oom_est_type_is(arg, "false") ? 0 : -1;
@@ -551,9 +537,9 @@ static long long linear_params(scan *s, TSNode call, long long *out_features)
         return -1;
     TSNode in_node = keyword(s, call, "in_features"), out_node = keyword(s, call, "out_features");
     if (ts_node_is_null(in_node))
-        in_node = positional(call, 0);
+        in_node = oom_est_positional(call, 0);
     if (ts_node_is_null(out_node))
-        out_node = positional(call, 1);
+        out_node = oom_est_positional(call, 1);
     long long in, out;
     char t[96] = "";
     if (!ts_node_is_null(in_node))
@@ -584,7 +570,7 @@ static long long head_params_of(scan *s, TSNode value, long long *classes)
         return -1;
     long long total = 0;
     for (uint32_t i = 0;; i++) {
-        TSNode a = positional(value, i);
+        TSNode a = oom_est_positional(value, i);
         if (ts_node_is_null(a))
             break;
         long long p = linear_params(s, a, classes);
@@ -606,7 +592,7 @@ static void read_stem(scan *s, const char *path, TSNode n)
     } else if (strcmp(path, "conv1") == 0 && calls(s, value, "Conv2d")) {
         TSNode stride = keyword(s, value, "stride");
         if (ts_node_is_null(stride))
-            stride = positional(value, 3);
+            stride = oom_est_positional(value, 3);
         long long k = 1;
         if (!ts_node_is_null(stride) && !int_of(s, stride, &k))
             return; /* a stride we cannot read: the stock stem's figures */

@@ -167,42 +167,31 @@ static int requires_grad_call_state(const oom_pymodel *m, TSNode call)
     return literal_bool(only_argument(m, call));
 }
 
-/* `sampler.eval()` in `sampler.eval().requires_grad_(False)`: the module
- * under calls of the methods that hand it back (library self_returning_methods). */
-static TSNode module_under_chain(const oom_pymodel *m, TSNode e)
+/* A chain of calls of the methods that hand a module back (library
+ * self_returning_methods), read from the outside in:
+ * `sampler.eval().requires_grad_(False).to(device)`. Returns its outermost
+ * `requires_grad_(...)` call (a null node when it has none) and puts in
+ * *module (when given) the module under the whole chain (`sampler`). */
+static TSNode chain_switch(const oom_pymodel *m, TSNode e, TSNode *module)
 {
     const oom_library *lib = oom_library_get();
+    TSNode found = {{0}, NULL, NULL};
     for (int depth = 0; lib && depth < 8 && !ts_node_is_null(e) && ts_node_symbol(e) == m->sym.call; depth++) {
         TSNode fn = oom_model_child(m, e, "function", 8);
         if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute)
             break;
         uint32_t len;
         const char *method = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
-        if (!oom_library_lists(&lib->self_returning, method, len))
+        bool is_switch = len == 14 && memcmp(method, "requires_grad_", 14) == 0;
+        if (is_switch && ts_node_is_null(found))
+            found = e;
+        else if (!is_switch && !oom_library_lists(&lib->self_returning, method, len))
             break;
         e = oom_model_child(m, fn, "object", 6);
     }
-    return e;
-}
-
-/* The `requires_grad_(...)` call in a chain of module-returning calls
- * (`m.eval().requires_grad_(False).to(device)`), or a null node. */
-static TSNode requires_grad_in_chain(const oom_pymodel *m, TSNode e)
-{
-    const oom_library *lib = oom_library_get();
-    for (int depth = 0; lib && depth < 8 && !ts_node_is_null(e) && ts_node_symbol(e) == m->sym.call; depth++) {
-        TSNode fn = oom_model_child(m, e, "function", 8);
-        if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute)
-            break;
-        uint32_t len;
-        const char *method = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
-        if (len == 14 && memcmp(method, "requires_grad_", 14) == 0)
-            return e;
-        if (!oom_library_lists(&lib->self_returning, method, len))
-            break;
-        e = oom_model_child(m, fn, "object", 6);
-    }
-    return (TSNode){{0}, NULL, NULL};
+    if (module)
+        *module = e;
+    return found;
 }
 
 /* `p.requires_grad = False` / `p.requires_grad_(False)` (and True): the
@@ -223,11 +212,10 @@ static int requires_grad_set(const oom_pymodel *m, TSNode stmt, const char *targ
     } else if (ts_node_symbol(e) == m->sym.call) {
         /* `sampler.eval().requires_grad_(False).to(device)`: the switch
          * anywhere in a chain of calls that hand the module back */
-        TSNode switch_call = requires_grad_in_chain(m, e);
+        TSNode switch_call = chain_switch(m, e, &owner);
         if (ts_node_is_null(switch_call))
             return -1;
         state = requires_grad_call_state(m, switch_call);
-        owner = module_under_chain(m, oom_model_child(m, oom_model_child(m, switch_call, "function", 8), "object", 6));
     } else {
         return -1;
     }
@@ -333,29 +321,17 @@ bool oom_pymodel_frozen_before(const oom_pymodel *m, TSNode wrapped, TSNode site
 
 /* A chain that ends a module's training where it is built:
  * `G = copy.deepcopy(opts.G).eval().requires_grad_(False).to(device)`
- * (StyleGAN's metrics). The module methods that hand the module back
- * (rules/kb/library.json self_returning_methods) are looked through. */
-static bool chain_freezes(const oom_pymodel *m, TSNode e, int depth)
+ * (StyleGAN's metrics). */
+static bool chain_freezes(const oom_pymodel *m, TSNode e)
 {
-    const oom_library *lib = oom_library_get();
-    if (!lib || depth > 8 || ts_node_is_null(e) || ts_node_symbol(e) != m->sym.call)
-        return false;
-    TSNode fn = oom_model_child(m, e, "function", 8);
-    if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute)
-        return false;
-    int state = requires_grad_call_state(m, e);
-    if (state >= 0)
-        return state == 0;
-    uint32_t len;
-    const char *method = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
-    return oom_library_lists(&lib->self_returning, method, len) &&
-           chain_freezes(m, oom_model_child(m, fn, "object", 6), depth + 1);
+    TSNode switch_call = chain_switch(m, e, NULL);
+    return !ts_node_is_null(switch_call) && requires_grad_call_state(m, switch_call) == 0;
 }
 
 static bool binding_frozen_at_birth(const oom_pymodel *m, const oom_binding *b, void *ctx)
 {
     (void)ctx;
-    return b && b->kind == OOM_BIND_VALUE && chain_freezes(m, b->value, 0);
+    return b && b->kind == OOM_BIND_VALUE && chain_freezes(m, b->value);
 }
 
 bool oom_model_bound_frozen(const oom_pymodel *m, TSNode callee)

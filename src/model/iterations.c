@@ -15,9 +15,8 @@
 #include "internal.h"
 #include "oomlint/library.h"
 
-static bool is_loop(const oom_pymodel *m, TSNode n)
+static bool is_loop(TSNode n)
 {
-    (void)m;
     const char *t = ts_node_type(n);
     return strcmp(t, "for_statement") == 0 || strcmp(t, "while_statement") == 0;
 }
@@ -29,7 +28,7 @@ static TSNode enclosing_loop(const oom_pymodel *m, TSNode node)
         TSSymbol s = ts_node_symbol(p);
         if (s == m->sym.function_definition || s == m->sym.class_definition || s == m->sym.lambda)
             break;
-        if (is_loop(m, p))
+        if (is_loop(p))
             return p;
     }
     return (TSNode){{0}, NULL, NULL};

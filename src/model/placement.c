@@ -16,13 +16,6 @@
 #include "oomlint/library.h"
 #include "roles.h"
 
-/* What places a module, from the library knowledge (rules/kb/library.json
- * "values"); with none loaded, nothing is known to stay on the host. */
-static const oom_library *placing_knowledge(void)
-{
-    return oom_library_get();
-}
-
 static bool constructs_module_on_host(const oom_pymodel *m, TSNode value, int depth);
 
 static bool has_device_argument(const oom_pymodel *m, TSNode call)
@@ -35,7 +28,7 @@ static bool has_device_argument(const oom_pymodel *m, TSNode call)
         TSNode key = oom_model_child(m, a, "name", 4);
         uint32_t klen;
         const char *k = oom_node_text(m, key, &klen);
-        const oom_library *lib = placing_knowledge();
+        const oom_library *lib = oom_library_get();
         if (!lib || oom_library_lists(&lib->placing_keywords, k, klen))
             return true;
     }
@@ -104,7 +97,7 @@ static bool text_is(const oom_pymodel *m, TSNode n, const char *text, uint32_t l
  * another call, which may. */
 static bool call_may_place(const oom_pymodel *m, TSNode call, const char *name, uint32_t len)
 {
-    const oom_library *lib = placing_knowledge();
+    const oom_library *lib = oom_library_get();
     if (!lib)
         return true;
     TSNode fn = oom_model_child(m, call, "function", 8);
@@ -168,7 +161,7 @@ typedef struct {
 static bool bound_by_host_move(const oom_pymodel *m, const oom_binding *b, void *ctx)
 {
     const host_move_at *at = ctx;
-    const oom_library *lib = placing_knowledge();
+    const oom_library *lib = oom_library_get();
     if (!lib || !b || b->kind != OOM_BIND_VALUE || b->scope != at->scope || ts_node_is_null(b->value) ||
         ts_node_symbol(b->value) != m->sym.call)
         return false;
@@ -191,7 +184,7 @@ static bool bound_by_host_move(const oom_pymodel *m, const oom_binding *b, void 
 
 bool oom_pymodel_forward_on_host(const oom_pymodel *m, TSNode call)
 {
-    const oom_library *lib = placing_knowledge();
+    const oom_library *lib = oom_library_get();
     if (!lib || ts_node_is_null(call) || ts_node_symbol(call) != m->sym.call || may_set_default_device(m, lib))
         return false;
     TSNode fn = oom_model_child(m, call, "function", 8);
