@@ -39,7 +39,7 @@ DEP_OBJS  := $(BUILD)/obj/deps/ts_lib.o $(BUILD)/obj/deps/py_parser.o $(BUILD)/o
 TEST_SRCS := $(sort $(wildcard tests/unit/*.c))
 TEST_OBJS := $(patsubst tests/unit/%.c,$(BUILD)/obj/tests/%.o,$(TEST_SRCS))
 RULE_FILES := $(shell find rules -type f 2>/dev/null)
-HEADERS   := $(wildcard include/oomlint/*.h src/*/internal.h)
+HEADERS   := $(wildcard include/oomlint/*.h src/*/*.h)
 
 .PHONY: bench-server vsix all setup check-system deps test-tools test unit asan bench profile install clean fuzz fuzz-build validate-estimate ecosystem ecosystem-gather quick check new-rule snapshots readme-usage
 

@@ -86,7 +86,7 @@ const oom_est_setting *oom_est_setting_named(const oom_est_reader *r, const char
 const oom_est_setting *oom_est_setting_read_by(const oom_est_reader *r, TSNode expr);
 /* Whether `expr` (a name or `self.args`) holds the script's parsed options,
  * as oom_est_setting_read_by tells it, in a file that declares options:
- * what a model class in another file receives as `args` (modules.c). */
+ * what a model class in another file receives as `args` (modules_expr.c). */
 bool oom_est_holds_arguments(const oom_est_reader *r, TSNode expr);
 /* The default as an integer (argparse's type=int converts a string); false
  * when there is none or it is not a whole number. */
@@ -233,7 +233,8 @@ bool oom_est_project_resolve(oom_est_project *p, oom_est_unit *from, const char 
 
 /* A model the script defines (an nn.Module subclass it instantiates),
  * sized exactly from its __init__ where every size can be read; otherwise
- * the model input says which size could not be (modules.c). */
+ * the model input says which size could not be (modules.c, with the
+ * modules_*.c files modules.h lists). */
 void oom_est_read_modules(oom_est_reader *r);
 /* Fills the image side of the inputs from a knowledge-base entry. */
 void oom_est_use_image_model(oom_script_inputs *s, const oom_model *m);

@@ -1,0 +1,343 @@
+/* estimate/modules_expr: one expression of the code that builds a model,
+ * as Python would evaluate it: literals, names (frames, the file's own
+ * definitions, imports, module-level values and settings' defaults),
+ * attributes (self, objects, a class's constants, parsed options),
+ * operators and comparisons, subscripts, and calls, handed to the file that
+ * knows the callee (modules_run.c, modules_library.c, modules_lists.c).
+ * Reached through ctx.eval_node, never called up the chain. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "modules.h"
+
+/* A setting's default (argparse, dataclass field, module-level name). */
+static value from_setting(const oom_est_reader *r, const oom_est_setting *s)
+{
+    long long n;
+    if (oom_est_setting_int(r, s, &n))
+        return int_value(n);
+    oom_buf str;
+    oom_buf_init(&str);
+    value v = unknown();
+    if (oom_est_setting_string(r, s, &str)) {
+        v.kind = V_STR;
+        oom_est_copy(v.s, sizeof v.s, str.data);
+    } else if (ts_node_is_null(s->value) || is(s->value, "true") || is(s->value, "false")) {
+        int on = oom_est_setting_switch(r, s);
+        if (on >= 0)
+            v = bool_value(on);
+    }
+    oom_buf_free(&str);
+    return v;
+}
+
+static value eval_identifier(ctx *c, frame *f, TSNode e)
+{
+    char nm[48];
+    if (!name_of(c, e, nm, sizeof nm))
+        return unknown();
+    const value *known = oom_mod_lookup(f, nm);
+    if (known)
+        return *known;
+    view *here = view_of(c, e);
+    const TSNode *def = oom_mod_lookup_named(here->classes, here->nclasses, nm);
+    value v = unknown();
+    if (def) {
+        v.kind = V_CLASS;
+        v.node = *def;
+        return v;
+    }
+    def = oom_mod_lookup_named(here->functions, here->nfunctions, nm);
+    if (def) {
+        v.kind = V_FUNC;
+        v.node = *def;
+        return v;
+    }
+    TSNode imported = oom_mod_imported_definition(c, f, e);
+    if (!ts_node_is_null(imported)) {
+        v.kind = is(imported, "class_definition") ? V_CLASS : V_FUNC;
+        v.node = imported;
+        return v;
+    }
+    TSNode bound = oom_pymodel_value_of(here->r->m, e, 0);
+    if (ts_node_is_null(bound)) /* a global the module binds after the function (configs.c) */
+        bound = oom_est_global_value(c->configs, here->r, here->layout, e);
+    if (!ts_node_is_null(bound) && !ts_node_eq(bound, e) && !is(bound, "identifier") && c->depth < MAX_DEPTH) {
+        c->depth++;
+        v = oom_mod_eval(c, NULL, bound);
+        c->depth--;
+    } else {
+        const oom_est_setting *s = oom_est_setting_named(here->r, nm);
+        if (s)
+            return from_setting(here->r, s);
+    }
+    if (v.kind == V_UNKNOWN && oom_est_holds_arguments(here->r, e)) {
+        /* `args = parser.parse_args()`: a value that can travel into a
+         * class of another file, which reads its options (`args.emb_dims`) */
+        v = unknown();
+        v.kind = V_ARGS;
+        v.args = here->r;
+    }
+    return v;
+}
+
+static value eval_attribute(ctx *c, frame *f, TSNode e)
+{
+    TSNode object = field(e, "object");
+    char attr[48];
+    if (!text(c, field(e, "attribute"), attr, sizeof attr))
+        return unknown();
+    frame *holder = NULL;
+    TSNode imported = oom_mod_is_self(c, f, object) ? OOM_EST_NULL_NODE : oom_mod_imported_definition(c, f, e);
+    if (!ts_node_is_null(imported)) { /* `models.ResNet` after `import models` */
+        value v = unknown();
+        v.kind = is(imported, "class_definition") ? V_CLASS : V_FUNC;
+        v.node = imported;
+        return v;
+    }
+    if (oom_mod_is_self(c, f, object)) {
+        holder = oom_mod_builder(f)->inst;
+    } else if (is(object, "identifier") || is(object, "attribute")) {
+        value o = oom_mod_eval(c, f, object);
+        if (o.kind == V_OBJECT)
+            holder = o.obj;
+        TSNode in_class = o.kind == V_CLASS ? oom_est_class_attribute(reader_of(c, o.node), o.node, attr) : OOM_EST_NULL_NODE;
+        if (!ts_node_is_null(in_class)) /* `block.expansion`: BasicBlock's `expansion = 1` */
+            return oom_mod_eval(c, NULL, in_class);
+        const oom_est_setting *s = o.kind == V_ARGS ? oom_est_setting_named(o.args, attr) : NULL;
+        if (s && s->kind != OOM_SETTING_MODULE)
+            return from_setting(o.args, s);
+    }
+    if (holder) {
+        var *v = oom_mod_find_var(holder->attrs, holder->nattrs, attr);
+        return v ? v->v : unknown();
+    }
+    const oom_est_setting *s = oom_est_setting_read_by(reader_of(c, e), e);
+    return s ? from_setting(reader_of(c, e), s) : unknown();
+}
+
+static value eval_binary(ctx *c, frame *f, TSNode e)
+{
+    char op[4];
+    value l = oom_mod_eval(c, f, field(e, "left")), r = oom_mod_eval(c, f, field(e, "right"));
+    if (!text(c, field(e, "operator"), op, sizeof op))
+        return unknown();
+    return oom_mod_arithmetic(&l, &r, op);
+}
+
+static bool same(const value *a, const value *b, int *out)
+{
+    if (a->kind == V_UNKNOWN || b->kind == V_UNKNOWN)
+        return false;
+    if (a->kind == V_NONE || b->kind == V_NONE) {
+        *out = a->kind == b->kind;
+        return true;
+    }
+    if (numeric(a) && numeric(b)) {
+        *out = as_double(a) == as_double(b);
+        return true;
+    }
+    if (a->kind == V_STR && b->kind == V_STR) {
+        *out = strcmp(a->s, b->s) == 0;
+        return true;
+    }
+    if (a->kind == V_STR || b->kind == V_STR) { /* a string against a known other kind */
+        *out = 0;
+        return true;
+    }
+    return false;
+}
+
+/* a == b, a != b, a < b ..., a is None, a is not None: two operands only. */
+static value eval_comparison(ctx *c, frame *f, TSNode e)
+{
+    if (ts_node_named_child_count(e) != 2)
+        return unknown();
+    TSNode ln = ts_node_named_child(e, 0), rn = ts_node_named_child(e, 1);
+    value l = oom_mod_eval(c, f, ln), r = oom_mod_eval(c, f, rn);
+    char op[16];
+    uint32_t a = ts_node_end_byte(ln), b = ts_node_start_byte(rn);
+    size_t n = 0;
+    for (uint32_t i = a; i < b && n + 1 < sizeof op; i++)
+        if (reader_of(c, e)->src->text[i] != ' ' && reader_of(c, e)->src->text[i] != '\t')
+            op[n++] = reader_of(c, e)->src->text[i];
+    op[n] = '\0';
+    int eq;
+    if (strcmp(op, "==") == 0 || strcmp(op, "is") == 0)
+        return same(&l, &r, &eq) ? bool_value(eq) : unknown();
+    if (strcmp(op, "!=") == 0 || strcmp(op, "isnot") == 0)
+        return same(&l, &r, &eq) ? bool_value(!eq) : unknown();
+    if (!numeric(&l) || !numeric(&r))
+        return unknown();
+    double x = as_double(&l), y = as_double(&r);
+    if (strcmp(op, "<") == 0)
+        return bool_value(x < y);
+    if (strcmp(op, ">") == 0)
+        return bool_value(x > y);
+    if (strcmp(op, "<=") == 0)
+        return bool_value(x <= y);
+    if (strcmp(op, ">=") == 0)
+        return bool_value(x >= y);
+    return unknown();
+}
+
+static value eval_call(ctx *c, frame *f, TSNode call)
+{
+    TSNode fn = field(call, "function");
+    if (is(fn, "attribute")) {
+        char method[32];
+        TSNode object = field(fn, "object");
+        if (!text(c, field(fn, "attribute"), method, sizeof method))
+            return unknown();
+        frame *b = oom_mod_builder(f);
+        if (b && oom_mod_is_self(c, f, object)) {
+            TSNode def = oom_mod_find_method(c, b->cls, method);
+            if (!ts_node_is_null(def))
+                return oom_mod_run_method(c, f, call, def, b->cls);
+        }
+        value o = strcmp(method, "get") == 0 ? oom_mod_eval(c, f, object) : unknown();
+        if (o.kind == V_CONFIG)
+            return oom_mod_config_key(c, f, &o, oom_mod_arg(c, call, 0, NULL), oom_mod_arg(c, call, 1, "default"),
+                                      true);
+        if (oom_mod_keeps_value(method)) {
+            o = oom_mod_eval(c, f, object);
+            if (o.kind == V_MODULE || o.kind == V_TENSOR)
+                return o;
+        }
+        o = oom_mod_eval(c, f, object); /* `args.arch.startswith("resnext")`, `block_name.lower()` */
+        value a = ts_node_is_null(oom_mod_arg(c, call, 0, NULL)) ? unknown()
+                                                                 : oom_mod_eval(c, f, oom_mod_arg(c, call, 0, NULL));
+        int sm = o.kind == V_STR ? oom_est_string_method(method, o.s, a.kind == V_STR ? a.s : NULL, a.s, sizeof a.s) : -1;
+        if (sm == 0 || sm == 1 || sm == 2)
+            return sm == 2 ? (a.kind = V_STR, a) : bool_value(sm == 1);
+    }
+    oom_est_pick pk;
+    TSNode def = oom_mod_picked(c, fn, &pk); /* getattr(models, args.arch)(...), MODELS[args.model](...) */
+    value k = ts_node_is_null(def) && !pk.known && !ts_node_is_null(pk.key_node) ? oom_mod_eval(c, f, pk.key_node)
+                                                                                 : unknown();
+    char kt[48] = "name"; /* a factory's parameter bound to the name: `def build(name): return MODELS[name]()` */
+    if (k.kind == V_STR && text(c, pk.key_node, kt, sizeof kt) && oom_est_pick_key(reader_of(c, fn), &pk, k.s, kt))
+        def = oom_mod_picked_known(c, fn, &pk);
+    if (is(def, "class_definition"))
+        return oom_mod_instantiate(c, f, call, def);
+    if (is(def, "function_definition"))
+        return oom_mod_call_function(c, f, call, def, NULL);
+    value callee = (is(fn, "identifier") || is(fn, "attribute")) ? oom_mod_eval(c, f, fn) : unknown();
+    if (callee.kind == V_CLASS)
+        return oom_mod_instantiate(c, f, call, callee.node);
+    if (callee.kind == V_FUNC)
+        return oom_mod_call_function(c, f, call, callee.node, callee.obj);
+    oom_buf q;
+    oom_buf_init(&q);
+    value v = unknown();
+    if (oom_pymodel_qualname(reader_of(c, fn)->m, fn, &q)) {
+        v = oom_mod_eval_named_call(c, f, call, q.data);
+    } else {
+        v.maybe_module = true;
+        v.node = call;
+    }
+    oom_buf_free(&q);
+    return v;
+}
+
+static value eval_literal(ctx *c, TSNode e, const char *t)
+{
+    value v = unknown();
+    if (strcmp(t, "integer") == 0) {
+        long long n;
+        if (oom_pymodel_int_value(reader_of(c, e)->m, e, &n))
+            v = int_value(n);
+    } else if (strcmp(t, "float") == 0) {
+        char buf[48], clean[48];
+        size_t k = 0;
+        if (text(c, e, buf, sizeof buf)) {
+            for (char *p = buf; *p; p++)
+                if (*p != '_')
+                    clean[k++] = *p;
+            clean[k] = '\0';
+            v = float_value(strtod(clean, NULL));
+        }
+    } else if (strcmp(t, "true") == 0 || strcmp(t, "false") == 0) {
+        v = bool_value(t[0] == 't');
+    } else if (strcmp(t, "none") == 0) {
+        v.kind = V_NONE;
+    } else {
+        oom_buf s;
+        oom_buf_init(&s);
+        if (oom_pymodel_string_value(reader_of(c, e)->m, e, &s)) {
+            v.kind = V_STR;
+            oom_est_copy(v.s, sizeof v.s, s.data);
+        }
+        oom_buf_free(&s);
+    }
+    return v;
+}
+
+static value eval_operator(ctx *c, frame *f, TSNode e, const char *t)
+{
+    value v = unknown();
+    char op[4];
+    int on;
+    if (strcmp(t, "binary_operator") == 0)
+        return eval_binary(c, f, e);
+    if (strcmp(t, "comparison_operator") == 0)
+        return eval_comparison(c, f, e);
+    if (strcmp(t, "unary_operator") == 0) {
+        value a = oom_mod_eval(c, f, field(e, "argument"));
+        if (numeric(&a) && text(c, field(e, "operator"), op, sizeof op))
+            v = op[0] == '-' ? (a.kind == V_FLOAT ? float_value(-a.f) : int_value(-a.i)) : a;
+    } else if (strcmp(t, "not_operator") == 0) {
+        value a = oom_mod_eval(c, f, field(e, "argument"));
+        if (oom_mod_truth(&a, &on))
+            v = bool_value(!on);
+    } else if (strcmp(t, "boolean_operator") == 0) {
+        value l = oom_mod_eval(c, f, field(e, "left"));
+        if (oom_mod_truth(&l, &on) && text(c, field(e, "operator"), op, sizeof op))
+            v = (strcmp(op, "and") == 0) == (on != 0) ? oom_mod_eval(c, f, field(e, "right")) : l;
+    } else if (strcmp(t, "conditional_expression") == 0) {
+        value cond = oom_mod_eval(c, f, ts_node_named_child(e, 1));
+        if (oom_mod_truth(&cond, &on))
+            v = oom_mod_eval(c, f, ts_node_named_child(e, on ? 0 : 2));
+    }
+    return v;
+}
+
+value oom_mod_eval_node(ctx *c, frame *f, TSNode e)
+{
+    const char *t = ts_node_type(e);
+    if (strcmp(t, "integer") == 0 || strcmp(t, "float") == 0 || strcmp(t, "true") == 0 ||
+        strcmp(t, "false") == 0 || strcmp(t, "none") == 0 || strcmp(t, "string") == 0 ||
+        strcmp(t, "concatenated_string") == 0)
+        return eval_literal(c, e, t);
+    if (strcmp(t, "parenthesized_expression") == 0)
+        return oom_mod_eval(c, f, ts_node_named_child(e, 0));
+    if (strcmp(t, "identifier") == 0)
+        return eval_identifier(c, f, e);
+    if (strcmp(t, "attribute") == 0)
+        return eval_attribute(c, f, e);
+    if (strstr(t, "operator") || strcmp(t, "conditional_expression") == 0)
+        return eval_operator(c, f, e, t);
+    if (strcmp(t, "tuple") == 0 || strcmp(t, "list") == 0 || strcmp(t, "expression_list") == 0)
+        return oom_mod_eval_sequence(c, f, e);
+    if (strcmp(t, "list_comprehension") == 0 || strcmp(t, "generator_expression") == 0)
+        return oom_mod_eval_comprehension(c, f, e);
+    if (strcmp(t, "dictionary") == 0)
+        return oom_mod_eval_dictionary(c, f, e);
+    if (strcmp(t, "call") == 0)
+        return eval_call(c, f, e);
+    if (strcmp(t, "subscript") == 0) {
+        value base = oom_mod_eval(c, f, field(e, "value"));
+        if (base.kind == V_CONFIG)
+            return oom_mod_config_key(c, f, &base, field(e, "subscript"), OOM_EST_NULL_NODE, false);
+        value idx = oom_mod_eval(c, f, field(e, "subscript"));
+        TSNode entry = idx.kind == V_STR ? oom_est_subscript_entry(reader_of(c, e), e, idx.s) : OOM_EST_NULL_NODE;
+        if (!ts_node_is_null(entry)) /* `freq_map[freq]`: a dict literal's entry */
+            return oom_mod_eval(c, f, entry);
+        if (base.kind == V_INTS && idx.kind == V_INT) {
+            long long i = idx.i < 0 ? base.nints + idx.i : idx.i;
+            if (i >= 0 && i < base.nints)
+                return int_value(base.ints[i]);
+        }
+    }
+    return unknown();
+}

@@ -1,0 +1,255 @@
+/* estimate/modules_library: calls of library callables by their qualified
+ * name: torch.nn layers (to modules_layers.c), nn.Parameter and tensor
+ * factories, weight_norm and spectral_norm, json/yaml loads of a config
+ * (configs.c) and its keys, the numeric builtins sizes are computed with,
+ * and the calls whose result is never a module. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "modules.h"
+
+/* Calls whose result is not a module: builtins, math, numpy, torch's
+ * functions (not its nn classes), logging. */
+static bool not_a_module(const char *q)
+{
+    static const char *const names[] = {"print", "isinstance", "getattr", "hasattr", "str", "repr", "float",
+                                        "list", "dict", "tuple", "set", "range", "enumerate", "zip", "super",
+                                        "sorted", "type", "len", "int", "round", "sum", "min", "max", "abs",
+                                        "bool", "any", "all", "format", "id", "iter", "next", "open", NULL};
+    for (int i = 0; names[i]; i++)
+        if (strcmp(q, names[i]) == 0)
+            return true;
+    return oom_str_starts_with(q, "math.") || oom_str_starts_with(q, "numpy.") ||
+           (oom_str_starts_with(q, "torch.") && !oom_str_starts_with(q, "torch.nn.")) ||
+           oom_str_starts_with(q, "torch.nn.functional.") || oom_str_starts_with(q, "torch.nn.init.") ||
+           oom_str_starts_with(q, "logging.") || oom_str_starts_with(q, "os.") || oom_str_starts_with(q, "warnings.") ||
+           /* environments, data transforms, the standard library */
+           oom_str_starts_with(q, "gym.") || oom_str_starts_with(q, "gymnasium.") || oom_str_starts_with(q, "envpool.") ||
+           oom_str_starts_with(q, "torchvision.transforms.") || oom_str_starts_with(q, "transforms.") ||
+           oom_str_starts_with(q, "random.") || oom_str_starts_with(q, "collections.") ||
+           oom_str_starts_with(q, "functools.") || oom_str_starts_with(q, "itertools.") || oom_str_starts_with(q, "re.") ||
+           oom_str_starts_with(q, "json.") || oom_str_starts_with(q, "time.") || oom_str_starts_with(q, "pathlib.");
+}
+
+static bool eval_min_max(ctx *c, frame *f, const TSNode *a, size_t n, const value *first, bool hi, value *out)
+{
+    value best = n == 1 && first->kind == V_INTS && first->nints > 0 ? int_value(first->ints[0]) : *first;
+    if (n == 1 && first->kind == V_INTS)
+        for (int i = 1; i < first->nints; i++)
+            if (hi ? first->ints[i] > best.i : first->ints[i] < best.i)
+                best.i = first->ints[i];
+    for (size_t i = 1; i < n; i++) {
+        value x = oom_mod_eval(c, f, a[i]);
+        if (!numeric(&x) || !numeric(&best))
+            return true;
+        if (hi ? as_double(&x) > as_double(&best) : as_double(&x) < as_double(&best))
+            best = x;
+    }
+    if (numeric(&best))
+        *out = best;
+    return true;
+}
+
+/* int(), max(), len(), math.prod() ...: the numeric builtins sizes use. */
+static bool eval_builtin(ctx *c, frame *f, TSNode call, const char *q, value *out)
+{
+    TSNode a[8];
+    size_t n = oom_mod_kids(c, field(call, "arguments"), a, 8);
+    *out = unknown();
+    if (n == 0)
+        return false;
+    value first = oom_mod_eval(c, f, a[0]);
+    if (strcmp(q, "int") == 0 && n == 1) {
+        if (first.kind == V_INT || first.kind == V_BOOL)
+            *out = int_value(first.i);
+        else if (first.kind == V_FLOAT && fabs(first.f) < 1e15)
+            *out = int_value((long long)first.f);
+        return true;
+    }
+    if (strcmp(q, "float") == 0 && n == 1) {
+        if (numeric(&first))
+            *out = float_value(as_double(&first));
+        return true;
+    }
+    if ((strcmp(q, "math.ceil") == 0 || strcmp(q, "math.floor") == 0) && n == 1) {
+        if (numeric(&first))
+            *out = int_value((long long)(q[5] == 'c' ? ceil(as_double(&first)) : floor(as_double(&first))));
+        return true;
+    }
+    if (strcmp(q, "round") == 0 && n == 1) {
+        if (numeric(&first))
+            *out = int_value((long long)nearbyint(as_double(&first)));
+        return true;
+    }
+    if (strcmp(q, "max") == 0 || strcmp(q, "min") == 0)
+        return eval_min_max(c, f, a, n, &first, q[1] == 'a', out);
+    if (strcmp(q, "len") == 0 && n == 1) {
+        if (first.kind == V_INTS)
+            *out = int_value(first.nints);
+        else if (first.kind == V_STR)
+            *out = int_value((long long)strlen(first.s));
+        else if (first.kind == V_CONFIG && oom_est_config_len(c->configs, first.cfg, &out->i)) /* len(json.load(f)) */
+            *out = int_value(out->i);
+        return true;
+    }
+    if (strcmp(q, "math.prod") == 0 || strcmp(q, "numpy.prod") == 0 || strcmp(q, "sum") == 0) {
+        bool add = q[0] == 's';
+        if (first.kind == V_INTS) {
+            long long r = add ? 0 : 1;
+            for (int i = 0; i < first.nints; i++)
+                r = add ? r + first.ints[i] : r * first.ints[i];
+            *out = int_value(r);
+        } else if (first.kind == V_INT) {
+            *out = first;
+        }
+        return true;
+    }
+    if ((strcmp(q, "tuple") == 0 || strcmp(q, "list") == 0) && n == 1) {
+        *out = first;
+        return true;
+    }
+    if (strcmp(q, "abs") == 0 && n == 1) {
+        if (first.kind == V_INT)
+            *out = int_value(first.i < 0 ? -first.i : first.i);
+        return true;
+    }
+    return false;
+}
+
+/* Methods that keep a module or a tensor what it is (moved, cast,
+ * initialised, viewed: the same number of elements). */
+bool oom_mod_keeps_value(const char *method)
+{
+    static const char *const names[] = {"to", "cuda", "cpu", "float", "double", "half", "bfloat16", "train",
+                                        "requires_grad_", "uniform_", "normal_", "zero_", "fill_", "mul",
+                                        "mul_", "div", "div_", "add", "add_", "sub", "sub_", "clone", "detach",
+                                        "contiguous", "view", "reshape", "t", "transpose", "permute", "squeeze",
+                                        "unsqueeze", "type", NULL};
+    for (int i = 0; names[i]; i++)
+        if (strcmp(method, names[i]) == 0)
+            return true;
+    return false;
+}
+
+bool oom_mod_is_weight_norm(const char *q)
+{
+    return strcmp(q, "torch.nn.utils.weight_norm") == 0 || strcmp(q, "torch.nn.utils.parametrizations.weight_norm") == 0;
+}
+
+/* The torch.nn layer a call builds ("Conv1d"), its function named in the
+ * call's own file; NULL when it builds none. */
+static const char *layer_called(const ctx *c, TSNode call, oom_buf *q)
+{
+    return is(call, "call") && oom_pymodel_qualname(reader_of(c, call)->m, field(call, "function"), q)
+               ? oom_mod_torch_layer_name(q->data)
+               : NULL;
+}
+
+/* weight_norm splits a layer's weight into a direction of the weight's
+ * shape and a magnitude per row (dim 0, PyTorch's default): one parameter
+ * more per row. The rows are read from `args_call` (the call whose
+ * arguments the layer gets), the layer's kind from `layer_call`. */
+void oom_mod_add_weight_norm(ctx *c, frame *f, TSNode layer_call, TSNode args_call, value *v)
+{
+    oom_buf q;
+    oom_buf_init(&q);
+    const char *layer = v->kind == V_MODULE ? layer_called(c, layer_call, &q) : NULL;
+    long long rows = -1;
+    bool ok =
+        layer && ((oom_str_starts_with(layer, "ConvTranspose") &&
+                   oom_mod_opt_int(c, f, args_call, 0, "in_channels", -1, "in_channels of a convolution", &rows)) ||
+                  (!oom_str_starts_with(layer, "ConvTranspose") && oom_str_starts_with(layer, "Conv") &&
+                   oom_mod_opt_int(c, f, args_call, 1, "out_channels", -1, "out_channels of a convolution", &rows)) ||
+                  (strcmp(layer, "Linear") == 0 &&
+                   oom_mod_opt_int(c, f, args_call, 1, "out_features", -1, "out_features of nn.Linear", &rows)));
+    oom_buf_free(&q);
+    if (ok && rows > 0)
+        v->m.params += rows;
+    else if (v->kind == V_MODULE)
+        oom_mod_unresolved(c, layer_call, "the rows of a weight-normed layer");
+}
+
+/* A config's value as the evaluator holds values; an object or a list
+ * stays a config to subscript. A missing file or key is unknown, and says
+ * which one would settle the size. */
+value oom_mod_from_config(ctx *c, const oom_est_config *k)
+{
+    value v = unknown();
+    oom_est_config_kind kind = oom_est_config_kind_of(k);
+    if (!oom_est_config_read(c->configs, k))
+        return v;
+    if (kind == OOM_CFG_INT || kind == OOM_CFG_FLOAT)
+        v = kind == OOM_CFG_INT ? int_value((long long)oom_est_config_number(k))
+                                : float_value(oom_est_config_number(k));
+    else if (kind == OOM_CFG_BOOL || kind == OOM_CFG_NULL)
+        v = kind == OOM_CFG_BOOL ? bool_value(oom_est_config_true(k)) : (value){.kind = V_NONE};
+    else if (kind == OOM_CFG_STRING) /* one cut short would be another path or name: unknown */
+        v.kind = strlen(oom_est_config_string(k)) < sizeof v.s ? V_STR : V_UNKNOWN,
+        oom_est_copy(v.s, sizeof v.s, oom_est_config_string(k));
+    else if ((v.nints = (int)oom_est_config_ints(k, v.ints, MAX_INTS)) > 0)
+        v.kind = V_INTS;
+    else
+        v.kind = V_CONFIG, v.cfg = k;
+    return v;
+}
+
+/* config["k"] and config.get("k", default) of a config read. */
+value oom_mod_config_key(ctx *c, frame *f, const value *of, TSNode key_node, TSNode dflt, bool get)
+{
+    value key = oom_mod_eval(c, f, key_node);
+    if (key.kind == V_INT) /* a list's index, as the key text configs.c reads */
+        snprintf(key.s, sizeof key.s, "%lld", key.i);
+    else if (key.kind != V_STR)
+        return unknown();
+    const oom_est_config *at = oom_est_config_key(c->configs, of->cfg, key.s);
+    if (get && oom_est_config_kind_of(at) == OOM_CFG_MISSING)
+        return ts_node_is_null(dflt) ? (value){.kind = V_NONE} : oom_mod_eval(c, f, dflt);
+    return oom_mod_from_config(c, at);
+}
+
+/* A torch (or builtin) callable by its qualified name. */
+value oom_mod_eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
+{
+    int yaml = oom_est_config_loader(name); /* json.load(open(path)), yaml.safe_load(f) ... (configs.c) */
+    if (yaml >= 0) {
+        TSNode p = oom_est_config_path_of(reader_of(c, call), layout_of(c, call), call);
+        value path = oom_mod_eval(c, f, p);
+        if (path.kind == V_STR)
+            return oom_mod_from_config(c, oom_est_config_open(c->configs, c->r, path.s, yaml));
+        oom_est_config_path_unknown(c->configs, reader_of(c, call), ts_node_is_null(p) ? call : p, yaml);
+        return unknown(); /* the reason only if a size needs it */
+    }
+    const char *last = strrchr(name, '.') ? strrchr(name, '.') + 1 : name;
+    value v = unknown();
+    if (strcmp(name, "torch.nn.Parameter") == 0 || strcmp(name, "torch.nn.parameter.Parameter") == 0)
+        return oom_mod_parameter(c, f, call);
+    if (oom_str_starts_with(name, "torch.nn.") && !strchr(name + 9, '.') && name[9] >= 'A' && name[9] <= 'Z')
+        return oom_mod_nn_layer(c, f, call, last);
+    if (oom_mod_is_weight_norm(name)) {
+        TSNode inner = oom_mod_arg(c, call, 0, "module");
+        value normed = oom_mod_eval(c, f, inner);
+        TSNode made = is(inner, "identifier") ? oom_pymodel_value_of(reader_of(c, inner)->m, inner, 0) : inner;
+        made = is(made, "call") ? made : inner; /* `start = nn.Conv1d(...)`, then weight_norm(start) */
+        oom_mod_add_weight_norm(c, f, made, made, &normed);
+        return normed;
+    }
+    if (strcmp(name, "torch.nn.utils.spectral_norm") == 0 ||
+        strcmp(name, "torch.nn.utils.parametrizations.spectral_norm") == 0 || strcmp(name, "copy.deepcopy") == 0)
+        return oom_mod_eval(c, f, oom_mod_arg(c, call, 0, NULL));
+    if (strcmp(name, "torch.zeros") == 0 || strcmp(name, "torch.ones") == 0 || strcmp(name, "torch.randn") == 0 ||
+        strcmp(name, "torch.rand") == 0 || strcmp(name, "torch.empty") == 0 || strcmp(name, "torch.Tensor") == 0 ||
+        strcmp(name, "torch.FloatTensor") == 0)
+        return oom_mod_tensor(c, f, call);
+    if (strcmp(name, "collections.OrderedDict") == 0 || strcmp(name, "OrderedDict") == 0)
+        return oom_mod_ordered_dict(c, f, call);
+    if (strcmp(name, "dict") == 0)
+        return oom_mod_dict_call(c, f, call);
+    if (eval_builtin(c, f, call, name, &v))
+        return v;
+    if (!not_a_module(name)) {
+        v.maybe_module = true;
+        v.node = call;
+    }
+    return v;
+}

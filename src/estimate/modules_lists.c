@@ -1,0 +1,274 @@
+/* estimate/modules_lists: sequences while a model is built: list, tuple
+ * and dict literals, dict() and OrderedDict(), comprehensions, the values
+ * a loop runs over (range(), enumerate(), a literal list) and unpacking
+ * into loop targets. A list of modules adds up what it holds; a list of
+ * ints stays a tuple of ints for a later size. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "modules.h"
+
+void oom_mod_bind_target(ctx *c, frame *f, TSNode target, const value *v)
+{
+    char nm[48];
+    if (name_of(c, target, nm, sizeof nm)) {
+        oom_mod_set_var(f, nm, v);
+        return;
+    }
+    if (!is(target, "pattern_list") && !is(target, "tuple_pattern") && !is(target, "tuple"))
+        return;
+    TSNode parts[MAX_INTS];
+    size_t n = oom_mod_kids(c, target, parts, MAX_INTS);
+    for (size_t i = 0; i < n; i++) {
+        value one = v->kind == V_INTS && (size_t)v->nints == n ? int_value(v->ints[i]) : unknown();
+        oom_mod_bind_target(c, f, parts[i], &one);
+    }
+}
+
+static value empty_list(void)
+{
+    value v = module_value();
+    v.i = 0; /* the number of items */
+    return v;
+}
+
+/* Appends one element to a list being built: ints stay a tuple of ints,
+ * modules add up; anything else makes the list unknown (a module in it
+ * that cannot be read keeps `maybe_module`). */
+void oom_mod_list_add(value *list, const value *item)
+{
+    if (list->kind == V_UNKNOWN)
+        return;
+    if (item->kind == V_INT && (list->kind == V_INTS || (list->kind == V_MODULE && list->i == 0)) &&
+        list->nints < MAX_INTS) {
+        list->kind = V_INTS;
+        list->ints[list->nints++] = item->i;
+        return;
+    }
+    if (list->kind == V_MODULE && (item->kind == V_MODULE || item->kind == V_NONE)) {
+        if (item->kind == V_MODULE)
+            oom_mod_add(&list->m, &item->m);
+        list->i++;
+        return;
+    }
+    bool maybe = item->maybe_module;
+    TSNode at = item->node;
+    *list = unknown();
+    list->maybe_module = maybe;
+    list->node = at;
+}
+
+void oom_mod_list_extend(value *list, const value *items)
+{
+    if (items->kind == V_INTS) {
+        for (int k = 0; k < items->nints; k++) {
+            value one = int_value(items->ints[k]);
+            oom_mod_list_add(list, &one);
+        }
+    } else if (items->kind == V_MODULE) {
+        if (list->kind == V_MODULE) {
+            oom_mod_add(&list->m, &items->m);
+            list->i += items->i;
+        } else if (!(list->kind == V_INTS && items->i == 0)) {
+            *list = unknown();
+        }
+    } else {
+        oom_mod_list_add(list, items);
+    }
+}
+
+value oom_mod_eval_sequence(ctx *c, frame *f, TSNode e)
+{
+    TSNode items[256];
+    size_t n = oom_mod_kids(c, e, items, 256);
+    value list = empty_list();
+    list.plain = true;
+    for (size_t i = 0; i < n; i++) {
+        if (is(items[i], "list_splat")) {
+            value inner = oom_mod_eval(c, f, ts_node_named_child(items[i], 0));
+            oom_mod_list_extend(&list, &inner);
+        } else {
+            value item = oom_mod_eval(c, f, items[i]);
+            oom_mod_list_add(&list, &item);
+        }
+    }
+    return list;
+}
+
+/* {"a": nn.Linear(...), ...} and dict(a=...): modules with their names. */
+static void add_named(value *d, const char *name, const value *item)
+{
+    oom_mod_list_add(d, item);
+    if (d->kind == V_MODULE && item->kind == V_MODULE && d->m.nkids < MAX_KIDS) {
+        oom_est_copy(d->m.kids[d->m.nkids].name, sizeof d->m.kids[0].name, name);
+        d->m.kids[d->m.nkids++].weight = item->m.weight;
+    }
+}
+
+value oom_mod_eval_dictionary(ctx *c, frame *f, TSNode e)
+{
+    TSNode pairs[128];
+    size_t n = oom_mod_kids(c, e, pairs, 128);
+    value d = empty_list();
+    d.plain = true;
+    for (size_t i = 0; i < n; i++) {
+        if (!is(pairs[i], "pair"))
+            return unknown();
+        value key = oom_mod_eval(c, f, field(pairs[i], "key")), item = oom_mod_eval(c, f, field(pairs[i], "value"));
+        add_named(&d, key.kind == V_STR ? key.s : "", &item);
+    }
+    return d;
+}
+
+/* range(a), range(a, b), range(a, b, step) into out; -1 when it cannot be
+ * told or is longer than max. */
+static long long iterate_range(ctx *c, frame *f, const TSNode *a, size_t n, value *out, long long max)
+{
+    long long v[3] = {0, 0, 1};
+    for (size_t i = 0; i < n; i++) {
+        value x = oom_mod_eval(c, f, a[i]);
+        if (x.kind != V_INT)
+            return -1;
+        v[n == 1 ? 1 : i] = x.i;
+    }
+    if (v[2] == 0)
+        return -1;
+    long long count = 0;
+    for (long long i = v[0]; v[2] > 0 ? i < v[1] : i > v[1]; i += v[2]) {
+        if (count >= max)
+            return -1;
+        out[count++] = int_value(i);
+    }
+    return count;
+}
+
+/* The values a `for` (or a comprehension) runs over: range(), a tuple of
+ * ints, a literal list (or a module-level name bound to one), enumerate() of
+ * those; -1 when it cannot be told. */
+long long oom_mod_iterate(ctx *c, frame *f, TSNode iter, value *out, long long max)
+{
+    if (is(iter, "call")) {
+        char fn[16];
+        TSNode a[4];
+        size_t n = oom_mod_kids(c, field(iter, "arguments"), a, 4);
+        if (!text(c, field(iter, "function"), fn, sizeof fn))
+            return -1;
+        if (strcmp(fn, "range") == 0 && n >= 1 && n <= 3)
+            return iterate_range(c, f, a, n, out, max);
+        if (strcmp(fn, "enumerate") == 0 && n == 1) {
+            long long count = oom_mod_iterate(c, f, a[0], out, max);
+            for (long long i = 0; i < count; i++) {
+                if (out[i].kind != V_INT)
+                    return -1;
+                long long x = out[i].i;
+                out[i] = unknown();
+                out[i].kind = V_INTS;
+                out[i].ints[0] = i, out[i].ints[1] = x, out[i].nints = 2;
+            }
+            return count;
+        }
+        return -1;
+    }
+    if (is(iter, "list") || is(iter, "tuple")) {
+        TSNode items[256];
+        size_t n = oom_mod_kids(c, iter, items, 256);
+        if ((long long)n > max)
+            return -1;
+        for (size_t i = 0; i < n; i++)
+            out[i] = oom_mod_eval(c, f, items[i]);
+        return (long long)n;
+    }
+    char nm[48];
+    if (name_of(c, iter, nm, sizeof nm) && !oom_mod_lookup(f, nm)) {
+        TSNode bound = oom_pymodel_value_of(reader_of(c, iter)->m, iter, 0);
+        if (is(bound, "list") || is(bound, "tuple"))
+            return oom_mod_iterate(c, NULL, bound, out, max);
+    }
+    value v = oom_mod_eval(c, f, iter);
+    if (v.kind != V_INTS)
+        return -1;
+    for (int i = 0; i < v.nints; i++)
+        out[i] = int_value(v.ints[i]);
+    return v.nints;
+}
+
+/* [Block(d) for _ in range(n)]: one for-clause, an optional if-clause. */
+value oom_mod_eval_comprehension(ctx *c, frame *f, TSNode e)
+{
+    TSNode parts[8];
+    size_t n = oom_mod_kids(c, e, parts, 8);
+    TSNode body = field(e, "body"), clause = OOM_EST_NULL_NODE, cond = OOM_EST_NULL_NODE;
+    for (size_t i = 0; i < n; i++) {
+        if (is(parts[i], "for_in_clause")) {
+            if (!ts_node_is_null(clause))
+                return unknown(); /* nested loops */
+            clause = parts[i];
+        } else if (is(parts[i], "if_clause")) {
+            cond = ts_node_named_child(parts[i], 0);
+        }
+    }
+    if (ts_node_is_null(clause))
+        return unknown();
+    value *items = oom_xcalloc(MAX_ITER, sizeof *items);
+    long long count = oom_mod_iterate(c, f, field(clause, "right"), items, MAX_ITER);
+    value list = empty_list();
+    list.plain = true;
+    frame *inner = oom_mod_frame_new(c, f);
+    for (long long i = 0; i < count && list.kind != V_UNKNOWN; i++) {
+        oom_mod_bind_target(c, inner, field(clause, "left"), &items[i]);
+        int keep = 1;
+        if (!ts_node_is_null(cond)) {
+            value cv = oom_mod_eval(c, inner, cond);
+            if (!oom_mod_truth(&cv, &keep)) {
+                list = unknown();
+                break;
+            }
+        }
+        if (keep) {
+            value item = oom_mod_eval(c, inner, body);
+            oom_mod_list_add(&list, &item);
+        }
+    }
+    free(items);
+    if (count < 0) {
+        oom_mod_unresolved(c, field(clause, "right"), "what a comprehension runs over");
+        return unknown();
+    }
+    return list;
+}
+
+/* OrderedDict([("fc", nn.Linear(...)), ...]): the modules it holds, named. */
+value oom_mod_ordered_dict(ctx *c, frame *f, TSNode call)
+{
+    TSNode items[256];
+    TSNode list = oom_mod_arg(c, call, 0, NULL);
+    value d = empty_list();
+    d.plain = true;
+    if (ts_node_is_null(list))
+        return d;
+    size_t n = oom_mod_kids(c, list, items, 256);
+    for (size_t i = 0; i < n; i++) {
+        if (!is(items[i], "tuple") || ts_node_named_child_count(items[i]) != 2)
+            return unknown();
+        value key = oom_mod_eval(c, f, ts_node_named_child(items[i], 0));
+        value item = oom_mod_eval(c, f, ts_node_named_child(items[i], 1));
+        add_named(&d, key.kind == V_STR ? key.s : "", &item);
+    }
+    return d;
+}
+
+value oom_mod_dict_call(ctx *c, frame *f, TSNode call)
+{
+    TSNode a[128];
+    size_t n = oom_mod_kids(c, field(call, "arguments"), a, 128);
+    value d = empty_list();
+    d.plain = true;
+    for (size_t i = 0; i < n; i++) {
+        char key[32];
+        if (!is(a[i], "keyword_argument") || !text(c, field(a[i], "name"), key, sizeof key))
+            return unknown();
+        value item = oom_mod_eval(c, f, field(a[i], "value"));
+        add_named(&d, key, &item);
+    }
+    return d;
+}
