@@ -66,6 +66,10 @@ typedef struct {
     oom_strlist enable_grad_functions, set_grad_enabled_functions;
     oom_strlist collection_adding_methods; /* methods adding to a collection in place (`append`) */
     oom_strlist synthetic_tensor_functions; /* tensor factories (`torch.randn`): inputs made from sizes, not data */
+    oom_strlist number_methods;             /* methods giving numbers, not a tensor (`item`, `tolist`) */
+    oom_strlist output_builtins;            /* builtins writing a value out, keeping nothing (`print`) */
+    oom_strlist casting_methods;            /* a tensor's methods changing its dtype only (`half`, `type_as`) */
+    oom_strlist evaluation_step_methods;    /* a framework module's per-batch evaluation methods (`validation_step`) */
 } oom_library;
 
 /* The library knowledge, parsed from the embedded file on the first call

@@ -508,10 +508,5 @@ bool oom_pymodel_flow_check(const oom_pymodel *m);
 /* Splits an identifier into lower-case word parts (snake_case and camelCase)
  * and reports whether any part is in the NULL-terminated list `words`. */
 bool oom_name_has_word(const char *name, size_t len, const char *const *words);
-/* The words that make a function evaluation code by its name (evaluate,
- * validation, predict ...) and a loop's data held-out (val, test, dev ...),
- * NULL-terminated: what OOM301's documentation must list (a test checks). */
-const char *const *oom_model_eval_words(void);
-const char *const *oom_model_eval_data_words(void);
 
 #endif

@@ -263,6 +263,10 @@ oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
     ok = ok && read_names(values, "graph_leaving_methods", &lib->graph_leaving_methods, err);
     ok = ok && read_names(values, "number_builtins", &lib->number_builtins, err);
     ok = ok && read_names(values, "synthetic_tensor_functions", &lib->synthetic_tensor_functions, err);
+    ok = ok && read_names(values, "evaluation_step_methods", &lib->evaluation_step_methods, err);
+    ok = ok && read_names(values, "casting_methods", &lib->casting_methods, err);
+    ok = ok && read_names(values, "output_builtins", &lib->output_builtins, err);
+    ok = ok && read_names(values, "number_methods", &lib->number_methods, err);
     ok = ok && read_names(values, "collection_adding_methods", &lib->collection_adding_methods, err);
     ok = ok && read_names(values, "no_grad_functions", &lib->no_grad_functions, err);
     ok = ok && read_names(values, "inference_mode_functions", &lib->inference_mode_functions, err);
@@ -329,6 +333,10 @@ void oom_library_free(oom_library *lib)
     oom_strlist_free(&lib->text_methods);
     oom_strlist_free(&lib->placing_methods);
     oom_strlist_free(&lib->host_methods);
+    oom_strlist_free(&lib->evaluation_step_methods);
+    oom_strlist_free(&lib->casting_methods);
+    oom_strlist_free(&lib->output_builtins);
+    oom_strlist_free(&lib->number_methods);
     oom_strlist_free(&lib->placing_keywords);
     oom_strlist_free(&lib->default_device_functions);
     oom_strlist_free(&lib->graph_leaving_methods);

@@ -1049,7 +1049,7 @@ static void visit(oom_pymodel *m, TSNode node, TSSymbol s, int scope)
         TSNode body = field_of(m, node, "body");
         if (!ts_node_is_null(body)) {
             oom_loop l = {ts_node_start_byte(body), ts_node_end_byte(body), scope,
-                          s == m->sym.for_statement ? field_of(m, node, "right") : (TSNode){{0}, NULL, NULL}, -1};
+                          s == m->sym.for_statement ? field_of(m, node, "right") : (TSNode){{0}, NULL, NULL}};
             OOM_PUSH(m->loops, m->loop_count, m->loop_cap, l);
         }
         TSNode left = field_of(m, node, "left"), right = field_of(m, node, "right");

@@ -309,6 +309,9 @@ static bool visit_freeze(void *ctx, TSNode n)
 
 bool oom_pymodel_frozen_before(const oom_pymodel *m, TSNode wrapped, TSNode site)
 {
+    /* frozen where it is built, and never thawed */
+    if (oom_model_bound_frozen(m, wrapped))
+        return true;
     uint32_t pos = ts_node_start_byte(site);
     int scope = oom_model_scope_at(m, pos);
     TSNode home = scope > 0 ? m->scopes[scope].def : m->root;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "oomlint/lang.h"
+#include "oomlint/library.h"
 #include "internal.h"
 
 bool oom_model_text_in(const char *s, size_t len, const char *const *set)
@@ -454,15 +455,16 @@ static bool passes_a_model_here(const oom_pymodel *m, TSNode call)
 
 bool oom_pymodel_is_eval_hook_call(const oom_pymodel *m, TSNode call)
 {
-    static const char *const hooks[] = {"validation_step", "test_step", "predict_step", NULL};
-    if (ts_node_symbol(call) != m->sym.call)
+    const oom_library *lib = oom_library_get();
+    if (!lib || ts_node_symbol(call) != m->sym.call)
         return false;
     TSNode fn = oom_model_child(m, call, "function", 8);
     if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute)
         return false;
     uint32_t len;
     const char *method = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
-    return oom_model_text_in(method, len, hooks) && !oom_node_text_is(m, oom_model_child(m, fn, "object", 6), "self");
+    return method && oom_library_lists(&lib->evaluation_step_methods, method, len) &&
+           !oom_node_text_is(m, oom_model_child(m, fn, "object", 6), "self");
 }
 
 static bool model_call(const oom_pymodel *m, TSNode call, int depth)
@@ -475,8 +477,11 @@ static bool model_call(const oom_pymodel *m, TSNode call, int depth)
     /* module.validation_step(batch) by hand: a Lightning hook of a module,
      * when what it is called on is one (OGB's KGEModel.test_step is a
      * static method under no_grad: its receiver shows no module) */
+    /* ... and one given the module too (`kge_model.test_step(kge_model,
+     * triples)`) is a utility that takes the model, as any call given a
+     * model is */
     if (oom_pymodel_is_eval_hook_call(m, call))
-        return is_model_expr(m, oom_model_child(m, fn, "object", 6), depth + 1);
+        return is_model_expr(m, oom_model_child(m, fn, "object", 6), depth + 1) && !passes_a_model(m, call);
     bool model;
     uint32_t mlen = 0;
     const char *method = ts_node_symbol(fn) == m->sym.attribute ? oom_node_last_name(m, fn, &mlen) : NULL;

@@ -30,8 +30,8 @@ typedef struct {
     const char *mode_param;
     uint32_t mode_param_len;
     /* answered on the first question (-1 before): its name, or the nearest
-     * enclosing function's name that says either, names evaluation, not
-     * training (evaluation.c asks it for every call the rules look at) */
+     * enclosing function's name that says either, has an evaluation word,
+     * not a training one: where evaluation.c looks first, never what decides */
     signed char named_for_eval;
     /* answered on the first question (-1 before): a module-level function
      * the file calls only from a model's forward (a layer computation handed
@@ -43,9 +43,6 @@ typedef struct {
     uint32_t start, end; /* the loop body */
     int scope;
     TSNode iterable; /* what a `for` loop iterates; null for `while` */
-    /* answered on the first question (-1 before): it iterates held-out data
-     * and its body runs no backward */
-    signed char evaluates;
 } oom_loop;
 
 
@@ -503,6 +500,9 @@ bool oom_model_load_keeps_no_copy(const oom_pymodel *m, TSNode load_state_dict_c
  * function's assignments (model/results.c). Whether it reaches a backward
  * is then the caller's to say. */
 bool oom_model_forward_result_leaves(const oom_pymodel *m, int scope, TSNode call);
+/* The forward builds its graph for nothing: no backward in its function, its
+ * result neither leaves nor is handed to a call that could keep it. */
+bool oom_model_forward_graph_unused(const oom_pymodel *m, int scope, TSNode call);
 
 /* The name a forward calls is bound, on every path, to a module frozen where
  * it is built (`....eval().requires_grad_(False)`): its outputs carry the

@@ -66,6 +66,30 @@ static bool literal_sizes(const oom_pymodel *m, TSNode e, long long *elements)
     return true;
 }
 
+/* `torch.zeros(1, 3, imgsz, imgsz)`, `torch.ones((1, 3, *size))`: sizes
+ * whose first, the batch, is a literal 1 and that have more than one. The
+ * others may be variables: a single sample (a warm-up image, a profiler's
+ * input) holds less than any training batch of the same model. */
+static bool one_sample_sizes(const oom_pymodel *m, TSNode call)
+{
+    TSNode args = oom_model_child(m, call, "arguments", 9);
+    TSNode first = {{0}, NULL, NULL};
+    size_t count = 0;
+    oom_model_kids kids = oom_model_kids_of(m, args);
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
+        if (ts_node_symbol(a) == m->sym.keyword_argument)
+            continue;
+        if (count++ == 0)
+            first = a;
+    }
+    if (count == 1 && (ts_node_symbol(first) == m->sym.tuple || strcmp(ts_node_type(first), "list") == 0)) {
+        count = ts_node_named_child_count(first);
+        first = count ? oom_model_named_child(m, first, 0) : first;
+    }
+    long long batch;
+    return count > 1 && integer_literal(m, first, &batch) && batch == 1;
+}
+
 /* `torch.randn(1, 200, 80)`, `torch.zeros((2, 3), dtype=...)`: a factory of
  * the library knowledge whose positional arguments are all literal sizes,
  * small in all (keywords such as dtype, device, requires_grad are free). */
@@ -79,6 +103,8 @@ static bool factory_call(const oom_pymodel *m, TSNode call, const oom_library *l
     oom_buf_free(&q);
     if (!factory)
         return false;
+    if (one_sample_sizes(m, call))
+        return true;
     long long elements = 1;
     size_t sizes = 0;
     oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, call, "arguments", 9));
@@ -113,8 +139,8 @@ static bool synthetic_name(const oom_pymodel *m, TSNode id, int depth)
 }
 
 /* A tensor made from literal sizes by a factory, moved by a placing method
- * or not (`torch.zeros(1, 3, 640, 640).to(device)`), scaled by a number, or
- * a name bound so. */
+ * or cast by a casting one or not (`torch.zeros(1, 3, 640, 640).to(device)`,
+ * `.type_as(weights)`), scaled by a number, or a name bound so. */
 static bool synthetic_tensor(const oom_pymodel *m, TSNode e, int depth)
 {
     const oom_library *lib = oom_library_get();
@@ -140,7 +166,7 @@ static bool synthetic_tensor(const oom_pymodel *m, TSNode e, int depth)
         return false;
     uint32_t len;
     const char *method = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
-    return oom_library_lists(&lib->placing_methods, method, len) &&
+    return (oom_library_lists(&lib->placing_methods, method, len) || oom_library_lists(&lib->casting_methods, method, len)) &&
            synthetic_tensor(m, oom_model_child(m, fn, "object", 6), depth + 1);
 }
 

@@ -1,5 +1,5 @@
-/* model/evaluation: which forwards are evaluation code, by name and by what
- * the code does. */
+/* model/evaluation: which forwards are evaluation code, by what the code
+ * does, never by a name. */
 #include "harness.h"
 
 static bool eval_at(const parsed *p, const char *call)
@@ -7,23 +7,33 @@ static bool eval_at(const parsed *p, const char *call)
     return oom_pymodel_is_eval_code(p->model, oom_test_node_at(p, call));
 }
 
-/* Named for evaluation, unless it trains; a test function is a test. */
-static void by_name(void)
+/* A name orders the search, the dataflow settles it: a function called
+ * evaluate whose forward's result goes nowhere shows no evaluation, one that
+ * turns it into numbers does; a helper doing the same outside a training
+ * function is not looked at; a backward makes either training; a test
+ * function is a test. */
+static void names_order_the_search(void)
 {
     parsed p = oom_test_parse("import pytest\n"
                               "def evaluate(model, loader):\n    for x in loader:\n        model(x_a)\n"
+                              "def evaluate_acc(model, loader):\n    for x in loader:\n        print(model(x_n).argmax(-1).tolist())\n"
+                              "def helper(model, loader):\n    for x in loader:\n        print(model(x_h).argmax(-1).tolist())\n"
                               "def validate_and_tune(model, x):\n    model(x_b).sum().backward()\n"
-                              "def test_forward(model):\n    model(x_c)\n");
-    CHECK(eval_at(&p, "model(x_a)"));
+                              "def test_forward(model):\n    print(model(x_c).item())\n");
+    CHECK(!eval_at(&p, "model(x_a)"));
+    CHECK(eval_at(&p, "model(x_n)"));
+    CHECK(!eval_at(&p, "model(x_h)"));
     CHECK(!eval_at(&p, "model(x_b)"));
     CHECK(!eval_at(&p, "model(x_c)"));
     oom_test_parsed_free(&p);
 }
 
-/* A name orders the search, the dataflow settles it: one forward handed
- * back (returned as it is, through assignments, or stored on self) is the
- * caller's to judge; turned into numbers on the way out, or run in a loop
- * whose results pile up, it is evaluation code. */
+/* The dataflow settles it: one forward handed back (returned as it is,
+ * through assignments, in a list, or stored on self) is the caller's to
+ * judge; turned into numbers on the way out, it is evaluation code
+ * (detached, it may be a target the caller trains on); handed to a callee (`self.buffer.append(out)`, `helper(loss)`) it is
+ * not known; a backward that reads it, or an own method that runs one, is
+ * training. */
 static void by_where_the_result_goes(void)
 {
     parsed p = oom_test_parse("def evaluate_actions(net, obs, a):\n    logits, v = net(obs_r)\n"
@@ -31,31 +41,51 @@ static void by_where_the_result_goes(void)
                               "def predict(net, x):\n    return net(x_r).softmax(-1)\n"
                               "def infer(self, x):\n    self.out = self.net(x_s)\n"
                               "def evaluate(net, x, y):\n    out = net(x_n)\n    return (out.argmax(-1) == y).float().mean().item()\n"
-                              "def score(net, x):\n    out = net(x_i)\n    return out.detach()\n"
+                              "def score(net, x):\n    out = net(x_i)\n    return out.detach().cpu().numpy()\n"
+                              "def predict_targets(net, x):\n    return net(x_t).detach()\n"
                               "def evaluate_all(net, loader):\n    return [net(x_l) for x_l in loader]\n"
-                              "def predict_batch(net, x):\n    scores, _ = net(x_c)\n"
-                              "    scores = [s.cpu().detach().numpy() for s in scores]\n    return scores\n");
+                              "def predict_batch(net, x, flag):\n    scores, _ = net(x_c)\n"
+                              "    if flag:\n        scores = [s.cpu().detach().numpy() for s in scores]\n"
+                              "    else:\n        scores = scores.cpu().detach().numpy()\n    return scores\n"
+                              "def eval_keep(self, net, x):\n    out = net(x_k)\n    self.buffer.append(out)\n    print(out.shape)\n"
+                              "def eval_hand(net, x):\n    loss = net(x_h).sum()\n    step(loss)\n    print(loss.item())\n"
+                              "def eval_collect(net, loader):\n    outs = []\n    for x in loader:\n        outs.append(net(x_o))\n"
+                              "    total = torch.cat(outs)\n    total.mean().backward()\n    print(total.sum().item())\n"
+                              "class Loop:\n    def _run_batch(self, x):\n        self.model(x).sum().backward()\n"
+                              "    def evaluate(self, loader):\n        for x in loader:\n            print(self._run_batch(x_b))\n");
     CHECK(!eval_at(&p, "net(obs_r)"));
     CHECK(!eval_at(&p, "net(x_r)"));
     CHECK(!eval_at(&p, "self.net(x_s)"));
     CHECK(eval_at(&p, "net(x_n)"));
     CHECK(eval_at(&p, "net(x_i)"));
-    CHECK(eval_at(&p, "net(x_l)"));
+    CHECK(!eval_at(&p, "net(x_t)"));
+    CHECK(!eval_at(&p, "net(x_l)"));
     CHECK(eval_at(&p, "net(x_c)"));
+    CHECK(!eval_at(&p, "net(x_k)"));
+    CHECK(!eval_at(&p, "net(x_h)"));
+    CHECK(!eval_at(&p, "net(x_o)"));
+    CHECK(!eval_at(&p, "self._run_batch(x_b)"));
     oom_test_parsed_free(&p);
 }
 
-/* An inline loop over held-out data with no backward, inside a training
- * function; the training loop next to it is not evaluation. */
+/* A loop without a backward beside the training loop of the same function
+ * (after it, or in each epoch), whose results turn into numbers; the
+ * training loop next to it is not evaluation, nor a forward beside a
+ * backward, and a loader's name says nothing. */
 static void by_behaviour(void)
 {
-    parsed p = oom_test_parse("def fit(model, train_loader, valid_data_loader, opt):\n"
+    parsed p = oom_test_parse("def fit(model, train_loader, other, opt, epochs):\n"
                               "    for x, y in train_loader:\n        model(x_t).sum().backward()\n        opt.step()\n"
-                              "    for x, y in valid_data_loader:\n        model(x_v)\n"
+                              "    for x, y in other:\n        print(model(x_v).argmax(-1).tolist())\n"
+                              "    for e in range(epochs):\n        for x in other:\n            print(model(x_e).item())\n"
+                              "        model(x_u).sum().backward()\n"
+                              "        print(model(x_w).item())\n"
                               "def loop(model, dataloaders):\n    for x in dataloaders[\"val\"]:\n        model(x_d)\n");
     CHECK(!eval_at(&p, "model(x_t)"));
     CHECK(eval_at(&p, "model(x_v)"));
-    CHECK(eval_at(&p, "model(x_d)"));
+    CHECK(eval_at(&p, "model(x_e)"));
+    CHECK(!eval_at(&p, "model(x_w)"));
+    CHECK(!eval_at(&p, "model(x_d)"));
     oom_test_parsed_free(&p);
 }
 
@@ -106,10 +136,10 @@ static void forward_code(void)
 
 void test_evaluation_suite(void)
 {
-    oom_test_run("evaluation: by name, not when it trains, not in tests", by_name);
-    oom_test_run("evaluation: held-out loops without backward", by_behaviour);
+    oom_test_run("evaluation: a name orders the search, the dataflow settles it", names_order_the_search);
+    oom_test_run("evaluation: a loop without backward after the training loop", by_behaviour);
     oom_test_run("evaluation: after .eval(), for that model, unless a backward follows", by_mode);
     oom_test_run("evaluation: a shared loop called with train=False", by_mode_switch);
-    oom_test_run("evaluation: a named function's forward, by where its result goes", by_where_the_result_goes);
+    oom_test_run("evaluation: a forward's graph unused, by where its result goes", by_where_the_result_goes);
     oom_test_run("evaluation: a model's forward and the helpers only it calls", forward_code);
 }

@@ -7,6 +7,7 @@
 
 #include "harness.h"
 #include "oomlint/jsonfile.h"
+#include "oomlint/library.h"
 #include "oomlint/engine.h"
 #include "oomlint/model.h"
 #include "oomlint/rules.h"
@@ -218,34 +219,34 @@ static void vanished_file_is_reported(void)
     oom_buf_free(&err);
 }
 
-/* A rule's documentation lists what the code decides: every evaluation word
- * of the model is in OOM301's doc, quoted, so the two cannot drift apart. */
-static void docs_list_what_the_code_decides(void)
+/* A rule's documentation names the library knowledge it reads: OOM301's doc
+ * names each list of values that turns a forward's result into numbers, and
+ * the library has each of them, not empty, so the two cannot drift apart. */
+static void docs_name_the_knowledge_they_read(void)
 {
     oom_rule_list rules = {NULL, 0, 0};
-    oom_buf err, quoted;
+    oom_buf err;
     oom_buf_init(&err);
-    oom_buf_init(&quoted);
     CHECK(oom_rules_add_embedded(&rules, &err) == 0);
     const oom_rule *r = oom_rules_find(&rules, "OOM301");
-    CHECK(r != NULL);
-    const char *const *lists[] = {oom_model_eval_words(), oom_model_eval_data_words()};
-    for (size_t l = 0; r && l < 2; l++)
-        for (const char *const *w = lists[l]; *w; w++) {
-            oom_buf_clear(&quoted);
-            oom_buf_printf(&quoted, "`%s`", *w);
-            if (!strstr(r->doc, quoted.data))
-                printf("  OOM301's doc.md does not list %s\n", quoted.data);
-            CHECK(strstr(r->doc, quoted.data) != NULL);
-        }
+    const oom_library *lib = oom_library_get();
+    CHECK(r != NULL && lib != NULL);
+    const char *keys[] = {"`number_methods`", "`number_builtins`", "`output_builtins`"};
+    const oom_strlist *lists[] = {lib ? &lib->number_methods : NULL, lib ? &lib->number_builtins : NULL,
+                                  lib ? &lib->output_builtins : NULL};
+    for (size_t k = 0; r && lib && k < 3; k++) {
+        if (!strstr(r->doc, keys[k]))
+            printf("  OOM301's doc.md does not name %s\n", keys[k]);
+        CHECK(strstr(r->doc, keys[k]) != NULL);
+        CHECK(lists[k]->len > 0);
+    }
     oom_rules_free(&rules);
-    oom_buf_free(&quoted);
     oom_buf_free(&err);
 }
 
 void test_rules_suite(void)
 {
-    oom_test_run("rules: OOM301's doc lists the model's evaluation words", docs_list_what_the_code_decides);
+    oom_test_run("rules: OOM301's doc names the library lists it reads", docs_name_the_knowledge_they_read);
     oom_test_run("engine: a file deleted during the run is reported", vanished_file_is_reported);
     oom_test_run("rules: embedded rules complete and documented", embedded_rules_are_complete);
     oom_test_run("rules: each rule folder is named CODE-name after its rule.json", rule_folders_match_their_rules);

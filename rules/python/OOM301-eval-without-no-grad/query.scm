@@ -1,5 +1,6 @@
-; A model's forward pass in evaluation code (a function named for evaluation,
-; or code after `model.eval()`), not under a no-grad context, that holds
+; A model's forward pass in evaluation code (a forward whose function builds
+; its graph for nothing, turning the result into numbers with no backward to
+; take it, or code after `model.eval()`), not under a no-grad context, that holds
 ; something worth a finding: not a smoke test, warm-up or profiler pass on
 ; `torch.randn(1, 200, 80)` (inputs made from small literal sizes), not a
 ; module its function froze before the call (`model.requires_grad_(False)`,
