@@ -615,6 +615,35 @@ expect_contains "registry-unknown-key-given" "$OUT" "arch=TinyNet via getattr(mo
 run_oomlint estimate -- python train_factory.py --arch wide
 expect_contains "registry-factory-parameter" "$OUT" "WideNet built here (class WideNet at models/nets.py:17, built by build_model() at models/factory.py:6): 212 parameters"
 cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
+# Options that reach the code as function parameters (issue 27;
+# fixtures/estimate/options/): click's decorators declare them and pass them
+# as keywords through `main(**kwargs)` and `train(**kwargs)` to the loader;
+# argparse's passed positionally to a module-level function; a parameter its
+# callers fill with two different options holds neither.
+G=fixtures/estimate/options
+SAVED_OOMLINT=$OOMLINT; OOMLINT=$OABS; cd $G || exit 1
+run_oomlint estimate -- python train_click.py --input-model EleutherAI/pythia-160m --per-device-train-batch-size 6 --bf16 true --gradient-checkpointing
+expect_contains "click-model-through-parameters" "$OUT" "EleutherAI/pythia-160m (162.3M params) command word 3: --input-model EleutherAI/pythia-160m"
+expect_contains "click-batch-through-kwargs" "$OUT" "command word 5: --per-device-train-batch-size 6"
+expect_contains "click-bool-option" "$OUT" "bf16 mixed precision         command word 7: --bf16 true"
+expect_contains "click-switch-pair" "$OUT" "command word 9: --gradient-checkpointing"
+expect_not_contains "click-options-all-bound" "$ERR" "is not an option of"
+run_oomlint estimate -- python train_click.py
+expect_contains "click-defaults" "$OUT" "AutoModelForCausalLM.from_pretrained(\"gpt2\"), from --input-model default"
+expect_contains "click-int-default" "$OUT" "per_device_train_batch_size, from --per-device-train-batch-size default"
+run_oomlint estimate -- python train_click.py --bf16 maybe
+expect_rc "click-bad-bool-exit-0" 0
+expect_contains "click-bad-bool-said" "$OUT" "--bf16 maybe is not true or false (the script would stop); the default stands"
+run_oomlint estimate -- python train_params.py --model EleutherAI/pythia-160m --batch_size 4
+expect_contains "positional-parameter-model" "$OUT" "command word 3: --model EleutherAI/pythia-160m"
+expect_contains "positional-parameter-batch" "$OUT" "command word 5: --batch_size 4"
+run_oomlint estimate -- python train_disagree.py
+expect_rc "parameter-two-options-exit-2" 2
+expect_contains "parameter-two-options-no-model" "$ERR" "no model to size"
+# recursion, mutual recursion, nameless options and splats: an answer, never a crash
+run_oomlint estimate -- python train_hostile.py --model gpt2
+expect_rc "parameter-hostile-exit-0" 0
+cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
 # imports that reach nothing sizable end in the model unknown, never a crash:
 # a models file over the 1 MiB bound, a module that is a symlink loop, a
 # package that re-exports from itself

@@ -66,6 +66,7 @@ typedef struct {
     oom_strlist enable_grad_functions, set_grad_enabled_functions;
     oom_strlist collection_adding_methods; /* methods adding to a collection in place (`append`) */
     oom_strlist synthetic_tensor_functions; /* tensor factories (`torch.randn`): inputs made from sizes, not data */
+    oom_strlist option_decorators; /* decorators declaring a command-line option of the function (`click.option`) */
 } oom_library;
 
 /* The library knowledge, parsed from the embedded file on the first call

@@ -75,7 +75,7 @@ static bool has_word(const char *text, const char *word)
  * dataclass field's annotation, else the kind of its default. */
 static takes setting_takes(const oom_est_reader *r, const oom_est_setting *s)
 {
-    if (s->flag >= 0)
+    if (s->flag >= 0 || s->bool_type)
         return TAKES_SWITCH;
     char text[96];
     if (s->kind == OOM_SETTING_ARGPARSE && oom_est_type_is(s->at, "call") &&

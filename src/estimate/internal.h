@@ -32,6 +32,7 @@ typedef struct {
     TSNode value;      /* the default, names followed; null when none is written */
     TSNode at;         /* the declaration: add_argument(...), the field, the assignment */
     bool int_type;     /* argparse type=int: a string default is converted */
+    bool bool_type;    /* click's type=bool: takes true / false as its value */
     signed char flag;  /* action="store_true": 0, "store_false": 1 (the default without default=); -1 */
     /* the value a launch command gives it, over the default (arguments.c):
      * the text the readers read instead of `value`, and the option's word */
