@@ -644,6 +644,29 @@ expect_contains "parameter-two-options-no-model" "$ERR" "no model to size"
 run_oomlint estimate -- python train_hostile.py --model gpt2
 expect_rc "parameter-hostile-exit-0" 0
 cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
+# Training settings a JSON config hands train() through `**config["train_config"]`
+# (issue 27, waveglow's shape; fixtures/estimate/splats/): the DataLoader's
+# batch is the config's, apex's amp.initialize under `if fp16_run:` is fp16
+# mixed precision when the config turns it on, its opt_level the parameter's
+# default when the config has none; a config that is broken, a list or
+# missing leaves the batch assumed.
+G=fixtures/estimate/splats
+SAVED_OOMLINT=$OOMLINT; OOMLINT=$OABS; cd $G || exit 1
+run_oomlint estimate -- python train.py -c config.json
+expect_contains "splat-config-batch" "$OUT" "train.py:36 batch_size, from config.json [\"train_config\"] [\"batch_size\"]: 12"
+expect_contains "splat-amp-o1" "$OUT" "amp.initialize(opt_level=\"O1\"): fp16 mixed precision, from opt_level=\"O1\" default (not in config.json [\"train_config\"])"
+run_oomlint estimate -- python train.py -c config_off.json
+expect_contains "splat-config-batch-other-file" "$OUT" "from config_off.json [\"train_config\"] [\"batch_size\"]: 3"
+expect_contains "splat-amp-switched-off" "$OUT" "assumed: fp32 (no mixed precision found)"
+run_oomlint estimate -- python train.py -c config_o0.json
+expect_contains "splat-amp-o0-fp32" "$OUT" "assumed: fp32 (no mixed precision found)"
+printf '{"train_config": {"batch_size": 12,\n' > "$T/bad.json" # not JSON: kept out of the linted fixtures
+for bad in "$T/bad.json" list.json missing.json; do
+    run_oomlint estimate -- python train.py -c "$bad"
+    expect_rc "splat-hostile-$(basename "$bad")-exit-0" 0
+    expect_contains "splat-hostile-$(basename "$bad")-batch-assumed" "$OUT" "assumed: batch 8"
+done
+cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
 # imports that reach nothing sizable end in the model unknown, never a crash:
 # a models file over the 1 MiB bound, a module that is a symlink loop, a
 # package that re-exports from itself

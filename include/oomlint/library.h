@@ -67,6 +67,7 @@ typedef struct {
     oom_strlist collection_adding_methods; /* methods adding to a collection in place (`append`) */
     oom_strlist synthetic_tensor_functions; /* tensor factories (`torch.randn`): inputs made from sizes, not data */
     oom_strlist option_decorators; /* decorators declaring a command-line option of the function (`click.option`) */
+    oom_strlist opt_level_initializers; /* calls setting mixed precision by opt_level= (`apex.amp.initialize`) */
 } oom_library;
 
 /* The library knowledge, parsed from the embedded file on the first call

@@ -171,7 +171,7 @@ static oom_est_setting *declared(oom_est_reader *r, const char *word, const char
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < r->settings.len; i++) {
             oom_est_setting *s = &r->settings.items[i];
-            if (s->kind == OOM_SETTING_MODULE)
+            if (s->kind == OOM_SETTING_MODULE || s->kind == OOM_SETTING_CONFIG)
                 continue;
             if (pass == 0 && s->kind == OOM_SETTING_ARGPARSE && strlen(s->spelling) == spelled &&
                 strncmp(s->spelling, word, spelled) == 0)
@@ -498,7 +498,7 @@ static void apply_given_settings(oom_est_reader *r)
 {
     for (size_t i = 0; i < r->settings.len; i++) {
         const oom_est_setting *s = &r->settings.items[i];
-        if (!s->given)
+        if (!s->given || s->kind == OOM_SETTING_CONFIG) /* a config's key, not a command word */
             continue;
         if (strcmp(s->name, "gradient_accumulation_steps") == 0 && whole_number(s->given) && atoi(s->given) > 0)
             r->out->grad_accum = atoi(s->given);

@@ -23,6 +23,7 @@ typedef enum {
     OOM_SETTING_ARGPARSE,  /* parser.add_argument("--batch-size", default=8) */
     OOM_SETTING_DATACLASS, /* max_seq_length: int = field(default=512) */
     OOM_SETTING_MODULE,    /* batch_size = 12 at module level */
+    OOM_SETTING_CONFIG,    /* a config file's key splatted into one call: train(**config["train_config"]) (splats.c) */
 } oom_setting_kind;
 
 typedef struct {
@@ -52,6 +53,7 @@ typedef struct {
 typedef struct {
     oom_est_setting *items;
     size_t len, cap;
+    oom_strlist kept; /* texts the settings' `given` point into, owned here */
 } oom_est_settings;
 
 typedef struct {
@@ -79,6 +81,12 @@ void oom_est_walk(const oom_est_reader *r, void (*visit)(void *ctx, TSNode n), v
 
 void oom_est_settings_collect(oom_est_reader *r);
 void oom_est_settings_free(oom_est_settings *s);
+/* A copy of `text` that lives as long as the settings, for a `given`. */
+const char *oom_est_settings_keep(oom_est_settings *s, const char *text);
+/* The settings a config file gives a function through `f(**config[...])`:
+ * one per parameter the splatted object has a scalar for, read after the
+ * launch command is bound (splats.c). */
+void oom_est_read_config_splats(oom_est_reader *r);
 /* The setting the script declares under `name` (options and fields before
  * module-level names); NULL when none. */
 const oom_est_setting *oom_est_setting_named(const oom_est_reader *r, const char *name);
@@ -206,6 +214,8 @@ void oom_est_read_placement(oom_est_reader *r);
 /* torchvision / timm image models, their input size, autocast, optimizer
  * classes and frozen layers (vision.c). */
 void oom_est_read_vision(oom_est_reader *r);
+/* Mixed precision set by an opt_level (apex's amp.initialize) (amp.c). */
+void oom_est_read_amp(oom_est_reader *r);
 /* ---- the project's own files (imports.c) ----------------------------------
  * The files a script's imports reach inside its project, each parsed once
  * for the definitions a model is built from (modules.c sizes them). */

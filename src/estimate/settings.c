@@ -300,7 +300,14 @@ void oom_est_settings_collect(oom_est_reader *r)
 void oom_est_settings_free(oom_est_settings *s)
 {
     free(s->items);
+    oom_strlist_free(&s->kept);
     memset(s, 0, sizeof *s);
+}
+
+const char *oom_est_settings_keep(oom_est_settings *s, const char *text)
+{
+    oom_strlist_push(&s->kept, text);
+    return s->kept.items[s->kept.len - 1];
 }
 
 /* ---- reading ---------------------------------------------------------------- */
@@ -339,7 +346,7 @@ bool oom_est_holds_arguments(const oom_est_reader *r, TSNode expr)
 {
     bool options = false;
     for (size_t i = 0; i < r->settings.len && !options; i++)
-        options = r->settings.items[i].kind != OOM_SETTING_MODULE;
+        options = r->settings.items[i].kind == OOM_SETTING_ARGPARSE || r->settings.items[i].kind == OOM_SETTING_DATACLASS;
     return options && (oom_est_type_is(expr, "identifier") || oom_est_type_is(expr, "attribute")) &&
            holds_arguments(r, expr);
 }
@@ -508,6 +515,11 @@ static const oom_est_setting *passed_for(const oom_est_reader *r, TSNode call, c
             return read_by(r, a, depth);
         }
     }
+    for (size_t i = 0; splat[0] && i < r->settings.len; i++) { /* `train(**config["train"])` (splats.c) */
+        const oom_est_setting *s = &r->settings.items[i];
+        if (s->kind == OOM_SETTING_CONFIG && ts_node_eq(s->at, call) && strcmp(s->name, name) == 0)
+            return s;
+    }
     TSNode caller = module_function_around(call);
     char kw[64];
     if (!splat[0] || ts_node_is_null(caller) || !keywords_parameter(r, caller, kw, sizeof kw) || strcmp(kw, splat) != 0)
@@ -628,6 +640,8 @@ void oom_est_setting_describe(const oom_est_setting *s, char *buf, size_t size)
 {
     if (s->kind == OOM_SETTING_MODULE)
         snprintf(buf, size, "%s (module level)", s->spelling);
+    else if (s->kind == OOM_SETTING_CONFIG)
+        snprintf(buf, size, "%s", s->given_said);
     else
         snprintf(buf, size, "%s default", s->spelling);
 }

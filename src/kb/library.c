@@ -272,6 +272,9 @@ oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
     const cJSON *options = cJSON_GetObjectItemCaseSensitive(root, "options");
     if (ok && options)
         ok = read_names(options, "option_decorators", &lib->option_decorators, err);
+    const cJSON *precision = cJSON_GetObjectItemCaseSensitive(root, "precision");
+    if (ok && precision)
+        ok = read_names(precision, "opt_level_initializers", &lib->opt_level_initializers, err);
     if (ok) {
         const cJSON *arr = cJSON_GetObjectItemCaseSensitive(mod, "containers");
         size_t n = cJSON_IsArray(arr) ? (size_t)cJSON_GetArraySize(arr) : 0;
@@ -339,6 +342,7 @@ void oom_library_free(oom_library *lib)
     oom_strlist_free(&lib->number_builtins);
     oom_strlist_free(&lib->synthetic_tensor_functions);
     oom_strlist_free(&lib->option_decorators);
+    oom_strlist_free(&lib->opt_level_initializers);
     oom_strlist_free(&lib->collection_adding_methods);
     oom_strlist_free(&lib->no_grad_functions);
     oom_strlist_free(&lib->inference_mode_functions);

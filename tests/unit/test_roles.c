@@ -40,6 +40,8 @@ static void patterns(void)
     /* command-line options declared by decorators, by qualified name */
     CHECK(oom_library_lists(&lib->option_decorators, "click.option", 12));
     CHECK(!oom_library_lists(&lib->option_decorators, "click.command", 13));
+    /* mixed precision set by an opt_level */
+    CHECK(oom_library_lists(&lib->opt_level_initializers, "apex.amp.initialize", 19));
 }
 
 /* A malformed library file is refused with the reason, never half read. */
