@@ -667,6 +667,31 @@ for bad in "$T/bad.json" list.json missing.json; do
     expect_contains "splat-hostile-$(basename "$bad")-batch-assumed" "$OUT" "assumed: batch 8"
 done
 cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
+# Words that only run the command after them, and the project's console
+# scripts (issue 27; fixtures/estimate/wrappers/): VAR=value and env
+# prefixes, poetry run, pyproject.toml's [tool.poetry.scripts] and setup.py's
+# console_scripts run as `python -m MODULE`; one naming a missing module is
+# said, never a crash.
+G=fixtures/estimate/wrappers
+SAVED_OOMLINT=$OOMLINT; OOMLINT=$OABS; SAVED_PWD=$PWD; cd $G || exit 1
+run_oomlint estimate -- CUDA_VISIBLE_DEVICES=0 python pkg/train.py
+expect_contains "wrapper-assignment-prefix" "$OUT" "pkg/train.py:11 AutoModelForCausalLM.from_pretrained(\"gpt2\")"
+expect_contains "wrapper-assignment-prefix-noted" "$OUT" "command word 2: the command runs after \`CUDA_VISIBLE_DEVICES=0\`, which only sets its environment"
+run_oomlint estimate -- env PYTHONPATH=. python pkg/train.py --batch_size 3
+expect_contains "wrapper-env-arguments-bound" "$OUT" "command word 5: --batch_size 3"
+run_oomlint estimate -- poetry run tiny-train --batch_size 4
+expect_contains "wrapper-poetry-console-script" "$OUT" "tiny-train is a console script of the project: it runs the module pkg.train"
+expect_contains "wrapper-console-script-arguments" "$OUT" "command word 4: --batch_size 4"
+run_oomlint estimate -- poetry run broken-train
+expect_rc "wrapper-console-script-missing-exit-2" 2
+expect_contains "wrapper-console-script-missing-said" "$ERR" "pkg/missing.py does not exist"
+run_oomlint estimate -- env
+expect_rc "wrapper-env-alone-exit-2" 2
+cd setuppy || exit 1
+run_oomlint estimate -- tool-train --batch_size 5
+expect_contains "wrapper-setup-py-console-script" "$OUT" "tool-train is a console script of the project: it runs the module tool.train"
+expect_contains "wrapper-setup-py-arguments" "$OUT" "command word 2: --batch_size 5"
+cd "$SAVED_PWD" || exit 1; OOMLINT=$SAVED_OOMLINT
 # imports that reach nothing sizable end in the model unknown, never a crash:
 # a models file over the 1 MiB bound, a module that is a symlink loop, a
 # package that re-exports from itself

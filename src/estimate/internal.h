@@ -358,6 +358,17 @@ TSNode oom_est_global_value(oom_est_configs *cs, const oom_est_reader *r, const 
 
 /* ---- launch commands (launch.c, shell.c, arguments.c) --------------------------- */
 
+/* What runs the command after it (wrappers.c): `skip` words of prefix
+ * (`CUDA_VISIBLE_DEVICES=0`, `env ...`, `poetry run`), and whether the
+ * next word is a console script the project (pyproject.toml or setup.py
+ * in `dir`) declares, with the module it runs. False when neither. */
+typedef struct {
+    size_t skip;
+    bool console;
+    char module[160];
+} oom_est_unwrapped;
+bool oom_est_launch_unwrap(const char *dir, const oom_launch_word *words, size_t n, oom_est_unwrapped *out);
+
 /* Reads a launch command's words (shell.c hands over a script's launch line). */
 bool oom_est_launch_from_words(oom_launch *l, oom_launch_word *words, size_t n, oom_buf *err);
 /* A shell script's launch line, run as `bash path ARGS...`: $1... are the ARGS. */

@@ -596,6 +596,39 @@ static oom_launcher launcher_of(cursor *c)
     return OOM_LAUNCHER_NONE;
 }
 
+/* The command past what only sets its environment (`CUDA_VISIBLE_DEVICES=0`,
+ * `poetry run`), and a console script as the `python -m MODULE` it runs: a
+ * new array of words then, returned for the caller to free. */
+static oom_launch_word *unwrapped(oom_launch *l, oom_launch_word **words, size_t *n)
+{
+    oom_est_unwrapped u;
+    if (!oom_est_launch_unwrap(l->dir, *words, *n, &u))
+        return NULL;
+    char where[160];
+    oom_launch_word *first = &(*words)[u.skip];
+    oom_launch_where(l, first, where, sizeof where);
+    if (u.skip > 0)
+        oom_est_launch_note(l, "%s: the command runs after `%s%s`, which only sets its environment", where,
+                            (*words)[0].text, u.skip > 1 ? " ..." : "");
+    *words += u.skip, *n -= u.skip;
+    if (!u.console)
+        return NULL;
+    oom_est_launch_note(l, "%s: %s is a console script of the project: it runs the module %s", where, first->text,
+                        u.module);
+    size_t rest = *n - 1; /* `yolo-train ARGS` runs `python -m pytorchyolo.train ARGS` */
+    oom_launch_word *w = oom_xcalloc(rest + 3, sizeof *w);
+    const char *lead[] = {"python", "-m", u.module};
+    for (int i = 0; i < 3; i++) {
+        w[i] = word_dup(first);
+        free(w[i].text);
+        w[i].text = oom_xstrdup(lead[i]);
+    }
+    for (size_t i = 0; i < rest; i++)
+        w[3 + i] = word_dup(&first[1 + i]);
+    *words = w, *n = rest + 3;
+    return w;
+}
+
 bool oom_est_launch_from_words(oom_launch *l, oom_launch_word *words, size_t n, oom_buf *err)
 {
     if (n == 0) {
@@ -608,6 +641,7 @@ bool oom_est_launch_from_words(oom_launch *l, oom_launch_word *words, size_t n, 
         oom_buf_printf(&cmd, "%s%s", i ? " " : "", words[i].text);
     l->command = oom_buf_take(&cmd);
     l->line = words[0].line;
+    oom_launch_word *console = unwrapped(l, &words, &n);
     cursor c;
     memset(&c, 0, sizeof c);
     c.l = l, c.words = words, c.n = n;
@@ -623,6 +657,9 @@ bool oom_est_launch_from_words(oom_launch *l, oom_launch_word *words, size_t n, 
     read_script(&c);
     settle_processes(&c);
     settle_fsdp(&c);
+    for (size_t i = 0; console && i < n; i++)
+        word_free(&console[i]);
+    free(console);
     return true;
 }
 
