@@ -640,6 +640,20 @@ expect_contains "positional-parameter-batch" "$OUT" "command word 5: --batch_siz
 run_oomlint estimate -- python train_disagree.py
 expect_rc "parameter-two-options-exit-2" 2
 expect_contains "parameter-two-options-no-model" "$ERR" "no model to size"
+# `main(**vars(args))`: every option as the keyword parameter of its name
+run_oomlint estimate -- python train_vars.py --model_name EleutherAI/pythia-160m --batch_size 3
+expect_contains "vars-args-model" "$OUT" "command word 3: --model_name EleutherAI/pythia-160m"
+expect_contains "vars-args-batch" "$OUT" "command word 5: --batch_size 3"
+# absl's flags: DEFINE_* calls declare options read back as FLAGS.<name>
+run_oomlint estimate -- python train_absl.py --model_name=EleutherAI/pythia-160m --batch_size=6 --bf16
+expect_contains "absl-string-flag" "$OUT" "command word 3: --model_name=EleutherAI/pythia-160m"
+expect_contains "absl-int-flag" "$OUT" "command word 4: --batch_size=6"
+expect_contains "absl-bool-flag" "$OUT" "bf16 mixed precision         command word 5: --bf16"
+run_oomlint estimate -- python train_absl.py --batch_size 7 --bf16=false
+expect_contains "absl-defaults" "$OUT" "from --model_name default"
+expect_contains "absl-bool-flag-off" "$OUT" "command word 5: --bf16=false (fp32, mixed precision off)"
+run_oomlint estimate -- python train_absl.py --batch_size=many
+expect_contains "absl-int-flag-refused" "$OUT" "--batch_size=many is not a whole number (the script would stop); the default stands"
 # recursion, mutual recursion, nameless options and splats: an answer, never a crash
 run_oomlint estimate -- python train_hostile.py --model gpt2
 expect_rc "parameter-hostile-exit-0" 0

@@ -67,6 +67,9 @@ typedef struct {
     oom_strlist collection_adding_methods; /* methods adding to a collection in place (`append`) */
     oom_strlist synthetic_tensor_functions; /* tensor factories (`torch.randn`): inputs made from sizes, not data */
     oom_strlist option_decorators; /* decorators declaring a command-line option of the function (`click.option`) */
+    oom_strlist flag_definers;      /* calls defining a flag by name and default (absl's `flags.DEFINE_integer`) */
+    oom_strlist int_flag_definers;  /* those of them whose flag takes a whole number */
+    oom_strlist bool_flag_definers; /* those of them whose flag is a switch */
     oom_strlist opt_level_initializers; /* calls setting mixed precision by opt_level= (`apex.amp.initialize`) */
 } oom_library;
 

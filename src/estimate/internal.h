@@ -112,6 +112,11 @@ bool oom_est_runs_without_flags(const oom_est_reader *r, TSNode node);
  * "batch_size (module level)". */
 void oom_est_setting_describe(const oom_est_setting *s, char *buf, size_t size);
 
+/* A flag-defining call (absl's `flags.DEFINE_integer("batch_size", 128,
+ * "...")`) as the option it declares, into `out`; false for any other call
+ * (flags.c). */
+bool oom_est_flag_definition(const oom_est_reader *r, TSNode call, oom_est_setting *out);
+
 /* "--nproc-per-node=2" -> "nproc_per_node" (arguments.c). */
 void oom_est_option_name(const char *word, char *out, size_t size);
 

@@ -280,6 +280,12 @@ static void visit(void *ctx, TSNode n)
         collect_option(r, n);
         return;
     }
+    oom_est_setting flag;
+    if (oom_est_flag_definition(r, n, &flag)) { /* flags.DEFINE_integer("batch_size", 128, ...) */
+        if (!find(&r->settings, flag.name, OOM_SETTING_ARGPARSE))
+            OOM_PUSH(r->settings.items, r->settings.len, r->settings.cap, flag);
+        return;
+    }
     if (!oom_est_type_is(oom_est_child(n, "function"), "attribute"))
         return;
     char method[16];
@@ -495,12 +501,25 @@ static const oom_est_setting *parameter_setting(const oom_est_reader *r, TSNode 
     return cs.more ? NULL : found;
 }
 
+/* `vars(args)` of the parsed options: a dict of every option by its name. */
+static bool options_as_dict(const oom_est_reader *r, TSNode e)
+{
+    oom_buf q;
+    oom_buf_init(&q);
+    TSNode arg = oom_est_positional(e, 0);
+    bool yes = oom_est_type_is(e, "call") && oom_pymodel_qualname(r->m, oom_est_child(e, "function"), &q) &&
+               strcmp(q.data, "vars") == 0 && oom_est_holds_arguments(r, arg);
+    oom_buf_free(&q);
+    return yes;
+}
+
 static const oom_est_setting *passed_for(const oom_est_reader *r, TSNode call, const char *name, int position,
                                          int depth)
 {
     TSNode args = oom_est_child(call, "arguments");
     int seen = 0;
     char splat[64] = "";
+    bool options = false; /* `main(**vars(args))`: every option as the keyword of its name */
     for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
         TSNode a = ts_node_named_child(args, i);
         char key[64];
@@ -509,6 +528,7 @@ static const oom_est_setting *passed_for(const oom_est_reader *r, TSNode call, c
                 return read_by(r, oom_est_child(a, "value"), depth);
         } else if (oom_est_type_is(a, "dictionary_splat") && ts_node_named_child_count(a) > 0) {
             oom_est_text_of(r, ts_node_named_child(a, 0), splat, sizeof splat);
+            options = options || options_as_dict(r, ts_node_named_child(a, 0));
         } else if (oom_est_type_is(a, "list_splat")) {
             return NULL; /* `f(*xs)`: which position is which is not known */
         } else if (!oom_est_type_is(a, "comment") && seen++ == position && position >= 0) {
@@ -520,6 +540,9 @@ static const oom_est_setting *passed_for(const oom_est_reader *r, TSNode call, c
         if (s->kind == OOM_SETTING_CONFIG && ts_node_eq(s->at, call) && strcmp(s->name, name) == 0)
             return s;
     }
+    const oom_est_setting *option = options ? oom_est_setting_named(r, name) : NULL;
+    if (option && (option->kind == OOM_SETTING_ARGPARSE || option->kind == OOM_SETTING_DATACLASS))
+        return option;
     TSNode caller = module_function_around(call);
     char kw[64];
     if (!splat[0] || ts_node_is_null(caller) || !keywords_parameter(r, caller, kw, sizeof kw) || strcmp(kw, splat) != 0)
