@@ -701,6 +701,15 @@ expect_rc "wrapper-console-script-missing-exit-2" 2
 expect_contains "wrapper-console-script-missing-said" "$ERR" "pkg/missing.py does not exist"
 run_oomlint estimate -- env
 expect_rc "wrapper-env-alone-exit-2" 2
+# `python -m` in a src/ layout, directly and through a console script
+run_oomlint estimate -- python -m srcpkg.train --batch_size 9
+expect_contains "module-src-layout" "$OUT" "src/srcpkg/train.py:11 AutoModelForCausalLM.from_pretrained(\"gpt2\")"
+expect_contains "module-src-layout-arguments" "$OUT" "command word 4: --batch_size 9"
+run_oomlint estimate -- src-train
+expect_contains "console-script-src-layout" "$OUT" "src/srcpkg/train.py:9 per_device_train_batch_size"
+run_oomlint estimate -- python -m nothere.train
+expect_rc "module-missing-exit-2" 2
+expect_contains "module-missing-said" "$ERR" "nothere/train.py does not exist"
 cd setuppy || exit 1
 run_oomlint estimate -- tool-train --batch_size 5
 expect_contains "wrapper-setup-py-console-script" "$OUT" "tool-train is a console script of the project: it runs the module tool.train"

@@ -373,6 +373,10 @@ typedef struct {
     char module[160];
 } oom_est_unwrapped;
 bool oom_est_launch_unwrap(const char *dir, const oom_launch_word *words, size_t n, oom_est_unwrapped *out);
+/* The file `python -m MODULE` runs from `dir`: pkg/train.py or
+ * pkg/train/__main__.py, under src/ in a src layout; the first of them
+ * when none is there (for the note that says so). Owned by the caller. */
+char *oom_est_module_file(const char *dir, const char *module);
 
 /* Reads a launch command's words (shell.c hands over a script's launch line). */
 bool oom_est_launch_from_words(oom_launch *l, oom_launch_word *words, size_t n, oom_buf *err);

@@ -456,31 +456,6 @@ static bool is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* `-m pkg.train`: pkg/train.py, or pkg/train/__main__.py. */
-static char *module_path(const oom_launch *l, const char *module)
-{
-    oom_buf rel;
-    oom_buf_init(&rel);
-    for (const char *p = module; *p; p++)
-        oom_buf_putc(&rel, *p == '.' ? '/' : *p);
-    oom_buf_puts(&rel, ".py");
-    char *path = in_dir(l, rel.data);
-    if (!is_file(path)) {
-        rel.len -= 3;
-        rel.data[rel.len] = '\0';
-        oom_buf_puts(&rel, "/__main__.py");
-        char *main_path = in_dir(l, rel.data);
-        if (is_file(main_path)) {
-            free(path);
-            path = main_path;
-        } else {
-            free(main_path);
-        }
-    }
-    oom_buf_free(&rel);
-    return path;
-}
-
 static oom_launch_word word_dup(const oom_launch_word *w)
 {
     oom_launch_word d = *w;
@@ -510,7 +485,7 @@ static void read_script(cursor *c)
         oom_est_launch_note(l, "%s: the script's name %s has %s, which %s", where, w->text, w->unresolved,
                             oom_est_unresolved_why(w->unresolved) + 3);
     } else {
-        l->script = c->module ? module_path(l, w->text) : in_dir(l, w->text);
+        l->script = c->module ? oom_est_module_file(l->dir, w->text) : in_dir(l, w->text);
         l->script_exists = is_file(l->script);
     }
     for (; c->i < c->n; c->i++) {

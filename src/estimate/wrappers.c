@@ -7,9 +7,9 @@
  * setup.py (entry_points console_scripts) as `module:function`: it runs as
  * `python -m module`, the module read as the script.
  *
- * This file only tells how many words are prefix and which module a
- * console script runs; launch.c reads the command after them and notes
- * both. */
+ * This file tells how many words are prefix, which module a console
+ * script runs, and which file `python -m MODULE` runs (a src/ layout
+ * included); launch.c reads the command after them and notes both. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,6 +166,40 @@ static bool console_script(const char *dir, const char *name, char *module, size
         free(text);
     }
     return found;
+}
+
+/* `python -m pkg.train` from `dir`: the folders Python searches first are
+ * the one the command runs in and, in a src layout (the project installed
+ * in development mode), its src/; a module is a file or a package's
+ * __main__.py. */
+char *oom_est_module_file(const char *dir, const char *module)
+{
+    static const char *const roots[] = {"", "src/"};
+    static const char *const tails[] = {".py", "/__main__.py"};
+    oom_buf rel;
+    oom_buf_init(&rel);
+    for (const char *p = module; *p; p++)
+        oom_buf_putc(&rel, *p == '.' ? '/' : *p);
+    bool here = !dir || !*dir || strcmp(dir, ".") == 0;
+    char *first = NULL;
+    for (int r = 0; r < 2; r++)
+        for (int t = 0; t < 2; t++) {
+            oom_buf path;
+            oom_buf_init(&path);
+            oom_buf_printf(&path, "%s%s%s%s%s", here ? "" : dir, here ? "" : "/", roots[r], rel.data, tails[t]);
+            struct stat st;
+            if (stat(path.data, &st) == 0 && S_ISREG(st.st_mode)) {
+                free(first);
+                oom_buf_free(&rel);
+                return oom_buf_take(&path);
+            }
+            if (!first)
+                first = oom_buf_take(&path);
+            else
+                oom_buf_free(&path);
+        }
+    oom_buf_free(&rel);
+    return first;
 }
 
 bool oom_est_launch_unwrap(const char *dir, const oom_launch_word *words, size_t n, oom_est_unwrapped *out)
