@@ -640,6 +640,11 @@ expect_contains "positional-parameter-batch" "$OUT" "command word 5: --batch_siz
 run_oomlint estimate -- python train_disagree.py
 expect_rc "parameter-two-options-exit-2" 2
 expect_contains "parameter-two-options-no-model" "$ERR" "no model to size"
+# a switch's off word: click's --no-x of a --x/--no-x pair, absl's --nox; the last word wins
+run_oomlint estimate -- python train_click.py --gradient-checkpointing --no-gradient-checkpointing
+expect_contains "click-switch-pair-off" "$OUT" "checkpointing off                          command word 4: --no-gradient-checkpointing"
+run_oomlint estimate -- python train_absl.py --bf16 --nobf16
+expect_contains "absl-bool-flag-no" "$OUT" "command word 4: --nobf16 (fp32, mixed precision off)"
 # `main(**vars(args))`: every option as the keyword parameter of its name
 run_oomlint estimate -- python train_vars.py --model_name EleutherAI/pythia-160m --batch_size 3
 expect_contains "vars-args-model" "$OUT" "command word 3: --model_name EleutherAI/pythia-160m"

@@ -176,6 +176,8 @@ static oom_est_setting *declared(oom_est_reader *r, const char *word, const char
             if (pass == 0 && s->kind == OOM_SETTING_ARGPARSE && strlen(s->spelling) == spelled &&
                 strncmp(s->spelling, word, spelled) == 0)
                 return s;
+            if (pass == 0 && s->off_spelling[0] && strcmp(s->off_spelling, word) == 0)
+                return s; /* `--no-gradient-checkpointing` */
             if (pass == 1 && strcmp(s->name, name) == 0)
                 return s;
         }
@@ -342,6 +344,13 @@ static void bind_option(binder *b, const oom_launch_word *w)
     oom_est_option_name(w->text, name, sizeof name);
     oom_est_setting *s = declared(b->r, w->text, name);
     takes kind;
+    if (s && s->off_spelling[0] && strcmp(s->off_spelling, w->text) == 0) { /* a switch's off word takes no value */
+        s->given = "False";
+        s->given_word = w;
+        s->given_assumed = w->conditional;
+        oom_est_printf(s->given_said, sizeof s->given_said, "%s", w->text);
+        return;
+    }
     if (!s && b->r->launch->script && !b->r->launch->script_exists) {
         /* the script is not there: every option is read by its name */
         kind = guessed(b, w);

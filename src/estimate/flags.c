@@ -4,9 +4,9 @@
  * integer or a switch, is data (rules/kb/library.json "options"); the
  * calls take the flag's name and then its default, positionally or as
  * name= / default=. A flag is an option of the script like argparse's, so
- * the command's `--batch_size=64` binds to it (arguments.c); absl's
- * single-dash and `--noflag` spellings are not matched and are noted as
- * options the script does not have. */
+ * the command's `--batch_size=64` binds to it (arguments.c), and a switch's
+ * `--noflag` turns it off; absl's single-dash spelling is not matched and is
+ * noted as an option the script does not have. */
 #include <stdio.h>
 #include <string.h>
 
@@ -42,6 +42,8 @@ bool oom_est_flag_definition(const oom_est_reader *r, TSNode call, oom_est_setti
         out->int_type = oom_library_lists(&lib->int_flag_definers, q.data, q.len);
         /* a switch takes no value (`--amp`) and `--amp=false` */
         out->flag = oom_library_lists(&lib->bool_flag_definers, q.data, q.len) ? 0 : -1;
+        if (out->flag == 0) /* absl turns a switch off with `--no<name>` */
+            oom_est_printf(out->off_spelling, sizeof out->off_spelling, "--no%s", name.data);
     }
     oom_buf_free(&q);
     oom_buf_free(&name);

@@ -34,6 +34,7 @@ typedef struct {
     TSNode at;         /* the declaration: add_argument(...), the field, the assignment */
     bool int_type;     /* argparse type=int: a string default is converted */
     bool bool_type;    /* click's type=bool: takes true / false as its value */
+    char off_spelling[64]; /* the word that turns a switch off: click's "--no-x" of "--x/--no-x", absl's "--nox" */
     signed char flag;  /* action="store_true": 0, "store_false": 1 (the default without default=); -1 */
     /* the value a launch command gives it, over the default (arguments.c):
      * the text the readers read instead of `value`, and the option's word */

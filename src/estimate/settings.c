@@ -164,7 +164,11 @@ static void collect_option(oom_est_reader *r, TSNode call)
     }
     oom_buf_free(&s);
     bool pair = strchr(spelling, '/') != NULL;
-    spelling[strcspn(spelling, "/ ")] = '\0'; /* "--gradient-checkpointing/--no-gradient-checkpointing" */
+    char off[64] = "";
+    if (pair) /* "--gradient-checkpointing/--no-gradient-checkpointing": the second turns it off */
+        oom_est_copy(off, sizeof off, strchr(spelling, '/') + 1 + strspn(strchr(spelling, '/') + 1, " "));
+    off[strcspn(off, " ")] = '\0';
+    spelling[strcspn(spelling, "/ ")] = '\0';
     if (!dest[0]) { /* click's name of the parameter, as argparse's dest: "--input-model" -> "input_model" */
         size_t n = 0;
         for (const char *p = spelling + strspn(spelling, "-"); *p && n + 1 < sizeof dest; p++)
@@ -175,6 +179,8 @@ static void collect_option(oom_est_reader *r, TSNode call)
         return;
     oom_est_setting *o = add(&r->settings, dest, OOM_SETTING_ARGPARSE, call);
     oom_est_copy(o->spelling, sizeof o->spelling, spelling[0] ? spelling : dest);
+    if (oom_str_starts_with(off, "--"))
+        oom_est_copy(o->off_spelling, sizeof o->off_spelling, off);
     o->value = default_value(r, oom_pymodel_keyword_value(r->m, call, "default"));
     char text[16];
     TSNode type = oom_pymodel_keyword_value(r->m, call, "type");
