@@ -615,6 +615,111 @@ expect_contains "registry-unknown-key-given" "$OUT" "arch=TinyNet via getattr(mo
 run_oomlint estimate -- python train_factory.py --arch wide
 expect_contains "registry-factory-parameter" "$OUT" "WideNet built here (class WideNet at models/nets.py:17, built by build_model() at models/factory.py:6): 212 parameters"
 cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
+# Options that reach the code as function parameters (issue 27;
+# fixtures/estimate/options/): click's decorators declare them and pass them
+# as keywords through `main(**kwargs)` and `train(**kwargs)` to the loader;
+# argparse's passed positionally to a module-level function; a parameter its
+# callers fill with two different options holds neither.
+G=fixtures/estimate/options
+SAVED_OOMLINT=$OOMLINT; OOMLINT=$OABS; cd $G || exit 1
+run_oomlint estimate -- python train_click.py --input-model EleutherAI/pythia-160m --per-device-train-batch-size 6 --bf16 true --gradient-checkpointing
+expect_contains "click-model-through-parameters" "$OUT" "EleutherAI/pythia-160m (162.3M params) command word 3: --input-model EleutherAI/pythia-160m"
+expect_contains "click-batch-through-kwargs" "$OUT" "command word 5: --per-device-train-batch-size 6"
+expect_contains "click-bool-option" "$OUT" "bf16 mixed precision         command word 7: --bf16 true"
+expect_contains "click-switch-pair" "$OUT" "command word 9: --gradient-checkpointing"
+expect_not_contains "click-options-all-bound" "$ERR" "is not an option of"
+run_oomlint estimate -- python train_click.py
+expect_contains "click-defaults" "$OUT" "AutoModelForCausalLM.from_pretrained(\"gpt2\"), from --input-model default"
+expect_contains "click-int-default" "$OUT" "per_device_train_batch_size, from --per-device-train-batch-size default"
+run_oomlint estimate -- python train_click.py --bf16 maybe
+expect_rc "click-bad-bool-exit-0" 0
+expect_contains "click-bad-bool-said" "$OUT" "--bf16 maybe is not true or false (the script would stop); the default stands"
+run_oomlint estimate -- python train_params.py --model EleutherAI/pythia-160m --batch_size 4
+expect_contains "positional-parameter-model" "$OUT" "command word 3: --model EleutherAI/pythia-160m"
+expect_contains "positional-parameter-batch" "$OUT" "command word 5: --batch_size 4"
+run_oomlint estimate -- python train_disagree.py
+expect_rc "parameter-two-options-exit-2" 2
+expect_contains "parameter-two-options-no-model" "$ERR" "no model to size"
+# a switch's off word: click's --no-x of a --x/--no-x pair, absl's --nox; the last word wins
+run_oomlint estimate -- python train_click.py --gradient-checkpointing --no-gradient-checkpointing
+expect_contains "click-switch-pair-off" "$OUT" "checkpointing off                          command word 4: --no-gradient-checkpointing"
+run_oomlint estimate -- python train_absl.py --bf16 --nobf16
+expect_contains "absl-bool-flag-no" "$OUT" "command word 4: --nobf16 (fp32, mixed precision off)"
+# `main(**vars(args))`: every option as the keyword parameter of its name
+run_oomlint estimate -- python train_vars.py --model_name EleutherAI/pythia-160m --batch_size 3
+expect_contains "vars-args-model" "$OUT" "command word 3: --model_name EleutherAI/pythia-160m"
+expect_contains "vars-args-batch" "$OUT" "command word 5: --batch_size 3"
+# absl's flags: DEFINE_* calls declare options read back as FLAGS.<name>
+run_oomlint estimate -- python train_absl.py --model_name=EleutherAI/pythia-160m --batch_size=6 --bf16
+expect_contains "absl-string-flag" "$OUT" "command word 3: --model_name=EleutherAI/pythia-160m"
+expect_contains "absl-int-flag" "$OUT" "command word 4: --batch_size=6"
+expect_contains "absl-bool-flag" "$OUT" "bf16 mixed precision         command word 5: --bf16"
+run_oomlint estimate -- python train_absl.py --batch_size 7 --bf16=false
+expect_contains "absl-defaults" "$OUT" "from --model_name default"
+expect_contains "absl-bool-flag-off" "$OUT" "command word 5: --bf16=false (fp32, mixed precision off)"
+run_oomlint estimate -- python train_absl.py --batch_size=many
+expect_contains "absl-int-flag-refused" "$OUT" "--batch_size=many is not a whole number (the script would stop); the default stands"
+# recursion, mutual recursion, nameless options and splats: an answer, never a crash
+run_oomlint estimate -- python train_hostile.py --model gpt2
+expect_rc "parameter-hostile-exit-0" 0
+cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
+# Training settings a JSON config hands train() through `**config["train_config"]`
+# (issue 27, waveglow's shape; fixtures/estimate/splats/): the DataLoader's
+# batch is the config's, apex's amp.initialize under `if fp16_run:` is fp16
+# mixed precision when the config turns it on, its opt_level the parameter's
+# default when the config has none; a config that is broken, a list or
+# missing leaves the batch assumed.
+G=fixtures/estimate/splats
+SAVED_OOMLINT=$OOMLINT; OOMLINT=$OABS; cd $G || exit 1
+run_oomlint estimate -- python train.py -c config.json
+expect_contains "splat-config-batch" "$OUT" "train.py:36 batch_size, from config.json [\"train_config\"] [\"batch_size\"]: 12"
+expect_contains "splat-amp-o1" "$OUT" "amp.initialize(opt_level=\"O1\"): fp16 mixed precision, from opt_level=\"O1\" default (not in config.json [\"train_config\"])"
+run_oomlint estimate -- python train.py -c config_off.json
+expect_contains "splat-config-batch-other-file" "$OUT" "from config_off.json [\"train_config\"] [\"batch_size\"]: 3"
+expect_contains "splat-amp-switched-off" "$OUT" "assumed: fp32 (no mixed precision found)"
+run_oomlint estimate -- python train.py -c config_o0.json
+expect_contains "splat-amp-o0-fp32" "$OUT" "assumed: fp32 (no mixed precision found)"
+printf '{"train_config": {"batch_size": 12,\n' > "$T/bad.json" # not JSON: kept out of the linted fixtures
+for bad in "$T/bad.json" list.json missing.json; do
+    run_oomlint estimate -- python train.py -c "$bad"
+    expect_rc "splat-hostile-$(basename "$bad")-exit-0" 0
+    expect_contains "splat-hostile-$(basename "$bad")-batch-assumed" "$OUT" "assumed: batch 8"
+done
+cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
+# Words that only run the command after them, and the project's console
+# scripts (issue 27; fixtures/estimate/wrappers/): VAR=value and env
+# prefixes, poetry run, pyproject.toml's [tool.poetry.scripts] and setup.py's
+# console_scripts run as `python -m MODULE`; one naming a missing module is
+# said, never a crash.
+G=fixtures/estimate/wrappers
+SAVED_OOMLINT=$OOMLINT; OOMLINT=$OABS; SAVED_PWD=$PWD; cd $G || exit 1
+run_oomlint estimate -- CUDA_VISIBLE_DEVICES=0 python pkg/train.py
+expect_contains "wrapper-assignment-prefix" "$OUT" "pkg/train.py:11 AutoModelForCausalLM.from_pretrained(\"gpt2\")"
+expect_contains "wrapper-assignment-prefix-noted" "$OUT" "command word 2: the command runs after \`CUDA_VISIBLE_DEVICES=0\`, which only sets its environment"
+run_oomlint estimate -- env PYTHONPATH=. python pkg/train.py --batch_size 3
+expect_contains "wrapper-env-arguments-bound" "$OUT" "command word 5: --batch_size 3"
+run_oomlint estimate -- poetry run tiny-train --batch_size 4
+expect_contains "wrapper-poetry-console-script" "$OUT" "tiny-train is a console script of the project: it runs the module pkg.train"
+expect_contains "wrapper-console-script-arguments" "$OUT" "command word 4: --batch_size 4"
+run_oomlint estimate -- poetry run broken-train
+expect_rc "wrapper-console-script-missing-exit-2" 2
+expect_contains "wrapper-console-script-missing-said" "$ERR" "pkg/missing.py does not exist"
+run_oomlint estimate -- env
+expect_rc "wrapper-env-alone-exit-2" 2
+# `python -m` in a src/ layout, directly and through a console script
+run_oomlint estimate -- python -m srcpkg.train --batch_size 9
+expect_contains "module-src-layout" "$OUT" "src/srcpkg/train.py:11 AutoModelForCausalLM.from_pretrained(\"gpt2\")"
+expect_contains "module-src-layout-arguments" "$OUT" "command word 4: --batch_size 9"
+run_oomlint estimate -- src-train
+expect_contains "console-script-src-layout" "$OUT" "src/srcpkg/train.py:9 per_device_train_batch_size"
+run_oomlint estimate -- python -m nothere.train
+expect_rc "module-missing-exit-2" 2
+expect_contains "module-missing-said" "$ERR" "nothere/train.py does not exist"
+cd setuppy || exit 1
+run_oomlint estimate -- tool-train --batch_size 5
+expect_contains "wrapper-setup-py-console-script" "$OUT" "tool-train is a console script of the project: it runs the module tool.train"
+expect_contains "wrapper-setup-py-arguments" "$OUT" "command word 2: --batch_size 5"
+cd "$SAVED_PWD" || exit 1; OOMLINT=$SAVED_OOMLINT
 # imports that reach nothing sizable end in the model unknown, never a crash:
 # a models file over the 1 MiB bound, a module that is a symlink loop, a
 # package that re-exports from itself

@@ -70,6 +70,11 @@ typedef struct {
     oom_strlist output_builtins;            /* builtins writing a value out, keeping nothing (`print`) */
     oom_strlist casting_methods;            /* a tensor's methods changing its dtype only (`half`, `type_as`) */
     oom_strlist evaluation_step_methods;    /* a framework module's per-batch evaluation methods (`validation_step`) */
+    oom_strlist option_decorators; /* decorators declaring a command-line option of the function (`click.option`) */
+    oom_strlist flag_definers;      /* calls defining a flag by name and default (absl's `flags.DEFINE_integer`) */
+    oom_strlist int_flag_definers;  /* those of them whose flag takes a whole number */
+    oom_strlist bool_flag_definers; /* those of them whose flag is a switch */
+    oom_strlist opt_level_initializers; /* calls setting mixed precision by opt_level= (`apex.amp.initialize`) */
 } oom_library;
 
 /* The library knowledge, parsed from the embedded file on the first call

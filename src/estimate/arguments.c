@@ -75,7 +75,7 @@ static bool has_word(const char *text, const char *word)
  * dataclass field's annotation, else the kind of its default. */
 static takes setting_takes(const oom_est_reader *r, const oom_est_setting *s)
 {
-    if (s->flag >= 0)
+    if (s->flag >= 0 || s->bool_type)
         return TAKES_SWITCH;
     char text[96];
     if (s->kind == OOM_SETTING_ARGPARSE && oom_est_type_is(s->at, "call") &&
@@ -171,11 +171,13 @@ static oom_est_setting *declared(oom_est_reader *r, const char *word, const char
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < r->settings.len; i++) {
             oom_est_setting *s = &r->settings.items[i];
-            if (s->kind == OOM_SETTING_MODULE)
+            if (s->kind == OOM_SETTING_MODULE || s->kind == OOM_SETTING_CONFIG)
                 continue;
             if (pass == 0 && s->kind == OOM_SETTING_ARGPARSE && strlen(s->spelling) == spelled &&
                 strncmp(s->spelling, word, spelled) == 0)
                 return s;
+            if (pass == 0 && s->off_spelling[0] && strcmp(s->off_spelling, word) == 0)
+                return s; /* `--no-gradient-checkpointing` */
             if (pass == 1 && strcmp(s->name, name) == 0)
                 return s;
         }
@@ -342,6 +344,13 @@ static void bind_option(binder *b, const oom_launch_word *w)
     oom_est_option_name(w->text, name, sizeof name);
     oom_est_setting *s = declared(b->r, w->text, name);
     takes kind;
+    if (s && s->off_spelling[0] && strcmp(s->off_spelling, w->text) == 0) { /* a switch's off word takes no value */
+        s->given = "False";
+        s->given_word = w;
+        s->given_assumed = w->conditional;
+        oom_est_printf(s->given_said, sizeof s->given_said, "%s", w->text);
+        return;
+    }
     if (!s && b->r->launch->script && !b->r->launch->script_exists) {
         /* the script is not there: every option is read by its name */
         kind = guessed(b, w);
@@ -498,7 +507,7 @@ static void apply_given_settings(oom_est_reader *r)
 {
     for (size_t i = 0; i < r->settings.len; i++) {
         const oom_est_setting *s = &r->settings.items[i];
-        if (!s->given)
+        if (!s->given || s->kind == OOM_SETTING_CONFIG) /* a config's key, not a command word */
             continue;
         if (strcmp(s->name, "gradient_accumulation_steps") == 0 && whole_number(s->given) && atoi(s->given) > 0)
             r->out->grad_accum = atoi(s->given);

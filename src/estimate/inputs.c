@@ -31,7 +31,7 @@ static void note_given(reader *r, oom_provenance *p, const char *what)
 void oom_est_note(reader *r, oom_input_kind k, TSNode at, const char *what)
 {
     oom_provenance *p = &r->out->from[k];
-    if (r->via && r->via->given && r->launch) {
+    if (r->via && r->via->given && r->via->given_word && r->launch) {
         note_given(r, p, what);
         return;
     }
@@ -746,9 +746,11 @@ static void read_modelled(const char *path, oom_source *src, oom_pymodel *m, TSN
     oom_est_settings_collect(&r);
     if (launch)
         oom_est_bind_arguments(&r);
+    oom_est_read_config_splats(&r);
     oom_est_read_model(&r);
     read_keywords(&r);
     oom_est_read_vision(&r);
+    oom_est_read_amp(&r);
     if (!oom_script_inputs_is_image(out))
         oom_est_read_task(&r);
     if (!out->model_known && own_models)

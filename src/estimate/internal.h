@@ -23,6 +23,7 @@ typedef enum {
     OOM_SETTING_ARGPARSE,  /* parser.add_argument("--batch-size", default=8) */
     OOM_SETTING_DATACLASS, /* max_seq_length: int = field(default=512) */
     OOM_SETTING_MODULE,    /* batch_size = 12 at module level */
+    OOM_SETTING_CONFIG,    /* a config file's key splatted into one call: train(**config["train_config"]) (splats.c) */
 } oom_setting_kind;
 
 typedef struct {
@@ -32,6 +33,8 @@ typedef struct {
     TSNode value;      /* the default, names followed; null when none is written */
     TSNode at;         /* the declaration: add_argument(...), the field, the assignment */
     bool int_type;     /* argparse type=int: a string default is converted */
+    bool bool_type;    /* click's type=bool: takes true / false as its value */
+    char off_spelling[64]; /* the word that turns a switch off: click's "--no-x" of "--x/--no-x", absl's "--nox" */
     signed char flag;  /* action="store_true": 0, "store_false": 1 (the default without default=); -1 */
     /* the value a launch command gives it, over the default (arguments.c):
      * the text the readers read instead of `value`, and the option's word */
@@ -51,6 +54,7 @@ typedef struct {
 typedef struct {
     oom_est_setting *items;
     size_t len, cap;
+    oom_strlist kept; /* texts the settings' `given` point into, owned here */
 } oom_est_settings;
 
 typedef struct {
@@ -78,6 +82,12 @@ void oom_est_walk(const oom_est_reader *r, void (*visit)(void *ctx, TSNode n), v
 
 void oom_est_settings_collect(oom_est_reader *r);
 void oom_est_settings_free(oom_est_settings *s);
+/* A copy of `text` that lives as long as the settings, for a `given`. */
+const char *oom_est_settings_keep(oom_est_settings *s, const char *text);
+/* The settings a config file gives a function through `f(**config[...])`:
+ * one per parameter the splatted object has a scalar for, read after the
+ * launch command is bound (splats.c). */
+void oom_est_read_config_splats(oom_est_reader *r);
 /* The setting the script declares under `name` (options and fields before
  * module-level names); NULL when none. */
 const oom_est_setting *oom_est_setting_named(const oom_est_reader *r, const char *name);
@@ -102,6 +112,11 @@ bool oom_est_runs_without_flags(const oom_est_reader *r, TSNode node);
 /* "--batch_size default", "TrainingArguments.model_max_length default",
  * "batch_size (module level)". */
 void oom_est_setting_describe(const oom_est_setting *s, char *buf, size_t size);
+
+/* A flag-defining call (absl's `flags.DEFINE_integer("batch_size", 128,
+ * "...")`) as the option it declares, into `out`; false for any other call
+ * (flags.c). */
+bool oom_est_flag_definition(const oom_est_reader *r, TSNode call, oom_est_setting *out);
 
 /* "--nproc-per-node=2" -> "nproc_per_node" (arguments.c). */
 void oom_est_option_name(const char *word, char *out, size_t size);
@@ -205,6 +220,8 @@ void oom_est_read_placement(oom_est_reader *r);
 /* torchvision / timm image models, their input size, autocast, optimizer
  * classes and frozen layers (vision.c). */
 void oom_est_read_vision(oom_est_reader *r);
+/* Mixed precision set by an opt_level (apex's amp.initialize) (amp.c). */
+void oom_est_read_amp(oom_est_reader *r);
 /* ---- the project's own files (imports.c) ----------------------------------
  * The files a script's imports reach inside its project, each parsed once
  * for the definitions a model is built from (modules.c sizes them). */
@@ -347,6 +364,21 @@ void oom_est_configs_describe(const oom_est_configs *cs, char *buf, size_t size)
 TSNode oom_est_global_value(oom_est_configs *cs, const oom_est_reader *r, const oom_nodes *layout, TSNode name);
 
 /* ---- launch commands (launch.c, shell.c, arguments.c) --------------------------- */
+
+/* What runs the command after it (wrappers.c): `skip` words of prefix
+ * (`CUDA_VISIBLE_DEVICES=0`, `env ...`, `poetry run`), and whether the
+ * next word is a console script the project (pyproject.toml or setup.py
+ * in `dir`) declares, with the module it runs. False when neither. */
+typedef struct {
+    size_t skip;
+    bool console;
+    char module[160];
+} oom_est_unwrapped;
+bool oom_est_launch_unwrap(const char *dir, const oom_launch_word *words, size_t n, oom_est_unwrapped *out);
+/* The file `python -m MODULE` runs from `dir`: pkg/train.py or
+ * pkg/train/__main__.py, under src/ in a src layout; the first of them
+ * when none is there (for the note that says so). Owned by the caller. */
+char *oom_est_module_file(const char *dir, const char *module);
 
 /* Reads a launch command's words (shell.c hands over a script's launch line). */
 bool oom_est_launch_from_words(oom_launch *l, oom_launch_word *words, size_t n, oom_buf *err);

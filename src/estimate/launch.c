@@ -456,31 +456,6 @@ static bool is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* `-m pkg.train`: pkg/train.py, or pkg/train/__main__.py. */
-static char *module_path(const oom_launch *l, const char *module)
-{
-    oom_buf rel;
-    oom_buf_init(&rel);
-    for (const char *p = module; *p; p++)
-        oom_buf_putc(&rel, *p == '.' ? '/' : *p);
-    oom_buf_puts(&rel, ".py");
-    char *path = in_dir(l, rel.data);
-    if (!is_file(path)) {
-        rel.len -= 3;
-        rel.data[rel.len] = '\0';
-        oom_buf_puts(&rel, "/__main__.py");
-        char *main_path = in_dir(l, rel.data);
-        if (is_file(main_path)) {
-            free(path);
-            path = main_path;
-        } else {
-            free(main_path);
-        }
-    }
-    oom_buf_free(&rel);
-    return path;
-}
-
 static oom_launch_word word_dup(const oom_launch_word *w)
 {
     oom_launch_word d = *w;
@@ -510,7 +485,7 @@ static void read_script(cursor *c)
         oom_est_launch_note(l, "%s: the script's name %s has %s, which %s", where, w->text, w->unresolved,
                             oom_est_unresolved_why(w->unresolved) + 3);
     } else {
-        l->script = c->module ? module_path(l, w->text) : in_dir(l, w->text);
+        l->script = c->module ? oom_est_module_file(l->dir, w->text) : in_dir(l, w->text);
         l->script_exists = is_file(l->script);
     }
     for (; c->i < c->n; c->i++) {
@@ -596,6 +571,39 @@ static oom_launcher launcher_of(cursor *c)
     return OOM_LAUNCHER_NONE;
 }
 
+/* The command past what only sets its environment (`CUDA_VISIBLE_DEVICES=0`,
+ * `poetry run`), and a console script as the `python -m MODULE` it runs: a
+ * new array of words then, returned for the caller to free. */
+static oom_launch_word *unwrapped(oom_launch *l, oom_launch_word **words, size_t *n)
+{
+    oom_est_unwrapped u;
+    if (!oom_est_launch_unwrap(l->dir, *words, *n, &u))
+        return NULL;
+    char where[160];
+    oom_launch_word *first = &(*words)[u.skip];
+    oom_launch_where(l, first, where, sizeof where);
+    if (u.skip > 0)
+        oom_est_launch_note(l, "%s: the command runs after `%s%s`, which only sets its environment", where,
+                            (*words)[0].text, u.skip > 1 ? " ..." : "");
+    *words += u.skip, *n -= u.skip;
+    if (!u.console)
+        return NULL;
+    oom_est_launch_note(l, "%s: %s is a console script of the project: it runs the module %s", where, first->text,
+                        u.module);
+    size_t rest = *n - 1; /* `yolo-train ARGS` runs `python -m pytorchyolo.train ARGS` */
+    oom_launch_word *w = oom_xcalloc(rest + 3, sizeof *w);
+    const char *lead[] = {"python", "-m", u.module};
+    for (int i = 0; i < 3; i++) {
+        w[i] = word_dup(first);
+        free(w[i].text);
+        w[i].text = oom_xstrdup(lead[i]);
+    }
+    for (size_t i = 0; i < rest; i++)
+        w[3 + i] = word_dup(&first[1 + i]);
+    *words = w, *n = rest + 3;
+    return w;
+}
+
 bool oom_est_launch_from_words(oom_launch *l, oom_launch_word *words, size_t n, oom_buf *err)
 {
     if (n == 0) {
@@ -608,6 +616,7 @@ bool oom_est_launch_from_words(oom_launch *l, oom_launch_word *words, size_t n, 
         oom_buf_printf(&cmd, "%s%s", i ? " " : "", words[i].text);
     l->command = oom_buf_take(&cmd);
     l->line = words[0].line;
+    oom_launch_word *console = unwrapped(l, &words, &n);
     cursor c;
     memset(&c, 0, sizeof c);
     c.l = l, c.words = words, c.n = n;
@@ -623,6 +632,9 @@ bool oom_est_launch_from_words(oom_launch *l, oom_launch_word *words, size_t n, 
     read_script(&c);
     settle_processes(&c);
     settle_fsdp(&c);
+    for (size_t i = 0; console && i < n; i++)
+        word_free(&console[i]);
+    free(console);
     return true;
 }
 

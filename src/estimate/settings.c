@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "internal.h"
+#include "oomlint/library.h"
 #include "oomlint/nodes.h"
 #include "oomlint/lang.h"
 
@@ -127,6 +128,69 @@ static void collect_add_argument(oom_est_reader *r, TSNode call)
                   strcmp(type, "int") == 0;
 }
 
+/* Whether `call` is a decorator the library knowledge lists as declaring a
+ * command-line option of the function below it (`@click.option(...)`). */
+static bool is_option_decorator(const oom_est_reader *r, TSNode call)
+{
+    const oom_library *lib = oom_library_get();
+    if (!lib || !oom_est_type_is(ts_node_parent(call), "decorator"))
+        return false;
+    oom_buf q;
+    oom_buf_init(&q);
+    bool yes = oom_pymodel_qualname(r->m, oom_est_child(call, "function"), &q) &&
+               oom_library_lists(&lib->option_decorators, q.data, q.len);
+    oom_buf_free(&q);
+    return yes;
+}
+
+/* `@click.option("--input-model", type=str, default=X)`: the parameter is
+ * the first long option's name, dashes made underscores, unless a bare name
+ * is given ("model_path"); a `--x/--no-x` pair and is_flag=True are
+ * switches that take no value, type=bool one that takes true or false. */
+static void collect_option(oom_est_reader *r, TSNode call)
+{
+    char spelling[96] = "", dest[64] = "";
+    TSNode args = oom_est_child(call, "arguments");
+    oom_buf s;
+    oom_buf_init(&s);
+    for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (!oom_est_type_is(a, "string") || !oom_pymodel_string_value(r->m, a, &s) || s.len == 0)
+            continue;
+        if (s.data[0] != '-')
+            oom_est_copy(dest, sizeof dest, s.data);
+        else if (!spelling[0] || (oom_str_starts_with(s.data, "--") && !oom_str_starts_with(spelling, "--")))
+            oom_est_copy(spelling, sizeof spelling, s.data);
+    }
+    oom_buf_free(&s);
+    bool pair = strchr(spelling, '/') != NULL;
+    char off[64] = "";
+    if (pair) /* "--gradient-checkpointing/--no-gradient-checkpointing": the second turns it off */
+        oom_est_copy(off, sizeof off, strchr(spelling, '/') + 1 + strspn(strchr(spelling, '/') + 1, " "));
+    off[strcspn(off, " ")] = '\0';
+    spelling[strcspn(spelling, "/ ")] = '\0';
+    if (!dest[0]) { /* click's name of the parameter, as argparse's dest: "--input-model" -> "input_model" */
+        size_t n = 0;
+        for (const char *p = spelling + strspn(spelling, "-"); *p && n + 1 < sizeof dest; p++)
+            dest[n++] = *p == '-' ? '_' : *p;
+        dest[n] = '\0';
+    }
+    if (!dest[0] || find(&r->settings, dest, OOM_SETTING_ARGPARSE))
+        return;
+    oom_est_setting *o = add(&r->settings, dest, OOM_SETTING_ARGPARSE, call);
+    oom_est_copy(o->spelling, sizeof o->spelling, spelling[0] ? spelling : dest);
+    if (oom_str_starts_with(off, "--"))
+        oom_est_copy(o->off_spelling, sizeof o->off_spelling, off);
+    o->value = default_value(r, oom_pymodel_keyword_value(r->m, call, "default"));
+    char text[16];
+    TSNode type = oom_pymodel_keyword_value(r->m, call, "type");
+    o->int_type = oom_est_text_of(r, type, text, sizeof text) && strcmp(text, "int") == 0;
+    o->bool_type = oom_est_text_of(r, type, text, sizeof text) && strcmp(text, "bool") == 0;
+    bool is_flag = oom_est_type_is(oom_pymodel_keyword_value(r->m, call, "is_flag"), "true");
+    if (pair || is_flag)
+        o->flag = 0; /* off unless its default says otherwise */
+}
+
 /* parser.set_defaults(batch_size=16): the options' defaults become these. */
 static void collect_set_defaults(oom_est_reader *r, TSNode call)
 {
@@ -216,7 +280,19 @@ static void visit(void *ctx, TSNode n)
         collect_fields(r, n);
         return;
     }
-    if (!oom_est_type_is(n, "call") || !oom_est_type_is(oom_est_child(n, "function"), "attribute"))
+    if (!oom_est_type_is(n, "call"))
+        return;
+    if (is_option_decorator(r, n)) {
+        collect_option(r, n);
+        return;
+    }
+    oom_est_setting flag;
+    if (oom_est_flag_definition(r, n, &flag)) { /* flags.DEFINE_integer("batch_size", 128, ...) */
+        if (!find(&r->settings, flag.name, OOM_SETTING_ARGPARSE))
+            OOM_PUSH(r->settings.items, r->settings.len, r->settings.cap, flag);
+        return;
+    }
+    if (!oom_est_type_is(oom_est_child(n, "function"), "attribute"))
         return;
     char method[16];
     if (!oom_est_text_of(r, oom_est_child(oom_est_child(n, "function"), "attribute"), method, sizeof method))
@@ -236,7 +312,14 @@ void oom_est_settings_collect(oom_est_reader *r)
 void oom_est_settings_free(oom_est_settings *s)
 {
     free(s->items);
+    oom_strlist_free(&s->kept);
     memset(s, 0, sizeof *s);
+}
+
+const char *oom_est_settings_keep(oom_est_settings *s, const char *text)
+{
+    oom_strlist_push(&s->kept, text);
+    return s->kept.items[s->kept.len - 1];
 }
 
 /* ---- reading ---------------------------------------------------------------- */
@@ -275,17 +358,236 @@ bool oom_est_holds_arguments(const oom_est_reader *r, TSNode expr)
 {
     bool options = false;
     for (size_t i = 0; i < r->settings.len && !options; i++)
-        options = r->settings.items[i].kind != OOM_SETTING_MODULE;
+        options = r->settings.items[i].kind == OOM_SETTING_ARGPARSE || r->settings.items[i].kind == OOM_SETTING_DATACLASS;
     return options && (oom_est_type_is(expr, "identifier") || oom_est_type_is(expr, "attribute")) &&
            holds_arguments(r, expr);
 }
 
+/* ---- settings that reach a function as its parameters ----------------------
+ * `def train(*, input_model, bf16)` under click's options, called as
+ * `train(**kwargs)` from the command, then `load_model(input_model)`: a
+ * parameter holds what every call of its function passes for it, and a
+ * command's parameter the option of its name (click passes each option as
+ * the keyword of its name). Only module-level functions, called by their
+ * name in the same file: a method's calls go through objects the settings
+ * do not follow. */
+
+#define MAX_CALL_SITES 16
+
+typedef struct {
+    const oom_est_reader *r;
+    char name[64];
+    TSNode calls[MAX_CALL_SITES];
+    size_t n;
+    bool more; /* more calls than are kept: not followed */
+} call_sites;
+
+static void visit_call_site(void *ctx, TSNode n)
+{
+    call_sites *cs = ctx;
+    char fn[64];
+    if (!oom_est_type_is(n, "call") || !oom_est_type_is(oom_est_child(n, "function"), "identifier") ||
+        !oom_est_text_of(cs->r, oom_est_child(n, "function"), fn, sizeof fn) || strcmp(fn, cs->name) != 0)
+        return;
+    if (cs->n < MAX_CALL_SITES)
+        cs->calls[cs->n++] = n;
+    else
+        cs->more = true;
+}
+
+/* A parameter's name node, whatever its form (`x`, `x=1`, `x: int`, `x: int = 1`). */
+static TSNode parameter_name(TSNode p)
+{
+    if (oom_est_type_is(p, "identifier"))
+        return p;
+    if (oom_est_type_is(p, "default_parameter") || oom_est_type_is(p, "typed_default_parameter"))
+        return oom_est_child(p, "name");
+    if (oom_est_type_is(p, "typed_parameter") && ts_node_named_child_count(p) > 0 &&
+        oom_est_type_is(ts_node_named_child(p, 0), "identifier"))
+        return ts_node_named_child(p, 0);
+    return OOM_EST_NULL_NODE;
+}
+
+/* The parameter `name` of function `def`: its node, and its position when it
+ * can be passed positionally (-1 after a bare `*`); null when none. */
+static TSNode find_parameter(const oom_est_reader *r, TSNode def, const char *name, int *position)
+{
+    TSNode params = oom_est_child(def, "parameters");
+    int pos = 0;
+    for (uint32_t i = 0; !ts_node_is_null(params) && i < ts_node_named_child_count(params); i++) {
+        TSNode p = ts_node_named_child(params, i), nm = parameter_name(p);
+        char text[64];
+        if (oom_est_type_is(p, "keyword_separator") || oom_est_type_is(p, "list_splat_pattern"))
+            pos = -1;
+        if (!ts_node_is_null(nm) && oom_est_text_of(r, nm, text, sizeof text) && strcmp(text, name) == 0) {
+            *position = pos;
+            return p;
+        }
+        if (pos >= 0 && !ts_node_is_null(nm))
+            pos++;
+    }
+    return OOM_EST_NULL_NODE;
+}
+
+/* The name of the `**kwargs` parameter of `def`; false when it has none. */
+static bool keywords_parameter(const oom_est_reader *r, TSNode def, char *out, size_t size)
+{
+    TSNode params = oom_est_child(def, "parameters");
+    for (uint32_t i = 0; !ts_node_is_null(params) && i < ts_node_named_child_count(params); i++) {
+        TSNode p = ts_node_named_child(params, i);
+        if (oom_est_type_is(p, "dictionary_splat_pattern") && ts_node_named_child_count(p) > 0)
+            return oom_est_text_of(r, ts_node_named_child(p, 0), out, size);
+    }
+    return false;
+}
+
+/* The function definition a node is in, when that function is at module
+ * level (decorated or not); null otherwise. */
+static TSNode module_function_around(TSNode n)
+{
+    TSNode up = ts_node_parent(n);
+    while (!ts_node_is_null(up) && !oom_est_type_is(up, "function_definition") && !oom_est_type_is(up, "lambda"))
+        up = ts_node_parent(up);
+    if (!oom_est_type_is(up, "function_definition"))
+        return OOM_EST_NULL_NODE;
+    TSNode outer = ts_node_parent(up);
+    outer = oom_est_type_is(outer, "decorated_definition") ? ts_node_parent(outer) : outer;
+    return oom_est_type_is(outer, "module") ? up : OOM_EST_NULL_NODE;
+}
+
+/* Whether a decorator of `def` declares a command-line option. */
+static bool is_command(const oom_est_reader *r, TSNode def)
+{
+    TSNode up = ts_node_parent(def);
+    for (uint32_t i = 0; oom_est_type_is(up, "decorated_definition") && i < ts_node_named_child_count(up); i++) {
+        TSNode d = ts_node_named_child(up, i);
+        if (oom_est_type_is(d, "decorator") && ts_node_named_child_count(d) > 0 &&
+            is_option_decorator(r, ts_node_named_child(d, 0)))
+            return true;
+    }
+    return false;
+}
+
+static const oom_est_setting *read_by(const oom_est_reader *r, TSNode expr, int depth);
+
+/* What a call passes for parameter `name` (at `position`, -1 keyword only)
+ * of the function it calls: the argument, or, through `**kw` of the
+ * function the call is in, that function's parameter of the same name. */
+static const oom_est_setting *passed_for(const oom_est_reader *r, TSNode call, const char *name, int position,
+                                         int depth);
+
+/* The setting parameter `name` of module-level function `def` holds; `depth`
+ * counts the calls followed, a bound on recursion and on long chains. */
+static const oom_est_setting *parameter_setting(const oom_est_reader *r, TSNode def, const char *name, int depth)
+{
+    int position = -1;
+    char kw[64];
+    bool named = !ts_node_is_null(find_parameter(r, def, name, &position));
+    if (depth > 6 || (!named && !keywords_parameter(r, def, kw, sizeof kw)))
+        return NULL;
+    if (is_command(r, def)) { /* click passes every option as a keyword: a parameter of its name, or in **kwargs */
+        const oom_est_setting *s = oom_est_setting_named(r, name);
+        return s && s->kind != OOM_SETTING_MODULE ? s : NULL;
+    }
+    if (!named)
+        return NULL;
+    call_sites cs;
+    memset(&cs, 0, sizeof cs);
+    cs.r = r;
+    if (!oom_est_text_of(r, oom_est_child(def, "name"), cs.name, sizeof cs.name))
+        return NULL;
+    oom_est_walk(r, visit_call_site, &cs);
+    const oom_est_setting *found = NULL;
+    for (size_t i = 0; i < cs.n && !cs.more; i++) {
+        const oom_est_setting *s = passed_for(r, cs.calls[i], name, position, depth + 1);
+        if (!s || (found && s != found))
+            return NULL; /* a call that passes something else: the parameter holds no one setting */
+        found = s;
+    }
+    return cs.more ? NULL : found;
+}
+
+/* `vars(args)` of the parsed options: a dict of every option by its name. */
+static bool options_as_dict(const oom_est_reader *r, TSNode e)
+{
+    oom_buf q;
+    oom_buf_init(&q);
+    TSNode arg = oom_est_positional(e, 0);
+    bool yes = oom_est_type_is(e, "call") && oom_pymodel_qualname(r->m, oom_est_child(e, "function"), &q) &&
+               strcmp(q.data, "vars") == 0 && oom_est_holds_arguments(r, arg);
+    oom_buf_free(&q);
+    return yes;
+}
+
+static const oom_est_setting *passed_for(const oom_est_reader *r, TSNode call, const char *name, int position,
+                                         int depth)
+{
+    TSNode args = oom_est_child(call, "arguments");
+    int seen = 0;
+    char splat[64] = "";
+    bool options = false; /* `main(**vars(args))`: every option as the keyword of its name */
+    for (uint32_t i = 0; !ts_node_is_null(args) && i < ts_node_named_child_count(args); i++) {
+        TSNode a = ts_node_named_child(args, i);
+        char key[64];
+        if (oom_est_type_is(a, "keyword_argument")) {
+            if (oom_est_text_of(r, oom_est_child(a, "name"), key, sizeof key) && strcmp(key, name) == 0)
+                return read_by(r, oom_est_child(a, "value"), depth);
+        } else if (oom_est_type_is(a, "dictionary_splat") && ts_node_named_child_count(a) > 0) {
+            oom_est_text_of(r, ts_node_named_child(a, 0), splat, sizeof splat);
+            options = options || options_as_dict(r, ts_node_named_child(a, 0));
+        } else if (oom_est_type_is(a, "list_splat")) {
+            return NULL; /* `f(*xs)`: which position is which is not known */
+        } else if (!oom_est_type_is(a, "comment") && seen++ == position && position >= 0) {
+            return read_by(r, a, depth);
+        }
+    }
+    for (size_t i = 0; splat[0] && i < r->settings.len; i++) { /* `train(**config["train"])` (splats.c) */
+        const oom_est_setting *s = &r->settings.items[i];
+        if (s->kind == OOM_SETTING_CONFIG && ts_node_eq(s->at, call) && strcmp(s->name, name) == 0)
+            return s;
+    }
+    const oom_est_setting *option = options ? oom_est_setting_named(r, name) : NULL;
+    if (option && (option->kind == OOM_SETTING_ARGPARSE || option->kind == OOM_SETTING_DATACLASS))
+        return option;
+    TSNode caller = module_function_around(call);
+    char kw[64];
+    if (!splat[0] || ts_node_is_null(caller) || !keywords_parameter(r, caller, kw, sizeof kw) || strcmp(kw, splat) != 0)
+        return NULL;
+    return parameter_setting(r, caller, name, depth); /* `train(**kwargs)` in `def main(**kwargs)` */
+}
+
+/* The setting parameter `e` (an identifier) holds, when it is one of its
+ * module-level function's parameters and the function does not rebind it
+ * before (its value is the parameter itself or its default). */
+static const oom_est_setting *parameter_read(const oom_est_reader *r, TSNode e, TSNode value, int depth)
+{
+    TSNode def = module_function_around(e);
+    char name[64];
+    int position;
+    if (ts_node_is_null(def) || !oom_est_text_of(r, e, name, sizeof name))
+        return NULL;
+    TSNode p = find_parameter(r, def, name, &position);
+    if (ts_node_is_null(p))
+        return NULL;
+    bool unbound = ts_node_is_null(value) || ts_node_eq(value, e) ||
+                   (ts_node_start_byte(value) >= ts_node_start_byte(p) && ts_node_end_byte(value) <= ts_node_end_byte(p));
+    return unbound ? parameter_setting(r, def, name, depth) : NULL;
+}
+
 const oom_est_setting *oom_est_setting_read_by(const oom_est_reader *r, TSNode expr)
 {
+    return read_by(r, expr, 0);
+}
+
+static const oom_est_setting *read_by(const oom_est_reader *r, TSNode expr, int level)
+{
     TSNode e = expr;
-    for (int depth = 0; depth < 8 && !ts_node_is_null(e); depth++) {
+    for (int depth = 0; depth < 8 && !ts_node_is_null(e) && level < 8; depth++) {
         if (oom_est_type_is(e, "identifier")) {
             TSNode v = oom_pymodel_value_of(r->m, e, 0);
+            const oom_est_setting *param = parameter_read(r, e, v, level);
+            if (param)
+                return param;
             if (ts_node_is_null(v) || ts_node_eq(v, e))
                 return NULL;
             e = v; /* `name = args.model_name` ... from_pretrained(name) */
@@ -367,6 +669,8 @@ void oom_est_setting_describe(const oom_est_setting *s, char *buf, size_t size)
 {
     if (s->kind == OOM_SETTING_MODULE)
         snprintf(buf, size, "%s (module level)", s->spelling);
+    else if (s->kind == OOM_SETTING_CONFIG)
+        snprintf(buf, size, "%s", s->given_said);
     else
         snprintf(buf, size, "%s default", s->spelling);
 }

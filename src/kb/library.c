@@ -272,6 +272,16 @@ oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
     ok = ok && read_names(values, "inference_mode_functions", &lib->inference_mode_functions, err);
     ok = ok && read_names(values, "enable_grad_functions", &lib->enable_grad_functions, err);
     ok = ok && read_names(values, "set_grad_enabled_functions", &lib->set_grad_enabled_functions, err);
+    /* optional: a library file without command-line parsers is still whole */
+    const cJSON *options = cJSON_GetObjectItemCaseSensitive(root, "options");
+    if (ok && options)
+        ok = read_names(options, "option_decorators", &lib->option_decorators, err) &&
+             read_names(options, "flag_definers", &lib->flag_definers, err) &&
+             read_names(options, "int_flag_definers", &lib->int_flag_definers, err) &&
+             read_names(options, "bool_flag_definers", &lib->bool_flag_definers, err);
+    const cJSON *precision = cJSON_GetObjectItemCaseSensitive(root, "precision");
+    if (ok && precision)
+        ok = read_names(precision, "opt_level_initializers", &lib->opt_level_initializers, err);
     if (ok) {
         const cJSON *arr = cJSON_GetObjectItemCaseSensitive(mod, "containers");
         size_t n = cJSON_IsArray(arr) ? (size_t)cJSON_GetArraySize(arr) : 0;
@@ -342,6 +352,11 @@ void oom_library_free(oom_library *lib)
     oom_strlist_free(&lib->graph_leaving_methods);
     oom_strlist_free(&lib->number_builtins);
     oom_strlist_free(&lib->synthetic_tensor_functions);
+    oom_strlist_free(&lib->option_decorators);
+    oom_strlist_free(&lib->flag_definers);
+    oom_strlist_free(&lib->int_flag_definers);
+    oom_strlist_free(&lib->bool_flag_definers);
+    oom_strlist_free(&lib->opt_level_initializers);
     oom_strlist_free(&lib->collection_adding_methods);
     oom_strlist_free(&lib->no_grad_functions);
     oom_strlist_free(&lib->inference_mode_functions);

@@ -37,6 +37,15 @@ static void patterns(void)
     CHECK(oom_library_lists(&lib->graph_leaving_methods, "tolist", 6) && !oom_library_lists(&lib->graph_leaving_methods, "mean", 4));
     CHECK(oom_library_lists(&lib->number_builtins, "len", 3));
     CHECK(oom_library_lists(&lib->text_methods, "batch_decode", 12));
+    /* command-line options declared by decorators, by qualified name */
+    CHECK(oom_library_lists(&lib->option_decorators, "click.option", 12));
+    CHECK(!oom_library_lists(&lib->option_decorators, "click.command", 13));
+    CHECK(oom_library_lists(&lib->flag_definers, "absl.flags.DEFINE_integer", 25));
+    CHECK(oom_library_lists(&lib->int_flag_definers, "absl.flags.DEFINE_integer", 25));
+    CHECK(!oom_library_lists(&lib->int_flag_definers, "absl.flags.DEFINE_float", 23));
+    CHECK(oom_library_lists(&lib->bool_flag_definers, "absl.flags.DEFINE_bool", 22));
+    /* mixed precision set by an opt_level */
+    CHECK(oom_library_lists(&lib->opt_level_initializers, "apex.amp.initialize", 19));
 }
 
 /* A malformed library file is refused with the reason, never half read. */
