@@ -315,7 +315,7 @@ bool oom_pymodel_is_eval_code(const oom_pymodel *m, TSNode node)
      * backward takes; one turned into numbers is not. The name only says
      * where to look, and so does a training function around a loop that
      * runs no backward (an inline validation loop): without either, the
-     * dataflow alone was too weak evidence (tests/ecosystem: 2 of 29 such
+     * dataflow alone was too weak evidence (tests/ecosystem: 2 of 54 such
      * findings true) */
     if ((scope_named_for_eval(m, scope) || scope_calls_backward(m, scope)) &&
         oom_model_forward_graph_unused(m, scope, node))
