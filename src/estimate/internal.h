@@ -192,6 +192,13 @@ void oom_est_read_precision(oom_est_reader *r, const char *key, TSNode value);
 void oom_est_read_optimizer(oom_est_reader *r, TSNode value);
 /* Whether a keyword argument's value belongs to a torch.autocast call. */
 bool oom_est_in_autocast_call(const oom_est_reader *r, TSNode keyword_value);
+/* readings.c: a keyword value's call (value -> keyword -> arguments -> call),
+ * a value as a whole number or a switch (1 on, 0 off, -1 unknown), a
+ * LoraConfig's rank, targets and dropout. */
+TSNode oom_est_keyword_call(TSNode keyword_value);
+bool oom_est_value_int(const oom_est_reader *r, TSNode value, long long *n);
+int oom_est_value_switch(const oom_est_reader *r, TSNode value);
+void oom_est_read_lora(oom_est_reader *r, TSNode rank_value, TSNode targets, TSNode dropout);
 
 /* The model a from_pretrained call loads (directly, through names or a
  * setting's default) and the head the script puts on it (loads.c). */
