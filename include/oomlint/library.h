@@ -70,6 +70,12 @@ typedef struct {
     oom_strlist output_builtins;            /* builtins writing a value out, keeping nothing (`print`) */
     oom_strlist casting_methods;            /* a tensor's methods changing its dtype only (`half`, `type_as`) */
     oom_strlist evaluation_step_methods;    /* a framework module's per-batch evaluation methods (`validation_step`) */
+    oom_strlist host_tensor_factories;      /* factories making a tensor on the default device, the host (`torch.zeros`) */
+    oom_strlist data_tensor_factories;      /* those of them taking data, scalar for a number (`torch.tensor`) */
+    oom_strlist device_combining_functions; /* functions whose tensors must share a device (`torch.cat`) */
+    oom_strlist device_combining_methods;   /* tensor methods whose argument must be on the receiver's device (`add`) */
+    oom_strlist device_following_methods;   /* tensor methods putting it where another tensor is (`type_as`) */
+    oom_strlist tensor_metadata;            /* what a tensor tells of itself, not a tensor (`shape`, `size`) */
     oom_strlist option_decorators; /* decorators declaring a command-line option of the function (`click.option`) */
     oom_strlist flag_definers;      /* calls defining a flag by name and default (absl's `flags.DEFINE_integer`) */
     oom_strlist int_flag_definers;  /* those of them whose flag takes a whole number */

@@ -67,6 +67,12 @@ bool oom_pymodel_is_model_call(const oom_pymodel *m, TSNode call);
  * to a module its function constructs without a device, and placed by
  * nothing there (model/placement.c). */
 bool oom_pymodel_forward_on_host(const oom_pymodel *m, TSNode call);
+/* The call is a tensor factory of the library knowledge that makes a
+ * non-scalar tensor on the host (no device=, no default device), and its
+ * value, followed forward, meets a tensor shown to be on the module's
+ * device: in an operator, a combining function, a submodule's call
+ * (model/hostmix.c). *line: where it meets it. */
+bool oom_pymodel_host_tensor_meets_device(const oom_pymodel *m, TSNode call, uint32_t *line);
 /* The forward is too small to matter: every tensor it takes is made right
  * there by a tensor factory from small literal sizes (model/transient.c). */
 bool oom_pymodel_forward_transient(const oom_pymodel *m, TSNode call);

@@ -98,6 +98,7 @@ SEM_PY(sem_grad_enabled, oom_pymodel_grad_state(m, n) == OOM_GRAD_ENABLED)
 SEM_PY(sem_eval_code, oom_pymodel_is_eval_code(m, n))
 SEM_PY(sem_model_call, oom_pymodel_is_model_call(m, n))
 SEM_PY(sem_forward_on_host, oom_pymodel_forward_on_host(m, n))
+SEM_PY(sem_host_tensor_meets_device, oom_pymodel_host_tensor_meets_device(m, n, NULL))
 SEM_PY(sem_forward_transient, oom_pymodel_forward_transient(m, n))
 SEM_PY(sem_graph_each_iteration, oom_pymodel_graph_built_each_iteration(m, n))
 SEM_PY(sem_carries_graph, oom_pymodel_carries_graph(m, n))
@@ -620,6 +621,9 @@ static const oom_sem_entry semantic_predicates[] = {
      "a forward call of a model", false, false},
     {"oom-forward-on-host", sem_forward_on_host, 0, 0, OOM_SEM_PYTHON, false,
      "the forward's module is built in its function without a device and never placed: it runs on the host", false, false},
+    {"oom-host-tensor-meets-device", sem_host_tensor_meets_device, 0, 0, OOM_SEM_PYTHON, false,
+     "a tensor factory without a device whose tensor, followed forward, meets one on the module's device (an "
+     "operator, torch.cat, a submodule's call)", false, false},
     {"oom-graph-built-each-iteration", sem_graph_each_iteration, 0, 0, OOM_SEM_PYTHON, false,
      "the differentiated tensor is bound inside the loop's body: each iteration builds a new graph", false, false},
     {"oom-forward-transient", sem_forward_transient, 0, 0, OOM_SEM_PYTHON, false,

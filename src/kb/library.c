@@ -272,6 +272,12 @@ oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
     ok = ok && read_names(values, "inference_mode_functions", &lib->inference_mode_functions, err);
     ok = ok && read_names(values, "enable_grad_functions", &lib->enable_grad_functions, err);
     ok = ok && read_names(values, "set_grad_enabled_functions", &lib->set_grad_enabled_functions, err);
+    ok = ok && read_names(values, "host_tensor_factories", &lib->host_tensor_factories, err);
+    ok = ok && read_names(values, "data_tensor_factories", &lib->data_tensor_factories, err);
+    ok = ok && read_names(values, "device_combining_functions", &lib->device_combining_functions, err);
+    ok = ok && read_names(values, "device_combining_methods", &lib->device_combining_methods, err);
+    ok = ok && read_names(values, "device_following_methods", &lib->device_following_methods, err);
+    ok = ok && read_names(values, "tensor_metadata", &lib->tensor_metadata, err);
     /* optional: a library file without command-line parsers is still whole */
     const cJSON *options = cJSON_GetObjectItemCaseSensitive(root, "options");
     if (ok && options)
@@ -358,6 +364,12 @@ void oom_library_free(oom_library *lib)
     oom_strlist_free(&lib->bool_flag_definers);
     oom_strlist_free(&lib->opt_level_initializers);
     oom_strlist_free(&lib->collection_adding_methods);
+    oom_strlist_free(&lib->host_tensor_factories);
+    oom_strlist_free(&lib->data_tensor_factories);
+    oom_strlist_free(&lib->device_combining_functions);
+    oom_strlist_free(&lib->device_combining_methods);
+    oom_strlist_free(&lib->device_following_methods);
+    oom_strlist_free(&lib->tensor_metadata);
     oom_strlist_free(&lib->no_grad_functions);
     oom_strlist_free(&lib->inference_mode_functions);
     oom_strlist_free(&lib->enable_grad_functions);

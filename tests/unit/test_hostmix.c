@@ -1,0 +1,131 @@
+/* model/hostmix: a tensor made on the host, followed forward to where it
+ * meets a tensor shown to be on the module's device. */
+#include "harness.h"
+
+static bool meets(const parsed *p, const char *factory, uint32_t *line)
+{
+    return oom_pymodel_host_tensor_meets_device(p->model, oom_test_node_at(p, factory), line);
+}
+
+#define MODULE_HEAD "import torch\nfrom torch import nn\nclass M(nn.Module):\n" \
+                    "    def __init__(self):\n        super().__init__()\n        self.lin = nn.Linear(4, 4)\n"
+
+/* Operators, combining functions and submodule calls meet the device; the
+ * line of the meeting is given back. */
+static void meeting_places(void)
+{
+    parsed p = oom_test_parse(MODULE_HEAD
+                              "    def forward(self, x):\n"
+                              "        y = self.lin(x)\n"
+                              "        a = y - torch.arange(4)\n"
+                              "        b = torch.cat([y, torch.zeros(2, 4)])\n"
+                              "        h = torch.ones(2, 4)\n"
+                              "        c = self.lin(h)\n"
+                              "        d = y.masked_fill(torch.ones(4, dtype=torch.bool), 0)\n"
+                              "        return a, b, c, d\n");
+    uint32_t line = 0;
+    CHECK(meets(&p, "torch.arange(4)", &line));
+    CHECK(line == 9);
+    CHECK(meets(&p, "torch.zeros(2, 4)", &line));
+    CHECK(meets(&p, "torch.ones(2, 4)", &line));
+    CHECK(line == 12); /* through the name h to the submodule's call */
+    CHECK(meets(&p, "torch.ones(4, dtype=torch.bool)", &line));
+    oom_test_parsed_free(&p);
+}
+
+/* Given a device, 0-dimensional, moved, read for metadata or as an index,
+ * combined with numbers only: nothing meets the device. */
+static void quiet_shapes(void)
+{
+    parsed p = oom_test_parse(MODULE_HEAD
+                              "    def forward(self, x, n=None, scale=2.0):\n"
+                              "        y = self.lin(x)\n"
+                              "        a = y + torch.zeros(4, device=y.device)\n"
+                              "        b = y * torch.tensor(0.5)\n"
+                              "        c = y[torch.arange(3)]\n"
+                              "        d = y - torch.ones(4).to(y.device)\n"
+                              "        e = torch.randn(4).type_as(y) + y\n"
+                              "        f = torch.eye(4).shape[0] + y\n"
+                              "        g = torch.linspace(0, 1, 5) * scale\n"
+                              "        k = torch.as_tensor(y) + y\n"
+                              "        return a, b, c, d, e, f, g, k\n");
+    CHECK(!meets(&p, "torch.zeros(4, device=y.device)", NULL));
+    CHECK(!meets(&p, "torch.tensor(0.5)", NULL));
+    CHECK(!meets(&p, "torch.arange(3)", NULL));
+    CHECK(!meets(&p, "torch.ones(4)", NULL));
+    CHECK(!meets(&p, "torch.randn(4)", NULL));
+    CHECK(!meets(&p, "torch.eye(4)", NULL));
+    CHECK(!meets(&p, "torch.linspace(0, 1, 5)", NULL));
+    CHECK(!meets(&p, "torch.as_tensor(y)", NULL));
+    oom_test_parsed_free(&p);
+}
+
+/* A plain attribute made once in __init__ and read in the forward meets
+ * the device; a buffer, an attribute assigned again, or a class that is
+ * not a module does not. */
+static void module_attributes(void)
+{
+    parsed p = oom_test_parse(MODULE_HEAD
+                              "        self.bins = torch.arange(2, 22)\n"
+                              "        self.grid = torch.zeros(3, 3)\n"
+                              "        self.grid = self.grid * 2\n"
+                              "        self.register_buffer('kept', torch.ones(3))\n"
+                              "    def forward(self, x):\n"
+                              "        y = self.lin(x)\n"
+                              "        return y - self.bins, y + self.grid, y + self.kept\n"
+                              "class Plain:\n"
+                              "    def __init__(self):\n        self.w = torch.ones(4)\n"
+                              "    def forward(self, x):\n        return x.float() * self.w\n");
+    CHECK(meets(&p, "torch.arange(2, 22)", NULL));
+    CHECK(!meets(&p, "torch.zeros(3, 3)", NULL));
+    CHECK(!meets(&p, "torch.ones(3)", NULL));
+    CHECK(!meets(&p, "torch.ones(4)", NULL));
+    oom_test_parsed_free(&p);
+}
+
+/* A forward's parameter is on the device when the function uses it as a
+ * tensor; one it only does arithmetic with is not shown to be. */
+static void parameters_as_tensors(void)
+{
+    parsed p = oom_test_parse(MODULE_HEAD
+                              "    def forward(self, x, t):\n"
+                              "        a = x.unsqueeze(-1) - torch.arange(4)\n"
+                              "        b = t * torch.ones(4)\n"
+                              "        return a, b\n");
+    CHECK(meets(&p, "torch.arange(4)", NULL));
+    CHECK(!meets(&p, "torch.ones(4)", NULL));
+    oom_test_parsed_free(&p);
+}
+
+/* In a script, a module moved to the GPU takes its inputs there; one never
+ * moved, or moved to the host, says nothing. A default device changes all. */
+static void scripts_and_default_device(void)
+{
+    parsed p = oom_test_parse("import torch\nfrom torch import nn\n"
+                              "def run(device):\n"
+                              "    model = nn.Linear(4, 4).to(device)\n"
+                              "    model(torch.ones(2, 4))\n"
+                              "    host = nn.Linear(4, 4).to('cpu')\n"
+                              "    host(torch.zeros(2, 4))\n"
+                              "    half = nn.Linear(4, 4).to(torch.float16)\n"
+                              "    half(torch.rand(2, 4))\n");
+    CHECK(meets(&p, "torch.ones(2, 4)", NULL));
+    CHECK(!meets(&p, "torch.zeros(2, 4)", NULL));
+    CHECK(!meets(&p, "torch.rand(2, 4)", NULL));
+    oom_test_parsed_free(&p);
+    parsed q = oom_test_parse("import torch\nfrom torch import nn\ntorch.set_default_device('cuda')\n"
+                              "def run(device):\n"
+                              "    model = nn.Linear(4, 4).to(device)\n"
+                              "    model(torch.ones(2, 4))\n");
+    CHECK(!meets(&q, "torch.ones(2, 4)", NULL));
+    oom_test_parsed_free(&q);
+}
+
+void test_hostmix_suite(void)
+{
+    oom_test_run("hostmix: where a host tensor meets the device", meeting_places);
+    oom_test_run("hostmix: placed, scalar, moved, metadata, index", quiet_shapes);
+    oom_test_run("hostmix: a module's plain attributes", module_attributes);
+    oom_test_run("hostmix: parameters used as tensors", parameters_as_tensors);
+    oom_test_run("hostmix: scripts and a default device", scripts_and_default_device);
+}
