@@ -121,8 +121,39 @@ static void scripts_and_default_device(void)
     oom_test_parsed_free(&q);
 }
 
+/* A constructor's probe runs on the host; a tensor written into another
+ * (out=) is where that one is; DDP moves its inputs; a name another binding
+ * may reach too (a move on one path) is not shown on the host. */
+static void constructors_targets_wrappers(void)
+{
+    parsed p = oom_test_parse("import torch\nfrom torch import nn\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+                              "class M(nn.Module):\n"
+                              "    def __init__(self, shape):\n        super().__init__()\n        self.conv = nn.Conv2d(3, 8, 3)\n"
+                              "        n = self.conv(torch.zeros(1, *shape)).shape[1]\n"
+                              "        self.w = nn.Parameter(torch.randn(8, n) / n ** 0.5)\n"
+                              "    def forward(self, x, pos):\n"
+                              "        p = torch.arange(x.size(1), out=pos)\n"
+                              "        z = torch.zeros(x.size())\n"
+                              "        if x.is_cuda:\n            z = z.cuda()\n"
+                              "        return self.conv(x) + p, x + z\n"
+                              "    def _conv_out(self, shape):\n"
+                              "        out = self.conv(torch.zeros((1, *shape)))\n"
+                              "        return int(out.size(1))\n"
+                              "def run(model, rank):\n"
+                              "    ddp = DDP(model.to(rank), device_ids=[rank])\n"
+                              "    ddp(torch.randn(20, 10))\n");
+    CHECK(!meets(&p, "torch.zeros(1, *shape)", NULL));
+    CHECK(!meets(&p, "torch.randn(8, n)", NULL));
+    CHECK(!meets(&p, "torch.arange(x.size(1), out=pos)", NULL));
+    CHECK(!meets(&p, "torch.zeros(x.size())", NULL));
+    CHECK(!meets(&p, "torch.randn(20, 10)", NULL));
+    CHECK(!meets(&p, "torch.zeros((1, *shape))", NULL)); /* a probe: its result read for its size */
+    oom_test_parsed_free(&p);
+}
+
 void test_hostmix_suite(void)
 {
+    oom_test_run("hostmix: constructors, out=, input-placing wrappers, moves on one path", constructors_targets_wrappers);
     oom_test_run("hostmix: where a host tensor meets the device", meeting_places);
     oom_test_run("hostmix: placed, scalar, moved, metadata, index", quiet_shapes);
     oom_test_run("hostmix: a module's plain attributes", module_attributes);

@@ -1,0 +1,294 @@
+/* model/hostvalues: which values are on the module's device, for
+ * model/hostmix.c. Shown, never assumed: a parameter of a module's
+ * computation that the function uses as a tensor, what a submodule returns,
+ * what torch computes from those, a tensor moved with `.cuda()` /
+ * `.to(device)`. Everything else is unknown, which the rule reads as
+ * silence. */
+#include "hostmix.h"
+#include "roles.h"
+
+bool oom_hostmix_qualname_in(const oom_pymodel *m, TSNode fn, const oom_strlist *list)
+{
+    oom_buf qn;
+    oom_buf_init(&qn);
+    bool in = oom_pymodel_qualname(m, fn, &qn) && oom_library_lists(list, qn.data, (uint32_t)qn.len);
+    oom_buf_free(&qn);
+    return in;
+}
+
+bool oom_hostmix_torch_function(const oom_pymodel *m, TSNode fn)
+{
+    oom_buf qn;
+    oom_buf_init(&qn);
+    bool torch = oom_pymodel_qualname(m, fn, &qn) && qn.len > 6 && memcmp(qn.data, "torch.", 6) == 0;
+    oom_buf_free(&qn);
+    return torch;
+}
+
+/* The method name of `recv.name(...)`, with its receiver; NULL otherwise. */
+const char *oom_hostmix_method_of(const oom_pymodel *m, TSNode call, TSNode *recv, uint32_t *len)
+{
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute)
+        return NULL;
+    *recv = oom_model_child(m, fn, "object", 6);
+    return oom_node_text(m, oom_model_child(m, fn, "attribute", 9), len);
+}
+
+
+TSNode oom_hostmix_first_positional(const oom_pymodel *m, TSNode call, size_t *count)
+{
+    TSNode first = {{0}, NULL, NULL};
+    *count = 0;
+    oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, call, "arguments", 9));
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
+        if (ts_node_symbol(a) == m->sym.keyword_argument || is_type(a, "comment"))
+            continue;
+        if ((*count)++ == 0)
+            first = a;
+    }
+    return first;
+}
+
+/* ---- values on the module's device ---- */
+
+/* Code of a module's computation, not its constructor: `__init__` runs
+ * when the module is built, on the host, before anything places it (a
+ * probe `self.conv(torch.zeros(1, *shape))` sizes a layer there). */
+bool oom_hostmix_computes(const oom_pymodel *m, TSNode n)
+{
+    uint32_t len;
+    const char *fn = oom_pymodel_function_at(m, ts_node_start_byte(n), &len);
+    return oom_pymodel_in_forward_code(m, n) && !(fn && len == 8 && memcmp(fn, "__init__", 8) == 0);
+}
+
+/* The function_definition a scope is, or null. */
+TSNode oom_hostmix_scope_def(const oom_pymodel *m, int scope)
+{
+    return scope > 0 ? m->scopes[scope].def : (TSNode){{0}, NULL, NULL};
+}
+
+int oom_hostmix_scope_of(const oom_pymodel *m, TSNode n)
+{
+    return oom_model_scope_at(m, ts_node_start_byte(n));
+}
+
+typedef struct {
+    const char *name;
+    uint32_t len;
+    bool tensor;
+} param_use;
+
+static bool names_parameter(const oom_pymodel *m, TSNode e, const param_use *u)
+{
+    uint32_t len;
+    const char *t = oom_node_text(m, e, &len);
+    return ts_node_symbol(e) == m->sym.identifier && len == u->len && memcmp(t, u->name, len) == 0;
+}
+
+/* `torch.cat([x, y])`: the parameter is an element of the list torch is given. */
+static bool element_names_parameter(const oom_pymodel *m, TSNode e, const param_use *u)
+{
+    if (!is_type(e, "list") && ts_node_symbol(e) != m->sym.tuple)
+        return false;
+    uint32_t n = ts_node_named_child_count(e);
+    for (uint32_t i = 0; i < n; i++)
+        if (names_parameter(m, ts_node_named_child(e, i), u))
+            return true;
+    return false;
+}
+
+/* Some read of the name in `n`'s subtree is a tensor's: the receiver of an
+ * attribute a number, a string or a list lacks, or an argument of torch. */
+static void find_tensor_use(mix_query *q, TSNode n, param_use *u)
+{
+    const oom_pymodel *m = q->m;
+    if (u->tensor || !spend(q, 0))
+        return;
+    if (ts_node_symbol(n) == m->sym.attribute) {
+        TSNode obj = oom_model_child(m, n, "object", 6);
+        uint32_t len, alen;
+        const char *t = oom_node_text(m, obj, &len);
+        const char *attr = oom_node_text(m, oom_model_child(m, n, "attribute", 9), &alen);
+        if (ts_node_symbol(obj) == m->sym.identifier && len == u->len && memcmp(t, u->name, len) == 0 &&
+            !lists_text(&q->lib->text_methods, attr, alen) &&
+            !lists_text(&q->lib->collection_adding_methods, attr, alen)) {
+            u->tensor = true;
+            return;
+        }
+    }
+    if (ts_node_symbol(n) == m->sym.call && oom_hostmix_torch_function(m, oom_model_child(m, n, "function", 8))) {
+        size_t count;
+        TSNode first = oom_hostmix_first_positional(m, n, &count);
+        if (count && (names_parameter(m, first, u) || element_names_parameter(m, first, u))) {
+            u->tensor = true;
+            return;
+        }
+    }
+    uint32_t kids = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < kids && !u->tensor; i++)
+        find_tensor_use(q, ts_node_named_child(n, i), u);
+}
+
+/* A parameter of the forward `id` is read in (not self), with no default
+ * but None, that the function uses as a tensor. */
+static bool tensor_parameter(mix_query *q, TSNode id)
+{
+    const oom_pymodel *m = q->m;
+    int scope = oom_hostmix_scope_of(m, id);
+    TSNode def = oom_hostmix_scope_def(m, scope);
+    if (ts_node_is_null(def) || !oom_hostmix_computes(m, id))
+        return false;
+    uint32_t len;
+    const char *name = oom_node_text(m, id, &len);
+    TSNode params = oom_model_child(m, def, "parameters", 10);
+    uint32_t n = ts_node_named_child_count(params);
+    for (uint32_t i = 0; i < n; i++) {
+        TSNode p = ts_node_named_child(params, i);
+        TSNode pid = p;
+        if (is_type(p, "typed_parameter"))
+            pid = ts_node_named_child(p, 0);
+        else if (is_type(p, "default_parameter") || is_type(p, "typed_default_parameter")) {
+            TSNode v = oom_model_child(m, p, "value", 5);
+            if (!is_type(v, "none"))
+                continue;
+            pid = oom_model_child(m, p, "name", 4);
+        }
+        if (ts_node_is_null(pid) || ts_node_symbol(pid) != m->sym.identifier || i == 0)
+            continue; /* the first is self */
+        uint32_t plen;
+        const char *pname = oom_node_text(m, pid, &plen);
+        if (plen != len || memcmp(pname, name, len) != 0)
+            continue;
+        param_use u = {name, len, false};
+        find_tensor_use(q, oom_model_child(m, def, "body", 4), &u);
+        return u.tensor;
+    }
+    return false;
+}
+
+bool oom_hostmix_bound_on_device(const oom_pymodel *m, const oom_binding *b, void *ctx)
+{
+    bind_ctx *c = ctx;
+    (void)m;
+    if (!b)
+        return false;
+    if (b->kind == OOM_BIND_VALUE)
+        return oom_hostmix_device_value(c->q, b->value, c->depth + 1);
+    if (b->kind == OOM_BIND_UNPACK) /* `a, b = self.encoder(x)` */
+        return ts_node_symbol(b->value) == m->sym.call && oom_hostmix_device_value(c->q, b->value, c->depth + 1);
+    return false;
+}
+
+/* `.to(X)` puts the tensor on a device unless X is the host or a dtype:
+ * "cuda:1", torch.device("cuda", i), other.device, a variable or a setting
+ * (the GPU wherever the job has one); not "cpu", torch.float16, x.dtype. */
+bool oom_hostmix_moves_to_device(mix_query *q, TSNode call, int depth)
+{
+    const oom_pymodel *m = q->m;
+    (void)depth;
+    size_t count;
+    TSNode x = oom_hostmix_first_positional(m, call, &count);
+    if (count == 0)
+        return false;
+    oom_buf s;
+    oom_buf_init(&s);
+    bool str = oom_pymodel_string_value(m, x, &s);
+    bool cuda = str && strncmp(s.data, "cuda", 4) == 0;
+    oom_buf_free(&s);
+    if (str)
+        return cuda;
+    TSNode fn = ts_node_symbol(x) == m->sym.call ? oom_model_child(m, x, "function", 8) : x;
+    oom_buf qn;
+    oom_buf_init(&qn);
+    bool named = oom_pymodel_qualname(m, fn, &qn);
+    bool torch_device = named && strcmp(qn.data, "torch.device") == 0;
+    bool torch_other = named && !torch_device && strncmp(qn.data, "torch.", 6) == 0;
+    oom_buf_free(&qn);
+    if (torch_other)
+        return false;
+    if (torch_device) {
+        size_t n;
+        TSNode kind = oom_hostmix_first_positional(m, x, &n);
+        oom_buf k;
+        oom_buf_init(&k);
+        bool host = n > 0 && oom_pymodel_string_value(m, kind, &k) && strncmp(k.data, "cpu", 3) == 0;
+        oom_buf_free(&k);
+        return !host;
+    }
+    if (ts_node_symbol(x) == m->sym.attribute) {
+        uint32_t alen;
+        const char *attr = oom_node_text(m, oom_model_child(m, x, "attribute", 9), &alen);
+        return !(alen == 5 && memcmp(attr, "dtype", 5) == 0);
+    }
+    return true;
+}
+
+static bool module_output(mix_query *q, TSNode call)
+{
+    const oom_pymodel *m = q->m;
+    return oom_hostmix_computes(m, call) && oom_model_module_role(m, oom_model_child(m, call, "function", 8)) == OOM_ROLE_MODULE;
+}
+
+static bool device_call(mix_query *q, TSNode e, int depth)
+{
+    const oom_pymodel *m = q->m;
+    TSNode fn = oom_model_child(m, e, "function", 8);
+    TSNode recv;
+    uint32_t len;
+    const char *method = oom_hostmix_method_of(m, e, &recv, &len);
+    if (method && len == 4 && memcmp(method, "cuda", 4) == 0)
+        return true;
+    if (method && len == 2 && memcmp(method, "to", 2) == 0)
+        return oom_hostmix_moves_to_device(q, e, depth);
+    if (module_output(q, e))
+        return true;
+    if (oom_hostmix_torch_function(m, fn)) {
+        if (oom_hostmix_qualname_in(m, fn, &q->lib->host_tensor_factories))
+            return false;
+        oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, e, "arguments", 9));
+        for (TSNode a; oom_model_next_kid(m, &kids, &a);)
+            if (ts_node_symbol(a) != m->sym.keyword_argument && oom_hostmix_device_value(q, a, depth + 1))
+                return true;
+        return false;
+    }
+    if (!method || lists_text(&q->lib->number_methods, method, len) ||
+        lists_text(&q->lib->tensor_metadata, method, len) || lists_text(&q->lib->host_methods, method, len) ||
+        lists_text(&q->lib->text_methods, method, len) || lists_text(&q->lib->placing_methods, method, len))
+        return false;
+    return oom_hostmix_device_value(q, recv, depth + 1);
+}
+
+/* Shown to be on the module's device (or, in a script, on the GPU). */
+bool oom_hostmix_device_value(mix_query *q, TSNode e, int depth)
+{
+    const oom_pymodel *m = q->m;
+    if (ts_node_is_null(e) || !spend(q, depth))
+        return false;
+    TSSymbol s = ts_node_symbol(e);
+    if (s == m->sym.identifier) {
+        if (tensor_parameter(q, e))
+            return true;
+        bind_ctx c = {q, depth};
+        return oom_model_every_reaching_binding(m, e, oom_hostmix_bound_on_device, &c) == 1;
+    }
+    if (s == m->sym.call)
+        return device_call(q, e, depth);
+    if (s == m->sym.attribute) {
+        uint32_t alen;
+        const char *attr = oom_node_text(m, oom_model_child(m, e, "attribute", 9), &alen);
+        TSNode obj = oom_model_child(m, e, "object", 6);
+        return !oom_roles_is_self(m, obj) && !lists_text(&q->lib->tensor_metadata, attr, alen) &&
+               oom_hostmix_device_value(q, obj, depth + 1);
+    }
+    if (is_type(e, "subscript"))
+        return oom_hostmix_device_value(q, oom_model_child(m, e, "value", 5), depth + 1);
+    if (is_type(e, "parenthesized_expression"))
+        return oom_hostmix_device_value(q, ts_node_named_child(e, 0), depth + 1);
+    if (is_type(e, "binary_operator"))
+        return oom_hostmix_device_value(q, oom_model_child(m, e, "left", 4), depth + 1) ||
+               oom_hostmix_device_value(q, oom_model_child(m, e, "right", 5), depth + 1);
+    if (is_type(e, "unary_operator"))
+        return oom_hostmix_device_value(q, oom_model_child(m, e, "argument", 8), depth + 1);
+    return false;
+}
