@@ -201,6 +201,10 @@ bool oom_pymodel_in_handler(const oom_pymodel *m, TSNode node, bool oom_only);
  * or sums in a loop belongs to the one result it returns, which its caller
  * backpropagates or drops. */
 bool oom_pymodel_in_forward_code(const oom_pymodel *m, TSNode node);
+/* The same, the module's constructor aside: `__init__` runs when the
+ * module is built (on the host, before anything places it), and so does a
+ * module-level helper only it calls. */
+bool oom_pymodel_in_computation(const oom_pymodel *m, TSNode node);
 /* `meter.update(loss)`: the file's own `def update(self, val, n=1)` adds a
  * parameter into `self` (`self.sum += val * n`), and the argument passed for
  * it carries autograd history. */

@@ -98,7 +98,21 @@ SEM_PY(sem_grad_enabled, oom_pymodel_grad_state(m, n) == OOM_GRAD_ENABLED)
 SEM_PY(sem_eval_code, oom_pymodel_is_eval_code(m, n))
 SEM_PY(sem_model_call, oom_pymodel_is_model_call(m, n))
 SEM_PY(sem_forward_on_host, oom_pymodel_forward_on_host(m, n))
-SEM_PY(sem_host_tensor_meets_device, oom_pymodel_host_tensor_meets_device(m, n, NULL))
+/* Where the host tensor meets the device goes in {{detail}}: the line the
+ * user has to read to see the mismatch. */
+static bool sem_host_tensor_meets_device(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
+                                         oom_buf *scratch)
+{
+    (void)site, (void)p, (void)scratch;
+    uint32_t line = 0;
+    if (!env->py || !oom_pymodel_host_tensor_meets_device(env->py, n, &line))
+        return false;
+    if (env->detail) {
+        oom_buf_clear(env->detail);
+        oom_buf_printf(env->detail, "%u", line);
+    }
+    return true;
+}
 SEM_PY(sem_forward_transient, oom_pymodel_forward_transient(m, n))
 SEM_PY(sem_graph_each_iteration, oom_pymodel_graph_built_each_iteration(m, n))
 SEM_PY(sem_carries_graph, oom_pymodel_carries_graph(m, n))

@@ -486,6 +486,55 @@ static bool only_called_from_forward(const oom_pymodel *m, const oom_scope *sc)
     return calls > 0;
 }
 
+static bool constructor_scope(const oom_pymodel *m, int scope)
+{
+    return scope > 0 && m->scopes[scope].name && m->scopes[scope].name_len == 8 &&
+           memcmp(m->scopes[scope].name, "__init__", 8) == 0;
+}
+
+/* A module-level function every call of which stands in a model's
+ * computation, its constructor aside. */
+static bool only_called_from_computation(const oom_pymodel *m, const oom_scope *sc)
+{
+    size_t calls = 0;
+    for (size_t i = 0; i < m->call_count; i++) {
+        const oom_call_site *c = &m->calls[i];
+        if (c->name_len != sc->name_len || memcmp(c->name, sc->name, sc->name_len) != 0)
+            continue;
+        int at = oom_model_scope_at(m, c->pos);
+        if (!forward_method(m, at) || constructor_scope(m, at))
+            return false;
+        calls++;
+    }
+    return calls > 0;
+}
+
+/* A method every call of which in the file (`self.check_norms()`) stands in
+ * the constructor: part of building the module. */
+static bool only_called_from_constructor(const oom_pymodel *m, const oom_scope *sc)
+{
+    size_t calls = 0;
+    for (size_t i = 0; i < m->call_count; i++) {
+        const oom_call_site *c = &m->calls[i];
+        if (c->name_len != sc->name_len || memcmp(c->name, sc->name, sc->name_len) != 0)
+            continue;
+        if (!constructor_scope(m, oom_model_scope_at(m, c->pos)))
+            return false;
+        calls++;
+    }
+    return calls > 0;
+}
+
+bool oom_pymodel_in_computation(const oom_pymodel *m, TSNode node)
+{
+    int scope = oom_model_scope_at(m, ts_node_start_byte(node));
+    if (forward_method(m, scope))
+        return !constructor_scope(m, scope) && !only_called_from_constructor(m, &m->scopes[scope]);
+    if (scope <= 0 || m->scopes[scope].parent != 0 || !m->scopes[scope].name)
+        return false;
+    return only_called_from_computation(m, &m->scopes[scope]);
+}
+
 bool oom_pymodel_in_forward_code(const oom_pymodel *m, TSNode node)
 {
     int scope = oom_model_scope_at(m, ts_node_start_byte(node));

@@ -444,7 +444,9 @@ static bool reaches_device(mix_query *q, TSNode e, int depth)
             return (alen == 1 && attr[0] == 'T') || (alen == 2 && memcmp(attr, "mT", 2) == 0) ||
                    (alen == 4 && memcmp(attr, "data", 4) == 0) ? reaches_device(q, p, depth + 1) : false;
         const oom_library *lib = q->lib;
+        /* .cpu(): put on the host on purpose (an export, a host-side computation) */
         if (lists_text(&lib->placing_methods, attr, alen) || lists_text(&lib->device_following_methods, attr, alen) ||
+            lists_text(&lib->host_methods, attr, alen) ||
             lists_text(&lib->number_methods, attr, alen) || lists_text(&lib->tensor_metadata, attr, alen) ||
             lists_text(&lib->text_methods, attr, alen))
             return false;

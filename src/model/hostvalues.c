@@ -57,9 +57,7 @@ TSNode oom_hostmix_first_positional(const oom_pymodel *m, TSNode call, size_t *c
  * probe `self.conv(torch.zeros(1, *shape))` sizes a layer there). */
 bool oom_hostmix_computes(const oom_pymodel *m, TSNode n)
 {
-    uint32_t len;
-    const char *fn = oom_pymodel_function_at(m, ts_node_start_byte(n), &len);
-    return oom_pymodel_in_forward_code(m, n) && !(fn && len == 8 && memcmp(fn, "__init__", 8) == 0);
+    return oom_pymodel_in_computation(m, n);
 }
 
 /* The function_definition a scope is, or null. */
@@ -180,16 +178,23 @@ bool oom_hostmix_bound_on_device(const oom_pymodel *m, const oom_binding *b, voi
     return false;
 }
 
-/* `.to(X)` puts the tensor on a device unless X is the host or a dtype:
- * "cuda:1", torch.device("cuda", i), other.device, a variable or a setting
- * (the GPU wherever the job has one); not "cpu", torch.float16, x.dtype. */
-bool oom_hostmix_moves_to_device(mix_query *q, TSNode call, int depth)
+static bool device_expr(mix_query *q, TSNode x, int depth);
+
+static bool bound_to_device(const oom_pymodel *m, const oom_binding *b, void *ctx)
+{
+    bind_ctx *c = ctx;
+    (void)m;
+    return b && b->kind == OOM_BIND_VALUE && device_expr(c->q, b->value, c->depth + 1);
+}
+
+/* What `.to(X)` is given names a GPU: "cuda:1", torch.device("cuda", i),
+ * a GPU index, other.device, `"cuda" if ok else "cpu"` (the GPU path), or a
+ * name bound to one of those on every path. Not "cpu", not torch.float16,
+ * x.dtype, nor a value nothing shows to be a device (a parameter, a setting). */
+static bool device_expr(mix_query *q, TSNode x, int depth)
 {
     const oom_pymodel *m = q->m;
-    (void)depth;
-    size_t count;
-    TSNode x = oom_hostmix_first_positional(m, call, &count);
-    if (count == 0)
+    if (ts_node_is_null(x) || !spend(q, depth))
         return false;
     oom_buf s;
     oom_buf_init(&s);
@@ -198,30 +203,50 @@ bool oom_hostmix_moves_to_device(mix_query *q, TSNode call, int depth)
     oom_buf_free(&s);
     if (str)
         return cuda;
-    TSNode fn = ts_node_symbol(x) == m->sym.call ? oom_model_child(m, x, "function", 8) : x;
-    oom_buf qn;
-    oom_buf_init(&qn);
-    bool named = oom_pymodel_qualname(m, fn, &qn);
-    bool torch_device = named && strcmp(qn.data, "torch.device") == 0;
-    bool torch_other = named && !torch_device && strncmp(qn.data, "torch.", 6) == 0;
-    oom_buf_free(&qn);
-    if (torch_other)
-        return false;
-    if (torch_device) {
-        size_t n;
-        TSNode kind = oom_hostmix_first_positional(m, x, &n);
-        oom_buf k;
-        oom_buf_init(&k);
-        bool host = n > 0 && oom_pymodel_string_value(m, kind, &k) && strncmp(k.data, "cpu", 3) == 0;
-        oom_buf_free(&k);
-        return !host;
+    if (is_type(x, "integer"))
+        return true;
+    if (ts_node_symbol(x) == m->sym.conditional_expression)
+        return device_expr(q, ts_node_named_child(x, 0), depth + 1) ||
+               device_expr(q, ts_node_named_child(x, 2), depth + 1);
+    if (ts_node_symbol(x) == m->sym.identifier) {
+        bind_ctx c = {q, depth};
+        return oom_model_every_reaching_binding(m, x, bound_to_device, &c) == 1;
     }
     if (ts_node_symbol(x) == m->sym.attribute) {
         uint32_t alen;
         const char *attr = oom_node_text(m, oom_model_child(m, x, "attribute", 9), &alen);
-        return !(alen == 5 && memcmp(attr, "dtype", 5) == 0);
+        /* a tensor's .device, where the tensor is shown on the device */
+        return alen == 6 && memcmp(attr, "device", 6) == 0 &&
+               oom_hostmix_device_value(q, oom_model_child(m, x, "object", 6), depth + 1);
     }
-    return true;
+    if (ts_node_symbol(x) != m->sym.call)
+        return false;
+    oom_buf qn;
+    oom_buf_init(&qn);
+    bool torch_device = oom_pymodel_qualname(m, oom_model_child(m, x, "function", 8), &qn) &&
+                        strcmp(qn.data, "torch.device") == 0;
+    oom_buf_free(&qn);
+    if (!torch_device)
+        return false;
+    size_t n;
+    TSNode kind = oom_hostmix_first_positional(m, x, &n);
+    return n > 0 && device_expr(q, kind, depth + 1);
+}
+
+/* `.to(X)` / `.to(device=X)` puts the tensor on a GPU. */
+bool oom_hostmix_moves_to_device(mix_query *q, TSNode call, int depth)
+{
+    const oom_pymodel *m = q->m;
+    size_t count;
+    TSNode x = oom_hostmix_first_positional(m, call, &count);
+    if (count == 0) {
+        oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, call, "arguments", 9));
+        for (TSNode a; oom_model_next_kid(m, &kids, &a);)
+            if (ts_node_symbol(a) == m->sym.keyword_argument &&
+                oom_node_text_is(m, oom_model_child(m, a, "name", 4), "device"))
+                x = oom_model_child(m, a, "value", 5);
+    }
+    return device_expr(q, x, depth + 1);
 }
 
 static bool module_output(mix_query *q, TSNode call)

@@ -102,14 +102,18 @@ static void parameters_as_tensors(void)
 static void scripts_and_default_device(void)
 {
     parsed p = oom_test_parse("import torch\nfrom torch import nn\n"
-                              "def run(device):\n"
+                              "def run(setting):\n"
+                              "    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
                               "    model = nn.Linear(4, 4).to(device)\n"
                               "    model(torch.ones(2, 4))\n"
+                              "    other = nn.Linear(4, 4).to(setting)\n"
+                              "    other(torch.full((2, 4), 1.0))\n"
                               "    host = nn.Linear(4, 4).to('cpu')\n"
                               "    host(torch.zeros(2, 4))\n"
                               "    half = nn.Linear(4, 4).to(torch.float16)\n"
                               "    half(torch.rand(2, 4))\n");
     CHECK(meets(&p, "torch.ones(2, 4)", NULL));
+    CHECK(!meets(&p, "torch.full((2, 4), 1.0)", NULL)); /* nothing shows the setting is a GPU */
     CHECK(!meets(&p, "torch.zeros(2, 4)", NULL));
     CHECK(!meets(&p, "torch.rand(2, 4)", NULL));
     oom_test_parsed_free(&p);
@@ -151,8 +155,32 @@ static void constructors_targets_wrappers(void)
     oom_test_parsed_free(&p);
 }
 
+/* A method only the constructor calls builds the module; a tensor put on
+ * the host on purpose (.cpu()) is meant there; the .device of a host
+ * tensor is the host. */
+static void construction_and_host_intent(void)
+{
+    parsed p = oom_test_parse(MODULE_HEAD
+                              "        self.check()\n"
+                              "    def check(self):\n"
+                              "        g = self.lin(torch.zeros((1, 4)))\n"
+                              "        return g.sum().item()\n"
+                              "    def export(self, x):\n"
+                              "        cond = torch.randn([1, 4]).cpu()\n"
+                              "        return self.lin(cond)\n"
+                              "    def forward(self, x):\n"
+                              "        avg = torch.from_numpy(x)\n"
+                              "        w = torch.ones(4).to(device=avg.device)\n"
+                              "        return self.lin(x), avg * w\n");
+    CHECK(!meets(&p, "torch.zeros((1, 4))", NULL));
+    CHECK(!meets(&p, "torch.randn([1, 4])", NULL));
+    CHECK(!meets(&p, "torch.ones(4)", NULL));
+    oom_test_parsed_free(&p);
+}
+
 void test_hostmix_suite(void)
 {
+    oom_test_run("hostmix: construction, host on purpose, a host tensor's device", construction_and_host_intent);
     oom_test_run("hostmix: constructors, out=, input-placing wrappers, moves on one path", constructors_targets_wrappers);
     oom_test_run("hostmix: where a host tensor meets the device", meeting_places);
     oom_test_run("hostmix: placed, scalar, moved, metadata, index", quiet_shapes);
