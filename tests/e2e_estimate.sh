@@ -72,6 +72,41 @@ expect_not_contains "no-capacity-finding-without-a-gpu" "$OUT" "OOM60"
 printf 'from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")\n' > "$T/load_only.py"
 run_oomlint --format concise --isolated --gpu t4 "$T/load_only.py"
 expect_not_contains "no-oom601-for-a-script-that-does-not-train" "$OUT" "OOM601"
+# a guessed sequence length cannot make the finding: gpt2 at batch 40 fits a
+# T4 by its weights and AdamW state; only the assumed 512 tokens overflow it
+cat > "$T/guessed_length.py" <<'PY'
+import torch
+from transformers import GPT2LMHeadModel
+model = GPT2LMHeadModel.from_pretrained("gpt2").cuda()
+optimizer = torch.optim.AdamW(model.parameters())
+loader = torch.utils.data.DataLoader([], batch_size=40)
+for tokens in loader:
+    loss = model(tokens.cuda(), labels=tokens.cuda()).loss
+    loss.backward()
+    optimizer.step()
+PY
+run_oomlint estimate "$T/guessed_length.py" --gpu t4
+expect_contains "guessed-length-estimate-over" "$OUT" "assumed: sequence 512"
+run_oomlint --format concise --isolated --gpu t4 "$T/guessed_length.py"
+expect_not_contains "no-oom601-from-a-guessed-length" "$OUT" "OOM601"
+# ... where the script gives the length, the estimate at it stands
+cat > "$T/given_length.py" <<'PY'
+import torch
+from transformers import GPT2LMHeadModel, GPT2TokenizerFast
+tokenizer = GPT2TokenizerFast.from_pretrained("gpt2")
+model = GPT2LMHeadModel.from_pretrained("gpt2").cuda()
+optimizer = torch.optim.AdamW(model.parameters())
+loader = torch.utils.data.DataLoader([], batch_size=40)
+for texts in loader:
+    tokens = tokenizer(texts, max_length=512, truncation=True, padding="max_length", return_tensors="pt").input_ids
+    loss = model(tokens.cuda(), labels=tokens.cuda()).loss
+    loss.backward()
+    optimizer.step()
+PY
+run_oomlint estimate "$T/given_length.py" --gpu t4
+expect_contains "given-length-provenance" "$OUT" "given_length.py:8 max_length"
+run_oomlint --format concise --isolated --gpu t4 "$T/given_length.py"
+expect_contains "oom601-from-a-given-length" "$OUT" "OOM601"
 # accelerate/deepspeed decide precision and sharding at launch, from a config
 # no file names: no OOM601 built on fp32 and one unsharded GPU ...
 cat > "$T/accelerated.py" <<'PY'

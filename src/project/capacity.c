@@ -147,7 +147,20 @@ static void check_script(const capacity_check *c, const char *path, oom_script_i
     s.in.eager_module_loading = c->eager_module_loading;
     oom_estimate e;
     oom_estimate_compute(&s.in, &e);
-    bool over = e.total > cap, near = !over && e.total > OOM_NEAR_CAPACITY * cap;
+    /* a guessed length cannot make the finding: judged at the least it
+     * could be (one token), what no length can lower, the weights, the
+     * gradients, the optimizer state, must already overflow; the message
+     * still shows the estimate at the guess */
+    oom_estimate judged_at = e;
+    if (s.from[OOM_IN_SEQ].assumed || (s.in.target_len > 0 && s.from[OOM_IN_TARGET].assumed)) {
+        oom_estimate_input least = s.in;
+        if (s.from[OOM_IN_SEQ].assumed)
+            least.seq_len = 1;
+        if (least.target_len > 0 && s.from[OOM_IN_TARGET].assumed)
+            least.target_len = 1;
+        oom_estimate_compute(&least, &judged_at);
+    }
+    bool over = judged_at.total > cap, near = !over && judged_at.total > OOM_NEAR_CAPACITY * cap;
     if ((over && !c->oom601) || (near && !c->oom602) || (!over && !near))
         return;
     oom_buf msg, plan;
