@@ -109,6 +109,9 @@ bool oom_pymodel_in_function_matching(const oom_pymodel *m, TSNode node, const v
 bool oom_pymodel_in_test_code(const oom_pymodel *m, TSNode node);
 /* A call in an out-of-memory handler to something the `try` body also called. */
 bool oom_pymodel_is_retry_call(const oom_pymodel *m, TSNode call);
+/* The retry runs on the host: the handler, before it or in its arguments,
+ * moves to the CPU (`.cpu()`, `.to("cpu")`, `device = "cpu"`) (model/fallback.c). */
+bool oom_pymodel_retries_on_host(const oom_pymodel *m, TSNode call);
 /* Whether `.backward()` is called on the name `target` itself in its function
  * (`loss.backward()`, `accelerator.backward(loss)`, `scaler.scale(loss).backward()`). */
 bool oom_pymodel_is_backward_receiver(const oom_pymodel *m, TSNode target);

@@ -125,6 +125,7 @@ SEM_PY(sem_last_backward, oom_pymodel_is_last_backward(m, n))
 SEM_PY(sem_device_output, oom_pymodel_is_device_output(m, n))
 SEM_PY(sem_in_guard, oom_pymodel_in_guard(m, n))
 SEM_PY(sem_retry_call, oom_pymodel_is_retry_call(m, n))
+SEM_PY(sem_retries_on_host, oom_pymodel_retries_on_host(m, n))
 SEM_PY(sem_in_loop_guard, oom_pymodel_in_loop_guard(m, n))
 SEM_PY(sem_in_periodic_guard, oom_pymodel_in_periodic_guard(m, n))
 SEM_PY(sem_host_on_default_path, oom_pymodel_host_on_default_path(m, n))
@@ -722,6 +723,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "runs only when a condition matching the regex holds (if/elif/while/x if c else y, enabled=var)", false, false},
     {"oom-retry-call", sem_retry_call, 0, 0, OOM_SEM_PYTHON, false,
      "a call in an OOM handler repeating a call of the try body", false, false},
+    {"oom-retries-on-host", sem_retries_on_host, 0, 0, OOM_SEM_PYTHON, false,
+     "in an out-of-memory handler that moves to the CPU before it or in its arguments (.cpu(), .to(\"cpu\"), device = \"cpu\"): a CPU fallback", false, false},
     {"oom-other-arm-calls", sem_other_arm_calls, 1, 1, OOM_SEM_PYTHON, false,
      "in one arm of an if whose other arm (body, elif, else) calls a function of this last name", false, false},
     {"oom-decided-by-call", sem_decided_by_call, 1, 1, OOM_SEM_PYTHON, false,

@@ -63,6 +63,7 @@ void test_storage_suite(void);
 void test_loops_suite(void);
 void test_device_suite(void);
 void test_hostmix_suite(void);
+void test_fallback_suite(void);
 void test_roles_suite(void);
 void test_checkpoints_suite(void);
 void test_flow_suite(void);
