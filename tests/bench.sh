@@ -93,7 +93,7 @@ printf 'thread scaling: %.2fx with %s threads (median of the rounds)\n' "$SCALIN
 # A target GPU adds the capacity pass (OOM601/602), which takes each file's
 # estimate inputs from the worker that linted it: timed against the same run
 # without a GPU, side by side in each round (A B B A).
-lintn_gpu() { xargs build/oomlint --threads "$NPROC" --format concise --gpu v100 < "$LIST"; }
+lintn_gpu() { xargs build/oomlint --threads "$NPROC" --format concise --gpu v100 --extend-select OOM601 < "$LIST"; }
 GPU_ROUNDS="$(mktemp)"
 i=0
 while [ $i -lt "$RUNS" ]; do

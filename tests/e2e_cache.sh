@@ -10,7 +10,7 @@
 
 # OOM201 and OOM202 are opt-in; their fixtures are these tests' examples of fixes
 # and reports, so every run here turns them on.
-EXAMPLE_RULES="--extend-select OOM201,OOM202"
+EXAMPLE_RULES="--extend-select OOM201,OOM202,OOM601"
 unset OOMLINT_CACHE_DIR OOMLINT_NO_CACHE # each check names its own
 T="$TEST_TMP/cache-tests"
 mkdir -p "$T"

@@ -48,7 +48,7 @@ parser.add_argument()
 num_ftrs: int
 model = torchvision.models.resnet50()
 PY
-run_oomlint --gpu v100 --format concise "$T/shapes.py"
+run_oomlint --extend-select OOM601 --gpu v100 --format concise "$T/shapes.py"
 expect_rc "capacity-survives-bare-annotation-and-add-argument" 0
 run_oomlint estimate --gpu v100 "$T/shapes.py"
 expect_rc "estimate-survives-bare-annotation-and-add-argument" 0
@@ -63,14 +63,14 @@ run_oomlint estimate "$T" --gpu a100-80gb
 expect_rc "estimate-folder" 0
 
 # the capacity rules in check
-run_oomlint --format concise --isolated --gpu t4 "$T/train.py"
+run_oomlint --extend-select OOM601 --format concise --isolated --gpu t4 "$T/train.py"
 expect_contains "oom601-on-a-t4" "$OUT" "OOM601"
-run_oomlint --format concise --isolated --gpu h200 "$T/train.py"
+run_oomlint --extend-select OOM601 --format concise --isolated --gpu h200 "$T/train.py"
 expect_not_contains "no-oom601-on-an-h200" "$OUT" "OOM60"
 run_oomlint --format concise --isolated "$T/train.py"
 expect_not_contains "no-capacity-finding-without-a-gpu" "$OUT" "OOM60"
 printf 'from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")\n' > "$T/load_only.py"
-run_oomlint --format concise --isolated --gpu t4 "$T/load_only.py"
+run_oomlint --extend-select OOM601 --format concise --isolated --gpu t4 "$T/load_only.py"
 expect_not_contains "no-oom601-for-a-script-that-does-not-train" "$OUT" "OOM601"
 # a guessed sequence length cannot make the finding: gpt2 at batch 40 fits a
 # T4 by its weights and AdamW state; only the assumed 512 tokens overflow it
@@ -87,7 +87,7 @@ for tokens in loader:
 PY
 run_oomlint estimate "$T/guessed_length.py" --gpu t4
 expect_contains "guessed-length-estimate-over" "$OUT" "assumed: sequence 512"
-run_oomlint --format concise --isolated --gpu t4 "$T/guessed_length.py"
+run_oomlint --extend-select OOM601 --format concise --isolated --gpu t4 "$T/guessed_length.py"
 expect_not_contains "no-oom601-from-a-guessed-length" "$OUT" "OOM601"
 # ... where the script gives the length, the estimate at it stands
 cat > "$T/given_length.py" <<'PY'
@@ -105,7 +105,7 @@ for texts in loader:
 PY
 run_oomlint estimate "$T/given_length.py" --gpu t4
 expect_contains "given-length-provenance" "$OUT" "given_length.py:8 max_length"
-run_oomlint --format concise --isolated --gpu t4 "$T/given_length.py"
+run_oomlint --extend-select OOM601 --format concise --isolated --gpu t4 "$T/given_length.py"
 expect_contains "oom601-from-a-given-length" "$OUT" "OOM601"
 # accelerate/deepspeed decide precision and sharding at launch, from a config
 # no file names: no OOM601 built on fp32 and one unsharded GPU ...
@@ -120,11 +120,11 @@ model, optimizer = accelerator.prepare(model, optimizer)
 for batch in []:
     accelerator.backward(model(**batch).loss)
 PY
-run_oomlint --format concise --isolated --gpu t4 "$T/accelerated.py"
+run_oomlint --extend-select OOM601 --format concise --isolated --gpu t4 "$T/accelerated.py"
 expect_not_contains "no-oom601-when-the-launcher-decides-precision-and-sharding" "$OUT" "OOM601"
 # ... but once the script names its precision, the estimate stands on it
 sed -i 's/Accelerator()/Accelerator(mixed_precision="fp16")/' "$T/accelerated.py"
-run_oomlint --format concise --isolated --gpu t4 "$T/accelerated.py"
+run_oomlint --extend-select OOM601 --format concise --isolated --gpu t4 "$T/accelerated.py"
 expect_contains "oom601-when-the-accelerator-names-its-precision" "$OUT" "OOM601"
 
 # Image models (torchvision): the model, the image size and frozen layers from
@@ -176,10 +176,10 @@ for x, y in loader:
     torch.nn.functional.cross_entropy(model(x), y).backward()
     opt.step()
 PY
-run_oomlint --format concise --isolated --gpu a100 "$T/resnet18_b32.py"
+run_oomlint --extend-select OOM601 --format concise --isolated --gpu a100 "$T/resnet18_b32.py"
 expect_not_contains "no-oom60x-resnet18-b32-a100" "$OUT" "OOM60"
 sed -e 's/resnet18/vgg16/' -e 's/batch_size=32/batch_size=512/' "$T/resnet18_b32.py" > "$T/vgg16_b512.py"
-run_oomlint --format concise --isolated --gpu v100 "$T/vgg16_b512.py"
+run_oomlint --extend-select OOM601 --format concise --isolated --gpu v100 "$T/vgg16_b512.py"
 expect_contains "oom601-vgg16-b512-v100" "$OUT" "vgg16_b512.py:4:"
 expect_contains "oom601-vgg16-b512-v100-message" "$OUT" "OOM601 estimated peak"
 expect_contains "oom601-vgg16-b512-v100-image" "$OUT" "image 224x224"
@@ -194,7 +194,7 @@ loss.backward()
 PY
 run_oomlint estimate "$T/not_torchvision.py" --gpu a100
 expect_rc "estimate-no-model-exit-2" 2
-run_oomlint --format concise --isolated --gpu t4 "$T/not_torchvision.py"
+run_oomlint --extend-select OOM601 --format concise --isolated --gpu t4 "$T/not_torchvision.py"
 expect_not_contains "no-oom601-without-a-known-model" "$OUT" "OOM60"
 
 # Inputs from where scripts keep them: the project's own causal-LM fixture
@@ -271,16 +271,16 @@ run_oomlint estimate "$T/bad_default.py"
 expect_rc "estimate-bad-default-exit-0" 0
 expect_contains "estimate-bad-default-assumed" "$OUT" "assumed: batch 8 (the Trainer's default); --batch_size has no number to read"
 expect_contains "estimate-bad-default-sequence-assumed" "$OUT" "assumed: sequence 512; --max_length has no number to read"
-run_oomlint --format concise --isolated --gpu t4 "$T/bad_default.py"
+run_oomlint --extend-select OOM601 --format concise --isolated --gpu t4 "$T/bad_default.py"
 expect_rc "capacity-bad-default-no-crash" 0
 # OOM601 from the same defaults, at the line of the default to change
-run_oomlint --format concise --isolated --gpu rtx-3060-8gb fixtures/realistic/hf_trainer_causal_lm.py
+run_oomlint --extend-select OOM601 --format concise --isolated --gpu rtx-3060-8gb fixtures/realistic/hf_trainer_causal_lm.py
 expect_contains "capacity-from-argparse-defaults" "$OUT" "hf_trainer_causal_lm.py:33:5: OOM601 estimated peak 8.4 GiB"
-run_oomlint --format concise --isolated --gpu rtx-2080-ti fixtures/realistic/hf_trainer_causal_lm.py
+run_oomlint --extend-select OOM601 --format concise --isolated --gpu rtx-2080-ti fixtures/realistic/hf_trainer_causal_lm.py
 expect_not_contains "capacity-fits-with-pytorch-2" "$OUT" "OOM60"
 # the run's PyTorch: before 1.13 every kernel is loaded at start-up (a 1.3 GiB
 # context), and before 2.0 zero_grad() kept the gradients through the next forward
-run_oomlint --format concise --isolated --gpu rtx-2080-ti --torch-version 1.12 fixtures/realistic/hf_trainer_causal_lm.py
+run_oomlint --extend-select OOM601 --format concise --isolated --gpu rtx-2080-ti --torch-version 1.12 fixtures/realistic/hf_trainer_causal_lm.py
 expect_contains "capacity-with-an-eager-cuda-context" "$OUT" "hf_trainer_causal_lm.py:33:5: OOM602 estimated peak 10.9 GiB"
 mkdir -p "$T/torch112"
 cp fixtures/realistic/hf_trainer_causal_lm.py "$T/torch112/"
@@ -769,7 +769,7 @@ run_oomlint estimate "$T/hostile/train.py"
 expect_rc "import-hostile-exit-2" 2
 expect_contains "import-hostile-stays-unknown" "$ERR" "no model to size"
 # the capacity rules stay quiet on a script-defined model (rough activations)
-run_oomlint --format concise --isolated --gpu t4 fixtures/estimate/small_transformer.py
+run_oomlint --extend-select OOM601 --format concise --isolated --gpu t4 fixtures/estimate/small_transformer.py
 expect_not_contains "module-no-capacity-finding" "$OUT" "OOM60"
 # The fix plan's last step: a smaller model of the same family (issue 16, item 5).
 # On a T4 (14.7 GiB as PyTorch sees it, 13.3 GiB at 90%) QLoRA alone leaves
@@ -838,7 +838,7 @@ expect_contains "inference-plan-fewer-prompts" "$OUT" "To fit under 90%: 8 promp
 expect_not_contains "inference-plan-no-accumulation" "$OUT" "gradient_accumulation_steps"
 run_oomlint estimate "$T/prompts.py" --gpu t4 --num-gpus 2
 expect_contains "inference-plan-prompts-16bit-split" "$OUT" "1 prompt per generate() call, the 16 in 16 calls (about 50.7 GiB); then 16-bit weights: torch_dtype=torch.float16 (about 25.5 GiB); then split the model over the 2 GPUs: device_map=\"auto\" (about "
-run_oomlint --gpu t4 --format concise "$T/prompts.py"
+run_oomlint --extend-select OOM601 --gpu t4 --format concise "$T/prompts.py"
 expect_contains "inference-oom601" "$OUT" "prompts.py:4:46: OOM601 estimated peak"
 # no torch_dtype: fp32 under transformers 4, the checkpoint's 16 bits under 5; judged at the lesser
 expect_contains "inference-oom601-message" "$OUT" "(meta-llama/Llama-2-13b-hf for inference: 24.2 GiB of 16-bit weights at least (no torch_dtype given) + 12.5 GiB of KV cache for batch 16 x 1024 positions)"
@@ -865,12 +865,12 @@ cat > "$T/colab.ipynb" <<'NB'
  {"cell_type": "code", "metadata": {}, "execution_count": null, "outputs": [], "source": ["inputs = tok(\"Hello\", return_tensors=\"pt\").to(\"cuda\")\n", "with torch.no_grad():\n", "    out = model.generate(**inputs, max_new_tokens=200)\n"]}],
  "metadata": {"kernelspec": {"name": "python3", "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}
 NB
-run_oomlint --gpu t4 --format concise "$T/colab.ipynb"
+run_oomlint --extend-select OOM601 --gpu t4 --format concise "$T/colab.ipynb"
 expect_contains "inference-notebook-oom601" "$OUT" "colab.ipynb:cell 2:4:46: OOM601 estimated peak 25.2 GiB per GPU exceeds the NVIDIA Tesla T4 16 GB's 14.7 GiB (meta-llama/Llama-2-13b-hf for inference: 24.2 GiB of 16-bit weights + 0.5 GiB of KV cache for batch 1 x 712 positions)"
 # left on the CPU, or placed by accelerate: not judged
 sed 's/).cuda()/)/' "$T/prompts.py" > "$T/cpu.py"
 sed 's/).cuda()/, device_map="auto")/' "$T/prompts.py" > "$T/auto.py"
-run_oomlint --gpu t4 --format concise "$T/cpu.py" "$T/auto.py"
+run_oomlint --extend-select OOM601 --gpu t4 --format concise "$T/cpu.py" "$T/auto.py"
 expect_rc "inference-cpu-and-device-map-auto-quiet" 0
 
 # FSDP shards over the GPUs the launch gives: no capacity finding without a GPU count

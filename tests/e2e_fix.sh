@@ -16,7 +16,7 @@
 
 # OOM201 and OOM202 are opt-in; their fixtures are these tests' examples of fixes
 # and reports, so every run here turns them on.
-EXAMPLE_RULES="--extend-select OOM201,OOM202"
+EXAMPLE_RULES="--extend-select OOM201,OOM202,OOM601"
 
 T="$TEST_TMP"
 export NO_COLOR=1

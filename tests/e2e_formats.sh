@@ -15,7 +15,7 @@
 
 # OOM201 and OOM202 are opt-in; their fixtures are these tests' examples of fixes
 # and reports, so every run here turns them on.
-EXAMPLE_RULES="--extend-select OOM201,OOM202"
+EXAMPLE_RULES="--extend-select OOM201,OOM202,OOM601"
 
 T="$TEST_TMP"
 VALIDATOR="${SARIF_MULTITOOL:-$ROOT/build/deps/_microsoft-sarif-multitool-linux/Sarif.Multitool}"

@@ -244,7 +244,7 @@ cat >"$N/llm.ipynb" <<'EOF2'
  "nbformat_minor": 5
 }
 EOF2
-lint --format json --gpu t4 llm.ipynb
+lint --format json --gpu t4 --extend-select OOM601 llm.ipynb
 jqf capacity-finding-in-its-cell "$T/out" 'length == 1 and .[0].code == "OOM601" and .[0].cell == 3 and .[0].location == {"row": 1, "column": 46} and .[0].end_location.row == 1'
 lint estimate --gpu t4 llm.ipynb
 expect_contains estimate-reads-the-notebook "$OUT" "meta-llama/Llama-2-7b-hf"
