@@ -486,6 +486,27 @@ static bool only_called_from_forward(const oom_pymodel *m, const oom_scope *sc)
     return calls > 0;
 }
 
+/* @staticmethod / @classmethod: no instance, so none of the module's
+ * tensors (thop's `count_flops(model, x, y)` hook). */
+static bool without_instance(const oom_pymodel *m, int scope)
+{
+    TSNode def = m->scopes[scope].def;
+    TSNode dec = ts_node_is_null(def) ? def : oom_model_parent(m, def);
+    if (ts_node_is_null(dec) || ts_node_symbol(dec) != m->sym.decorated_definition)
+        return false;
+    uint32_t n = ts_node_named_child_count(dec);
+    for (uint32_t i = 0; i < n; i++) {
+        TSNode d = ts_node_named_child(dec, i);
+        if (ts_node_symbol(d) != m->sym.decorator)
+            continue;
+        uint32_t len;
+        const char *t = oom_node_text(m, d, &len);
+        if ((len == 13 && memcmp(t, "@staticmethod", 13) == 0) || (len == 12 && memcmp(t, "@classmethod", 12) == 0))
+            return true;
+    }
+    return false;
+}
+
 static bool constructor_scope(const oom_pymodel *m, int scope)
 {
     return scope > 0 && m->scopes[scope].name && m->scopes[scope].name_len == 8 &&
@@ -502,7 +523,7 @@ static bool only_called_from_computation(const oom_pymodel *m, const oom_scope *
         if (c->name_len != sc->name_len || memcmp(c->name, sc->name, sc->name_len) != 0)
             continue;
         int at = oom_model_scope_at(m, c->pos);
-        if (!forward_method(m, at) || constructor_scope(m, at))
+        if (!forward_method(m, at) || constructor_scope(m, at) || without_instance(m, at))
             return false;
         calls++;
     }
@@ -528,6 +549,8 @@ static bool only_called_from_constructor(const oom_pymodel *m, const oom_scope *
 bool oom_pymodel_in_computation(const oom_pymodel *m, TSNode node)
 {
     int scope = oom_model_scope_at(m, ts_node_start_byte(node));
+    if (scope > 0 && without_instance(m, scope))
+        return false;
     if (forward_method(m, scope))
         return !constructor_scope(m, scope) && !only_called_from_constructor(m, &m->scopes[scope]);
     if (scope <= 0 || m->scopes[scope].parent != 0 || !m->scopes[scope].name)

@@ -251,6 +251,99 @@ static bool probe_uses(mix_query *q, TSNode n, TSNode site, int depth, int *uses
     return true;
 }
 
+static bool uses_meet_device(mix_query *q, TSNode n, TSNode site, int depth);
+
+/* The file's module-level function named by `fn` (`ngram(...)`), or the
+ * method of the caller's own class (`self.pad(...)`): its scope, or -1. */
+static int own_callee(const oom_pymodel *m, TSNode call, bool *method)
+{
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    *method = false;
+    if (!ts_node_is_null(fn) && ts_node_symbol(fn) == m->sym.attribute &&
+        oom_roles_is_self(m, oom_model_child(m, fn, "object", 6))) {
+        *method = true;
+        fn = oom_model_child(m, fn, "attribute", 9);
+    } else if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.identifier) {
+        return -1;
+    }
+    uint32_t len;
+    const char *name = oom_node_text(m, fn, &len);
+    int caller = oom_hostmix_scope_of(m, call);
+    int cls_scope = caller > 0 ? m->scopes[caller].parent : -1;
+    for (size_t i = 1; i < m->scope_count; i++) {
+        const oom_scope *sc = &m->scopes[i];
+        if (!sc->name || sc->name_len != len || memcmp(sc->name, name, len) != 0 || ts_node_is_null(sc->def))
+            continue;
+        if (*method ? (int)i != caller && sc->parent == cls_scope : sc->parent == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* The parameter of `def` that receives argument `e` of `call`: by keyword,
+ * or by position (past self for a method); null for *args and the like. */
+static TSNode receiving_parameter(const oom_pymodel *m, TSNode def, TSNode call, TSNode e, bool method)
+{
+    TSNode none = {{0}, NULL, NULL};
+    TSNode parent = oom_model_parent(m, e);
+    const char *kw = NULL;
+    uint32_t kwlen = 0;
+    if (!ts_node_is_null(parent) && ts_node_symbol(parent) == m->sym.keyword_argument)
+        kw = oom_node_text(m, oom_model_child(m, parent, "name", 4), &kwlen);
+    uint32_t index = 0;
+    if (!kw) {
+        TSNode args = oom_model_child(m, call, "arguments", 9);
+        uint32_t n = ts_node_named_child_count(args);
+        for (index = 0; index < n && !same_node(ts_node_named_child(args, index), e); index++)
+            if (!is_type(ts_node_named_child(args, index), "argument_list") &&
+                (is_type(ts_node_named_child(args, index), "list_splat") ||
+                 ts_node_symbol(ts_node_named_child(args, index)) == m->sym.keyword_argument))
+                return none;
+        index += method ? 1 : 0;
+    }
+    TSNode params = oom_model_child(m, def, "parameters", 10);
+    uint32_t n = ts_node_named_child_count(params);
+    for (uint32_t i = 0; i < n; i++) {
+        TSNode p = ts_node_named_child(params, i);
+        TSNode id = p;
+        if (is_type(p, "typed_parameter"))
+            id = ts_node_named_child(p, 0);
+        else if (is_type(p, "default_parameter") || is_type(p, "typed_default_parameter"))
+            id = oom_model_child(m, p, "name", 4);
+        if (ts_node_is_null(id) || ts_node_symbol(id) != m->sym.identifier)
+            return none; /* *args, **kwargs, a bare `*`: positions end here */
+        uint32_t len;
+        const char *t = oom_node_text(m, id, &len);
+        if (kw ? (len == kwlen && memcmp(t, kw, len) == 0) : i == index)
+            return id;
+    }
+    return none;
+}
+
+/* `ngram(input, size, self.ngram_padding)`: the host tensor handed to the
+ * file's own function, followed through the parameter that receives it. */
+static bool into_own_function(mix_query *q, TSNode e, TSNode call, int depth)
+{
+    const oom_pymodel *m = q->m;
+    bool method;
+    int scope = own_callee(m, call, &method);
+    if (scope < 0 || depth > OOM_MODEL_MAX_DEPTH / 2)
+        return false;
+    TSNode def = m->scopes[scope].def;
+    TSNode param = receiving_parameter(m, def, call, e, method);
+    if (ts_node_is_null(param))
+        return false;
+    mix_query outer = *q;
+    q->frame_scope = scope;
+    q->frame_call = call;
+    q->frame_method = method;
+    bool meets = uses_meet_device(q, oom_model_child(m, def, "body", 4), param, depth + 1);
+    q->frame_scope = outer.frame_scope;
+    q->frame_call = outer.frame_call;
+    q->frame_method = outer.frame_method;
+    return meets;
+}
+
 /* The host tensor is an argument of `call`. */
 static bool argument_meets_device(mix_query *q, TSNode e, TSNode call, int depth)
 {
@@ -265,7 +358,7 @@ static bool argument_meets_device(mix_query *q, TSNode e, TSNode call, int depth
         return found(q, call);
     if (module_on_device(q, call) && !read_for_size_only(q, call, depth + 1))
         return found(q, call);
-    return false;
+    return into_own_function(q, e, call, depth);
 }
 
 static bool read_name(const oom_pymodel *m, TSNode id)
@@ -484,7 +577,7 @@ bool oom_pymodel_host_tensor_meets_device(const oom_pymodel *m, TSNode call, uin
     const oom_library *lib = oom_library_get();
     if (!lib || !host_factory(m, lib, call) || file_sets_default_device(m, lib))
         return false;
-    mix_query q = {m, lib, HOSTMIX_BUDGET, {{0}, NULL, NULL}};
+    mix_query q = {m, lib, HOSTMIX_BUDGET, {{0}, NULL, NULL}, -1, {{0}, NULL, NULL}, false};
     if (!reaches_device(&q, call, 0))
         return false;
     if (line)

@@ -13,6 +13,12 @@ typedef struct {
     const oom_library *lib;
     int budget;  /* nodes the question may still visit */
     TSNode sink; /* where it meets the device: the report's other place */
+    /* followed into the file's own function (`ngram(x, pad)`): its scope and
+     * the call that entered it, whose arguments say what its parameters are;
+     * frame_scope -1 outside one */
+    int frame_scope;
+    TSNode frame_call;
+    bool frame_method;
 } mix_query;
 
 typedef struct {
@@ -52,5 +58,7 @@ int oom_hostmix_scope_of(const oom_pymodel *m, TSNode n);
 bool oom_hostmix_device_value(mix_query *q, TSNode e, int depth);
 bool oom_hostmix_bound_on_device(const oom_pymodel *m, const oom_binding *b, void *ctx);
 bool oom_hostmix_moves_to_device(mix_query *q, TSNode call, int depth);
+/* The parameter identifier of `def` at `index` (self counted), or null. */
+TSNode oom_hostmix_parameter_at(const oom_pymodel *m, TSNode def, uint32_t index);
 
 #endif

@@ -108,9 +108,10 @@ static void find_tensor_use(mix_query *q, TSNode n, param_use *u)
         uint32_t len, alen;
         const char *t = oom_node_text(m, obj, &len);
         const char *attr = oom_node_text(m, oom_model_child(m, n, "attribute", 9), &alen);
+        /* what only a tensor has: a module or a config has attributes too */
         if (ts_node_symbol(obj) == m->sym.identifier && len == u->len && memcmp(t, u->name, len) == 0 &&
-            !lists_text(&q->lib->text_methods, attr, alen) &&
-            !lists_text(&q->lib->collection_adding_methods, attr, alen)) {
+            (lists_text(&q->lib->tensor_metadata, attr, alen) || lists_text(&q->lib->tensor_methods, attr, alen) ||
+             lists_text(&q->lib->device_combining_methods, attr, alen))) {
             u->tensor = true;
             return;
         }
@@ -128,13 +129,77 @@ static void find_tensor_use(mix_query *q, TSNode n, param_use *u)
         find_tensor_use(q, ts_node_named_child(n, i), u);
 }
 
+TSNode oom_hostmix_parameter_at(const oom_pymodel *m, TSNode def, uint32_t index)
+{
+    TSNode params = oom_model_child(m, def, "parameters", 10);
+    if (index >= ts_node_named_child_count(params))
+        return (TSNode){{0}, NULL, NULL};
+    TSNode p = ts_node_named_child(params, index);
+    if (is_type(p, "typed_parameter"))
+        return ts_node_named_child(p, 0);
+    if (is_type(p, "default_parameter") || is_type(p, "typed_default_parameter"))
+        return oom_model_child(m, p, "name", 4);
+    return ts_node_symbol(p) == m->sym.identifier ? p : (TSNode){{0}, NULL, NULL};
+}
+
+/* Inside the own function a host tensor was followed into: a parameter is
+ * what the entering call hands it (by keyword or position), judged where
+ * the call stands; a parameter the call leaves to its default is not. */
+static bool frame_argument_on_device(mix_query *q, TSNode def, const char *name, uint32_t len, int depth)
+{
+    const oom_pymodel *m = q->m;
+    TSNode args = oom_model_child(m, q->frame_call, "arguments", 9);
+    uint32_t index = UINT32_MAX;
+    for (uint32_t i = 0; index == UINT32_MAX; i++) {
+        TSNode pid = oom_hostmix_parameter_at(m, def, i);
+        if (ts_node_is_null(pid))
+            return false;
+        uint32_t plen;
+        const char *pname = oom_node_text(m, pid, &plen);
+        if (plen == len && memcmp(pname, name, len) == 0)
+            index = i;
+    }
+    if (q->frame_method) {
+        if (index == 0)
+            return false; /* self */
+        index--;
+    }
+    TSNode arg = {{0}, NULL, NULL};
+    uint32_t n = ts_node_named_child_count(args), positional = 0;
+    for (uint32_t i = 0; i < n && ts_node_is_null(arg); i++) {
+        TSNode a = ts_node_named_child(args, i);
+        if (ts_node_symbol(a) == m->sym.keyword_argument) {
+            uint32_t klen;
+            const char *k = oom_node_text(m, oom_model_child(m, a, "name", 4), &klen);
+            if (klen == len && memcmp(k, name, len) == 0)
+                arg = oom_model_child(m, a, "value", 5);
+        } else if (!is_type(a, "comment") && positional++ == index) {
+            arg = a;
+        }
+    }
+    int scope = q->frame_scope;
+    TSNode call = q->frame_call;
+    bool method = q->frame_method;
+    q->frame_scope = -1; /* the argument is the caller's */
+    bool on = !ts_node_is_null(arg) && !is_type(arg, "list_splat") && oom_hostmix_device_value(q, arg, depth + 1);
+    q->frame_scope = scope;
+    q->frame_call = call;
+    q->frame_method = method;
+    return on;
+}
+
 /* A parameter of the forward `id` is read in (not self), with no default
  * but None, that the function uses as a tensor. */
-static bool tensor_parameter(mix_query *q, TSNode id)
+static bool tensor_parameter(mix_query *q, TSNode id, int depth)
 {
     const oom_pymodel *m = q->m;
     int scope = oom_hostmix_scope_of(m, id);
     TSNode def = oom_hostmix_scope_def(m, scope);
+    if (!ts_node_is_null(def) && scope == q->frame_scope) {
+        uint32_t len;
+        const char *name = oom_node_text(m, id, &len);
+        return frame_argument_on_device(q, def, name, len, depth);
+    }
     if (ts_node_is_null(def) || !oom_hostmix_computes(m, id))
         return false;
     uint32_t len;
@@ -152,8 +217,9 @@ static bool tensor_parameter(mix_query *q, TSNode id)
                 continue;
             pid = oom_model_child(m, p, "name", 4);
         }
-        if (ts_node_is_null(pid) || ts_node_symbol(pid) != m->sym.identifier || i == 0)
-            continue; /* the first is self */
+        if (ts_node_is_null(pid) || ts_node_symbol(pid) != m->sym.identifier ||
+            (i == 0 && m->scopes[scope].model_method))
+            continue; /* a method's first is self */
         uint32_t plen;
         const char *pname = oom_node_text(m, pid, &plen);
         if (plen != len || memcmp(pname, name, len) != 0)
@@ -292,7 +358,7 @@ bool oom_hostmix_device_value(mix_query *q, TSNode e, int depth)
         return false;
     TSSymbol s = ts_node_symbol(e);
     if (s == m->sym.identifier) {
-        if (tensor_parameter(q, e))
+        if (tensor_parameter(q, e, depth))
             return true;
         bind_ctx c = {q, depth};
         return oom_model_every_reaching_binding(m, e, oom_hostmix_bound_on_device, &c) == 1;
@@ -308,6 +374,13 @@ bool oom_hostmix_device_value(mix_query *q, TSNode e, int depth)
     }
     if (is_type(e, "subscript"))
         return oom_hostmix_device_value(q, oom_model_child(m, e, "value", 5), depth + 1);
+    if (is_type(e, "list") || s == m->sym.tuple) { /* torch.cat((state, action)) */
+        uint32_t n = ts_node_named_child_count(e);
+        for (uint32_t i = 0; i < n; i++)
+            if (oom_hostmix_device_value(q, ts_node_named_child(e, i), depth + 1))
+                return true;
+        return false;
+    }
     if (is_type(e, "parenthesized_expression"))
         return oom_hostmix_device_value(q, ts_node_named_child(e, 0), depth + 1);
     if (is_type(e, "binary_operator"))

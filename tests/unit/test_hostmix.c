@@ -178,8 +178,40 @@ static void construction_and_host_intent(void)
     oom_test_parsed_free(&p);
 }
 
+/* A host tensor handed to the file's own function is followed through the
+ * parameter that receives it; the function's other parameters are what the
+ * entering call hands them. A static method has no module's tensors, and a
+ * module's attribute is no evidence of a tensor. */
+static void own_functions_and_frames(void)
+{
+    parsed p = oom_test_parse("import torch\nfrom torch import nn\n"
+                              "def ngram(inp, size, pad):\n"
+                              "    n = inp.shape[1]\n"
+                              "    return torch.cat((pad.tile((size, n, 1)), inp.narrow(0, 0, 2)), dim=0)\n"
+                              "def flops(model, x):\n"
+                              "    model.total_ops += torch.DoubleTensor([4.0])\n"
+                              "class M(nn.Module):\n"
+                              "    def __init__(self):\n        super().__init__()\n        self.lin = nn.Linear(4, 4)\n"
+                              "        self.pad = torch.zeros(1, 1, 4)\n"
+                              "    def forward(self, state, action):\n"
+                              "        x = torch.cat((state, action), dim=-1)\n"
+                              "        y = ngram(x, 2, self.pad)\n"
+                              "        g = self.prob(torch.ones(3, 4), torch.randn(3, 4))\n"
+                              "        return self.lin(y), g\n"
+                              "    def prob(self, a, b):\n"
+                              "        return (a - b).sum(dim=0)\n"
+                              "    @staticmethod\n"
+                              "    def count(model, x):\n"
+                              "        return flops(model, x)\n");
+    CHECK(meets(&p, "torch.zeros(1, 1, 4)", NULL));
+    CHECK(!meets(&p, "torch.ones(3, 4)", NULL));          /* both arguments on the host */
+    CHECK(!meets(&p, "torch.DoubleTensor([4.0])", NULL)); /* a counting hook's module attribute */
+    oom_test_parsed_free(&p);
+}
+
 void test_hostmix_suite(void)
 {
+    oom_test_run("hostmix: own functions, their parameters from the call", own_functions_and_frames);
     oom_test_run("hostmix: construction, host on purpose, a host tensor's device", construction_and_host_intent);
     oom_test_run("hostmix: constructors, out=, input-placing wrappers, moves on one path", constructors_targets_wrappers);
     oom_test_run("hostmix: where a host tensor meets the device", meeting_places);
