@@ -301,23 +301,15 @@ static TSNode receiving_parameter(const oom_pymodel *m, TSNode def, TSNode call,
                 return none;
         index += method ? 1 : 0;
     }
-    TSNode params = oom_model_child(m, def, "parameters", 10);
-    uint32_t n = ts_node_named_child_count(params);
-    for (uint32_t i = 0; i < n; i++) {
-        TSNode p = ts_node_named_child(params, i);
-        TSNode id = p;
-        if (is_type(p, "typed_parameter"))
-            id = ts_node_named_child(p, 0);
-        else if (is_type(p, "default_parameter") || is_type(p, "typed_default_parameter"))
-            id = oom_model_child(m, p, "name", 4);
-        if (ts_node_is_null(id) || ts_node_symbol(id) != m->sym.identifier)
-            return none; /* *args, **kwargs, a bare `*`: positions end here */
+    for (uint32_t i = 0;; i++) {
+        TSNode id = oom_hostmix_parameter_at(m, def, i);
+        if (ts_node_is_null(id))
+            return none; /* past the last, or *args, **kwargs, a bare `*`: positions end here */
         uint32_t len;
         const char *t = oom_node_text(m, id, &len);
         if (kw ? (len == kwlen && memcmp(t, kw, len) == 0) : i == index)
             return id;
     }
-    return none;
 }
 
 /* `ngram(input, size, self.ngram_padding)`: the host tensor handed to the
