@@ -77,6 +77,10 @@ typedef struct {
     oom_strlist device_following_methods;   /* tensor methods putting it where another tensor is (`type_as`) */
     oom_strlist tensor_metadata;            /* what a tensor tells of itself, not a tensor (`shape`, `size`) */
     oom_strlist tensor_methods;             /* methods only a tensor has (`unsqueeze`, `narrow`) */
+    oom_strlist device_constructors;        /* calls making a device object (`torch.device`) */
+    oom_strlist tensor_view_attributes;     /* a tensor's attributes that are its own storage (`T`, `data`) */
+    oom_strlist gpu_methods;                /* tensor methods putting it on a GPU, any arguments (`cuda`) */
+    oom_strlist target_placing_methods;     /* tensor methods putting it where their argument says (`to`) */
     oom_strlist factory_target_keywords;    /* factory keywords naming the tensor to write into (`out`) */
     oom_strlist input_placing_wrappers;     /* wrappers moving their inputs to the module's device (DDP) */
     oom_strlist option_decorators; /* decorators declaring a command-line option of the function (`click.option`) */

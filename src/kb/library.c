@@ -279,6 +279,10 @@ oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
     ok = ok && read_names(values, "device_following_methods", &lib->device_following_methods, err);
     ok = ok && read_names(values, "tensor_metadata", &lib->tensor_metadata, err);
     ok = ok && read_names(values, "tensor_methods", &lib->tensor_methods, err);
+    ok = ok && read_names(values, "device_constructors", &lib->device_constructors, err);
+    ok = ok && read_names(values, "tensor_view_attributes", &lib->tensor_view_attributes, err);
+    ok = ok && read_names(values, "gpu_methods", &lib->gpu_methods, err);
+    ok = ok && read_names(values, "target_placing_methods", &lib->target_placing_methods, err);
     ok = ok && read_names(values, "factory_target_keywords", &lib->factory_target_keywords, err);
     ok = ok && read_names(values, "input_placing_wrappers", &lib->input_placing_wrappers, err);
     /* optional: a library file without command-line parsers is still whole */
@@ -374,6 +378,10 @@ void oom_library_free(oom_library *lib)
     oom_strlist_free(&lib->device_following_methods);
     oom_strlist_free(&lib->tensor_metadata);
     oom_strlist_free(&lib->tensor_methods);
+    oom_strlist_free(&lib->device_constructors);
+    oom_strlist_free(&lib->tensor_view_attributes);
+    oom_strlist_free(&lib->gpu_methods);
+    oom_strlist_free(&lib->target_placing_methods);
     oom_strlist_free(&lib->factory_target_keywords);
     oom_strlist_free(&lib->input_placing_wrappers);
     oom_strlist_free(&lib->no_grad_functions);

@@ -468,22 +468,31 @@ static bool forward_method(const oom_pymodel *m, int scope)
     return !hook;
 }
 
-/* A module-level function every call of which in the file stands in a
- * model's forward (lerobot's `compute_layer_complete`, the layer body its
- * forward runs, through gradient checkpointing or directly): part of the
- * forward too. */
-static bool only_called_from_forward(const oom_pymodel *m, const oom_scope *sc)
+typedef bool (*scope_test)(const oom_pymodel *m, int scope);
+
+/* The file calls the function of scope `sc` somewhere, and every call of it
+ * stands in a scope that `holds`. */
+static bool every_call_in(const oom_pymodel *m, const oom_scope *sc, scope_test holds)
 {
     size_t calls = 0;
     for (size_t i = 0; i < m->call_count; i++) {
         const oom_call_site *c = &m->calls[i];
         if (c->name_len != sc->name_len || memcmp(c->name, sc->name, sc->name_len) != 0)
             continue;
-        if (!forward_method(m, oom_model_scope_at(m, c->pos)))
+        if (!holds(m, oom_model_scope_at(m, c->pos)))
             return false;
         calls++;
     }
     return calls > 0;
+}
+
+/* A module-level function every call of which in the file stands in a
+ * model's forward (lerobot's `compute_layer_complete`, the layer body its
+ * forward runs, through gradient checkpointing or directly): part of the
+ * forward too. */
+static bool only_called_from_forward(const oom_pymodel *m, const oom_scope *sc)
+{
+    return every_call_in(m, sc, forward_method);
 }
 
 /* @staticmethod / @classmethod: no instance, so none of the module's
@@ -513,37 +522,10 @@ static bool constructor_scope(const oom_pymodel *m, int scope)
            memcmp(m->scopes[scope].name, "__init__", 8) == 0;
 }
 
-/* A module-level function every call of which stands in a model's
- * computation, its constructor aside. */
-static bool only_called_from_computation(const oom_pymodel *m, const oom_scope *sc)
+/* A model's computation, its constructor and instance-free methods aside. */
+static bool computing_method(const oom_pymodel *m, int scope)
 {
-    size_t calls = 0;
-    for (size_t i = 0; i < m->call_count; i++) {
-        const oom_call_site *c = &m->calls[i];
-        if (c->name_len != sc->name_len || memcmp(c->name, sc->name, sc->name_len) != 0)
-            continue;
-        int at = oom_model_scope_at(m, c->pos);
-        if (!forward_method(m, at) || constructor_scope(m, at) || without_instance(m, at))
-            return false;
-        calls++;
-    }
-    return calls > 0;
-}
-
-/* A method every call of which in the file (`self.check_norms()`) stands in
- * the constructor: part of building the module. */
-static bool only_called_from_constructor(const oom_pymodel *m, const oom_scope *sc)
-{
-    size_t calls = 0;
-    for (size_t i = 0; i < m->call_count; i++) {
-        const oom_call_site *c = &m->calls[i];
-        if (c->name_len != sc->name_len || memcmp(c->name, sc->name, sc->name_len) != 0)
-            continue;
-        if (!constructor_scope(m, oom_model_scope_at(m, c->pos)))
-            return false;
-        calls++;
-    }
-    return calls > 0;
+    return forward_method(m, scope) && !constructor_scope(m, scope) && !without_instance(m, scope);
 }
 
 bool oom_pymodel_in_computation(const oom_pymodel *m, TSNode node)
@@ -551,11 +533,14 @@ bool oom_pymodel_in_computation(const oom_pymodel *m, TSNode node)
     int scope = oom_model_scope_at(m, ts_node_start_byte(node));
     if (scope > 0 && without_instance(m, scope))
         return false;
+    /* a method every call of which (`self.check_norms()`) stands in the
+     * constructor is part of building the module */
     if (forward_method(m, scope))
-        return !constructor_scope(m, scope) && !only_called_from_constructor(m, &m->scopes[scope]);
+        return !constructor_scope(m, scope) && !every_call_in(m, &m->scopes[scope], constructor_scope);
     if (scope <= 0 || m->scopes[scope].parent != 0 || !m->scopes[scope].name)
         return false;
-    return only_called_from_computation(m, &m->scopes[scope]);
+    /* a module-level helper every call of which stands in that computation */
+    return every_call_in(m, &m->scopes[scope], computing_method);
 }
 
 bool oom_pymodel_in_forward_code(const oom_pymodel *m, TSNode node)

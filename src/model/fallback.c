@@ -11,7 +11,7 @@
 #include "internal.h"
 #include "oomlint/library.h"
 
-static bool names_host(const oom_pymodel *m, TSNode e)
+static bool names_host(const oom_pymodel *m, const oom_library *lib, TSNode e)
 {
     if (ts_node_is_null(e))
         return false;
@@ -23,10 +23,11 @@ static bool names_host(const oom_pymodel *m, TSNode e)
         return host;
     oom_buf q;
     oom_buf_init(&q);
-    bool device = oom_pymodel_qualname(m, oom_model_child(m, e, "function", 8), &q) && strcmp(q.data, "torch.device") == 0;
+    bool device = oom_pymodel_qualname(m, oom_model_child(m, e, "function", 8), &q) &&
+                  oom_library_lists(&lib->device_constructors, q.data, (uint32_t)q.len);
     oom_buf_free(&q);
     TSNode args = oom_model_child(m, e, "arguments", 9);
-    return device && ts_node_named_child_count(args) > 0 && names_host(m, ts_node_named_child(args, 0));
+    return device && ts_node_named_child_count(args) > 0 && names_host(m, lib, ts_node_named_child(args, 0));
 }
 
 /* `x.cpu()`, `x.to("cpu")`, `x.to(device="cpu")` of a model, a weight or an
@@ -52,7 +53,7 @@ static bool moves_to_host(const oom_pymodel *m, const oom_library *lib, TSNode c
         TSNode a = ts_node_named_child(args, i);
         if (ts_node_symbol(a) == m->sym.keyword_argument)
             a = oom_model_child(m, a, "value", 5);
-        if (names_host(m, a))
+        if (names_host(m, lib, a))
             return true;
     }
     return false;
@@ -64,9 +65,9 @@ static bool host_step(const oom_pymodel *m, const oom_library *lib, TSNode n)
     if (s == m->sym.call)
         return moves_to_host(m, lib, n);
     if (s == m->sym.assignment)
-        return names_host(m, oom_model_child(m, n, "right", 5));
+        return names_host(m, lib, oom_model_child(m, n, "right", 5));
     if (s == m->sym.keyword_argument && oom_node_text_is(m, oom_model_child(m, n, "name", 4), "device"))
-        return names_host(m, oom_model_child(m, n, "value", 5));
+        return names_host(m, lib, oom_model_child(m, n, "value", 5));
     return false;
 }
 

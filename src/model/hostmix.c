@@ -56,11 +56,8 @@ static bool device_context_item(const oom_pymodel *m, TSNode item)
     TSNode v = oom_model_child(m, item, "value", 5);
     if (ts_node_is_null(v) || ts_node_symbol(v) != m->sym.call)
         return false;
-    oom_buf qn;
-    oom_buf_init(&qn);
-    bool dev = oom_pymodel_qualname(m, oom_model_child(m, v, "function", 8), &qn) && strcmp(qn.data, "torch.device") == 0;
-    oom_buf_free(&qn);
-    return dev;
+    const oom_library *lib = oom_library_get();
+    return lib && oom_hostmix_qualname_in(m, oom_model_child(m, v, "function", 8), &lib->device_constructors);
 }
 
 /* In the body of `with torch.device(...):`, where factories make their tensors on it. */
@@ -81,16 +78,6 @@ static bool under_device_context(const oom_pymodel *m, TSNode n)
                 if (device_context_item(m, ts_node_named_child(clause, j)))
                     return true;
         }
-    }
-    return false;
-}
-
-static bool file_sets_default_device(const oom_pymodel *m, const oom_library *lib)
-{
-    for (size_t i = 0; i < lib->default_device_functions.len; i++) {
-        const char *f = lib->default_device_functions.items[i];
-        if (memmem(m->src, m->len, f, strlen(f)) != NULL)
-            return true;
     }
     return false;
 }
@@ -154,8 +141,8 @@ static bool module_on_device(mix_query *q, TSNode call)
         const char *method = oom_hostmix_method_of(m, cs->node, &recv, &len);
         const char *r = method ? oom_node_text(m, recv, &rlen) : NULL;
         if (r && rlen == flen && memcmp(r, fname, flen) == 0 &&
-            ((len == 4 && memcmp(method, "cuda", 4) == 0) ||
-             (len == 2 && memcmp(method, "to", 2) == 0 && oom_hostmix_moves_to_device(q, cs->node, 0))))
+            (lists_text(&q->lib->gpu_methods, method, len) ||
+             (lists_text(&q->lib->target_placing_methods, method, len) && oom_hostmix_moves_to_device(q, cs->node, 0))))
             return true;
     }
     return false;
@@ -526,8 +513,7 @@ static bool reaches_device(mix_query *q, TSNode e, int depth)
         bool called = !ts_node_is_null(call) && ts_node_symbol(call) == m->sym.call &&
                       same_node(oom_model_child(m, call, "function", 8), p);
         if (!called) /* .T, .mT, .data keep it; .shape, .device tell about it */
-            return (alen == 1 && attr[0] == 'T') || (alen == 2 && memcmp(attr, "mT", 2) == 0) ||
-                   (alen == 4 && memcmp(attr, "data", 4) == 0) ? reaches_device(q, p, depth + 1) : false;
+            return lists_text(&q->lib->tensor_view_attributes, attr, alen) ? reaches_device(q, p, depth + 1) : false;
         const oom_library *lib = q->lib;
         /* .cpu(): put on the host on purpose (an export, a host-side computation) */
         if (lists_text(&lib->placing_methods, attr, alen) || lists_text(&lib->device_following_methods, attr, alen) ||
@@ -567,7 +553,7 @@ static bool reaches_device(mix_query *q, TSNode e, int depth)
 bool oom_pymodel_host_tensor_meets_device(const oom_pymodel *m, TSNode call, uint32_t *line)
 {
     const oom_library *lib = oom_library_get();
-    if (!lib || !host_factory(m, lib, call) || file_sets_default_device(m, lib))
+    if (!lib || !host_factory(m, lib, call) || oom_model_may_set_default_device(m, lib))
         return false;
     mix_query q = {m, lib, HOSTMIX_BUDGET, {{0}, NULL, NULL}, -1, {{0}, NULL, NULL}, false};
     if (!reaches_device(&q, call, 0))

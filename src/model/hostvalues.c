@@ -287,12 +287,7 @@ static bool device_expr(mix_query *q, TSNode x, int depth)
     }
     if (ts_node_symbol(x) != m->sym.call)
         return false;
-    oom_buf qn;
-    oom_buf_init(&qn);
-    bool torch_device = oom_pymodel_qualname(m, oom_model_child(m, x, "function", 8), &qn) &&
-                        strcmp(qn.data, "torch.device") == 0;
-    oom_buf_free(&qn);
-    if (!torch_device)
+    if (!oom_hostmix_qualname_in(m, oom_model_child(m, x, "function", 8), &q->lib->device_constructors))
         return false;
     size_t n;
     TSNode kind = oom_hostmix_first_positional(m, x, &n);
@@ -328,9 +323,9 @@ static bool device_call(mix_query *q, TSNode e, int depth)
     TSNode recv;
     uint32_t len;
     const char *method = oom_hostmix_method_of(m, e, &recv, &len);
-    if (method && len == 4 && memcmp(method, "cuda", 4) == 0)
+    if (lists_text(&q->lib->gpu_methods, method, len))
         return true;
-    if (method && len == 2 && memcmp(method, "to", 2) == 0)
+    if (lists_text(&q->lib->target_placing_methods, method, len))
         return oom_hostmix_moves_to_device(q, e, depth);
     if (module_output(q, e))
         return true;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "oomlint/lang.h"
+#include "oomlint/library.h"
 #include "oomlint/model.h"
 
 /* Recursion through expressions and bindings stops here; a deeper chain is
@@ -508,5 +509,9 @@ bool oom_model_forward_graph_unused(const oom_pymodel *m, int scope, TSNode call
  * it is built (`....eval().requires_grad_(False)`): its outputs carry the
  * history of their inputs only (model/grad.c). */
 bool oom_model_bound_frozen(const oom_pymodel *m, TSNode callee);
+/* The file may set a default device (a call of values.default_device_functions,
+ * `torch.set_default_device("cuda")`): a module or tensor made without a
+ * device may then be on the GPU (model/placement.c). */
+bool oom_model_may_set_default_device(const oom_pymodel *m, const oom_library *lib);
 
 #endif

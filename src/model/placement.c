@@ -138,7 +138,7 @@ static bool bound_on_host_here(const oom_pymodel *m, const oom_binding *b, void 
 
 /* The file may set a default device (`torch.set_default_device("cuda")`):
  * then a module built without one may still be on the GPU. */
-static bool may_set_default_device(const oom_pymodel *m, const oom_library *lib)
+bool oom_model_may_set_default_device(const oom_pymodel *m, const oom_library *lib)
 {
     for (size_t i = 0; i < lib->default_device_functions.len; i++) {
         const char *f = lib->default_device_functions.items[i];
@@ -185,7 +185,7 @@ static bool bound_by_host_move(const oom_pymodel *m, const oom_binding *b, void 
 bool oom_pymodel_forward_on_host(const oom_pymodel *m, TSNode call)
 {
     const oom_library *lib = oom_library_get();
-    if (!lib || ts_node_is_null(call) || ts_node_symbol(call) != m->sym.call || may_set_default_device(m, lib))
+    if (!lib || ts_node_is_null(call) || ts_node_symbol(call) != m->sym.call || oom_model_may_set_default_device(m, lib))
         return false;
     TSNode fn = oom_model_child(m, call, "function", 8);
     if (!ts_node_is_null(fn) && ts_node_symbol(fn) == m->sym.attribute &&
