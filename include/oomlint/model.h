@@ -431,6 +431,9 @@ bool oom_pymodel_holds(const oom_pymodel *m, TSNode expr, const char *const *nam
                        oom_buf *scratch);
 /* A constant, directly or through names bound to one (`GPU = "0"`). */
 bool oom_pymodel_is_constant(const oom_pymodel *m, TSNode expr);
+/* The value, names followed, is a CUDA_VISIBLE_DEVICES string that leaves
+ * no GPU: empty, or a negative first entry ("-1"). */
+bool oom_pymodel_hides_every_gpu(const oom_pymodel *m, TSNode expr);
 /* The value, names followed, is made by a call of one of `names` (dotted,
  * aliases applied), possibly moved or cast after: `torch.zeros(n).to(dev)`. */
 bool oom_pymodel_built_by(const oom_pymodel *m, TSNode expr, const char *const *names, size_t count,

@@ -195,6 +195,7 @@ SEM_PY(sem_method_of_module, oom_pymodel_is_method_of_module(m, n, p->args[0], (
 /* A constant, directly or through a name bound to one (`GPU = "0"` at the
  * top of the script, then `os.environ[...] = GPU`). */
 SEM_PY(sem_constant, oom_pymodel_is_constant(m, n))
+SEM_PY(sem_hides_every_gpu, oom_pymodel_hides_every_gpu(m, n))
 
 /* The call passes NAME=<an integer, or a name bound to one> of at most N. */
 static bool argument_at_most(const oom_pymodel *m, TSNode call, const oom_pred *p)
@@ -697,6 +698,8 @@ static const oom_sem_entry semantic_predicates[] = {
      "a module without parameters: a loss, a metric, an activation/dropout/pooling layer", false, false},
     {"oom-constant", sem_constant, 0, 0, OOM_SEM_PYTHON, false,
      "a constant, directly or through names bound to one", false, false},
+    {"oom-hides-every-gpu", sem_hides_every_gpu, 0, 0, OOM_SEM_PYTHON, false,
+     "a CUDA_VISIBLE_DEVICES value (names followed) that leaves no GPU: \"\" or a negative first entry", false, false},
     {"oom-argument-at-most", sem_argument_at_most, 2, 2, OOM_SEM_PYTHON, false,
      "the call passes NAME=<integer> of at most N (names bound to integers followed)", false, false},
     {"oom-argument-short-or-measured", sem_argument_short_or_measured, 2, 2, OOM_SEM_PYTHON, false,

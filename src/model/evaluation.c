@@ -78,12 +78,7 @@ static bool backward_in_eval_mode(const oom_pymodel *m, int scope, const oom_mod
         if (mk->scope == scope && !mk->is_eval && mk->pos > eval->pos && mk->pos < until)
             until = mk->pos;
     }
-    for (size_t i = 0; i < m->backward_call_count; i++) {
-        const oom_site *b = &m->backward_calls[i];
-        if (b->scope == scope && b->start > eval->pos && b->start < until)
-            return true;
-    }
-    return false;
+    return oom_model_differentiates_between(m, scope, eval->pos + 1, until);
 }
 
 /* For a call, the object whose mode matters: `model` in `model(x)` and in
@@ -300,7 +295,7 @@ bool oom_pymodel_in_evaluation_function(const oom_pymodel *m, TSNode node)
     uint32_t pos = ts_node_start_byte(node);
     int scope = oom_model_scope_at(m, pos);
     return scope > 0 && !in_model_or_test_method(m, scope) && !switched_inside(m, scope, pos) &&
-           !scope_calls_backward(m, scope) &&
+           !oom_model_differentiates_between(m, scope, 0, UINT32_MAX) &&
            ((scope_named_for_eval(m, scope) && oom_model_forward_graph_unused(m, scope, node)) ||
             (eval_mode_at(m, scope, node) && !oom_model_forward_result_leaves(m, scope, node)));
 }

@@ -307,7 +307,22 @@ static bool visit_freeze(void *ctx, TSNode n)
     return true;
 }
 
-bool oom_pymodel_frozen_before(const oom_pymodel *m, TSNode wrapped, TSNode site)
+static bool frozen_before_at(const oom_pymodel *m, TSNode wrapped, TSNode site, int depth);
+
+static bool argument_frozen(const oom_pymodel *m, TSNode arg, TSNode call, void *ctx)
+{
+    return frozen_before_at(m, arg, call, *(int *)ctx + 1);
+}
+
+/* Call sites bind the parameter: `evaluate(model, ...)` after
+ * `model.requires_grad_(False)` in main, at every call in the file, freezes
+ * evaluate's `model` (a few calls deep at most). */
+static bool frozen_by_callers(const oom_pymodel *m, TSNode wrapped, int depth)
+{
+    return depth < 4 && oom_model_every_bound_argument(m, wrapped, argument_frozen, &depth) == 1;
+}
+
+static bool frozen_before_at(const oom_pymodel *m, TSNode wrapped, TSNode site, int depth)
 {
     /* frozen where it is built, and never thawed */
     if (oom_model_bound_frozen(m, wrapped))
@@ -319,7 +334,14 @@ bool oom_pymodel_frozen_before(const oom_pymodel *m, TSNode wrapped, TSNode site
         return false;
     freeze_walk w = {m, wrapped, scope, pos, -1};
     oom_pymodel_walk(m, home, visit_freeze, &w);
+    if (w.frozen == -1)
+        return frozen_by_callers(m, wrapped, depth);
     return w.frozen == 1;
+}
+
+bool oom_pymodel_frozen_before(const oom_pymodel *m, TSNode wrapped, TSNode site)
+{
+    return frozen_before_at(m, wrapped, site, 0);
 }
 
 /* A chain that ends a module's training where it is built:

@@ -468,6 +468,23 @@ typedef enum {
     OOM_ROLE_NOT_MODULE, /* a tokenizer, a config, a loss or activation, a literal ... */
 } oom_role;
 oom_role oom_model_module_role(const oom_pymodel *m, TSNode expr);
+/* callsites.c: the position of `def`'s parameter `name` (self counted),
+ * its node in *param (may be NULL); -1 when absent or after a splat. */
+int oom_model_parameter_index(const oom_pymodel *m, TSNode def, const char *name, uint32_t len, TSNode *param);
+/* For the identifier `id`, a parameter of a plain function of the file read
+ * where it stands: whether every call of that function in the file binds to
+ * it an argument that holds `holds` (given the argument and the call): 1
+ * when all do, 0 when one does not or binds none (a default, a splat), -1
+ * when `id` is no such parameter or the file never calls the function. */
+typedef bool (*oom_argument_test)(const oom_pymodel *m, TSNode arg, TSNode call, void *ctx);
+int oom_model_every_bound_argument(const oom_pymodel *m, TSNode id, oom_argument_test holds, void *ctx);
+/* The file's own function or method a call runs (`f(...)`, `self.f(...)`,
+ * the `function` child given): its scope, or -1. */
+int oom_model_called_scope(const oom_pymodel *m, TSNode fn);
+/* `scope` runs a backward (or torch.autograd.grad) between the byte
+ * positions `from` and `until`, itself or in a function of the file it calls
+ * there (`self.cac_grad(loss, ...)` whose body differentiates `loss`). */
+bool oom_model_differentiates_between(const oom_pymodel *m, int scope, uint32_t from, uint32_t until);
 void oom_model_roles_free(oom_pymodel *m);
 /* roleclass.c: the file's class `cls` is a module by this file's evidence
  * (a library module base, through the file's own bases, or a forward over a

@@ -80,30 +80,6 @@ static bool instance_of(role_query *q, TSNode obj, const oom_qpattern *receiver,
     return !ts_node_is_null(v) && !ts_node_eq(v, obj) && instance_of(q, v, receiver, depth + 1);
 }
 
-/* The file's own function or method a call runs: its scope, or -1. */
-static int called_scope(const oom_pymodel *m, TSNode fn)
-{
-    uint32_t len;
-    const char *name = NULL;
-    if (ts_node_symbol(fn) == m->sym.identifier) {
-        name = oom_node_text(m, fn, &len);
-        /* a parameter or local of that name shadows the def (`def
-         * evaluate(model, ...)` beside a pytest fixture `def model()`) */
-        int here = oom_model_scope_at(m, ts_node_start_byte(fn));
-        if (here > 0 && oom_model_last_binding(m, here, name, len, ts_node_start_byte(fn), false))
-            return -1;
-    }
-    else if (ts_node_symbol(fn) == m->sym.attribute && oom_roles_is_self(m, oom_model_child(m, fn, "object", 6)))
-        name = oom_node_last_name(m, fn, &len);
-    if (!name)
-        return -1;
-    for (size_t i = 1; i < m->scope_count; i++)
-        if (m->scopes[i].name_len == len && memcmp(m->scopes[i].name, name, len) == 0 &&
-            !ts_node_is_null(m->scopes[i].def))
-            return (int)i;
-    return -1;
-}
-
 static TSNode returned_element(const oom_pymodel *m, TSNode value, int index)
 {
     if (index < 0 || (!oom_roles_is_type(value, "expression_list") && !oom_roles_is_type(value, "tuple")))
@@ -192,7 +168,7 @@ static oom_role call_role(role_query *q, TSNode call, int index, int depth)
     oom_buf_init(&qn);
     bool known = oom_pymodel_qualname(m, fn, &qn);
     r = OOM_ROLE_UNKNOWN;
-    int own = called_scope(m, fn);
+    int own = oom_model_called_scope(m, fn);
     TSNode cls = known && ts_node_symbol(fn) == m->sym.identifier ? oom_roles_own_class(m, qn.data, (uint32_t)qn.len)
                                                                     : (TSNode){0};
     if (!ts_node_is_null(cls))
@@ -218,29 +194,6 @@ static oom_role call_role(role_query *q, TSNode call, int index, int depth)
 }
 
 /* ---- names ---------------------------------------------------------------------------- */
-
-/* The parameter node of `def` named `name`, its position among the
- * parameters (self counted), or -1. */
-static int parameter_index(const oom_pymodel *m, TSNode def, const char *name, uint32_t len, TSNode *param)
-{
-    oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, def, "parameters", 10));
-    int index = 0;
-    for (TSNode p; oom_model_next_kid(m, &kids, &p); index++) {
-        TSNode id = p;
-        if (ts_node_symbol(p) != m->sym.identifier)
-            id = ts_node_named_child_count(p) ? oom_model_named_child(m, p, 0) : (TSNode){0};
-        if (oom_roles_is_type(id, "list_splat_pattern") || oom_roles_is_type(id, "dictionary_splat_pattern"))
-            return -1;
-        uint32_t plen;
-        const char *t = !ts_node_is_null(id) && ts_node_symbol(id) == m->sym.identifier ? oom_node_text(m, id, &plen)
-                                                                                         : NULL;
-        if (t && plen == len && memcmp(t, name, len) == 0) {
-            *param = p;
-            return index;
-        }
-    }
-    return -1;
-}
 
 static bool is_method_scope(const oom_pymodel *m, const oom_scope *sc)
 {
@@ -300,7 +253,7 @@ static oom_role parameter_role(role_query *q, int scope, const char *name, uint3
     if (ts_node_is_null(sc->def) || ts_node_symbol(sc->def) != m->sym.function_definition)
         return OOM_ROLE_UNKNOWN;
     TSNode param = {0};
-    int index = parameter_index(m, sc->def, name, len, &param);
+    int index = oom_model_parameter_index(m, sc->def, name, len, &param);
     if (index < 0)
         return OOM_ROLE_UNKNOWN;
     TSNode type = oom_model_child(m, param, "type", 4);
@@ -376,7 +329,7 @@ static TSNode first_bound_argument(const oom_pymodel *m, TSNode id)
     const oom_binding *b = oom_model_visible_binding(m, scope, name, len, ts_node_start_byte(id), true);
     TSNode param = {0};
     int index = b && b->kind == OOM_BIND_OPAQUE && b->scope == scope && !ts_node_is_null(sc->def)
-                    ? parameter_index(m, sc->def, name, len, &param)
+                    ? oom_model_parameter_index(m, sc->def, name, len, &param)
                     : -1;
     if (index < 0 || is_method_scope(m, sc))
         return (TSNode){0};

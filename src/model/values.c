@@ -129,7 +129,10 @@ bool oom_pymodel_follows_switch(const oom_pymodel *m, TSNode node, const void *r
     TSNode child = node;
     for (TSNode up = oom_model_parent(m, node); !ts_node_is_null(up); child = up, up = oom_model_parent(m, up)) {
         TSSymbol s = ts_node_symbol(up);
-        if (s == m->sym.function_definition || s == m->sym.class_definition || s == m->sym.lambda)
+        /* A lambda is looked through: `elif precision == "amp_bf16": return
+         * lambda: autocast(dtype=torch.bfloat16)` makes the lambda only under
+         * the branch, so its body runs only when the switch chose it. */
+        if (s == m->sym.function_definition || s == m->sym.class_definition)
             return false;
         const char *type = ts_node_type(up);
         if (s == m->sym.if_statement || strcmp(type, "elif_clause") == 0 || strcmp(type, "while_statement") == 0) {
@@ -336,6 +339,27 @@ bool oom_pymodel_is_constant(const oom_pymodel *m, TSNode expr)
 {
     TSNode v = oom_pymodel_value_of(m, expr, 0);
     return !ts_node_is_null(v) && oom_pymodel_is_literal(m, v);
+}
+
+/* CUDA reads CUDA_VISIBLE_DEVICES up to its first entry that is not a
+ * device: an empty string or a negative index ("-1") as the first entry
+ * leaves the process no GPU at all (a CPU run chosen on purpose). */
+bool oom_pymodel_hides_every_gpu(const oom_pymodel *m, TSNode expr)
+{
+    TSNode v = oom_pymodel_value_of(m, expr, 0);
+    if (ts_node_is_null(v) || strcmp(ts_node_type(v), "string") != 0)
+        return false;
+    oom_buf text;
+    oom_buf_init(&text);
+    bool hides = false;
+    if (oom_pymodel_string_value(m, v, &text)) {
+        const char *s = text.data;
+        while (*s == ' ')
+            s++;
+        hides = *s == '\0' || *s == ',' || (*s == '-' && s[1] >= '0' && s[1] <= '9');
+    }
+    oom_buf_free(&text);
+    return hides;
 }
 
 bool oom_pymodel_built_by(const oom_pymodel *m, TSNode expr, const char *const *names, size_t count,

@@ -102,6 +102,22 @@ static void by_mode(void)
     CHECK(!eval_at(&p, "other(x_o)"));
     CHECK(!eval_at(&p, "backbone(x_probe)"));
     oom_test_parsed_free(&p);
+    /* the backward after .eval() is in a helper of the file the result goes
+     * to (a method through self., a function, two calls down): not evaluation;
+     * a helper that only turns it into numbers is no backward */
+    parsed q = oom_test_parse("import torch\n"
+                              "class Prior:\n    def jac(self, loss):\n        return torch.autograd.grad(loss, self.ps)\n"
+                              "    def fisher(self, x):\n        self.model.eval()\n        out = self.model(x_m)\n"
+                              "        g = self.jac(out.sum())\n        self.model.train()\n        return g\n"
+                              "def inner(loss):\n    loss.backward()\n"
+                              "def outer(loss):\n    inner(loss)\n"
+                              "def numbers(t):\n    return t.tolist()\n"
+                              "def f(net, x):\n    net.eval()\n    outer(net(x_f).sum())\n"
+                              "def g(net, x):\n    net.eval()\n    numbers(net(x_g))\n");
+    CHECK(!eval_at(&q, "self.model(x_m)"));
+    CHECK(!eval_at(&q, "net(x_f)"));
+    CHECK(eval_at(&q, "net(x_g)"));
+    oom_test_parsed_free(&q);
 }
 
 /* A shared loop the file calls with train=False where grad is on: its

@@ -149,6 +149,22 @@ static void frozen_before(void)
     CHECK(wrapped_frozen(&p, "6)"));
     CHECK(!wrapped_frozen(&p, "7)"));
     oom_test_parsed_free(&p);
+    /* a parameter frozen by every call of its function in the file (two
+     * levels up); not when one call hands it a trainable module, not when
+     * the file never calls the function, not for a method's parameter */
+    parsed q = oom_test_parse("def inner(net, DP):\n    a = DP(net, 11)\n"
+                              "def outer(model, DP):\n    inner(model, DP)\n"
+                              "def mixed(net, DP):\n    b = DP(net, 12)\n"
+                              "def never(net, DP):\n    c = DP(net, 13)\n"
+                              "class K:\n    def m(self, net, DP):\n        d = DP(net, 14)\n"
+                              "def main(DP, Net):\n    frozen = Net()\n    frozen.requires_grad_(False)\n"
+                              "    outer(frozen, DP)\n    mixed(frozen, DP)\n    live = Net()\n    mixed(live, DP)\n"
+                              "    K().m(frozen, DP)\n");
+    CHECK(wrapped_frozen(&q, "11)"));
+    CHECK(!wrapped_frozen(&q, "12)"));
+    CHECK(!wrapped_frozen(&q, "13)"));
+    CHECK(!wrapped_frozen(&q, "14)"));
+    oom_test_parsed_free(&q);
 }
 
 /* One tensor taken out and the rest dropped, in a function without a

@@ -219,8 +219,33 @@ static void values_through_choices(void)
     CHECK(code != NULL);
     CHECK(!oom_pymodel_value_follows_switch(p.model, ta, code));
     CHECK(oom_pymodel_value_follows_switch(p.model, tb, code));
+    /* a lambda made under the switch's branch runs only when it was chosen;
+     * one made outside any branch follows nothing */
+    parsed q = oom_test_parse("import torch\n"
+                              "def get(precision):\n    if precision == 'amp_bf16':\n"
+                              "        return lambda: torch.autocast('cuda', dtype=torch.bfloat16)\n"
+                              "def always():\n    return lambda: torch.autocast('cuda', dtype=torch.float16)\n");
+    CHECK(oom_pymodel_follows_switch(q.model, oom_test_node_at(&q, "dtype=torch.bfloat16"), code));
+    CHECK(!oom_pymodel_follows_switch(q.model, oom_test_node_at(&q, "dtype=torch.float16"), code));
+    oom_test_parsed_free(&q);
     pcre2_code_free(code);
     oom_buf_free(&scratch);
+    oom_test_parsed_free(&p);
+}
+
+/* CUDA_VISIBLE_DEVICES values that leave no GPU: empty, a negative first
+ * entry, through a name; a list that starts with a device is GPUs. */
+static void values_that_hide_every_gpu(void)
+{
+    parsed p = oom_test_parse("NONE = ''\nuse('', '-1', ' -1,0', NONE, '0', '0,-1', 'GPU-5d1', x)\n");
+    TSNode use = oom_test_node_at(&p, "use(");
+    while (!ts_node_is_null(use) && strcmp(ts_node_type(use), "call") != 0)
+        use = ts_node_parent(use);
+    TSNode args = ts_node_child_by_field_name(use, "arguments", 9);
+    for (uint32_t i = 0; i < 4; i++)
+        CHECK(oom_pymodel_hides_every_gpu(p.model, ts_node_named_child(args, i)));
+    for (uint32_t i = 4; i < 8; i++)
+        CHECK(!oom_pymodel_hides_every_gpu(p.model, ts_node_named_child(args, i)));
     oom_test_parsed_free(&p);
 }
 
@@ -260,6 +285,7 @@ void test_model_suite(void)
 {
     oom_test_run("model: qualified names through aliases", qualified_names);
     oom_test_run("model: autograd history", history);
+    oom_test_run("values: CUDA_VISIBLE_DEVICES strings that leave no GPU", values_that_hide_every_gpu);
     oom_test_run("model: an own module's instance, wrapped or not, answers by its forward's returns",
                  own_instances_through_wrappers);
     oom_test_run("model: forwards without grad exported, and imported instances' calls wait on them",

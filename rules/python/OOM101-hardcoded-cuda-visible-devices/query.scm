@@ -1,5 +1,5 @@
-; "-1" hides every GPU (a --device cpu run): that chooses no GPU, it is not a
-; hardcoded GPU list.
+; "-1" or "" hides every GPU (a --device cpu run, a --restrict_cpu switch): that
+; chooses no GPU, it is not a hardcoded GPU list.
 ; os.environ["CUDA_VISIBLE_DEVICES"] = "0"   (any alias of os.environ), or a name
 ; bound to a constant: GPU = "0" at the top of the script, then ... = GPU
 (assignment
@@ -8,7 +8,7 @@
     subscript: (string) @key)
   right: (_) @value
   (#oom-constant? @value)
-  (#not-oom-holds? @value "-1")
+  (#not-oom-hides-every-gpu? @value)
   (#oom-string? @key "CUDA_VISIBLE_DEVICES")
   (#oom-qualname? @env "os.environ")) @report @assignment
 
@@ -24,7 +24,7 @@
         value: (_) @value) @report))
   (#eq? @method "update")
   (#oom-literal? @value)
-  (#not-oom-holds? @value "-1")
+  (#not-oom-hides-every-gpu? @value)
   (#oom-string? @key "CUDA_VISIBLE_DEVICES")
   (#oom-qualname? @env "os.environ"))
 
@@ -40,7 +40,7 @@
   (#eq? @method "update")
   (#eq? @key "CUDA_VISIBLE_DEVICES")
   (#oom-literal? @value)
-  (#not-oom-holds? @value "-1")
+  (#not-oom-hides-every-gpu? @value)
   (#oom-qualname? @env "os.environ"))
 
 ; os.putenv("CUDA_VISIBLE_DEVICES", "0")
@@ -53,6 +53,6 @@
     (_) @value
     .)
   (#oom-literal? @value)
-  (#not-oom-holds? @value "-1")
+  (#not-oom-hides-every-gpu? @value)
   (#oom-string? @key "CUDA_VISIBLE_DEVICES")
   (#oom-qualname? @fn "os.putenv")) @report
