@@ -32,6 +32,13 @@ typedef struct {
      * a call with autograd on inside a function that itself only runs
      * without grad runs without grad too */
     size_t caller;
+    /* what it passes: every keyword's name (offset of a comma-separated
+     * list in names), how many positional arguments, whether a splat that
+     * may hold any: a parameter off by default is on only where a call
+     * passes it (oom_pymodel_may_run) */
+    size_t keywords;
+    uint32_t positional;
+    bool splat;
 } oom_call_fact;
 
 /* A method that adds one of its parameters into its object
@@ -87,6 +94,9 @@ typedef struct {
     uint32_t module_positions;
     const char *module_keywords;
     const char *caller; /* the enclosing function's name, "" at module level (NULL: "") */
+    const char *keywords; /* every keyword passed, comma-separated (NULL: "") */
+    uint32_t positional;
+    bool splat;
 } oom_call_shape;
 void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, const oom_call_shape *shape);
 /* Every call of the file's model, with its grad state, and its accumulating methods. */

@@ -256,6 +256,11 @@ void oom_pymodel_no_grad_forward_classes(const oom_pymodel *m, oom_buf *out);
 /* The literal False arguments of call i (oom_pymodel_call_at): positions as
  * bits of *mask, keywords appended to `keywords`, comma-separated. */
 void oom_pymodel_call_false_args(const oom_pymodel *m, size_t i, uint32_t *mask, oom_buf *keywords);
+/* What call i passes: how many positional arguments, whether a splat
+ * (`*args`, `**kw`) that may hold any, and every keyword's name, appended to
+ * `keywords`, comma-separated (model/callsites.c). */
+void oom_pymodel_call_passed_args(const oom_pymodel *m, size_t i, uint32_t *positional, bool *splat,
+                                  oom_buf *keywords);
 /* The file's accumulating methods (see oom_pymodel_accumulates_graph): the
  * method, the parameter it adds into its object, and that parameter's
  * position among those after self. */
@@ -403,6 +408,13 @@ bool oom_pymodel_frozen_before(const oom_pymodel *m, TSNode wrapped, TSNode site
  * the name's only binding in its scope and no global statement names it;
  * `and`, `or`, `not` and comparisons of such integers are evaluated. */
 bool oom_pymodel_never_runs(const oom_pymodel *m, TSNode node);
+/* The node may run: not in a branch the file's fixed integers rule out,
+ * and for each `if P:` around it where P is a parameter of the function
+ * defaulting to False, None or 0, some call in the file passes P; where no
+ * call here does, the answer assumes one elsewhere may, and the condition
+ * "nopass<TAB>callee<TAB>P<TAB>position" lets the project pass drop the
+ * finding when no file's call passes it (model/callsites.c). */
+bool oom_pymodel_may_run(const oom_pymodel *m, TSNode node);
 
 /* A module without parameters: a loss or metric (`criterion`, `nn.CrossEntropyLoss()`,
  * a name bound to one), an activation, dropout or pooling layer. */

@@ -53,6 +53,9 @@ typedef struct {
     signed char callee;
     size_t callee_module;
     size_t caller;
+    size_t keywords;
+    uint32_t positional;
+    bool splat;
 } call_as_kept;
 typedef struct {
     size_t method, param;
@@ -235,7 +238,9 @@ static void put_calls(oom_buf *b, const oom_file_facts *f)
         oom_buf_put_u64(b, c->callee_module);
         oom_buf_put_u64(b, c->module_keywords);
         oom_buf_put_u64(b, c->caller);
-        uint32_t v[4] = {c->grad_off, c->false_positions, (uint32_t)(int32_t)c->callee, c->module_positions};
+        oom_buf_put_u64(b, c->keywords);
+        uint32_t v[6] = {c->grad_off, c->false_positions, (uint32_t)(int32_t)c->callee, c->module_positions,
+                         c->positional, c->splat};
         oom_buf_put_bytes(b, v, sizeof v);
     }
     oom_buf_put_u32(b, (uint32_t)f->accumulator_count);
@@ -257,17 +262,20 @@ static bool name_ok(const oom_file_facts *f, uint64_t at)
 static void get_calls(oom_reader *r, oom_file_facts *f)
 {
     get_names(r, &f->names);
-    size_t n = oom_reader_count(r, 5 * 8 + 4 * 4);
+    size_t n = oom_reader_count(r, 6 * 8 + 6 * 4);
     if (n)
         f->calls = oom_xcalloc(n, sizeof *f->calls);
     for (size_t i = 0; i < n && r->ok; i++) {
         oom_call_fact *c = &f->calls[i];
         uint64_t name = oom_reader_u64(r), kw = oom_reader_u64(r), module = oom_reader_u64(r);
-        uint64_t mkw = oom_reader_u64(r), caller = oom_reader_u64(r);
-        uint32_t v[4];
+        uint64_t mkw = oom_reader_u64(r), caller = oom_reader_u64(r), passed = oom_reader_u64(r);
+        uint32_t v[6];
         oom_reader_bytes(r, v, sizeof v);
         r->ok &= name_ok(f, name) && name_ok(f, kw) && name_ok(f, module) && name_ok(f, mkw) && name_ok(f, caller) &&
-                 v[0] <= 1;
+                 name_ok(f, passed) && v[0] <= 1 && v[5] <= 1;
+        c->keywords = (size_t)passed;
+        c->positional = v[4];
+        c->splat = v[5] == 1;
         c->caller = (size_t)caller;
         c->name = (size_t)name, c->false_keywords = (size_t)kw, c->callee_module = (size_t)module;
         c->module_keywords = (size_t)mkw;

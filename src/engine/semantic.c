@@ -595,6 +595,7 @@ SEM_PY(sem_in_retry_attempt, oom_pymodel_in_retry_attempt(m, n))
 SEM_PY(sem_layer_outputs_escape, oom_pymodel_output_layers_escape(m, n))
 SEM_PY(sem_frozen_before, oom_pymodel_frozen_before(m, n, site))
 SEM_PY(sem_never_runs, oom_pymodel_never_runs(m, n))
+SEM_PY(sem_may_run, oom_pymodel_may_run(m, n))
 SEM_PY(sem_outlives, oom_pymodel_outlives_iteration(m, n, site))
 SEM_PY(sem_reset_each_window, oom_pymodel_is_reset_each_window(m, n, site))
 SEM_PY(sem_holds_one_outer_item, oom_pymodel_holds_one_outer_item(m, n, site))
@@ -819,6 +820,8 @@ static const oom_sem_entry semantic_predicates[] = {
      false, false},
     {"oom-never-runs", sem_never_runs, 0, 0, OOM_SEM_PYTHON, false,
      "in a branch the file's fixed integers rule out (num_gpus = 1 ... if num_gpus > 1:)", false, false},
+    {"oom-may-run", sem_may_run, 0, 0, OOM_SEM_PYTHON, false,
+     "not in a branch ruled out: the file's fixed integers, or `if P:` with P a parameter defaulting to False/None/0 that no call passes (other files asked of the project pass)", false, false},
     {"oom-in-oom-handler", sem_in_oom_handler, 0, 0, OOM_SEM_PYTHON, false,
      "inside an except clause for out-of-memory errors", false, false},
     {"oom-in-except", sem_in_except, 0, 0, OOM_SEM_PYTHON, false,

@@ -33,7 +33,7 @@ int oom_model_parameter_index(const oom_pymodel *m, TSNode def, const char *name
  * parameter's position; -1 when `id` is bound otherwise where it stands
  * (reassigned, a closure's name, a method's parameter: a method's calls go
  * through objects this walk does not follow). */
-static int parameter_scope(const oom_pymodel *m, TSNode id, int *index)
+static int parameter_scope_of(const oom_pymodel *m, TSNode id, int *index, bool methods)
 {
     uint32_t len;
     const char *name = oom_node_text(m, id, &len);
@@ -42,13 +42,24 @@ static int parameter_scope(const oom_pymodel *m, TSNode id, int *index)
         return -1;
     const oom_scope *sc = &m->scopes[scope];
     if (ts_node_is_null(sc->def) || ts_node_symbol(sc->def) != m->sym.function_definition ||
-        !ts_node_is_null(oom_model_class_of_scope(m, sc)))
+        (!methods && !ts_node_is_null(oom_model_class_of_scope(m, sc))))
         return -1;
     const oom_binding *b = oom_model_visible_binding(m, scope, name, len, ts_node_start_byte(id), true);
     if (!b || b->kind != OOM_BIND_OPAQUE || b->scope != scope)
         return -1;
     *index = oom_model_parameter_index(m, sc->def, name, len, NULL);
     return *index >= 0 ? scope : -1;
+}
+
+static int parameter_scope(const oom_pymodel *m, TSNode id, int *index)
+{
+    return parameter_scope_of(m, id, index, false);
+}
+
+/* The same for a method's parameter too (self counted in *index). */
+static int parameter_scope_any(const oom_pymodel *m, TSNode id, int *index)
+{
+    return parameter_scope_of(m, id, index, true);
 }
 
 int oom_model_every_bound_argument(const oom_pymodel *m, TSNode id, oom_argument_test holds, void *ctx)
@@ -128,4 +139,140 @@ static bool differentiates(const oom_pymodel *m, int scope, uint32_t from, uint3
 bool oom_model_differentiates_between(const oom_pymodel *m, int scope, uint32_t from, uint32_t until)
 {
     return differentiates(m, scope, from, until, 0);
+}
+
+/* ---- what a call passes, for the project pass ---------------------------------------- */
+
+void oom_pymodel_call_passed_args(const oom_pymodel *m, size_t i, uint32_t *positional, bool *splat,
+                                  oom_buf *keywords)
+{
+    *positional = 0;
+    *splat = false;
+    oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, m->calls[i].node, "arguments", 9));
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
+        if (ts_node_symbol(a) == m->sym.keyword_argument) {
+            uint32_t nlen;
+            const char *name = oom_node_text(m, oom_model_child(m, a, "name", 4), &nlen);
+            oom_buf_printf(keywords, "%s%.*s", keywords->len ? "," : "", (int)nlen, name);
+        } else if (oom_roles_is_type(a, "list_splat") || oom_roles_is_type(a, "dictionary_splat")) {
+            *splat = true;
+        } else {
+            (*positional)++;
+        }
+    }
+}
+
+/* ---- branches off by default ----------------------------------------------------------- */
+
+/* The literal a parameter defaults to is off: False, None, 0. */
+static bool falsy_default(const oom_pymodel *m, TSNode param)
+{
+    if (!oom_roles_is_type(param, "default_parameter") && !oom_roles_is_type(param, "typed_default_parameter"))
+        return false;
+    TSNode v = oom_model_child(m, param, "value", 5);
+    const char *type = ts_node_is_null(v) ? "" : ts_node_type(v);
+    if (strcmp(type, "false") == 0 || strcmp(type, "none") == 0)
+        return true;
+    long long n;
+    return strcmp(type, "integer") == 0 && oom_pymodel_int_value(m, v, &n) && n == 0;
+}
+
+/* `word` is one of the comma-separated names of `list`. */
+static bool list_has(const char *list, const char *word, uint32_t wlen)
+{
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == wlen && memcmp(p, word, wlen) == 0)
+            return true;
+        p += n + (comma != NULL);
+    }
+    return false;
+}
+
+/* Whether a call of the file binds the parameter: by keyword, by position,
+ * or through a splat that may hold it. */
+static bool file_call_passes(const oom_pymodel *m, const char *callee, uint32_t callee_len, const char *param,
+                             uint32_t plen, int position)
+{
+    oom_buf kw;
+    oom_buf_init(&kw);
+    bool passes = false;
+    for (size_t i = 0; i < m->call_count && !passes; i++) {
+        const oom_call_site *c = &m->calls[i];
+        if (c->name_len != callee_len || memcmp(c->name, callee, callee_len) != 0)
+            continue;
+        uint32_t positional;
+        bool splat;
+        oom_buf_clear(&kw);
+        oom_pymodel_call_passed_args(m, i, &positional, &splat, &kw);
+        passes = splat || (int)positional > position ||
+                 list_has(kw.data ? kw.data : "", param, plen);
+    }
+    oom_buf_free(&kw);
+    return passes;
+}
+
+/* `if load_in_4bit:` where load_in_4bit is a parameter of the function
+ * around it that defaults to False: the body runs only when a caller
+ * passes it. The function's name as its calls spell it (the class's for
+ * __init__) and the parameter's position among what callers pass; false
+ * when the condition is not such a parameter. */
+static bool off_by_default_parameter(const oom_pymodel *m, TSNode cond, const char **callee, uint32_t *callee_len,
+                                     const char **param, uint32_t *plen, int *position)
+{
+    while (oom_roles_is_type(cond, "parenthesized_expression"))
+        cond = oom_model_named_child(m, cond, 0);
+    if (ts_node_is_null(cond) || ts_node_symbol(cond) != m->sym.identifier)
+        return false;
+    int index;
+    int scope = parameter_scope_any(m, cond, &index);
+    if (scope < 0)
+        return false;
+    const oom_scope *sc = &m->scopes[scope];
+    TSNode node = {0};
+    *param = oom_node_text(m, cond, plen);
+    oom_model_parameter_index(m, sc->def, *param, *plen, &node);
+    if (!falsy_default(m, node))
+        return false;
+    TSNode cls = oom_model_class_of_scope(m, sc);
+    *position = ts_node_is_null(cls) ? index : index - 1;
+    *callee = sc->name;
+    *callee_len = sc->name_len;
+    if (!ts_node_is_null(cls) && sc->name_len == 8 && memcmp(sc->name, "__init__", 8) == 0) {
+        TSNode name = oom_model_child(m, cls, "name", 4);
+        if (ts_node_is_null(name))
+            return false;
+        *callee = oom_node_text(m, name, callee_len);
+    }
+    return *position >= 0;
+}
+
+bool oom_pymodel_may_run(const oom_pymodel *m, TSNode node)
+{
+    if (oom_pymodel_never_runs(m, node))
+        return false;
+    TSNode child = node;
+    for (TSNode up = oom_model_parent(m, node); !ts_node_is_null(up); child = up, up = oom_model_parent(m, up)) {
+        TSSymbol s = ts_node_symbol(up);
+        if (s == m->sym.function_definition || s == m->sym.class_definition || s == m->sym.lambda)
+            break;
+        if (s != m->sym.if_statement || !ts_node_eq(oom_model_child(m, up, "consequence", 11), child))
+            continue;
+        const char *callee, *param;
+        uint32_t clen, plen;
+        int position;
+        if (!off_by_default_parameter(m, oom_model_child(m, up, "condition", 9), &callee, &clen, &param, &plen,
+                                      &position) ||
+            file_call_passes(m, callee, clen, param, plen, position))
+            continue;
+        /* no call in this file turns it on: whether one elsewhere does is
+         * the project pass's to say, which drops the finding if none does */
+        if (m->conditions) {
+            if (m->conditions->len)
+                oom_buf_putc(m->conditions, '\n');
+            oom_buf_printf(m->conditions, "nopass\t%.*s\t%.*s\t%d", (int)clen, callee, (int)plen, param, position);
+        }
+    }
+    return true;
 }

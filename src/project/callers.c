@@ -25,6 +25,10 @@ void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, co
     c.callee_module = add_name(f, shape->callee_module, strlen(shape->callee_module));
     const char *caller = shape->caller ? shape->caller : "";
     c.caller = add_name(f, caller, strlen(caller));
+    const char *keywords = shape->keywords ? shape->keywords : "";
+    c.keywords = add_name(f, keywords, strlen(keywords));
+    c.positional = shape->positional;
+    c.splat = shape->splat;
     OOM_PUSH(f->calls, f->call_count, f->call_cap, c);
 }
 
@@ -38,14 +42,15 @@ static size_t add_name(oom_file_facts *f, const char *name, size_t len)
 
 void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m)
 {
-    oom_buf false_keywords, module, module_keywords, caller;
+    oom_buf false_keywords, module, module_keywords, caller, passed;
     oom_buf_init(&caller);
+    oom_buf_init(&passed);
     oom_buf_init(&false_keywords);
     oom_buf_init(&module);
     oom_buf_init(&module_keywords);
     for (size_t i = 0; i < oom_pymodel_call_count(m); i++) {
         uint32_t len;
-        oom_call_shape shape = {false, 0, "", OOM_CALLEE_UNRESOLVED, "", 0, "", ""};
+        oom_call_shape shape = {false, 0, "", OOM_CALLEE_UNRESOLVED, "", 0, "", "", "", 0, false};
         const char *name = oom_pymodel_call_at(m, i, &len, &shape.grad_off);
         if (!shape.grad_off) {
             uint32_t clen;
@@ -67,8 +72,12 @@ void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m)
             shape.callee = oom_pymodel_call_callee(m, i, &module);
             shape.callee_module = module.data ? module.data : "";
         }
+        oom_buf_clear(&passed);
+        oom_pymodel_call_passed_args(m, i, &shape.positional, &shape.splat, &passed);
+        shape.keywords = passed.data ? passed.data : "";
         oom_file_facts_add_call(f, name, len, &shape);
     }
+    oom_buf_free(&passed);
     oom_buf_free(&caller);
     oom_buf_free(&false_keywords);
     oom_buf_free(&module);
@@ -364,6 +373,37 @@ static bool forward_runs_without_grad(const char *const *paths, const oom_file_f
     return false;
 }
 
+/* "nopass<TAB>callee<TAB>param<TAB>position" of a finding under `if param:`,
+ * param off by default: overturned when no call of `callee` in the project
+ * passes it (by keyword, at that position, or through a splat). */
+static bool no_call_passes(const oom_file_facts *facts, size_t nfiles, const char *cond, size_t cond_len)
+{
+    char buf[512];
+    if (cond_len >= sizeof buf)
+        return false;
+    memcpy(buf, cond, cond_len);
+    buf[cond_len] = '\0';
+    char *callee = buf + 7, *param = strchr(callee, '\t');
+    char *position = param ? strchr(param + 1, '\t') : NULL;
+    if (!param || !position)
+        return false;
+    *param++ = '\0';
+    *position++ = '\0';
+    long at = strtol(position, NULL, 10);
+    for (size_t i = 0; i < nfiles; i++) {
+        const oom_file_facts *f = &facts[i];
+        for (size_t k = 0; k < f->call_count; k++) {
+            const oom_call_fact *c = &f->calls[k];
+            if (strcmp(f->names.data + c->name, callee) != 0)
+                continue;
+            if (c->splat || (long)c->positional > at ||
+                list_names(f->names.data + c->keywords, param, strlen(param)))
+                return false;
+        }
+    }
+    return true;
+}
+
 /* Whether another file overturns one of a finding's assumptions (one a line). */
 static bool overturned(const char *const *paths, const oom_file_facts *facts, size_t nfiles, const char *file,
                        const char *assumptions)
@@ -372,6 +412,8 @@ static bool overturned(const char *const *paths, const oom_file_facts *facts, si
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
         if (n > 8 && strncmp(p, "fwdgrad\t", 8) == 0 && forward_runs_without_grad(paths, facts, nfiles, file, p, n))
+            return true;
+        if (n > 7 && strncmp(p, "nopass\t", 7) == 0 && no_call_passes(facts, nfiles, p, n))
             return true;
         p += n + (nl != NULL);
     }

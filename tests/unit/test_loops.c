@@ -110,6 +110,45 @@ static void never_runs(void)
     oom_test_parsed_free(&q);
 }
 
+/* The conditions a may-run answer leaves for the project pass, read after
+ * asking about the line marked `mark`. */
+static bool may_run(const parsed *p, const char *mark, oom_buf *conditions)
+{
+    oom_buf_clear(conditions);
+    oom_pymodel_collect_conditions(p->model, conditions);
+    bool runs = oom_pymodel_may_run(p->model, oom_test_node_at(p, mark));
+    oom_pymodel_collect_conditions(p->model, NULL);
+    return runs;
+}
+
+/* `if P:` with P a parameter off by default: the answer is "may run", on
+ * the condition that a call elsewhere passes P (no call here does: the
+ * callee as calls spell it, the constructor's class, P's position after
+ * self); no condition where a call here passes P by keyword, by position or
+ * through a splat, or where the default is on. */
+static void branches_off_by_default(void)
+{
+    parsed p = oom_test_parse("class Actor:\n    def __init__(self, path, q4=False):\n        if q4:\n            a = 1\n"
+                              "def f(x, q4=None):\n    if q4:\n        b = 1\n"
+                              "def g(x, q4=False):\n    if q4:\n        c = 1\n"
+                              "def h(x, q4=False):\n    if q4:\n        d = 1\n"
+                              "def k(x, q4=True):\n    if q4:\n        e = 1\n"
+                              "def l(x, *rest, q4=0):\n    if q4:\n        w = 1\n"
+                              "f(1)\ng(1, q4=True)\nh(1, True)\nl(**opts)\n");
+    oom_buf c;
+    oom_buf_init(&c);
+    CHECK(may_run(&p, "a = 1", &c));
+    CHECK(c.data && strcmp(c.data, "nopass\tActor\tq4\t1") == 0);
+    CHECK(may_run(&p, "b = 1", &c));
+    CHECK(c.data && strcmp(c.data, "nopass\tf\tq4\t1") == 0);
+    CHECK(may_run(&p, "c = 1", &c) && c.len == 0);
+    CHECK(may_run(&p, "d = 1", &c) && c.len == 0);
+    CHECK(may_run(&p, "e = 1", &c) && c.len == 0);
+    CHECK(may_run(&p, "w = 1", &c) && c.len == 0);
+    oom_buf_free(&c);
+    oom_test_parsed_free(&p);
+}
+
 static TSNode call_in(const parsed *p, const char *text)
 {
     TSNode n = oom_test_node_at(p, text);
@@ -205,6 +244,7 @@ void test_loops_suite(void)
     oom_test_run("loops: an attempt repeated only after an exception", retry_attempt);
     oom_test_run("loops: bodies that only release, read the cache's size, walk a checkpoint", loop_bodies);
     oom_test_run("values: branches the file's fixed integers rule out", never_runs);
+    oom_test_run("values: branches behind a parameter off by default", branches_off_by_default);
     oom_test_run("grad: modules frozen before a call", frozen_before);
     oom_test_run("storage: a model output's per-layer tuples leaving their function", output_layers_escape);
 }

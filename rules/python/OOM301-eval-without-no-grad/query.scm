@@ -11,6 +11,7 @@
   function: (_) @callee) @report
   (#oom-eval-code? @report)
   (#oom-grad-enabled? @report)
+  (#oom-may-run? @report)
   (#oom-model-call? @report)
   (#not-oom-forward-on-host? @report)
   (#not-oom-frozen-before? @callee)
@@ -25,6 +26,7 @@
   (#oom-model-call? @report)
   (#oom-may-be-called-for-eval? @report)
   (#oom-grad-enabled? @report)
+  (#oom-may-run? @report)
   (#not-oom-eval-code? @report)
   (#not-oom-forward-on-host? @report)
   (#not-oom-frozen-before? @callee)

@@ -7,7 +7,9 @@
 ; below leave `is_bf16_supported` out) and where the statement runs only as the user's own
 ; precision switch for this run decides (`if args.bf16:`, `x if args.bf16
 ; else y`, `autocast(..., enabled=args.amp)`): the switch is the run's
-; choice, as `bf16=args.bf16` is. Two more file-level conditions:
+; choice, as `bf16=args.bf16` is; nor in a branch off by default
+; (may-run: `if load_in_4bit:` with `load_in_4bit=False` in the signature and
+; no call in the project passing it). Two more file-level conditions:
 ; - a script written for FP8 (torchao's Float8 training, Transformer Engine)
 ;   targets GPUs of compute capability 8.9 and up; its bf16 is that
 ;   hardware's base precision, not a choice made for this GPU;
@@ -34,6 +36,7 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#oom-may-run? @report)
   (#not-oom-decided-by-call? @report "get_device_capability")
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
@@ -66,6 +69,7 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#oom-may-run? @report)
   (#not-oom-decided-by-call? @report "get_device_capability")
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
@@ -87,6 +91,7 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#oom-may-run? @report)
   (#not-oom-decided-by-call? @report "get_device_capability")
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
@@ -101,6 +106,7 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#oom-may-run? @report)
   (#not-oom-decided-by-call? @report "get_device_capability")
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report)
@@ -123,6 +129,7 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#oom-may-run? @report)
   (#not-oom-decided-by-call? @report "get_device_capability")
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
@@ -146,6 +153,7 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#oom-may-run? @report)
   (#not-oom-decided-by-call? @report "get_device_capability")
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
@@ -163,6 +171,7 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#oom-may-run? @report)
   (#not-oom-decided-by-call? @report "get_device_capability")
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
@@ -180,6 +189,7 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#oom-may-run? @report)
   (#not-oom-decided-by-call? @report "get_device_capability")
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
@@ -198,6 +208,7 @@
   (#oom-target-gpu-lacks? @report "bf16")
   (#oom-fp16-overflow-note? @report "(?i)gemma-?[34]")
   (#not-oom-checks-bf16-hardware? @report)
+  (#oom-may-run? @report)
   (#not-oom-decided-by-call? @report "get_device_capability")
   (#not-oom-file-calls? @report "Float8LinearConfig" "convert_to_float8_training" "fp8_autocast")
   (#not-oom-converts-weights? @report))
