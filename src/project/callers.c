@@ -18,7 +18,7 @@ static size_t add_name(oom_file_facts *f, const char *name, size_t len);
 void oom_file_facts_add_call(oom_file_facts *f, const char *name, size_t len, const oom_call_shape *shape)
 {
     oom_call_fact c = {add_name(f, name, len), shape->grad_off, shape->false_positions, 0,
-                       shape->module_positions, 0, (signed char)shape->callee, 0, 0};
+                       shape->module_positions, 0, (signed char)shape->callee, 0, 0, 0, 0, false};
     c.false_keywords = add_name(f, shape->false_keywords, strlen(shape->false_keywords));
     const char *mk = shape->module_keywords ? shape->module_keywords : "";
     c.module_keywords = add_name(f, mk, strlen(mk));
