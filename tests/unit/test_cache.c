@@ -69,7 +69,8 @@ static void sample(oom_diag_list *found, oom_file_facts *facts, oom_readlog *rea
     d->fix->preview_before = oom_xstrdup("losses.append(loss)\n");
     oom_diag_add_related(d, "train.py", 2, "the list it is stored in");
     oom_diag_list_add(found, "OOM101", "cuda-visible-devices", OOM_SEV_WARNING, "train.py", "m", NULL, NULL);
-    oom_call_shape shape = {true, 5u, "retain_graph", OOM_CALLEE_UNRESOLVED, "utils", 2u, "net", "train"};
+    oom_call_shape shape = {true, 5u, "retain_graph", OOM_CALLEE_UNRESOLVED, "utils", 2u, "net", "train",
+                            "load_in_4bit,bf16", 3u, true};
     oom_file_facts_add_call(facts, "step", 4, &shape);
     oom_buf_append(&facts->no_grad_forward_classes, "Frozen\0", 7);
     oom_diag_list_add(&facts->pending, "OOM202", "accumulated-graph", OOM_SEV_ERROR, "train.py", "m2", NULL, NULL)
@@ -125,6 +126,9 @@ static void test_entry_round_trip(void)
         CHECK(found2.items[0].related_count == 1 && found2.items[0].related[0].row == 2);
         CHECK_STR(facts2.names.data + facts2.calls[0].false_keywords, "retain_graph");
         CHECK(facts2.calls[0].grad_off && facts2.calls[0].false_positions == 5u);
+        /* what the call passes travels too (a parameter off by default is on where it is passed) */
+        CHECK_STR(facts2.names.data + facts2.calls[0].keywords, "load_in_4bit,bf16");
+        CHECK(facts2.calls[0].positional == 3u && facts2.calls[0].splat);
         CHECK_STR(facts2.inputs->model_id, "gpt2");
         uint32_t cell = 0, row = 0, file_row = 0;
         CHECK(facts2.notebook && oom_notebook_line_count(facts2.notebook) == 2 &&
