@@ -3,6 +3,7 @@
  * function in the file say what it is (`evaluate(model, loader)` after
  * `model.requires_grad_(False)`). The roles analysis (roles.c) and the grad
  * analysis (grad.c) both read parameters through here. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "roles.h"
@@ -115,8 +116,10 @@ int oom_model_called_scope(const oom_pymodel *m, TSNode fn)
 
 /* One step of the walk: a backward (or torch.autograd.grad) in `scope`
  * between `from` and `until`, or a call there of a function of the file
- * that runs one anywhere in its body (a few calls deep). */
-static bool differentiates(const oom_pymodel *m, int scope, uint32_t from, uint32_t until, int depth)
+ * that runs one anywhere in its body (a few calls deep). Each function is
+ * read once per question (`seen`), so the walk stays linear in the file. */
+static bool differentiates(const oom_pymodel *m, int scope, uint32_t from, uint32_t until, int depth,
+                           unsigned char *seen)
 {
     for (size_t i = 0; i < m->backward_call_count; i++) {
         const oom_site *b = &m->backward_calls[i];
@@ -130,7 +133,10 @@ static bool differentiates(const oom_pymodel *m, int scope, uint32_t from, uint3
         if (c->pos < from || c->pos >= until || oom_model_scope_at(m, c->pos) != scope)
             continue;
         int callee = oom_model_called_scope(m, c->fn);
-        if (callee > 0 && callee != scope && differentiates(m, callee, 0, UINT32_MAX, depth + 1))
+        if (callee <= 0 || callee == scope || seen[callee])
+            continue;
+        seen[callee] = 1;
+        if (differentiates(m, callee, 0, UINT32_MAX, depth + 1, seen))
             return true;
     }
     return false;
@@ -138,7 +144,10 @@ static bool differentiates(const oom_pymodel *m, int scope, uint32_t from, uint3
 
 bool oom_model_differentiates_between(const oom_pymodel *m, int scope, uint32_t from, uint32_t until)
 {
-    return differentiates(m, scope, from, until, 0);
+    unsigned char *seen = oom_xcalloc(m->scope_count ? m->scope_count : 1, 1);
+    bool found = differentiates(m, scope, from, until, 0, seen);
+    free(seen);
+    return found;
 }
 
 /* ---- what a call passes, for the project pass ---------------------------------------- */

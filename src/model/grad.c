@@ -307,22 +307,33 @@ static bool visit_freeze(void *ctx, TSNode n)
     return true;
 }
 
-static bool frozen_before_at(const oom_pymodel *m, TSNode wrapped, TSNode site, int depth);
+/* One question's walk through callers: how deep it is, and how many more
+ * callers' frames it may read (a file of many calls of many functions each
+ * handing on its parameter stays linear; past the budget: not shown frozen). */
+typedef struct {
+    int depth;
+    int *budget;
+} caller_walk;
+
+static bool frozen_before_at(const oom_pymodel *m, TSNode wrapped, TSNode site, caller_walk w);
 
 static bool argument_frozen(const oom_pymodel *m, TSNode arg, TSNode call, void *ctx)
 {
-    return frozen_before_at(m, arg, call, *(int *)ctx + 1);
+    const caller_walk *w = ctx;
+    return frozen_before_at(m, arg, call, (caller_walk){w->depth + 1, w->budget});
 }
 
 /* Call sites bind the parameter: `evaluate(model, ...)` after
  * `model.requires_grad_(False)` in main, at every call in the file, freezes
  * evaluate's `model` (a few calls deep at most). */
-static bool frozen_by_callers(const oom_pymodel *m, TSNode wrapped, int depth)
+static bool frozen_by_callers(const oom_pymodel *m, TSNode wrapped, caller_walk w)
 {
-    return depth < 4 && oom_model_every_bound_argument(m, wrapped, argument_frozen, &depth) == 1;
+    if (w.depth >= 4 || (*w.budget)-- <= 0)
+        return false;
+    return oom_model_every_bound_argument(m, wrapped, argument_frozen, &w) == 1;
 }
 
-static bool frozen_before_at(const oom_pymodel *m, TSNode wrapped, TSNode site, int depth)
+static bool frozen_before_at(const oom_pymodel *m, TSNode wrapped, TSNode site, caller_walk w)
 {
     /* frozen where it is built, and never thawed */
     if (oom_model_bound_frozen(m, wrapped))
@@ -332,16 +343,17 @@ static bool frozen_before_at(const oom_pymodel *m, TSNode wrapped, TSNode site, 
     TSNode home = scope > 0 ? m->scopes[scope].def : m->root;
     if (ts_node_is_null(home))
         return false;
-    freeze_walk w = {m, wrapped, scope, pos, -1};
-    oom_pymodel_walk(m, home, visit_freeze, &w);
-    if (w.frozen == -1)
-        return frozen_by_callers(m, wrapped, depth);
-    return w.frozen == 1;
+    freeze_walk fw = {m, wrapped, scope, pos, -1};
+    oom_pymodel_walk(m, home, visit_freeze, &fw);
+    if (fw.frozen == -1)
+        return frozen_by_callers(m, wrapped, w);
+    return fw.frozen == 1;
 }
 
 bool oom_pymodel_frozen_before(const oom_pymodel *m, TSNode wrapped, TSNode site)
 {
-    return frozen_before_at(m, wrapped, site, 0);
+    int budget = 32;
+    return frozen_before_at(m, wrapped, site, (caller_walk){0, &budget});
 }
 
 /* A chain that ends a module's training where it is built:
