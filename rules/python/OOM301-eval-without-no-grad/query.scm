@@ -9,10 +9,10 @@
 ; forward records no graph.
 ((call
   function: (_) @callee) @report
-  (#oom-eval-code? @report)
-  (#oom-grad-enabled? @report)
-  (#oom-may-run? @report)
   (#oom-model-call? @report)
+  (#oom-grad-enabled? @report)
+  (#oom-eval-code? @report)
+  (#oom-may-run? @report)
   (#not-oom-forward-on-host? @report)
   (#not-oom-frozen-before? @callee)
   (#not-oom-forward-transient? @report))
