@@ -1257,6 +1257,9 @@ oom_pymodel *oom_pymodel_build_from(const oom_nodes *nodes, const char *src, siz
     oom_scope module = {0, (uint32_t)len, -1, NULL, 0, false, false, false, -1, {{0}, NULL, NULL}, 0, NULL, 0, -1, 0};
     OOM_PUSH(m->scopes, m->scope_count, m->scope_cap, module);
     walk(m, nodes);
+    m->calls_in_order = true;
+    for (size_t i = 1; i < m->call_count && m->calls_in_order; i++)
+        m->calls_in_order = m->calls[i - 1].pos <= m->calls[i].pos;
     mark_pytest_functions(m);
     propagate_no_grad_to_callees(m);
     m->trains = -1;

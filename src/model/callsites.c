@@ -128,8 +128,10 @@ static bool differentiates(const oom_pymodel *m, int scope, uint32_t from, uint3
     }
     if (depth >= 3)
         return false;
-    for (size_t i = 0; i < m->call_count; i++) {
+    for (size_t i = oom_model_first_call_from(m, from); i < m->call_count; i++) {
         const oom_call_site *c = &m->calls[i];
+        if (m->calls_in_order && c->pos >= until)
+            break;
         if (c->pos < from || c->pos >= until || oom_model_scope_at(m, c->pos) != scope)
             continue;
         int callee = oom_model_called_scope(m, c->fn);
@@ -148,6 +150,21 @@ bool oom_model_differentiates_between(const oom_pymodel *m, int scope, uint32_t 
     bool found = differentiates(m, scope, from, until, 0, seen);
     free(seen);
     return found;
+}
+
+size_t oom_model_first_call_from(const oom_pymodel *m, uint32_t pos)
+{
+    if (!m->calls_in_order)
+        return 0;
+    size_t lo = 0, hi = m->call_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->calls[mid].pos < pos)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* ---- what a call passes, for the project pass ---------------------------------------- */

@@ -249,6 +249,10 @@ struct oom_pymodel {
     size_t backward_count, backward_cap;
     oom_call_site *calls;
     size_t call_count, call_cap;
+    /* the calls are in source order (the walk visits a call before its
+     * arguments, siblings left to right): a range of them is found by
+     * binary search (oom_model_first_call_from); checked once, after the walk */
+    bool calls_in_order;
     oom_site *cuda_inits; /* calls that initialise CUDA */
     size_t cuda_init_count, cuda_init_cap;
     oom_site *backward_calls; /* .backward(), torch.autograd.backward/grad */
@@ -481,6 +485,9 @@ int oom_model_every_bound_argument(const oom_pymodel *m, TSNode id, oom_argument
 /* The file's own function or method a call runs (`f(...)`, `self.f(...)`,
  * the `function` child given): its scope, or -1. */
 int oom_model_called_scope(const oom_pymodel *m, TSNode fn);
+/* The index of the first call at or after byte `pos` (0 when the calls are
+ * not in source order: the caller's own range test then does the work). */
+size_t oom_model_first_call_from(const oom_pymodel *m, uint32_t pos);
 /* `scope` runs a backward (or torch.autograd.grad) between the byte
  * positions `from` and `until`, itself or in a function of the file it calls
  * there (`self.cac_grad(loss, ...)` whose body differentiates `loss`). */

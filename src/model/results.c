@@ -273,11 +273,15 @@ static bool follow_collections(const oom_pymodel *m, int scope, TSNode forward, 
 {
     for (int round = 0; round < MAX_HOPS; round++) {
         bool grew = false;
-        for (size_t i = 0; i < m->call_count; i++) {
+        const oom_scope *sc = &m->scopes[scope];
+        for (size_t i = oom_model_first_call_from(m, sc->start); i < m->call_count; i++) {
             const oom_call_site *c = &m->calls[i];
+            if (m->calls_in_order && c->pos >= sc->end)
+                break;
+            if (ts_node_eq(c->node, forward) || oom_model_scope_at(m, c->pos) != scope)
+                continue;
             TSNode parent = oom_model_parent(m, c->node);
-            if (ts_node_eq(c->node, forward) || ts_node_is_null(parent) ||
-                ts_node_symbol(parent) != m->sym.expression_statement || oom_model_scope_at(m, c->pos) != scope)
+            if (ts_node_is_null(parent) || ts_node_symbol(parent) != m->sym.expression_statement)
                 continue;
             int use = dropped_call_use(m, scope, c, forward, held);
             if (use == HANDED_ON)

@@ -76,8 +76,10 @@ static bool used_as_module_uncached(role_query *q, const char *text, uint32_t le
 {
     const oom_pymodel *m = q->m;
     bool used = false;
-    for (size_t i = 0; i < m->call_count && !used; i++) {
+    for (size_t i = oom_model_first_call_from(m, start); i < m->call_count && !used; i++) {
         const oom_call_site *c = &m->calls[i];
+        if (m->calls_in_order && c->pos >= end)
+            break;
         if (c->pos < start || c->pos >= end)
             continue;
         TSNode fn = c->fn;
