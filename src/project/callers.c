@@ -67,14 +67,17 @@ void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m)
         /* a model given to another file's function binds its parameter there */
         oom_pymodel_call_module_args(m, i, &shape.module_positions, &module_keywords);
         shape.module_keywords = module_keywords.data ? module_keywords.data : "";
-        if (shape.false_positions || false_keywords.len || shape.module_positions || module_keywords.len) {
-            /* the only calls the module is asked of */
-            shape.callee = oom_pymodel_call_callee(m, i, &module);
-            shape.callee_module = module.data ? module.data : "";
-        }
         oom_buf_clear(&passed);
         oom_pymodel_call_passed_args(m, i, &shape.positional, &shape.splat, &passed);
         shape.keywords = passed.data ? passed.data : "";
+        /* the only calls the module is asked of: those the project pass
+         * matches to another file's function (a keyword passed to a library's
+         * function binds no parameter of the project's) */
+        if (shape.false_positions || false_keywords.len || shape.module_positions || module_keywords.len ||
+            passed.len) {
+            shape.callee = oom_pymodel_call_callee(m, i, &module);
+            shape.callee_module = module.data ? module.data : "";
+        }
         oom_file_facts_add_call(f, name, len, &shape);
     }
     oom_buf_free(&passed);
@@ -374,9 +377,29 @@ static bool forward_runs_without_grad(const char *const *paths, const oom_file_f
 }
 
 /* "nopass<TAB>callee<TAB>param<TAB>position" of a finding under `if param:`,
- * param off by default: overturned when no call of `callee` in the project
- * passes it (by keyword, at that position, or through a splat). */
-static bool no_call_passes(const oom_file_facts *facts, size_t nfiles, const char *cond, size_t cond_len)
+ * param off by default: overturned when no call in the project passes it.
+ * A keyword counts whatever the call's callee (a subclass's constructor, a
+ * wrapper forwarding it, `partial(f, load_in_4bit=True)`) unless it is a
+ * library's function; a splat counts for a call of `callee`; a position for
+ * a call of `callee` or of `__init__` (`super().__init__(path, True)` in a
+ * subclass; the `super().__init__(*args, **kwargs)` every subclass writes
+ * forwards what its own callers pass, which they pass by name here). */
+/* A call imported from a module (`from transformers import BitsAndBytesConfig`)
+ * that is none of the project's files: a library's function. */
+static bool calls_library(const char *const *paths, const oom_file_facts *f, size_t nfiles, const char *file,
+                          const oom_call_fact *c)
+{
+    const char *module = f->names.data + c->callee_module;
+    if (c->callee != OOM_CALLEE_IMPORTED || !module[0] || module[0] == '.')
+        return false;
+    for (size_t j = 0; j < nfiles; j++)
+        if (module_is_file(module, file, paths[j]))
+            return false;
+    return true;
+}
+
+static bool no_call_passes(const char *const *paths, const oom_file_facts *facts, size_t nfiles, const char *cond,
+                           size_t cond_len)
 {
     char buf[512];
     if (cond_len >= sizeof buf)
@@ -394,10 +417,12 @@ static bool no_call_passes(const oom_file_facts *facts, size_t nfiles, const cha
         const oom_file_facts *f = &facts[i];
         for (size_t k = 0; k < f->call_count; k++) {
             const oom_call_fact *c = &f->calls[k];
-            if (strcmp(f->names.data + c->name, callee) != 0)
-                continue;
-            if (c->splat || (long)c->positional > at ||
-                list_names(f->names.data + c->keywords, param, strlen(param)))
+            if (list_names(f->names.data + c->keywords, param, strlen(param)) &&
+                !calls_library(paths, f, nfiles, paths[i], c))
+                return false;
+            const char *name = f->names.data + c->name;
+            bool own = strcmp(name, callee) == 0;
+            if ((own && c->splat) || ((own || strcmp(name, "__init__") == 0) && (long)c->positional > at))
                 return false;
         }
     }
@@ -413,7 +438,7 @@ static bool overturned(const char *const *paths, const oom_file_facts *facts, si
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
         if (n > 8 && strncmp(p, "fwdgrad\t", 8) == 0 && forward_runs_without_grad(paths, facts, nfiles, file, p, n))
             return true;
-        if (n > 7 && strncmp(p, "nopass\t", 7) == 0 && no_call_passes(facts, nfiles, p, n))
+        if (n > 7 && strncmp(p, "nopass\t", 7) == 0 && no_call_passes(paths, facts, nfiles, p, n))
             return true;
         p += n + (nl != NULL);
     }
