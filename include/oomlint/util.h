@@ -51,6 +51,8 @@ int oom_write_file_atomically(const char *path, const char *data, size_t len, oo
 int oom_replace_file_atomically(const char *path, const char *data, size_t len, unsigned mode, oom_buf *err);
 
 bool oom_str_starts_with(const char *s, const char *prefix);
+/* Whether the comma-separated list ("a,b") names `word` (wlen bytes). */
+bool oom_comma_list_has(const char *list, const char *word, size_t wlen);
 bool oom_str_ends_with(const char *s, const char *suffix);
 
 /* A list of owned strings. */

@@ -203,19 +203,6 @@ static bool falsy_default(const oom_pymodel *m, TSNode param)
     return strcmp(type, "integer") == 0 && oom_pymodel_int_value(m, v, &n) && n == 0;
 }
 
-/* `word` is one of the comma-separated names of `list`. */
-static bool list_has(const char *list, const char *word, uint32_t wlen)
-{
-    for (const char *p = list; *p;) {
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        if (n == wlen && memcmp(p, word, wlen) == 0)
-            return true;
-        p += n + (comma != NULL);
-    }
-    return false;
-}
-
 /* Whether a call of the file binds the parameter: by keyword, by position,
  * or through a splat that may hold it. */
 static bool file_call_passes(const oom_pymodel *m, const char *callee, uint32_t callee_len, const char *param,
@@ -233,7 +220,7 @@ static bool file_call_passes(const oom_pymodel *m, const char *callee, uint32_t 
         oom_buf_clear(&kw);
         oom_pymodel_call_passed_args(m, i, &positional, &splat, &kw);
         passes = splat || (int)positional > position ||
-                 list_has(kw.data ? kw.data : "", param, plen);
+                 oom_comma_list_has(kw.data ? kw.data : "", param, plen);
     }
     oom_buf_free(&kw);
     return passes;

@@ -214,15 +214,7 @@ static bool signature_feeds(const char *sig, const oom_file_facts *f, const oom_
     if (a->index >= 0 && a->index < 32 && (mask >> a->index) & 1ul)
         return true;
     const char *kw = *end == '\t' ? end + 1 : "";
-    size_t plen = strlen(param);
-    for (const char *p = kw; *p;) {
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        if (n == plen && memcmp(p, param, n) == 0)
-            return true;
-        p += n + (comma != NULL);
-    }
-    return false;
+    return oom_comma_list_has(kw, param, strlen(param));
 }
 
 static bool some_file_accumulates(const oom_file_facts *facts, size_t nfiles, const char *sig)
@@ -231,19 +223,6 @@ static bool some_file_accumulates(const oom_file_facts *facts, size_t nfiles, co
         for (size_t k = 0; k < facts[i].accumulator_count; k++)
             if (signature_feeds(sig, &facts[i], &facts[i].accumulators[k]))
                 return true;
-    return false;
-}
-
-/* Whether a keyword list ("a,b") names `word`. */
-static bool list_names(const char *list, const char *word, size_t wlen)
-{
-    for (const char *p = list; *p;) {
-        const char *comma = strchr(p, ',');
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        if (n == wlen && memcmp(p, word, n) == 0)
-            return true;
-        p += n + (comma != NULL);
-    }
     return false;
 }
 
@@ -333,7 +312,7 @@ static bool some_file_calls_for_eval(const char *const *paths, const oom_file_fa
                 strcmp(paths[i], callee) == 0 || !may_call_into(c, facts[i].names.data, paths[i], callee))
                 continue;
             if ((position >= 0 && position < 32 && (c->false_positions >> position) & 1u) ||
-                list_names(facts[i].names.data + c->false_keywords, param, param_len))
+                oom_comma_list_has(facts[i].names.data + c->false_keywords, param, param_len))
                 return true;
         }
     return false;
@@ -417,7 +396,7 @@ static bool no_call_passes(const char *const *paths, const oom_file_facts *facts
         const oom_file_facts *f = &facts[i];
         for (size_t k = 0; k < f->call_count; k++) {
             const oom_call_fact *c = &f->calls[k];
-            if (list_names(f->names.data + c->keywords, param, strlen(param)) &&
+            if (oom_comma_list_has(f->names.data + c->keywords, param, strlen(param)) &&
                 !calls_library(paths, f, nfiles, paths[i], c))
                 return false;
             const char *name = f->names.data + c->name;
@@ -541,7 +520,7 @@ static bool some_file_passes_module(const char *const *paths, const oom_file_fac
             if (strlen(name) != fn_len || memcmp(name, fn, fn_len) != 0)
                 continue;
             bool passes = (position >= 0 && position < 32 && (c->module_positions >> position) & 1u) ||
-                          list_names(facts[i].names.data + c->module_keywords, param, strlen(param));
+                          oom_comma_list_has(facts[i].names.data + c->module_keywords, param, strlen(param));
             if (passes && (strcmp(paths[i], callee) == 0 || may_call_into(c, facts[i].names.data, paths[i], callee) ||
                            (c->callee == OOM_CALLEE_IMPORTED &&
                             module_reaches(facts[i].names.data + c->callee_module, paths[i], callee))))

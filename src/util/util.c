@@ -130,6 +130,18 @@ char *oom_buf_take(oom_buf *b)
     return s;
 }
 
+bool oom_comma_list_has(const char *list, const char *word, size_t wlen)
+{
+    for (const char *p = list; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == wlen && memcmp(p, word, n) == 0)
+            return true;
+        p += n + (comma != NULL);
+    }
+    return false;
+}
+
 bool oom_str_starts_with(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;
