@@ -34,7 +34,7 @@ int oom_model_parameter_index(const oom_pymodel *m, TSNode def, const char *name
  * parameter's position; -1 when `id` is bound otherwise where it stands
  * (reassigned, a closure's name, a method's parameter: a method's calls go
  * through objects this walk does not follow). */
-static int parameter_scope_of(const oom_pymodel *m, TSNode id, int *index, bool methods)
+static int parameter_scope_of(const oom_pymodel *m, TSNode id, int *index, TSNode *param, bool methods)
 {
     uint32_t len;
     const char *name = oom_node_text(m, id, &len);
@@ -48,19 +48,20 @@ static int parameter_scope_of(const oom_pymodel *m, TSNode id, int *index, bool 
     const oom_binding *b = oom_model_visible_binding(m, scope, name, len, ts_node_start_byte(id), true);
     if (!b || b->kind != OOM_BIND_OPAQUE || b->scope != scope)
         return -1;
-    *index = oom_model_parameter_index(m, sc->def, name, len, NULL);
+    *index = oom_model_parameter_index(m, sc->def, name, len, param);
     return *index >= 0 ? scope : -1;
 }
 
 static int parameter_scope(const oom_pymodel *m, TSNode id, int *index)
 {
-    return parameter_scope_of(m, id, index, false);
+    return parameter_scope_of(m, id, index, NULL, false);
 }
 
-/* The same for a method's parameter too (self counted in *index). */
-static int parameter_scope_any(const oom_pymodel *m, TSNode id, int *index)
+/* The same for a method's parameter too (self counted in *index), with the
+ * parameter's node. */
+static int parameter_scope_any(const oom_pymodel *m, TSNode id, int *index, TSNode *param)
 {
-    return parameter_scope_of(m, id, index, true);
+    return parameter_scope_of(m, id, index, param, true);
 }
 
 int oom_model_every_bound_argument(const oom_pymodel *m, TSNode id, oom_argument_test holds, void *ctx)
@@ -121,6 +122,12 @@ int oom_model_called_scope(const oom_pymodel *m, TSNode fn)
 static bool differentiates(const oom_pymodel *m, int scope, uint32_t from, uint32_t until, int depth,
                            unsigned char *seen)
 {
+    /* nothing of the scope stands outside its own span */
+    const oom_scope *sc = &m->scopes[scope];
+    if (from < sc->start)
+        from = sc->start;
+    if (until > sc->end)
+        until = sc->end;
     for (size_t i = 0; i < m->backward_call_count; i++) {
         const oom_site *b = &m->backward_calls[i];
         if (b->scope == scope && b->start >= from && b->start < until)
@@ -239,13 +246,12 @@ static bool off_by_default_parameter(const oom_pymodel *m, TSNode cond, const ch
     if (ts_node_is_null(cond) || ts_node_symbol(cond) != m->sym.identifier)
         return false;
     int index;
-    int scope = parameter_scope_any(m, cond, &index);
+    TSNode node = {0};
+    int scope = parameter_scope_any(m, cond, &index, &node);
     if (scope < 0)
         return false;
     const oom_scope *sc = &m->scopes[scope];
-    TSNode node = {0};
     *param = oom_node_text(m, cond, plen);
-    oom_model_parameter_index(m, sc->def, *param, *plen, &node);
     if (!falsy_default(m, node))
         return false;
     TSNode cls = oom_model_class_of_scope(m, sc);

@@ -355,14 +355,6 @@ static bool forward_runs_without_grad(const char *const *paths, const oom_file_f
     return false;
 }
 
-/* "nopass<TAB>callee<TAB>param<TAB>position" of a finding under `if param:`,
- * param off by default: overturned when no call in the project passes it.
- * A keyword counts whatever the call's callee (a subclass's constructor, a
- * wrapper forwarding it, `partial(f, load_in_4bit=True)`) unless it is a
- * library's function; a splat counts for a call of `callee`; a position for
- * a call of `callee` or of `__init__` (`super().__init__(path, True)` in a
- * subclass; the `super().__init__(*args, **kwargs)` every subclass writes
- * forwards what its own callers pass, which they pass by name here). */
 /* A call imported from a module (`from transformers import BitsAndBytesConfig`)
  * that is none of the project's files: a library's function. */
 static bool calls_library(const char *const *paths, const oom_file_facts *f, size_t nfiles, const char *file,
@@ -377,6 +369,14 @@ static bool calls_library(const char *const *paths, const oom_file_facts *f, siz
     return true;
 }
 
+/* "nopass<TAB>callee<TAB>param<TAB>position" of a finding under `if param:`,
+ * param off by default: overturned when no call in the project passes it.
+ * A keyword counts whatever the call's callee (a subclass's constructor, a
+ * wrapper forwarding it, `partial(f, load_in_4bit=True)`) unless it is a
+ * library's function; a splat counts for a call of `callee`; a position for
+ * a call of `callee` or of `__init__` (`super().__init__(path, True)` in a
+ * subclass; the `super().__init__(*args, **kwargs)` every subclass writes
+ * forwards what its own callers pass, which they pass by name here). */
 static bool no_call_passes(const char *const *paths, const oom_file_facts *facts, size_t nfiles, const char *cond,
                            size_t cond_len)
 {
