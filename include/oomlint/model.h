@@ -443,6 +443,12 @@ bool oom_pymodel_holds(const oom_pymodel *m, TSNode expr, const char *const *nam
                        oom_buf *scratch);
 /* A constant, directly or through names bound to one (`GPU = "0"`). */
 bool oom_pymodel_is_constant(const oom_pymodel *m, TSNode expr);
+/* `fn` is the function of a tensor factory's call (values'
+ * host_tensor_factories: `torch.ones`, `torch.empty`, `torch.as_tensor`) given
+ * no device and made into no module parameter (parameter_constructors): a
+ * host tensor or a buffer, whose dtype is its own, not a precision the run
+ * computes in. */
+bool oom_pymodel_is_host_tensor_factory(const oom_pymodel *m, TSNode fn);
 /* The value, names followed, is a CUDA_VISIBLE_DEVICES string that leaves
  * no GPU: empty, or a negative first entry ("-1"). */
 bool oom_pymodel_hides_every_gpu(const oom_pymodel *m, TSNode expr);

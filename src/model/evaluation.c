@@ -227,7 +227,11 @@ static bool called_for_evaluation(const oom_pymodel *m, int scope, TSNode node)
     oom_scope *sc = &((oom_pymodel *)m)->scopes[scope]; /* the cache: one thread owns the model */
     if (sc->called_for_eval < 0)
         sc->called_for_eval = scope_called_for_evaluation(m, sc);
-    return sc->called_for_eval && !under_mode_guard(m, node, sc->def, sc->mode_param, sc->mode_param_len);
+    /* a forward whose result the function hands back is the caller's to
+     * use: a shared generate_images(..., is_train) whose images the training
+     * step backpropagates is no evaluation, whatever flag one call passes */
+    return sc->called_for_eval && !under_mode_guard(m, node, sc->def, sc->mode_param, sc->mode_param_len) &&
+           !oom_model_forward_result_handed_back(m, scope, node);
 }
 
 /* A grad switch inside the function holds at pos (`with torch.enable_grad():`,
@@ -258,7 +262,7 @@ bool oom_pymodel_eval_call_candidate(const oom_pymodel *m, TSNode node, oom_buf 
     uint32_t plen;
     int index;
     if (ts_node_is_null(sc->def) || !sc->name || !mode_parameter(m, sc->def, &param, &plen, &index) ||
-        under_mode_guard(m, node, sc->def, param, plen))
+        under_mode_guard(m, node, sc->def, param, plen) || oom_model_forward_result_handed_back(m, scope, node))
         return false;
     oom_buf_clear(out);
     oom_buf_printf(out, "eval\t%.*s\t%.*s\t%d", (int)sc->name_len, sc->name, (int)plen, param, index);

@@ -562,3 +562,25 @@ bool oom_pymodel_host_tensor_meets_device(const oom_pymodel *m, TSNode call, uin
         *line = ts_node_start_point(q.sink).row + 1;
     return true;
 }
+
+/* A tensor factory's call that makes a host tensor (no `device=`) which is
+ * no module's parameter (`nn.Parameter(...)` around it): the dtype it is
+ * given is that tensor's own. A buffer of that dtype (`register_buffer(
+ * "scales", torch.ones(n, dtype=torch.bfloat16))`) meets the layer's
+ * float32 outputs in elementwise operations, which PyTorch promotes. */
+bool oom_pymodel_is_host_tensor_factory(const oom_pymodel *m, TSNode fn)
+{
+    const oom_library *lib = oom_library_get();
+    TSNode call = oom_model_parent(m, fn);
+    if (!lib || ts_node_is_null(call) || ts_node_symbol(call) != m->sym.call ||
+        !oom_hostmix_qualname_in(m, fn, &lib->host_tensor_factories) || has_keyword(m, call, &lib->placing_keywords))
+        return false;
+    TSNode args = oom_model_parent(m, call);
+    /* `nn.Parameter(0.01 * torch.randn(n, d, dtype=torch.bfloat16))`: arithmetic keeps the dtype */
+    while (!ts_node_is_null(args) && (is_type(args, "binary_operator") || is_type(args, "unary_operator") ||
+                                      is_type(args, "parenthesized_expression")))
+        args = oom_model_parent(m, args);
+    TSNode outer = is_type(args, "argument_list") ? oom_model_parent(m, args) : (TSNode){0};
+    return ts_node_is_null(outer) ||
+           !oom_hostmix_qualname_in(m, oom_model_child(m, outer, "function", 8), &lib->parameter_constructors);
+}

@@ -525,6 +525,10 @@ bool oom_model_load_keeps_no_copy(const oom_pymodel *m, TSNode load_state_dict_c
  * function's assignments (model/results.c). Whether it reaches a backward
  * is then the caller's to say. */
 bool oom_model_forward_result_leaves(const oom_pymodel *m, int scope, TSNode call);
+/* The function hands the forward's result back to its caller as it is, alone
+ * or in a tuple, list or dict it returns (`return images, labels`), not made
+ * into something else by a call (`return to_numpy(out)`). */
+bool oom_model_forward_result_handed_back(const oom_pymodel *m, int scope, TSNode call);
 /* The forward builds its graph for nothing: no backward in its function, its
  * result neither leaves nor is handed to a call that could keep it. */
 bool oom_model_forward_graph_unused(const oom_pymodel *m, int scope, TSNode call);

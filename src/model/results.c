@@ -124,7 +124,26 @@ static bool reads_held_name(const oom_pymodel *m, int scope, TSNode id, const bi
  * has no history). The binding a name reads is the one visible where it
  * stands: `scores = [s.detach() for s in scores]` rebinds the name to
  * numbers. */
-enum { AS_IS, LIVE, ANY_WAY };
+enum { AS_IS, LIVE, ANY_WAY, HANDED_BACK };
+
+/* `n` is `root` itself or an element of the tuple, list or dict `root`
+ * builds: `return images, labels` hands `images` back as it is, where
+ * `return to_numpy(images)` hands back what a call made of it. */
+static bool held_in_containers(const oom_pymodel *m, TSNode n, TSNode root)
+{
+    static const char *const containers[] = {"expression_list", "tuple", "list", "dictionary", "pair",
+                                             "parenthesized_expression", NULL};
+    for (TSNode p = oom_model_parent(m, n); !ts_node_is_null(p) && within(p, root); p = oom_model_parent(m, p)) {
+        bool container = false;
+        for (size_t i = 0; containers[i] && !container; i++)
+            container = strcmp(ts_node_type(p), containers[i]) == 0;
+        if (!container)
+            return false;
+        if (ts_node_eq(p, root))
+            break;
+    }
+    return true;
+}
 
 static bool reads_held(const oom_pymodel *m, int scope, TSNode e, TSNode root, const binding_set *s, int depth,
                        int how)
@@ -133,8 +152,9 @@ static bool reads_held(const oom_pymodel *m, int scope, TSNode e, TSNode root, c
         return false;
     if (ts_node_symbol(e) == m->sym.identifier)
         return reads_held_name(m, scope, e, s) &&
-               (how == ANY_WAY || (reaches_as_is(m, e, root) &&
-                                   !(how == LIVE && read_through_history_free_attribute(m, e, root))));
+               (how == ANY_WAY || (how == HANDED_BACK && held_in_containers(m, e, root)) ||
+                (how != HANDED_BACK && reaches_as_is(m, e, root) &&
+                 !(how == LIVE && read_through_history_free_attribute(m, e, root))));
     if (ts_node_symbol(e) == m->sym.lambda)
         return false;
     oom_model_kids kids = oom_model_kids_of(m, e);
@@ -228,6 +248,23 @@ bool oom_model_forward_result_leaves(const oom_pymodel *m, int scope, TSNode cal
     for (size_t i = 0; i < m->return_count; i++)
         if (m->returns[i].scope == scope &&
             reads_one(m, scope, m->returns[i].value, m->returns[i].value, &held, 0))
+            return true;
+    return false;
+}
+
+bool oom_model_forward_result_handed_back(const oom_pymodel *m, int scope, TSNode call)
+{
+    if (scope <= 0 || ts_node_is_null(call))
+        return false;
+    for (size_t i = 0; i < m->return_count; i++)
+        if (m->returns[i].scope == scope && within(call, m->returns[i].value) &&
+            held_in_containers(m, call, m->returns[i].value))
+            return true;
+    binding_set held = {{0}, 0};
+    bindings_from(m, scope, call, &held);
+    for (size_t i = 0; i < m->return_count && held.count > 0; i++)
+        if (m->returns[i].scope == scope &&
+            reads_held(m, scope, m->returns[i].value, m->returns[i].value, &held, 0, HANDED_BACK))
             return true;
     return false;
 }

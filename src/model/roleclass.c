@@ -22,12 +22,8 @@ static void list_classes(const oom_pymodel *cm)
             m->class_nodes[m->class_count++] = i;
 }
 
-TSNode oom_roles_own_class(const oom_pymodel *m, const char *name, uint32_t len)
+static TSNode class_named(const oom_pymodel *m, const char *name, uint32_t len)
 {
-    if (!m->nodes)
-        return (TSNode){0};
-    if (!m->classes_listed)
-        list_classes(m);
     for (uint32_t k = 0; k < m->class_count; k++) {
         TSNode cls = m->nodes->items[m->class_nodes[k]].node;
         TSNode n = oom_model_child(m, cls, "name", 4);
@@ -35,6 +31,26 @@ TSNode oom_roles_own_class(const oom_pymodel *m, const char *name, uint32_t len)
         const char *t = ts_node_is_null(n) ? NULL : oom_node_text(m, n, &nlen);
         if (t && nlen == len && memcmp(t, name, len) == 0)
             return cls;
+    }
+    return (TSNode){0};
+}
+
+/* The class `name` is, or is bound to at module level: `Net = AtariNet`
+ * (torchbeast) names the same class, and so does a chain of such aliases. */
+TSNode oom_roles_own_class(const oom_pymodel *m, const char *name, uint32_t len)
+{
+    if (!m->nodes)
+        return (TSNode){0};
+    if (!m->classes_listed)
+        list_classes(m);
+    for (int hop = 0; hop < 4; hop++) {
+        TSNode cls = class_named(m, name, len);
+        if (!ts_node_is_null(cls) || m->class_count == 0)
+            return cls;
+        const oom_binding *b = oom_model_visible_binding(m, 0, name, len, (uint32_t)m->len, true);
+        if (!b || b->kind != OOM_BIND_VALUE || ts_node_is_null(b->value) || ts_node_symbol(b->value) != m->sym.identifier)
+            return (TSNode){0};
+        name = oom_node_text(m, b->value, &len);
     }
     return (TSNode){0};
 }

@@ -81,8 +81,9 @@ static void enclosing_function(void)
 }
 
 /* model/placement: a module built in its function without a device and
- * placed by nothing there runs on the host; moved, handed to a wrapper, or
- * built elsewhere, it may be on the GPU. */
+ * placed by nothing there runs on the host (its class named directly or
+ * through module-level aliases, `Net = AtariNet`); moved, handed to a
+ * wrapper, or built elsewhere, it may be on the GPU. */
 static void modules_on_the_host(void)
 {
     parsed p = oom_test_parse("import torch\nimport torch.nn as nn\n"
@@ -96,7 +97,12 @@ static void modules_on_the_host(void)
                               "def g(x):\n    m = nn.Linear(4, 4, device='cuda')\n    m(x_g)\n"
                               "def h(m, x, dev):\n    m = m.cpu()\n    m.eval()\n    m(x_h)\n    m = m.to(dev)\n"
                               "def i(m, x, dev):\n    m = m.cpu()\n    m.to(dev)\n    m(x_i)\n"
-                              "def j(m, x, flag):\n    if flag:\n        m = m.cpu()\n    m(x_j)\n");
+                              "def j(m, x, flag):\n    if flag:\n        m = m.cpu()\n    m(x_j)\n"
+                              "class AtariNet(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                              "        self.fc = nn.Linear(4, 4)\n"
+                              "Net = AtariNet\nAgent = Net\n"
+                              "def k(x):\n    m = Agent()\n    m(x_k)\n"
+                              "def l(x):\n    m = Agent().cuda()\n    m(x_l)\n");
     CHECK(oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_a)")));
     CHECK(oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_b)")));
     CHECK(!oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_c)")));
@@ -107,6 +113,8 @@ static void modules_on_the_host(void)
     CHECK(oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_h)")));  /* moved to the host first */
     CHECK(!oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_i)"))); /* and placed again */
     CHECK(!oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_j)"))); /* on one path only */
+    CHECK(oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_k)")));  /* a class through its aliases */
+    CHECK(!oom_pymodel_forward_on_host(p.model, oom_test_node_at(&p, "m(x_l)")));
     oom_test_parsed_free(&p);
 }
 

@@ -121,15 +121,27 @@ static void by_mode(void)
 }
 
 /* A shared loop the file calls with train=False where grad is on: its
- * unguarded forward is evaluation code; the one under `if train:` is not. */
+ * unguarded forward is evaluation code; the one under `if train:` is not;
+ * nor is a shared sampler's forward whose images it hands back (alone or in
+ * the tuple it returns), which the caller may backpropagate. One whose result
+ * a call turns into something else on the way out (`to_numpy(out)`) stays
+ * evaluation code. */
 static void by_mode_switch(void)
 {
     parsed p = oom_test_parse("def iteration(model, loader, train=True):\n"
                               "    for x in loader:\n        out = model(x_s)\n"
                               "        if train:\n            model(x_g).sum().backward()\n"
-                              "def evaluate(model, loader):\n    iteration(model, loader, train=False)\n");
+                              "def sample(model, z, is_train=True):\n    model.train(is_train)\n"
+                              "    images = model(z_t)\n    return images, z\n"
+                              "def outputs(model, x, training):\n    model.train(training)\n"
+                              "    out = model(x_n)\n    return to_numpy(out)\n"
+                              "def evaluate(model, loader, z):\n    iteration(model, loader, train=False)\n"
+                              "    print(sample(model, z, is_train=False)[0].mean().item())\n"
+                              "    print(outputs(model, z, False))\n");
     CHECK(eval_at(&p, "model(x_s)"));
     CHECK(!eval_at(&p, "model(x_g)"));
+    CHECK(!eval_at(&p, "model(z_t)"));
+    CHECK(eval_at(&p, "model(x_n)"));
     oom_test_parsed_free(&p);
 }
 

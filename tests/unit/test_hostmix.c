@@ -209,8 +209,37 @@ static void own_functions_and_frames(void)
     oom_test_parsed_free(&p);
 }
 
+static bool host_factory_fn(const parsed *p, const char *call)
+{
+    TSNode n = oom_test_node_at(p, call);
+    return oom_pymodel_is_host_tensor_factory(p->model, ts_node_child_by_field_name(n, "function", 8));
+}
+
+/* A factory given no device makes a host tensor or a buffer whose dtype is
+ * its own; given a device it makes data on the GPU, and inside nn.Parameter
+ * (through arithmetic too) a module's weight. A call of something else is
+ * no factory. */
+static void host_tensor_factories(void)
+{
+    parsed p = oom_test_parse("import torch\nfrom torch import nn\n"
+                              "a = torch.ones(4, dtype=torch.bfloat16)\n"
+                              "b = torch.as_tensor(xs, dtype=torch.bfloat16)\n"
+                              "c = torch.randn(4, device=dev, dtype=torch.bfloat16)\n"
+                              "d = nn.Parameter(torch.empty(4, 4, dtype=torch.bfloat16))\n"
+                              "e = nn.Parameter(0.01 * torch.randn(8, 4, dtype=torch.bfloat16))\n"
+                              "f = make_tensor(4, dtype=torch.bfloat16)\n");
+    CHECK(host_factory_fn(&p, "torch.ones(4, dtype=torch.bfloat16)"));
+    CHECK(host_factory_fn(&p, "torch.as_tensor(xs, dtype=torch.bfloat16)"));
+    CHECK(!host_factory_fn(&p, "torch.randn(4, device=dev, dtype=torch.bfloat16)"));
+    CHECK(!host_factory_fn(&p, "torch.empty(4, 4, dtype=torch.bfloat16)"));
+    CHECK(!host_factory_fn(&p, "torch.randn(8, 4, dtype=torch.bfloat16)"));
+    CHECK(!host_factory_fn(&p, "make_tensor(4, dtype=torch.bfloat16)"));
+    oom_test_parsed_free(&p);
+}
+
 void test_hostmix_suite(void)
 {
+    oom_test_run("hostmix: host tensors and buffers a factory makes, not parameters", host_tensor_factories);
     oom_test_run("hostmix: own functions, their parameters from the call", own_functions_and_frames);
     oom_test_run("hostmix: construction, host on purpose, a host tensor's device", construction_and_host_intent);
     oom_test_run("hostmix: constructors, out=, input-placing wrappers, moves on one path", constructors_targets_wrappers);

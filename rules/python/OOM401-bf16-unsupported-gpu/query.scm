@@ -51,7 +51,11 @@
 ; (`checkpointer.save_checkpoint(..., dtype=param_dtype)`, mistral-finetune's: the
 ; dtype they are stored in), the dtype given to the file's own function that only reads it
 ; (llm.c's `write_model(model, path, dtype="bfloat16")` picks how the weights are
-; written to disk), a keyword of a tensor cast (`loss.to(dtype=torch.bfloat16)`), nor the
+; written to disk), a keyword of a tensor cast (`loss.to(dtype=torch.bfloat16)`) or of a
+; factory of a host tensor or a buffer (`register_buffer("scales", torch.ones(n,
+; dtype=torch.bfloat16))`, `torch.as_tensor(actions, dtype=torch.bfloat16)`: the tensor
+; takes the dtype, and an elementwise operation with float32 promotes; a factory given
+; a device makes data the step computes on, one inside nn.Parameter a weight), nor the
 ; torch_dtype given to PeftModel.from_pretrained (the adapter follows the base
 ; model, whose own loading call is the finding).
 ((call
@@ -62,6 +66,7 @@
       value: (_) @value) @arg @report))
   (#any-of? @kw "dtype" "torch_dtype" "mixed_precision" "param_dtype" "compute_dtype" "bnb_4bit_compute_dtype" "precision")
   (#not-oom-cast-of-non-model? @fn)
+  (#not-oom-host-tensor-factory? @fn)
   (#not-oom-keyword-only-stored-by-own-function? @arg)
   (#not-match? @fn "(^|\\.)(save|export|write)(_[a-z_]+)?$")
   (#not-oom-qualname-match? @fn "^peft\\.([A-Za-z_.]+\\.)?PeftModel[A-Za-z]*\\.from_pretrained$")
