@@ -67,6 +67,9 @@ typedef struct {
     /* the file's classes that are modules (oom_pymodel_module_classes),
      * for the files that import them */
     oom_buf module_classes;
+    /* the file's module classes whose own code differentiates
+     * (oom_pymodel_differentiating_classes), for the files that call them */
+    oom_buf differentiating_classes;
     /* the file's findings that wait on another file's accumulating method
      * (oom_diag.needs_project) */
     oom_diag_list pending;

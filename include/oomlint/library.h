@@ -73,6 +73,7 @@ typedef struct {
     oom_strlist host_tensor_factories;      /* factories making a tensor on the default device, the host (`torch.zeros`) */
     oom_strlist data_tensor_factories;      /* those of them taking data, scalar for a number (`torch.tensor`) */
     oom_strlist parameter_constructors;     /* what makes a module's parameter of a tensor (`nn.Parameter`) */
+    oom_strlist differentiating_functions;  /* calls that differentiate inside a computation (`torch.autograd.grad`) */
     oom_strlist device_combining_functions; /* functions whose tensors must share a device (`torch.cat`) */
     oom_strlist device_combining_methods;   /* tensor methods whose argument must be on the receiver's device (`add`) */
     oom_strlist device_following_methods;   /* tensor methods putting it where another tensor is (`type_as`) */

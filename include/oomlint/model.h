@@ -253,6 +253,20 @@ void oom_pymodel_module_classes(const oom_pymodel *m, oom_buf *out);
  * @torch.no_grad()): their names into `out`, each NUL-terminated. Calling an
  * instance keeps no activations (DINOv2's ModelWithIntermediateLayers). */
 void oom_pymodel_no_grad_forward_classes(const oom_pymodel *m, oom_buf *out);
+/* The file's module classes whose own code differentiates: a method calls
+ * one of the library knowledge's differentiating_functions
+ * (`torch.autograd.grad` for a signed-distance network's normals), or builds
+ * such a class of the file. Their names into `out`, each NUL-terminated
+ * (model/needsgrad.c). */
+void oom_pymodel_differentiating_classes(const oom_pymodel *m, oom_buf *out);
+/* No module called in the function around `node` is known to differentiate
+ * in its own code, so `torch.no_grad()` there would break none of them.
+ * Modules of a class imported from another file, or of a class the file does
+ * not show (a parameter, a registry's lookup), are assumed not to; while
+ * conditions are collected each such assumption is noted,
+ * "diffwd<TAB>module<TAB>Class" ("diffwd<TAB><TAB>" for an unknown class),
+ * for the project pass. */
+bool oom_pymodel_forwards_need_no_grad(const oom_pymodel *m, TSNode node);
 /* The literal False arguments of call i (oom_pymodel_call_at): positions as
  * bits of *mask, keywords appended to `keywords`, comma-separated. */
 void oom_pymodel_call_false_args(const oom_pymodel *m, size_t i, uint32_t *mask, oom_buf *keywords);

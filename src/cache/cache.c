@@ -20,7 +20,7 @@
 #include "oomlint/report.h"
 
 #define MAGIC "oomlint-cache\0\0\0"
-#define FORMAT 5u /* 2: the calls keep their module arguments, the facts the file's module classes; 3: a finding keeps its cause_scope; 4: a call keeps its caller; 5: a call keeps what it passes (keywords, positional count, splat) */
+#define FORMAT 6u /* 2: the calls keep their module arguments, the facts the file's module classes; 3: a finding keeps its cause_scope; 4: a call keeps its caller; 5: a call keeps what it passes (keywords, positional count, splat); 6: the facts keep the file's differentiating classes */
 #define HEADER_BYTES (16 + 4 + 4 + 16 + 8 + 8)
 
 struct oom_cache {

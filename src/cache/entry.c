@@ -69,6 +69,7 @@ typedef struct {
     size_t accumulator_count, accumulator_cap;
     oom_buf no_grad_forward_classes;
     oom_buf module_classes;
+    oom_buf differentiating_classes;
     oom_diag_list pending;
     oom_script_inputs *inputs;
     struct oom_ds_links *deepspeed;
@@ -252,6 +253,7 @@ static void put_calls(oom_buf *b, const oom_file_facts *f)
     }
     put_block(b, &f->no_grad_forward_classes);
     put_block(b, &f->module_classes);
+    put_block(b, &f->differentiating_classes);
 }
 
 static bool name_ok(const oom_file_facts *f, uint64_t at)
@@ -298,6 +300,7 @@ static void get_calls(oom_reader *r, oom_file_facts *f)
     }
     get_names(r, &f->no_grad_forward_classes);
     get_names(r, &f->module_classes);
+    get_names(r, &f->differentiating_classes);
 }
 
 /* The estimate's inputs are plain values (numbers, flags, fixed-size

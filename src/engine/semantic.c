@@ -310,6 +310,7 @@ SEM_PY(sem_file_has_accumulators, oom_pymodel_has_accumulators(m))
 SEM_PY(sem_in_forward_code, oom_pymodel_in_forward_code(m, n))
 SEM_PY(sem_parameter_free, oom_pymodel_is_parameter_free_module(m, n))
 SEM_PY(sem_in_test_code, oom_pymodel_in_test_code(m, n))
+SEM_PY(sem_forwards_need_no_grad, oom_pymodel_forwards_need_no_grad(m, n))
 SEM_PY(sem_in_function_matching, oom_pymodel_in_function_matching(m, n, p->regex))
 
 /* ---- the run: target GPU, knowledge base, JSON configs ------------------------- */
@@ -690,6 +691,10 @@ static const oom_sem_entry semantic_predicates[] = {
      "the file defines a method that adds a parameter into self (self.sum += val)", true, false},
     {"oom-may-accumulate-graph", sem_may_accumulate_graph, 0, 0, OOM_SEM_PYTHON, false,
      "a method call with an argument that carries history, which the project pass keeps only if another file's method of that name adds the argument into its object", false, false},
+    {"oom-forwards-need-no-grad", sem_forwards_need_no_grad, 0, 0, OOM_SEM_PYTHON, false,
+     "no module the function calls is known to differentiate in its own code (torch.autograd.grad in its "
+     "methods): no_grad there would break none",
+     false, false},
     {"oom-may-be-called-for-eval", sem_may_be_called_for_eval, 0, 0, OOM_SEM_PYTHON, false,
      "in a function with a mode parameter (train=True) that no call in this file runs for evaluation; the project pass keeps the finding only if another file calls it with False, autograd on", false, false},
     {"oom-accumulates-graph", sem_accumulates_graph, 0, 0, OOM_SEM_PYTHON, false,

@@ -275,6 +275,7 @@ oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
     ok = ok && read_names(values, "host_tensor_factories", &lib->host_tensor_factories, err);
     ok = ok && read_names(values, "data_tensor_factories", &lib->data_tensor_factories, err);
     ok = ok && read_names(values, "parameter_constructors", &lib->parameter_constructors, err);
+    ok = ok && read_names(values, "differentiating_functions", &lib->differentiating_functions, err);
     ok = ok && read_names(values, "device_combining_functions", &lib->device_combining_functions, err);
     ok = ok && read_names(values, "device_combining_methods", &lib->device_combining_methods, err);
     ok = ok && read_names(values, "device_following_methods", &lib->device_following_methods, err);
@@ -374,6 +375,7 @@ void oom_library_free(oom_library *lib)
     oom_strlist_free(&lib->collection_adding_methods);
     oom_strlist_free(&lib->host_tensor_factories);
     oom_strlist_free(&lib->parameter_constructors);
+    oom_strlist_free(&lib->differentiating_functions);
     oom_strlist_free(&lib->data_tensor_factories);
     oom_strlist_free(&lib->device_combining_functions);
     oom_strlist_free(&lib->device_combining_methods);

@@ -316,6 +316,10 @@ struct oom_pymodel {
     uint32_t *class_nodes;
     uint32_t class_count;
     bool classes_listed;
+    /* needsgrad.c: per listed class, whether it differentiates in its own
+     * code (listed on first use) */
+    unsigned char *differentiating;
+    bool differentiating_listed;
     /* where a module role that waits on another file says so, while a
      * predicate is asked (oom_pymodel_collect_pending); NULL otherwise */
     oom_buf *pending_conditions;

@@ -104,6 +104,7 @@ void oom_model_roles_free(oom_pymodel *m)
     free(m->call_wrappers);
     m->call_wrappers = NULL;
     free(m->class_nodes);
+    free(m->differentiating);
     m->class_nodes = NULL;
     m->class_count = 0;
     m->classes_listed = false;

@@ -87,6 +87,7 @@ void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m)
     oom_buf_free(&module_keywords);
     oom_pymodel_no_grad_forward_classes(m, &f->no_grad_forward_classes);
     oom_pymodel_module_classes(m, &f->module_classes);
+    oom_pymodel_differentiating_classes(m, &f->differentiating_classes);
     for (size_t i = 0; i < oom_pymodel_accumulator_count(m); i++) {
         const char *method, *param;
         uint32_t mlen, plen;
@@ -105,6 +106,7 @@ void oom_file_facts_free(oom_file_facts *f)
     oom_buf_free(&f->names);
     oom_buf_free(&f->no_grad_forward_classes);
     oom_buf_free(&f->module_classes);
+    oom_buf_free(&f->differentiating_classes);
     free(f->calls);
     free(f->accumulators);
     oom_diag_list_free(&f->pending);
@@ -355,6 +357,38 @@ static bool forward_runs_without_grad(const char *const *paths, const oom_file_f
     return false;
 }
 
+static bool lists_name(const oom_buf *b, const char *name, size_t len);
+
+/* "diffwd<TAB>module<TAB>Class" of a finding whose function calls a module
+ * of Class, imported from `module`: overturned when the file the import
+ * reaches lists Class among its module classes that differentiate in their
+ * own code (the help's no_grad would break that forward). An empty module
+ * and class, a module whose class the caller's file does not show (a
+ * parameter, a registry's lookup): overturned when any file of the project
+ * has such a class. */
+static bool forward_may_differentiate(const char *const *paths, const oom_file_facts *facts, size_t nfiles,
+                                      const char *caller, const char *cond, size_t cond_len)
+{
+    const char *module = cond + 7, *end = cond + cond_len;
+    const char *tab = memchr(module, '\t', (size_t)(end - module));
+    if (!tab)
+        return false;
+    size_t mlen = (size_t)(tab - module);
+    char mod[512];
+    if (mlen >= sizeof mod)
+        return false;
+    memcpy(mod, module, mlen);
+    mod[mlen] = '\0';
+    for (size_t i = 0; i < nfiles; i++) {
+        const oom_buf *b = &facts[i].differentiating_classes;
+        if (b->len == 0)
+            continue;
+        if (mlen == 0 || (module_is_file(mod, caller, paths[i]) && lists_name(b, tab + 1, (size_t)(end - tab - 1))))
+            return true;
+    }
+    return false;
+}
+
 /* A call imported from a module (`from transformers import BitsAndBytesConfig`)
  * that is none of the project's files: a library's function. */
 static bool calls_library(const char *const *paths, const oom_file_facts *f, size_t nfiles, const char *file,
@@ -418,6 +452,8 @@ static bool overturned(const char *const *paths, const oom_file_facts *facts, si
         if (n > 8 && strncmp(p, "fwdgrad\t", 8) == 0 && forward_runs_without_grad(paths, facts, nfiles, file, p, n))
             return true;
         if (n > 7 && strncmp(p, "nopass\t", 7) == 0 && no_call_passes(paths, facts, nfiles, p, n))
+            return true;
+        if (n > 7 && strncmp(p, "diffwd\t", 7) == 0 && forward_may_differentiate(paths, facts, nfiles, file, p, n))
             return true;
         p += n + (nl != NULL);
     }

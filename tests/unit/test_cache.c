@@ -73,6 +73,7 @@ static void sample(oom_diag_list *found, oom_file_facts *facts, oom_readlog *rea
                             "load_in_4bit,bf16", 3u, true};
     oom_file_facts_add_call(facts, "step", 4, &shape);
     oom_buf_append(&facts->no_grad_forward_classes, "Frozen\0", 7);
+    oom_buf_append(&facts->differentiating_classes, "Potential\0", 10);
     oom_diag_list_add(&facts->pending, "OOM202", "accumulated-graph", OOM_SEV_ERROR, "train.py", "m2", NULL, NULL)
         ->needs_project = oom_xstrdup("update\t1\t");
     facts->inputs = oom_xcalloc(1, sizeof *facts->inputs);
@@ -129,6 +130,7 @@ static void test_entry_round_trip(void)
         /* what the call passes travels too (a parameter off by default is on where it is passed) */
         CHECK_STR(facts2.names.data + facts2.calls[0].keywords, "load_in_4bit,bf16");
         CHECK(facts2.calls[0].positional == 3u && facts2.calls[0].splat);
+        CHECK(facts2.differentiating_classes.len == 10 && strcmp(facts2.differentiating_classes.data, "Potential") == 0);
         CHECK_STR(facts2.inputs->model_id, "gpt2");
         uint32_t cell = 0, row = 0, file_row = 0;
         CHECK(facts2.notebook && oom_notebook_line_count(facts2.notebook) == 2 &&

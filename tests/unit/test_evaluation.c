@@ -162,8 +162,46 @@ static void forward_code(void)
     oom_test_parsed_free(&p);
 }
 
+/* model/needsgrad: a module class whose own methods call
+ * torch.autograd.grad differentiates, and so does one that builds it; a
+ * function calling such a module needs autograd, one calling a plain module
+ * does not, and a module of a class the file does not show is assumed not to,
+ * with the assumption noted for the project pass. */
+static void modules_that_differentiate(void)
+{
+    parsed p = oom_test_parse("import torch\nfrom torch import nn\n"
+                              "class SDF(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                              "        self.net = nn.Linear(3, 1)\n"
+                              "    def normals(self, x):\n        d = self.net(x)\n"
+                              "        return torch.autograd.grad(d, x, create_graph=True)[0]\n"
+                              "class Renderer(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                              "        self.sdf = SDF()\n"
+                              "    def forward(self, x):\n        return self.sdf.normals(x)\n"
+                              "class Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                              "        self.fc = nn.Linear(3, 1)\n"
+                              "def render(x):\n    r = Renderer().cuda()\n    r.eval()\n    print(r(x_r).sum().item())\n"
+                              "def score(x):\n    h = Head().cuda()\n    h.eval()\n    print(h(x_h).sum().item())\n"
+                              "def evaluate(model, x):\n    model.eval()\n    print(model(x_u).sum().item())\n");
+    oom_buf names, conds;
+    oom_buf_init(&names);
+    oom_buf_init(&conds);
+    oom_pymodel_differentiating_classes(p.model, &names);
+    CHECK(names.len == strlen("SDF") + 1 + strlen("Renderer") + 1 && strcmp(names.data, "SDF") == 0 &&
+          strcmp(names.data + 4, "Renderer") == 0);
+    CHECK(!oom_pymodel_forwards_need_no_grad(p.model, oom_test_node_at(&p, "r(x_r)")));
+    CHECK(oom_pymodel_forwards_need_no_grad(p.model, oom_test_node_at(&p, "h(x_h)")));
+    oom_pymodel_collect_conditions(p.model, &conds);
+    CHECK(oom_pymodel_forwards_need_no_grad(p.model, oom_test_node_at(&p, "model(x_u)")));
+    oom_pymodel_collect_conditions(p.model, NULL);
+    CHECK(conds.len > 0 && strcmp(conds.data, "diffwd\t\t") == 0);
+    oom_buf_free(&names);
+    oom_buf_free(&conds);
+    oom_test_parsed_free(&p);
+}
+
 void test_evaluation_suite(void)
 {
+    oom_test_run("needsgrad: modules that differentiate in their own code", modules_that_differentiate);
     oom_test_run("evaluation: a name orders the search, the dataflow settles it", names_order_the_search);
     oom_test_run("evaluation: a loop without backward after the training loop", by_behaviour);
     oom_test_run("evaluation: after .eval(), for that model, unless a backward follows", by_mode);

@@ -6,7 +6,9 @@
 ; module its function froze before the call (`model.requires_grad_(False)`,
 ; `sampler.eval().requires_grad_(False)`, a loop turning its parameters'
 ; requires_grad off): with no parameter to train and data for input, the
-; forward records no graph.
+; forward records no graph; nor where a module the function calls differentiates
+; in its own code (forwards-need-no-grad: a signed-distance network's normals by
+; torch.autograd.grad), where the help's no_grad would break the job.
 ((call
   function: (_) @callee) @report
   (#oom-model-call? @report)
@@ -15,7 +17,8 @@
   (#oom-may-run? @report)
   (#not-oom-forward-on-host? @report)
   (#not-oom-frozen-before? @callee)
-  (#not-oom-forward-transient? @report))
+  (#not-oom-forward-transient? @report)
+  (#oom-forwards-need-no-grad? @report))
 
 ; The same forward in a shared `def iteration(model, loader, train=True)`
 ; that this file never runs for evaluation, when another file does
@@ -30,4 +33,5 @@
   (#not-oom-eval-code? @report)
   (#not-oom-forward-on-host? @report)
   (#not-oom-frozen-before? @callee)
-  (#not-oom-forward-transient? @report))
+  (#not-oom-forward-transient? @report)
+  (#oom-forwards-need-no-grad? @report))
