@@ -146,6 +146,43 @@ static bool preparing_role(role_query *q, TSNode call, TSNode fn, int index, int
     return false;
 }
 
+/* The call is one of the library knowledge's module constructors. A
+ * pattern open to any receiver (`**.from_pretrained`) holds only for a
+ * receiver the file names as a class (an import, its own class), not for an
+ * object whose class the file does not show: `model_class.tokenizer.
+ * from_pretrained(...)` on a registry's entry may load a tokenizer. */
+static bool constructs_module(const oom_pymodel *m, const oom_library *lib, TSNode fn, const char *qual)
+{
+    int k = oom_qpattern_find(lib->constructors, lib->constructor_count, qual);
+    if (k < 0)
+        return false;
+    const oom_qpattern *p = &lib->constructors[k];
+    if (p->count == 0 || strcmp(p->segments[0], "**") != 0 || ts_node_symbol(fn) != m->sym.attribute)
+        return true;
+    uint32_t first = (uint32_t)strcspn(qual, ".");
+    TSNode root = oom_model_child(m, fn, "object", 6);
+    for (int hop = 0; hop < 4; hop++) {
+        while (!ts_node_is_null(root) && ts_node_symbol(root) == m->sym.attribute)
+            root = oom_model_child(m, root, "object", 6);
+        if (ts_node_is_null(root) || ts_node_symbol(root) != m->sym.identifier)
+            return false;
+        uint32_t len;
+        const char *name = oom_node_text(m, root, &len);
+        /* the qualified name resolved the receiver to something else, the
+         * receiver is an import or the file's own class */
+        if ((hop == 0 && (first != len || memcmp(qual, name, len) != 0)) || oom_pymodel_is_import_alias(m, name, len) ||
+            !ts_node_is_null(oom_roles_own_class(m, name, len)))
+            return true;
+        /* or a name bound to one: `family = AutoModel`, then `family.from_pretrained(path)` */
+        uint32_t at = ts_node_start_byte(root);
+        const oom_binding *b = oom_model_visible_binding(m, oom_model_scope_at(m, at), name, len, at, true);
+        if (!b || b->kind != OOM_BIND_VALUE || ts_node_is_null(b->value))
+            return false;
+        root = b->value;
+    }
+    return false;
+}
+
 static oom_role call_role(role_query *q, TSNode call, int index, int depth)
 {
     const oom_pymodel *m = q->m;
@@ -179,7 +216,7 @@ static oom_role call_role(role_query *q, TSNode call, int index, int depth)
         ;
     else if (known && index < 0 && oom_qpattern_find(q->lib->not_modules, q->lib->not_module_count, qn.data) >= 0)
         r = OOM_ROLE_NOT_MODULE;
-    else if (known && index < 0 && oom_qpattern_find(q->lib->constructors, q->lib->constructor_count, qn.data) >= 0)
+    else if (known && index < 0 && constructs_module(m, q->lib, fn, qn.data))
         r = OOM_ROLE_MODULE;
     else if (known && index < 0 && oom_roles_imported_class(m, fn, qn.data)) {
         /* `ModelWithIntermediateLayers(model)` imported from the project: a

@@ -171,9 +171,30 @@ static void facts_for_the_project(void)
     oom_test_parsed_free(&p);
 }
 
+/* A loader open to any receiver (`**.from_pretrained`) makes a module of a
+ * class the file names (an import, a name bound to one, its own class), not
+ * of an object whose class it does not show; that one is a module only by
+ * how it is used. */
+static void loaders_of_unknown_objects(void)
+{
+    parsed p = oom_test_parse("from transformers import AutoModel\n"
+                              "family = AutoModel\n"
+                              "def run(registry, name, x):\n"
+                              "    a = AutoModel.from_pretrained(name)\n    a(x_a)\n"
+                              "    b = family.from_pretrained(name)\n    b(x_b)\n"
+                              "    c = registry.tokenizer.from_pretrained(name)\n    c(x_c)\n"
+                              "    d = registry.model.from_pretrained(name)\n    d.eval()\n    d(x_d)\n");
+    CHECK(forward(&p, "a(x_a)"));
+    CHECK(forward(&p, "b(x_b)"));
+    CHECK(!forward(&p, "c(x_c)"));
+    CHECK(forward(&p, "d(x_d)"));
+    oom_test_parsed_free(&p);
+}
+
 void test_roles_suite(void)
 {
     oom_test_run("roles: the library knowledge's patterns", patterns);
+    oom_test_run("roles: a loader on an object of unknown class", loaders_of_unknown_objects);
     oom_test_run("roles: a malformed library file is refused", malformed_library);
     oom_test_run("roles: constructors, own classes, wrappers; a tokenizer is no module", constructed);
     oom_test_run("roles: module-only methods and model-output fields", used);
