@@ -56,7 +56,7 @@ static void list_differentiating(const oom_pymodel *cm)
     oom_pymodel *m = (oom_pymodel *)cm; /* one thread owns the model */
     m->differentiating_listed = true;
     const oom_library *lib = oom_library_get();
-    oom_roles_own_class(m, "", 0); /* lists the classes */
+    oom_roles_list_classes(m);
     if (!lib || m->class_count == 0 || lib->differentiating_functions.len == 0)
         return;
     m->differentiating = oom_xcalloc(m->class_count, 1);
@@ -157,32 +157,6 @@ static class_kind built_class(const oom_pymodel *m, TSNode value, TSNode *cls, o
     return CLASS_UNKNOWN; /* a call of a call: a registry's lookup */
 }
 
-/* The value first assigned to `self.<attr>` in the class around `scope`. */
-static TSNode self_attribute_value(const oom_pymodel *m, int scope, const char *attr, uint32_t alen)
-{
-    TSNode cls = (TSNode){0};
-    for (int s = scope; s > 0 && ts_node_is_null(cls); s = m->scopes[s].parent)
-        cls = oom_model_class_of_scope(m, &m->scopes[s]);
-    int k = ts_node_is_null(cls) ? -1 : class_index(m, cls);
-    if (k < 0)
-        return (TSNode){0};
-    uint32_t at = m->class_nodes[k];
-    for (uint32_t i = at + 1; i < m->nodes->items[at].end; i++) {
-        const oom_node *n = &m->nodes->items[i];
-        if (n->symbol != m->sym.assignment)
-            continue;
-        TSNode left = oom_model_child(m, n->node, "left", 4);
-        uint32_t len;
-        const char *name = ts_node_is_null(left) || ts_node_symbol(left) != m->sym.attribute ||
-                                   !oom_roles_is_self(m, oom_model_child(m, left, "object", 6))
-                               ? NULL
-                               : oom_node_text(m, oom_model_child(m, left, "attribute", 9), &len);
-        if (name && len == alen && memcmp(name, attr, len) == 0)
-            return oom_model_child(m, n->node, "right", 5);
-    }
-    return (TSNode){0};
-}
-
 /* What class the module called at `fn` is an instance of. A parameter, or a
  * name bound by something else than a call, is unknown. */
 static class_kind callee_class(const oom_pymodel *m, int scope, const oom_call_site *c, TSNode *cls, oom_buf *q)
@@ -199,8 +173,8 @@ static class_kind callee_class(const oom_pymodel *m, int scope, const oom_call_s
                                                                                                   : CLASS_NONE;
         value = b->value;
     } else if (ts_node_symbol(fn) == m->sym.attribute && oom_roles_is_self(m, oom_model_child(m, fn, "object", 6))) {
-        const char *attr = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
-        value = self_attribute_value(m, scope, attr, len);
+        TSNode owner;
+        value = oom_roles_self_attribute_value(m, fn, &owner);
         if (ts_node_is_null(value))
             return CLASS_UNKNOWN;
     } else {

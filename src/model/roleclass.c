@@ -35,14 +35,19 @@ static TSNode class_named(const oom_pymodel *m, const char *name, uint32_t len)
     return (TSNode){0};
 }
 
+void oom_roles_list_classes(const oom_pymodel *m)
+{
+    if (m->nodes && !m->classes_listed)
+        list_classes(m);
+}
+
 /* The class `name` is, or is bound to at module level: `Net = AtariNet`
  * (torchbeast) names the same class, and so does a chain of such aliases. */
 TSNode oom_roles_own_class(const oom_pymodel *m, const char *name, uint32_t len)
 {
     if (!m->nodes)
         return (TSNode){0};
-    if (!m->classes_listed)
-        list_classes(m);
+    oom_roles_list_classes(m);
     for (int hop = 0; hop < 4; hop++) {
         TSNode cls = class_named(m, name, len);
         if (!ts_node_is_null(cls) || m->class_count == 0)

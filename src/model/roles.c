@@ -60,7 +60,6 @@ static bool call_constructs(role_query *q, TSNode call, const oom_qpattern *cls)
     return yes;
 }
 
-static TSNode self_attribute_value(role_query *q, TSNode attr_expr, TSNode *from);
 
 static bool instance_of(role_query *q, TSNode obj, const oom_qpattern *receiver, int depth)
 {
@@ -71,7 +70,7 @@ static bool instance_of(role_query *q, TSNode obj, const oom_qpattern *receiver,
         return call_constructs(q, obj, receiver);
     if (ts_node_symbol(obj) == m->sym.attribute && oom_roles_is_self(m, oom_model_child(m, obj, "object", 6))) {
         TSNode from = {0};
-        TSNode v = self_attribute_value(q, obj, &from);
+        TSNode v = oom_roles_self_attribute_value(q->m, obj, &from);
         return !ts_node_is_null(v) && instance_of(q, v, receiver, depth + 1);
     }
     if (ts_node_symbol(obj) != m->sym.identifier)
@@ -471,9 +470,8 @@ static TSNode class_around(const oom_pymodel *m, TSNode n)
 
 /* The values assigned to `self.<attr>` in the class of `attr_expr`, joined
  * (the last one seen is returned, for instance_of; `from` its class). */
-static TSNode self_attribute_value(role_query *q, TSNode attr_expr, TSNode *from)
+TSNode oom_roles_self_attribute_value(const oom_pymodel *m, TSNode attr_expr, TSNode *from)
 {
-    const oom_pymodel *m = q->m;
     TSNode cls = class_around(m, attr_expr);
     *from = cls;
     if (ts_node_is_null(cls) || !m->nodes)
@@ -499,12 +497,6 @@ static TSNode self_attribute_value(role_query *q, TSNode attr_expr, TSNode *from
     return last;
 }
 
-/* A submodule given to a module's constructor: the class is a module of the
- * file's, the attribute is set only from parameters of its methods, and the
- * class calls it on data somewhere (`self.model = model` ... `return
- * self.model(x)`: a Lightning module or diffusion wrapper around the network
- * it trains). A loss given the same way is called on outputs
- * (`self.criterion(logits, y)`), not on data. */
 static bool constructor_submodule(role_query *q, TSNode cls, const char *attr, uint32_t alen, int depth)
 {
     const oom_pymodel *m = q->m;
@@ -668,7 +660,7 @@ static oom_role keyed_entry_role(role_query *q, TSNode container, TSNode key, in
         value = oom_model_bound_value(m, container);
     else if (ts_node_symbol(container) == m->sym.attribute && oom_roles_is_self(m, oom_model_child(m, container, "object", 6))) {
         TSNode from;
-        value = self_attribute_value(q, container, &from);
+        value = oom_roles_self_attribute_value(q->m, container, &from);
     }
     oom_role r = OOM_ROLE_UNKNOWN;
     if (!ts_node_is_null(value) && ts_node_symbol(value) == m->sym.call) {
@@ -726,7 +718,7 @@ static TSNode iterable_element_of(role_query *q, TSNode iterable, int depth, oom
         v = oom_model_bound_value(m, v);
     else if (ts_node_symbol(v) == m->sym.attribute && oom_roles_is_self(m, oom_model_child(m, v, "object", 6))) {
         TSNode from;
-        v = self_attribute_value(q, v, &from);
+        v = oom_roles_self_attribute_value(q->m, v, &from);
     }
     if (ts_node_is_null(v))
         return iterable;

@@ -112,6 +112,11 @@ TSNode oom_roles_argument_at(const oom_pymodel *m, TSNode call, int index, const
 
 /* roleclass.c */
 TSNode oom_roles_own_class(const oom_pymodel *m, const char *name, uint32_t len);
+/* The file's class definitions listed (m->class_nodes), once. */
+void oom_roles_list_classes(const oom_pymodel *m);
+/* The value last assigned to `self.<attr>` in the class around `attr_expr`
+ * (`from`: that class), or null (model/roles.c). */
+TSNode oom_roles_self_attribute_value(const oom_pymodel *m, TSNode attr_expr, TSNode *from);
 bool oom_roles_imported_class(const oom_pymodel *m, TSNode fn, const char *qual);
 oom_role oom_roles_own_class_role(role_query *q, TSNode cls, int depth);
 

@@ -320,19 +320,35 @@ static bool some_file_calls_for_eval(const char *const *paths, const oom_file_fa
     return false;
 }
 
-/* Whether the file `facts` lists class `cls` (cls_len bytes) among those
- * whose forward runs without grad. */
-static bool lists_no_grad_class(const oom_file_facts *f, const char *cls, size_t cls_len)
+/* Whether the NUL-separated list names `name` (len bytes). */
+static bool lists_name(const oom_buf *b, const char *name, size_t len)
 {
-    const oom_buf *b = &f->no_grad_forward_classes;
     for (size_t at = 0; at < b->len;) {
-        const char *name = b->data + at;
-        size_t n = strlen(name);
-        if (n == cls_len && memcmp(name, cls, n) == 0)
+        const char *n = b->data + at;
+        size_t l = strlen(n);
+        if (l == len && memcmp(n, name, len) == 0)
             return true;
-        at += n + 1;
+        at += l + 1;
     }
     return false;
+}
+
+/* A condition "<tag><TAB>module<TAB>Class" (its tag `tag_len` bytes with the
+ * tab) split: the module into `mod`, NUL-terminated, and where the class
+ * starts and how long it is. False when it is not of that shape. */
+static bool split_module_condition(const char *cond, size_t cond_len, size_t tag_len, char *mod, size_t mod_size,
+                                   const char **cls, size_t *cls_len)
+{
+    const char *module = cond + tag_len, *end = cond + cond_len;
+    const char *tab = memchr(module, '\t', (size_t)(end - module));
+    size_t mlen = tab ? (size_t)(tab - module) : 0;
+    if (!tab || mlen >= mod_size)
+        return false;
+    memcpy(mod, module, mlen);
+    mod[mlen] = '\0';
+    *cls = tab + 1;
+    *cls_len = (size_t)(end - tab - 1);
+    return true;
 }
 
 /* "fwdgrad<TAB>module<TAB>Class" of a finding in `caller` that took
@@ -342,22 +358,16 @@ static bool lists_no_grad_class(const oom_file_facts *f, const char *cls, size_t
 static bool forward_runs_without_grad(const char *const *paths, const oom_file_facts *facts, size_t nfiles,
                                       const char *caller, const char *cond, size_t cond_len)
 {
-    const char *module = cond + 8, *end = cond + cond_len;
-    const char *tab = memchr(module, '\t', (size_t)(end - module));
     char mod[512];
-    size_t mlen = tab ? (size_t)(tab - module) : 0;
-    if (mlen == 0 || mlen >= sizeof mod)
+    const char *cls;
+    size_t cls_len;
+    if (!split_module_condition(cond, cond_len, 8, mod, sizeof mod, &cls, &cls_len) || !mod[0])
         return false;
-    memcpy(mod, module, mlen);
-    mod[mlen] = '\0';
     for (size_t i = 0; i < nfiles; i++)
-        if (module_is_file(mod, caller, paths[i]) &&
-            lists_no_grad_class(&facts[i], tab + 1, (size_t)(end - tab - 1)))
+        if (module_is_file(mod, caller, paths[i]) && lists_name(&facts[i].no_grad_forward_classes, cls, cls_len))
             return true;
     return false;
 }
-
-static bool lists_name(const oom_buf *b, const char *name, size_t len);
 
 /* "diffwd<TAB>module<TAB>Class" of a finding whose function calls a module
  * of Class, imported from `module`: overturned when the file the import
@@ -369,21 +379,14 @@ static bool lists_name(const oom_buf *b, const char *name, size_t len);
 static bool forward_may_differentiate(const char *const *paths, const oom_file_facts *facts, size_t nfiles,
                                       const char *caller, const char *cond, size_t cond_len)
 {
-    const char *module = cond + 7, *end = cond + cond_len;
-    const char *tab = memchr(module, '\t', (size_t)(end - module));
-    if (!tab)
-        return false;
-    size_t mlen = (size_t)(tab - module);
     char mod[512];
-    if (mlen >= sizeof mod)
+    const char *cls;
+    size_t cls_len;
+    if (!split_module_condition(cond, cond_len, 7, mod, sizeof mod, &cls, &cls_len))
         return false;
-    memcpy(mod, module, mlen);
-    mod[mlen] = '\0';
     for (size_t i = 0; i < nfiles; i++) {
         const oom_buf *b = &facts[i].differentiating_classes;
-        if (b->len == 0)
-            continue;
-        if (mlen == 0 || (module_is_file(mod, caller, paths[i]) && lists_name(b, tab + 1, (size_t)(end - tab - 1))))
+        if (b->len > 0 && (!mod[0] || (module_is_file(mod, caller, paths[i]) && lists_name(b, cls, cls_len))))
             return true;
     }
     return false;
@@ -505,33 +508,18 @@ static bool module_reaches(const char *module, const char *caller, const char *c
            (strncmp(callee, want, wl) == 0 && strcmp(callee + wl, bare ? "__init__.py" : "/__init__.py") == 0);
 }
 
-/* Whether the NUL-separated list names `name` (len bytes). */
-static bool lists_name(const oom_buf *b, const char *name, size_t len)
-{
-    for (size_t at = 0; at < b->len;) {
-        const char *n = b->data + at;
-        size_t l = strlen(n);
-        if (l == len && memcmp(n, name, len) == 0)
-            return true;
-        at += l + 1;
-    }
-    return false;
-}
-
 /* "module<TAB>pkg.mod<TAB>Class" of a finding in `caller`: the file the
  * import reaches defines Class as a module. */
 static bool imported_class_is_module(const char *const *paths, const oom_file_facts *facts, size_t nfiles,
                                      const char *caller, const char *cond)
 {
-    const char *module = cond + 7, *tab = strchr(module, '\t');
     char mod[512];
-    size_t mlen = tab ? (size_t)(tab - module) : 0;
-    if (mlen == 0 || mlen >= sizeof mod)
+    const char *cls;
+    size_t cls_len;
+    if (!split_module_condition(cond, strlen(cond), 7, mod, sizeof mod, &cls, &cls_len) || !mod[0])
         return false;
-    memcpy(mod, module, mlen);
-    mod[mlen] = '\0';
     for (size_t i = 0; i < nfiles; i++)
-        if (module_reaches(mod, caller, paths[i]) && lists_name(&facts[i].module_classes, tab + 1, strlen(tab + 1)))
+        if (module_reaches(mod, caller, paths[i]) && lists_name(&facts[i].module_classes, cls, cls_len))
             return true;
     return false;
 }
