@@ -165,6 +165,8 @@ void oom_est_read_modules(oom_est_reader *r)
         for (size_t i = 0; i < n && !c.why[0]; i++) {
             frame *top = oom_mod_frame_new(&c, NULL);
             value v = oom_mod_eval(&c, top, sites[i].call);
+            if (v.kind == V_OBJECT && v.m.params > 0) /* a holder: the models it set on self */
+                v.kind = V_MODULE;
             if (v.kind != V_MODULE)
                 oom_mod_unresolved(&c, sites[i].call, "the model");
             else if (v.m.params > 0) { /* a loss or a wrapper holds none: not the model */
@@ -195,6 +197,7 @@ void oom_est_read_modules(oom_est_reader *r)
             oom_est_settings_free(&vs.items[i]->own.settings);
         free(vs.items[i]->classes);
         free(vs.items[i]->functions);
+        free(vs.items[i]->aliases);
         free(vs.items[i]);
     }
     free(vs.items);

@@ -92,7 +92,8 @@ struct frame {
     size_t nattrs, acap;
     char self_name[24];
     frame *inst; /* where self.<name> goes: the instance being built */
-    TSNode cls;  /* the class whose method this frame runs (super().__init__, self.method()) */
+    TSNode cls;  /* the class whose method this frame runs (super().__init__); on an
+                  * instance's own frame, type(self), where self.method() is looked up */
     value ret;
     bool returned;
 };
@@ -115,6 +116,9 @@ typedef struct {
     const oom_nodes *layout;
     named_node *classes, *functions;
     size_t nclasses, nfunctions, classes_cap, functions_cap;
+    /* module-level `Exp = Exp_Informer`, bound once: the name and what it names */
+    named_node *aliases;
+    size_t naliases, aliases_cap;
 } view;
 
 typedef struct {
@@ -290,6 +294,8 @@ bool oom_mod_torch_layer_base(const ctx *c, TSNode cls, char *buf, size_t size);
 bool oom_mod_is_module_class(const ctx *c, TSNode cls, int depth);
 TSNode oom_mod_script_base(const ctx *c, TSNode cls);
 TSNode oom_mod_find_method(const ctx *c, TSNode cls, const char *name);
+/* The same, with the class that defines the method into *owner. */
+TSNode oom_mod_find_method_in(const ctx *c, TSNode cls, const char *name, TSNode *owner);
 
 /* ---- torch.nn layers (modules_layers.c) ---------------------------------- */
 

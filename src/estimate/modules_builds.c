@@ -76,6 +76,51 @@ static bool returns_model(const ctx *c, TSNode def, int depth)
     return false;
 }
 
+/* Whether `e`, assigned to self in a method of `cls`, builds a model: a
+ * model instance, or `self.build()` where the method type(self) runs
+ * (`cls`'s own or a base's, as Python dispatches it) returns one. */
+static bool self_value_is_model(const ctx *c, TSNode cls, TSNode def, TSNode e)
+{
+    char method[48], self_name[24];
+    while (is(e, "call") && is(field(e, "function"), "attribute") &&
+           text(c, field(field(e, "function"), "attribute"), method, sizeof method) && oom_mod_keeps_value(method))
+        e = field(field(e, "function"), "object");
+    if (is_model_instance(c, def, e, 0))
+        return true;
+    TSNode fn = field(e, "function"), ps[1];
+    if (!is(e, "call") || !is(fn, "attribute") || oom_mod_kids(c, field(def, "parameters"), ps, 1) < 1 ||
+        !name_of(c, ps[0], self_name, sizeof self_name) ||
+        !name_of(c, field(fn, "object"), method, sizeof method) || strcmp(method, self_name) != 0 ||
+        !text(c, field(fn, "attribute"), method, sizeof method))
+        return false;
+    TSNode m = oom_mod_find_method(c, cls, method);
+    return !ts_node_is_null(m) && !ts_node_eq(m, def) && returns_model(c, m, 1);
+}
+
+/* A holder: a class of the project that is no module itself but whose
+ * __init__ (or a base's, which super().__init__ runs) sets a model on self
+ * (an experiment, a runner, an agent: `self.model = self._build_model()`,
+ * `self.actor = Actor(...)`). Instantiating it builds the model. */
+static TSNode holder_class_called(const ctx *c, TSNode call)
+{
+    TSNode cls = is(call, "call") ? oom_mod_script_class(c, field(call, "function")) : OOM_EST_NULL_NODE;
+    if (!is(cls, "class_definition") || oom_mod_is_module_class(c, cls, 0))
+        return OOM_EST_NULL_NODE;
+    for (TSNode k = cls; !ts_node_is_null(k); k = oom_mod_script_base(c, k)) {
+        TSNode init = oom_mod_class_body_function(c, k, "__init__");
+        const oom_nodes *L = layout_of(c, init);
+        uint32_t at = ts_node_is_null(init) ? UINT32_MAX : oom_nodes_find(L, init);
+        for (uint32_t i = at + 1; at != UINT32_MAX && i < L->items[at].end; i++) {
+            TSNode a = L->items[i].node, left = field(a, "left");
+            if (is(a, "assignment") && is(left, "attribute") && self_value_is_model(c, cls, init, field(a, "right")))
+                return cls;
+        }
+        if (ts_node_eq(oom_mod_script_base(c, k), k))
+            break;
+    }
+    return OOM_EST_NULL_NODE;
+}
+
 /* A call of the script that builds a model in another file of the project:
  * an imported factory. A factory the script defines itself is not one:
  * the model class it calls is found where it is called. */
@@ -216,6 +261,8 @@ size_t oom_mod_find_builds(ctx *c, build_site *sites, size_t max)
         TSNode cls = model_class_called(c, L->items[k].node);
         if (ts_node_is_null(cls))
             cls = factory_called(c, L->items[k].node);
+        if (ts_node_is_null(cls))
+            cls = holder_class_called(c, L->items[k].node);
         oom_est_pick pk;
         bool pick = oom_est_pick_of(c->r, field(L->items[k].node, "function"), &pk);
         TSNode in_fn = enclosing_function(c, L->items[k].node); /* a factory's pick: its name is the caller's */

@@ -23,11 +23,33 @@ TSNode oom_mod_class_body_function(const ctx *c, TSNode cls, const char *name)
     return OOM_EST_NULL_NODE;
 }
 
+/* A module-level `Name = other_name` (or `= pkg.Name`) into the view's
+ * aliases; a name bound twice at module level is no alias (which binding
+ * the run keeps is the run's to decide). */
+static void collect_alias(const ctx *c, view *v, TSNode statement)
+{
+    TSNode a = ts_node_named_child(statement, 0), right = field(a, "right");
+    named_node d;
+    if (!is(a, "assignment") || !name_of(c, field(a, "left"), d.name, sizeof d.name) ||
+        !(is(right, "identifier") || is(right, "attribute")))
+        return;
+    for (size_t i = 0; i < v->naliases; i++)
+        if (strcmp(v->aliases[i].name, d.name) == 0) {
+            v->aliases[i].node = OOM_EST_NULL_NODE;
+            return;
+        }
+    d.node = right;
+    OOM_PUSH(v->aliases, v->naliases, v->aliases_cap, d);
+}
+
 void oom_mod_collect_definitions(const ctx *c, view *v)
 {
     const oom_nodes *L = v->layout;
     for (uint32_t k = 0; L && k < L->len; k++) {
         TSNode n = L->items[k].node;
+        uint32_t parent = L->items[k].parent;
+        if (is(n, "expression_statement") && parent != UINT32_MAX && is(L->items[parent].node, "module"))
+            collect_alias(c, v, n);
         bool cls = is(n, "class_definition"), fn = is(n, "function_definition");
         if (!cls && !fn)
             continue;
@@ -93,7 +115,7 @@ TSNode oom_mod_imported_definition(const ctx *c, frame *f, TSNode e)
 
 /* The class `name_node` names: one its own file defines, else one an
  * import brings from the project. */
-TSNode oom_mod_script_class(const ctx *c, TSNode name_node)
+static TSNode script_class_at(const ctx *c, TSNode name_node, int depth)
 {
     char name[64];
     if (is(name_node, "identifier") && text(c, name_node, name, sizeof name)) {
@@ -103,7 +125,17 @@ TSNode oom_mod_script_class(const ctx *c, TSNode name_node)
             return *found;
     }
     TSNode d = oom_mod_imported_definition(c, NULL, name_node);
-    return is(d, "class_definition") ? d : OOM_EST_NULL_NODE;
+    if (is(d, "class_definition"))
+        return d;
+    const TSNode *alias = is(name_node, "identifier") && depth < 4
+                              ? oom_mod_lookup_named(view_of(c, name_node)->aliases, view_of(c, name_node)->naliases, name)
+                              : NULL;
+    return alias && !ts_node_is_null(*alias) ? script_class_at(c, *alias, depth + 1) : OOM_EST_NULL_NODE;
+}
+
+TSNode oom_mod_script_class(const ctx *c, TSNode name_node)
+{
+    return script_class_at(c, name_node, 0);
 }
 
 /* The function `fn` names in its own file (module level) or through an import. */
@@ -205,14 +237,23 @@ TSNode oom_mod_script_base(const ctx *c, TSNode cls)
     return OOM_EST_NULL_NODE;
 }
 
-/* self.method(...) while building: the class's (or a base's) method. */
-TSNode oom_mod_find_method(const ctx *c, TSNode cls, const char *name)
+/* self.method(...) while building: the class's (or a base's) method, and
+ * the class that defines it (what super() inside it starts from). */
+TSNode oom_mod_find_method_in(const ctx *c, TSNode cls, const char *name, TSNode *owner)
 {
     for (int depth = 0; depth < 8 && !ts_node_is_null(cls); depth++) {
         TSNode def = oom_mod_class_body_function(c, cls, name);
-        if (!ts_node_is_null(def))
+        if (!ts_node_is_null(def)) {
+            if (owner)
+                *owner = cls;
             return def;
+        }
         cls = oom_mod_script_base(c, cls);
     }
     return OOM_EST_NULL_NODE;
+}
+
+TSNode oom_mod_find_method(const ctx *c, TSNode cls, const char *name)
+{
+    return oom_mod_find_method_in(c, cls, name, NULL);
 }

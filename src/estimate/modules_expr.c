@@ -59,6 +59,14 @@ static value eval_identifier(ctx *c, frame *f, TSNode e)
         v.node = imported;
         return v;
     }
+    def = oom_mod_lookup_named(here->aliases, here->naliases, nm); /* Exp = Exp_Informer */
+    if (def && !ts_node_is_null(*def) && c->depth < MAX_DEPTH) {
+        c->depth++;
+        v = oom_mod_eval(c, NULL, *def);
+        c->depth--;
+        if (v.kind == V_CLASS || v.kind == V_FUNC)
+            return v;
+    }
     TSNode bound = oom_pymodel_value_of(here->r->m, e, 0);
     if (ts_node_is_null(bound)) /* a global the module binds after the function (configs.c) */
         bound = oom_est_global_value(c->configs, here->r, here->layout, e);
@@ -191,9 +199,13 @@ static value eval_call(ctx *c, frame *f, TSNode call)
             return unknown();
         frame *b = oom_mod_builder(f);
         if (b && oom_mod_is_self(c, f, object)) {
-            TSNode def = oom_mod_find_method(c, b->cls, method);
+            /* dispatched on type(self), as Python does: a base's __init__
+             * calling self._build_model() runs the subclass's */
+            TSNode owner = OOM_EST_NULL_NODE;
+            TSNode def = oom_mod_find_method_in(c, ts_node_is_null(b->inst->cls) ? b->cls : b->inst->cls, method,
+                                                &owner);
             if (!ts_node_is_null(def))
-                return oom_mod_run_method(c, f, call, def, b->cls);
+                return oom_mod_run_method(c, f, call, def, owner);
         }
         value o = strcmp(method, "get") == 0 ? oom_mod_eval(c, f, object) : unknown();
         if (o.kind == V_CONFIG)

@@ -105,6 +105,23 @@ static value instance_total(frame *self)
     return v;
 }
 
+/* What the provenance names for a holder: the class of the one module it
+ * sets on self (Informer, built by Exp_Informer), else the holder itself
+ * (an agent's actor and critic). */
+static TSNode held_module_class(frame *self, TSNode cls)
+{
+    int modules = 0;
+    TSNode made = cls;
+    for (size_t i = 0; i < self->nattrs; i++) {
+        const value *a = &self->attrs[i].v;
+        if (a->kind == V_MODULE && !strchr(self->attrs[i].name, '.') && a->m.params > 0) {
+            modules++;
+            made = is(a->made, "class_definition") ? a->made : cls;
+        }
+    }
+    return modules == 1 ? made : cls;
+}
+
 /* Runs __init__ (or the first base's, when the class has none) on `self`. */
 static void run_init(ctx *c, frame *caller, TSNode call, TSNode cls, frame *self)
 {
@@ -163,6 +180,7 @@ value oom_mod_instantiate(ctx *c, frame *caller, TSNode call, TSNode cls)
         return unknown();
     }
     frame *self = oom_mod_frame_new(c, NULL);
+    self->cls = cls; /* type(self): where self.method() is looked up */
     c->depth++;
     bool module = oom_mod_is_module_class(c, cls, 0);
     if (!module) /* a config object: its fields, then what __init__ sets */
@@ -177,6 +195,8 @@ value oom_mod_instantiate(ctx *c, frame *caller, TSNode call, TSNode cls)
     value v = unknown();
     v.kind = V_OBJECT;
     v.obj = self;
+    v.m = instance_total(self).m; /* a holder's models (an experiment's self.model) */
+    v.made = held_module_class(self, cls);
     return v;
 }
 
