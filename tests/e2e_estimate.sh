@@ -552,6 +552,10 @@ printf 'import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self, n):
 run_oomlint estimate "$T/unsized.py"
 expect_rc "module-unsized-exit-2" 2
 expect_contains "module-unsized-names-the-size" "$ERR" "\`n\` (in_features of nn.Linear, line 5)"
+# a class attribute read through self (a ResNet block's `expansion = 4`)
+printf 'import torch.nn as nn\nclass Block(nn.Module):\n    expansion = 4\n    def __init__(self, n):\n        super().__init__()\n        self.fc = nn.Linear(n, n * self.expansion)\nmodel = Block(2).cuda()\n' > "$T/classattr.py"
+run_oomlint estimate "$T/classattr.py"
+expect_contains "module-class-attribute-through-self" "$OUT" "Block built here (class at line 2): 24 parameters"
 # The model's class in another file of the project (issue 27): followed
 # through the script's imports, sized from its layers, the class's file and
 # line in the provenance (counts derived in each script's docstring,
@@ -665,6 +669,19 @@ expect_contains "holder-agent-networks-summed" "$OUT" "Agent built here (class a
 run_oomlint estimate -- python train_no_model.py
 expect_rc "holder-of-settings-no-model-exit-2" 2
 expect_contains "holder-of-settings-no-model" "$ERR" "no model to size"
+cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
+# Sizes from config objects (issue 27; counts in each script's docstring,
+# fixtures/estimate/records/): an ml_collections ConfigDict built in another
+# file, picked from an imported dict by --model_type, read by attribute,
+# .get and subscript, `_pair` of its patch size; a SimpleNamespace.
+G=fixtures/estimate/records
+SAVED_OOMLINT=$OOMLINT; OOMLINT=$OABS; cd $G || exit 1
+run_oomlint estimate -- python train.py
+expect_contains "record-configdict-from-imported-dict" "$OUT" "ViT built here (class ViT at nets/vit.py:24): 10282 parameters"
+run_oomlint estimate -- python train.py --model_type hybrid
+expect_contains "record-configdict-get-decides-branch" "$OUT" "ViT built here (class ViT at nets/vit.py:24): 8842 parameters"
+run_oomlint estimate -- python train_namespace.py
+expect_contains "record-simple-namespace" "$OUT" "ViT built here (class ViT at nets/vit.py:24): 1498 parameters"
 cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
 # Options that reach the code as function parameters (issue 27;
 # fixtures/estimate/options/): click's decorators declare them and pass them

@@ -90,6 +90,7 @@ typedef struct {
     oom_strlist int_flag_definers;  /* those of them whose flag takes a whole number */
     oom_strlist bool_flag_definers; /* those of them whose flag is a switch */
     oom_strlist opt_level_initializers; /* calls setting mixed precision by opt_level= (`apex.amp.initialize`) */
+    oom_strlist record_constructors;    /* objects holding their keywords as attributes (`ml_collections.ConfigDict`) */
 } oom_library;
 
 /* The library knowledge, parsed from the embedded file on the first call

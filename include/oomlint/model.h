@@ -443,6 +443,9 @@ void oom_pymodel_keyword(const oom_pymodel *m, size_t i, const char **name, size
  * dict literal indexed by a known string to its entry), up to a bound; a
  * null node when unknown. `depth` starts at 0. */
 TSNode oom_pymodel_value_of(const oom_pymodel *m, TSNode expr, int depth);
+/* The expression a name's reaching binding assigns, one step (no names
+ * followed further, no dict entry looked up); null when none. */
+TSNode oom_pymodel_bound_value(const oom_pymodel *m, TSNode name);
 /* The value passed as `name=...` to a call; a null node when not passed. */
 TSNode oom_pymodel_keyword_value(const oom_pymodel *m, TSNode call, const char *name);
 /* `fn` is `<module>.<method>` for one of `modules`, the module reached by its

@@ -66,6 +66,7 @@ typedef struct {
 typedef struct {
     const oom_est_unit *from;
     char dotted[160];
+    bool values; /* looked up with module-level values (oom_est_project_resolve_value) */
     bool ok;
     oom_est_def def;
 } memo_entry;
@@ -79,6 +80,7 @@ struct oom_est_project {
     size_t nmemo, memo_cap;
     const oom_kb *kb;
     int hops;
+    bool values; /* a name bound to a value (`CONFIGS = {...}`) resolves to that value */
 };
 
 /* ---- paths ------------------------------------------------------------------ */
@@ -545,8 +547,9 @@ typedef struct {
 static bool walk(oom_est_project *p, const modref *m, char *const *parts, size_t n, target *out);
 
 /* The module-level class or function `name` of u (the last one: a later
- * definition rebinds the name). */
-static bool defined_in(const oom_est_unit *u, const char *name, TSNode *out, TSNode *alias)
+ * definition rebinds the name); with `values`, also the expression a
+ * module-level assignment binds it to (`CONFIGS = {...}`). */
+static bool defined_in(const oom_est_unit *u, const char *name, bool values, TSNode *out, TSNode *alias)
 {
     const oom_nodes *L = u->layout;
     bool found = false;
@@ -570,6 +573,11 @@ static bool defined_in(const oom_est_unit *u, const char *name, TSNode *out, TSN
             strcmp(nm, name) == 0 && (oom_est_type_is(right, "identifier") || oom_est_type_is(right, "attribute"))) {
             *alias = right;
             found = false;
+        } else if (values && oom_est_type_is(a, "assignment") && !ts_node_is_null(right) &&
+                   node_text(u, oom_est_child(a, "left"), nm, sizeof nm) && strcmp(nm, name) == 0) {
+            *out = right;
+            *alias = OOM_EST_NULL_NODE;
+            found = true;
         }
     }
     return found;
@@ -594,7 +602,7 @@ static bool name_in(oom_est_project *p, oom_est_unit *u, const char *name, bool 
     p->hops++;
     bool ok = false;
     TSNode def, alias;
-    if (own_defs && defined_in(u, name, &def, &alias)) {
+    if (own_defs && defined_in(u, name, p->values, &def, &alias)) {
         out->is_module = false;
         out->def.unit = u;
         out->def.def = def;
@@ -670,7 +678,7 @@ static bool walk(oom_est_project *p, const modref *m, char *const *parts, size_t
 bool oom_est_project_resolve(oom_est_project *p, oom_est_unit *from, const char *dotted, oom_est_def *out)
 {
     for (size_t i = 0; i < p->nmemo; i++)
-        if (p->memo[i].from == from && strcmp(p->memo[i].dotted, dotted) == 0) {
+        if (p->memo[i].from == from && p->memo[i].values == p->values && strcmp(p->memo[i].dotted, dotted) == 0) {
             *out = p->memo[i].def;
             return p->memo[i].ok;
         }
@@ -691,12 +699,21 @@ bool oom_est_project_resolve(oom_est_project *p, oom_est_unit *from, const char 
         memo_entry e;
         memset(&e, 0, sizeof e);
         e.from = from;
+        e.values = p->values;
         oom_est_copy(e.dotted, sizeof e.dotted, dotted);
         e.ok = ok;
         e.def = *out;
         OOM_PUSH(p->memo, p->nmemo, p->memo_cap, e);
     }
     return ok;
+}
+
+bool oom_est_project_resolve_value(oom_est_project *p, oom_est_unit *from, const char *dotted, oom_est_def *out)
+{
+    p->values = true;
+    bool ok = oom_est_project_resolve(p, from, dotted, out);
+    p->values = false;
+    return ok && !oom_est_type_is(out->def, "class_definition") && !oom_est_type_is(out->def, "function_definition");
 }
 
 bool oom_est_project_module(oom_est_project *p, oom_est_unit *from, const char *dotted)

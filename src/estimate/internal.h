@@ -254,6 +254,10 @@ bool oom_est_unit_imports(const oom_est_unit *u, const char *name);
  * imports (`Net`, `models.Net`, `pkg.factory.build`), in a project file;
  * false when it names none there (a library, a missing file, a cycle). */
 bool oom_est_project_resolve(oom_est_project *p, oom_est_unit *from, const char *dotted, oom_est_def *out);
+/* The expression a project file binds an imported name to at module level
+ * (`from models.modeling import CONFIGS`, where `CONFIGS = {...}`), as
+ * out->def; false for a class, a function or nothing found. */
+bool oom_est_project_resolve_value(oom_est_project *p, oom_est_unit *from, const char *dotted, oom_est_def *out);
 
 /* A model the script defines (an nn.Module subclass it instantiates),
  * sized exactly from its __init__ where every size can be read; otherwise

@@ -285,6 +285,8 @@ TSNode oom_mod_class_body_function(const ctx *c, TSNode cls, const char *name);
 /* A file's classes and module-level functions, into its view. */
 void oom_mod_collect_definitions(const ctx *c, view *v);
 TSNode oom_mod_imported_definition(const ctx *c, frame *f, TSNode e);
+/* The expression an imported name is bound to at module level in its file. */
+TSNode oom_mod_imported_value(const ctx *c, frame *f, TSNode e);
 TSNode oom_mod_script_class(const ctx *c, TSNode name_node);
 TSNode oom_mod_function_named(const ctx *c, TSNode fn);
 TSNode oom_mod_picked_known(const ctx *c, TSNode fn, const oom_est_pick *pk);

@@ -113,6 +113,23 @@ TSNode oom_mod_imported_definition(const ctx *c, frame *f, TSNode e)
     return d.def;
 }
 
+/* The expression an imported name is bound to in its project file
+ * (`CONFIGS = {...}`); null when it names a definition or nothing. */
+TSNode oom_mod_imported_value(const ctx *c, frame *f, TSNode e)
+{
+    char dotted[160], head[64];
+    if (!c->project || !(is(e, "identifier") || is(e, "attribute")) || !text(c, e, dotted, sizeof dotted))
+        return OOM_EST_NULL_NODE;
+    oom_est_printf(head, sizeof head, "%.*s", (int)strcspn(dotted, "."), dotted);
+    view *v = view_of(c, e);
+    oom_est_def d;
+    if ((f && oom_mod_lookup(f, head)) || !oom_est_unit_imports(v->unit, head) ||
+        !oom_est_project_resolve_value(c->project, v->unit, dotted, &d))
+        return OOM_EST_NULL_NODE;
+    view_for(c, d.unit);
+    return d.def;
+}
+
 /* The class `name_node` names: one its own file defines, else one an
  * import brings from the project. */
 static TSNode script_class_at(const ctx *c, TSNode name_node, int depth)

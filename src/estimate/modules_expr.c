@@ -70,6 +70,8 @@ static value eval_identifier(ctx *c, frame *f, TSNode e)
     TSNode bound = oom_pymodel_value_of(here->r->m, e, 0);
     if (ts_node_is_null(bound)) /* a global the module binds after the function (configs.c) */
         bound = oom_est_global_value(c->configs, here->r, here->layout, e);
+    if (ts_node_is_null(bound)) /* `config = CONFIGS[name]` with CONFIGS imported: the subscript, read here */
+        bound = oom_pymodel_bound_value(here->r->m, e);
     if (!ts_node_is_null(bound) && !ts_node_eq(bound, e) && !is(bound, "identifier") && c->depth < MAX_DEPTH) {
         c->depth++;
         v = oom_mod_eval(c, NULL, bound);
@@ -118,7 +120,17 @@ static value eval_attribute(ctx *c, frame *f, TSNode e)
     }
     if (holder) {
         var *v = oom_mod_find_var(holder->attrs, holder->nattrs, attr);
-        return v ? v->v : unknown();
+        if (v)
+            return v->v;
+        /* not set on the instance: a class attribute of type(self) or a base
+         * (Bottleneck's `expansion = 4`, read as self.expansion) */
+        TSNode k = holder->cls;
+        for (int depth = 0; depth < 8 && !ts_node_is_null(k); depth++, k = oom_mod_script_base(c, k)) {
+            TSNode in_class = oom_est_class_attribute(reader_of(c, k), k, attr);
+            if (!ts_node_is_null(in_class))
+                return oom_mod_eval(c, NULL, in_class);
+        }
+        return unknown();
     }
     const oom_est_setting *s = oom_est_setting_read_by(reader_of(c, e), e);
     return s ? from_setting(reader_of(c, e), s) : unknown();
@@ -189,6 +201,41 @@ static value eval_comparison(ctx *c, frame *f, TSNode e)
     return unknown();
 }
 
+/* The value of entry `key` of a dict literal that an imported name is bound
+ * to in its project file (`from models.modeling import CONFIGS`); null when
+ * the name is no such dict or has no such key. */
+static TSNode imported_dict_entry(ctx *c, frame *f, TSNode name, const char *key)
+{
+    TSNode d = oom_mod_imported_value(c, f, name);
+    TSNode pairs[128];
+    size_t n = is(d, "dictionary") ? oom_mod_kids(c, d, pairs, 128) : 0;
+    for (size_t i = 0; i < n; i++) {
+        value k = is(pairs[i], "pair") ? oom_mod_eval(c, NULL, field(pairs[i], "key")) : unknown();
+        if (k.kind == V_STR && strcmp(k.s, key) == 0)
+            return field(pairs[i], "value");
+    }
+    return OOM_EST_NULL_NODE;
+}
+
+/* obj.get(key, default) on an object whose attributes are known: the
+ * attribute, else the default (None when none is given). */
+static value object_get(ctx *c, frame *f, const value *o, TSNode call)
+{
+    value key = oom_mod_eval(c, f, oom_mod_arg(c, call, 0, "key"));
+    var *held = key.kind == V_STR ? oom_mod_find_var(o->obj->attrs, o->obj->nattrs, key.s) : NULL;
+    if (held)
+        return held->v;
+    if (key.kind != V_STR)
+        return unknown();
+    TSNode dflt = oom_mod_arg(c, call, 1, "default");
+    if (ts_node_is_null(dflt)) {
+        value none = unknown();
+        none.kind = V_NONE;
+        return none;
+    }
+    return oom_mod_eval(c, f, dflt);
+}
+
 static value eval_call(ctx *c, frame *f, TSNode call)
 {
     TSNode fn = field(call, "function");
@@ -208,6 +255,8 @@ static value eval_call(ctx *c, frame *f, TSNode call)
                 return oom_mod_run_method(c, f, call, def, owner);
         }
         value o = strcmp(method, "get") == 0 ? oom_mod_eval(c, f, object) : unknown();
+        if (o.kind == V_OBJECT && o.obj) /* config.patches.get("grid"): the attribute, else the default */
+            return object_get(c, f, &o, call);
         if (o.kind == V_CONFIG)
             return oom_mod_config_key(c, f, &o, oom_mod_arg(c, call, 0, NULL), oom_mod_arg(c, call, 1, "default"),
                                       true);
@@ -339,10 +388,21 @@ value oom_mod_eval_node(ctx *c, frame *f, TSNode e)
         return eval_call(c, f, e);
     if (strcmp(t, "subscript") == 0) {
         value base = oom_mod_eval(c, f, field(e, "value"));
+
         if (base.kind == V_CONFIG)
             return oom_mod_config_key(c, f, &base, field(e, "subscript"), OOM_EST_NULL_NODE, false);
         value idx = oom_mod_eval(c, f, field(e, "subscript"));
+        var *held = base.kind == V_OBJECT && base.obj && idx.kind == V_STR
+                        ? oom_mod_find_var(base.obj->attrs, base.obj->nattrs, idx.s)
+                        : NULL;
+        if (held) /* config.transformer["num_layers"] */
+            return held->v;
         TSNode entry = idx.kind == V_STR ? oom_est_subscript_entry(reader_of(c, e), e, idx.s) : OOM_EST_NULL_NODE;
+        TSNode imported = ts_node_is_null(entry) && idx.kind == V_STR
+                              ? imported_dict_entry(c, f, field(e, "value"), idx.s)
+                              : OOM_EST_NULL_NODE;
+        if (!ts_node_is_null(imported)) /* CONFIGS[args.model_type], CONFIGS imported: read in its file */
+            return oom_mod_eval(c, NULL, imported);
         if (!ts_node_is_null(entry)) /* `freq_map[freq]`: a dict literal's entry */
             return oom_mod_eval(c, f, entry);
         if (base.kind == V_INTS && idx.kind == V_INT) {

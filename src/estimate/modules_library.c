@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "modules.h"
+#include "oomlint/library.h"
 
 /* Calls whose result is not a module: builtins, math, numpy, torch's
  * functions (not its nn classes), logging. */
@@ -209,8 +210,41 @@ value oom_mod_config_key(ctx *c, frame *f, const value *of, TSNode key_node, TSN
 }
 
 /* A torch (or builtin) callable by its qualified name. */
+/* A config object (the knowledge base's record_constructors): its keyword
+ * arguments, and the string keys of a dict literal it is given, as its
+ * attributes; more come by assignment (modules_run.c). */
+static value record_object(ctx *c, frame *f, TSNode call)
+{
+    value v = unknown();
+    v.kind = V_OBJECT;
+    v.obj = oom_mod_frame_new(c, NULL);
+    TSNode args[64];
+    size_t n = oom_mod_kids(c, field(call, "arguments"), args, 64);
+    for (size_t i = 0; i < n; i++) {
+        char key[48];
+        if (is(args[i], "keyword_argument") && text(c, field(args[i], "name"), key, sizeof key)) {
+            value item = oom_mod_eval(c, f, field(args[i], "value"));
+            oom_mod_set_attr(v.obj, key, &item);
+        } else if (i == 0 && is(args[i], "dictionary")) {
+            TSNode pairs[128];
+            size_t np = oom_mod_kids(c, args[i], pairs, 128);
+            for (size_t k = 0; k < np; k++) {
+                value name = is(pairs[k], "pair") ? oom_mod_eval(c, f, field(pairs[k], "key")) : unknown();
+                if (name.kind != V_STR)
+                    continue;
+                value item = oom_mod_eval(c, f, field(pairs[k], "value"));
+                oom_mod_set_attr(v.obj, name.s, &item);
+            }
+        }
+    }
+    return v;
+}
+
 value oom_mod_eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
 {
+    const oom_library *lib = oom_library_get();
+    if (lib && oom_library_lists(&lib->record_constructors, name, strlen(name)))
+        return record_object(c, f, call);
     int yaml = oom_est_config_loader(name); /* json.load(open(path)), yaml.safe_load(f) ... (configs.c) */
     if (yaml >= 0) {
         TSNode p = oom_est_config_path_of(reader_of(c, call), layout_of(c, call), call);
@@ -222,6 +256,18 @@ value oom_mod_eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
     }
     const char *last = strrchr(name, '.') ? strrchr(name, '.') + 1 : name;
     value v = unknown();
+    static const char *const repeats[] = {"_single", "_pair", "_triple", "_quadruple"};
+    for (int n = 0; n < 4 && oom_str_starts_with(name, "torch.nn.modules.utils."); n++)
+        if (strcmp(last, repeats[n]) == 0) { /* _pair(16) is (16, 16); a tuple stays as it is */
+            value x = oom_mod_eval(c, f, oom_mod_arg(c, call, 0, NULL));
+            if (x.kind != V_INT)
+                return x.kind == V_INTS ? x : unknown();
+            v.kind = V_INTS;
+            v.nints = n + 1;
+            for (int i = 0; i <= n; i++)
+                v.ints[i] = x.i;
+            return v;
+        }
     if (strcmp(name, "torch.nn.Parameter") == 0 || strcmp(name, "torch.nn.parameter.Parameter") == 0)
         return oom_mod_parameter(c, f, call);
     if (oom_str_starts_with(name, "torch.nn.") && !strchr(name + 9, '.') && name[9] >= 'A' && name[9] <= 'Z')

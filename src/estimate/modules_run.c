@@ -385,9 +385,7 @@ static void assign_attribute(ctx *c, frame *f, TSNode left, TSNode right, const 
     if (!text(c, field(left, "attribute"), name, sizeof name))
         return;
     frame *b = oom_mod_builder(f);
-    if (!b)
-        return;
-    if (oom_mod_is_self(c, f, object)) {
+    if (b && oom_mod_is_self(c, f, object)) {
         if (v->kind == V_UNKNOWN && v->maybe_module)
             oom_mod_unresolved(c, ts_node_is_null(v->node) ? right : v->node, "a module oomlint cannot size");
         oom_mod_set_attr(b->inst, name, v);
@@ -400,8 +398,13 @@ static void assign_attribute(ctx *c, frame *f, TSNode left, TSNode right, const 
         }
         return;
     }
-    if (strcmp(name, "weight") == 0 && is(object, "attribute") && is(right, "attribute"))
+    if (b && strcmp(name, "weight") == 0 && is(object, "attribute") && is(right, "attribute")) {
         tie_weight(c, b, left, object);
+        return;
+    }
+    value o = oom_mod_eval(c, f, object); /* `config.hidden_size = 768` on a config object */
+    if (o.kind == V_OBJECT && o.obj)
+        oom_mod_set_attr(o.obj, name, v);
 }
 
 static void assign(ctx *c, frame *f, TSNode left, TSNode right, const value *v)

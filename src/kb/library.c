@@ -297,6 +297,9 @@ oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
     const cJSON *precision = cJSON_GetObjectItemCaseSensitive(root, "precision");
     if (ok && precision)
         ok = read_names(precision, "opt_level_initializers", &lib->opt_level_initializers, err);
+    const cJSON *configs = cJSON_GetObjectItemCaseSensitive(root, "configs");
+    if (ok && configs)
+        ok = read_names(configs, "record_constructors", &lib->record_constructors, err);
     if (ok) {
         const cJSON *arr = cJSON_GetObjectItemCaseSensitive(mod, "containers");
         size_t n = cJSON_IsArray(arr) ? (size_t)cJSON_GetArraySize(arr) : 0;
@@ -368,6 +371,7 @@ void oom_library_free(oom_library *lib)
     oom_strlist_free(&lib->number_builtins);
     oom_strlist_free(&lib->synthetic_tensor_functions);
     oom_strlist_free(&lib->option_decorators);
+    oom_strlist_free(&lib->record_constructors);
     oom_strlist_free(&lib->flag_definers);
     oom_strlist_free(&lib->int_flag_definers);
     oom_strlist_free(&lib->bool_flag_definers);

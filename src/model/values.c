@@ -76,6 +76,11 @@ TSNode oom_pymodel_keyword_value(const oom_pymodel *m, TSNode call, const char *
     return (TSNode){0};
 }
 
+TSNode oom_pymodel_bound_value(const oom_pymodel *m, TSNode name)
+{
+    return ts_node_symbol(name) == m->sym.identifier ? oom_model_bound_value(m, name) : (TSNode){0};
+}
+
 TSNode oom_pymodel_value_of(const oom_pymodel *m, TSNode e, int depth)
 {
     for (; depth < 8 && !ts_node_is_null(e); depth++) {
