@@ -122,7 +122,10 @@ async function runAll(dir) {
         if (co[i].error) return { repo: p.repo, domain: p.domain, error: `not checked out: ${co[i].error}`,
                                   sized: false, right_model: false, batch_right: p.model.batch != null ? false : null,
                                   precision_right: p.model.precision ? false : null };
-        const cwd = p.cwd ? path.join(co[i].dest, p.cwd) : co[i].dest;
+        // a mistake in the list found after the first run is mended by the
+        // entry's `correction`, never by changing what was written
+        const dir = (p.correction && p.correction.cwd) || p.cwd;
+        const cwd = dir ? path.join(co[i].dest, dir) : co[i].dest;
         return judge(p, await runEstimate(cwd, p.command));
     });
     return { list, rows, seconds: (Date.now() - t0) / 1000 };
