@@ -683,6 +683,19 @@ expect_contains "record-configdict-get-decides-branch" "$OUT" "ViT built here (c
 run_oomlint estimate -- python train_namespace.py
 expect_contains "record-simple-namespace" "$OUT" "ViT built here (class ViT at nets/vit.py:24): 1498 parameters"
 cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
+# Library image models inside the project's classes (issue 27; counts in
+# each script's docstring, fixtures/estimate/library/): a torchvision model
+# with num_classes, picked from a plain dict in a try/else, its fc read and
+# wrapped; a factory replacing the classifier.
+G=fixtures/estimate/library
+SAVED_OOMLINT=$OOMLINT; OOMLINT=$OABS; cd $G || exit 1
+run_oomlint estimate -- python train_contrastive.py
+expect_contains "library-backbone-head-wrapped" "$OUT" "Contrastive built here (class Contrastive at models/contrastive.py:5): 11504832 parameters"
+run_oomlint estimate -- python train_contrastive.py --arch resnet50
+expect_contains "library-backbone-picked-by-option" "$OUT" "27966656 parameters"
+run_oomlint estimate -- python train_finetune.py
+expect_contains "library-factory-head-replaced" "$OUT" "Classifier built here (class Classifier at models/finetune.py:11): 23528522 parameters"
+cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
 # Options that reach the code as function parameters (issue 27;
 # fixtures/estimate/options/): click's decorators declare them and pass them
 # as keywords through `main(**kwargs)` and `train(**kwargs)` to the loader;

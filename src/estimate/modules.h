@@ -53,8 +53,13 @@ typedef struct {
     double seq;                /* per position: embeddings, recurrent and transformer layers */
     double spatial;            /* per sample at the reference image side: convolutions */
     bool tokens;               /* has a layer that works on sequences */
-    bool act_unknown;          /* a layer whose outputs are not counted (Conv1d/3d) */
+    bool act_unknown;          /* a layer whose outputs are not counted (Conv1d/3d, a library model) */
     long long weight;          /* numel of a leaf layer's .weight, for tied weights */
+    long long in_features, out_features; /* a Linear layer's (0: not one), read as `.in_features` */
+    /* a library image model's classifier (torchvision's `fc`): what replacing
+     * it takes away, and the Linear it is; "" when none */
+    char head[16];
+    long long head_params, head_in, head_out;
     int nkids;                 /* named children of a ModuleDict, for tied weights */
     struct {
         char name[32];
@@ -332,6 +337,8 @@ value oom_mod_from_config(ctx *c, const oom_est_config *k);
 value oom_mod_config_key(ctx *c, frame *f, const value *of, TSNode key_node, TSNode dflt, bool get);
 /* A torch (or builtin) callable by its qualified name. */
 value oom_mod_eval_named_call(ctx *c, frame *f, TSNode call, const char *name);
+/* The classifier of a library image model, as the Linear it is (`model.fc`). */
+value oom_mod_library_head(const value *model);
 
 /* ---- the script's own code (modules_run.c) ------------------------------- */
 

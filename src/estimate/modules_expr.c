@@ -111,6 +111,12 @@ static value eval_attribute(ctx *c, frame *f, TSNode e)
         value o = oom_mod_eval(c, f, object);
         if (o.kind == V_OBJECT)
             holder = o.obj;
+        if (o.kind == V_MODULE && o.m.head[0] && strcmp(attr, o.m.head) == 0) /* backbone.fc */
+            return oom_mod_library_head(&o);
+        if (o.kind == V_MODULE && o.m.in_features > 0 && strcmp(attr, "in_features") == 0)
+            return int_value(o.m.in_features);
+        if (o.kind == V_MODULE && o.m.out_features > 0 && strcmp(attr, "out_features") == 0)
+            return int_value(o.m.out_features);
         TSNode in_class = o.kind == V_CLASS ? oom_est_class_attribute(reader_of(c, o.node), o.node, attr) : OOM_EST_NULL_NODE;
         if (!ts_node_is_null(in_class)) /* `block.expansion`: BasicBlock's `expansion = 1` */
             return oom_mod_eval(c, NULL, in_class);
@@ -392,10 +398,10 @@ value oom_mod_eval_node(ctx *c, frame *f, TSNode e)
         if (base.kind == V_CONFIG)
             return oom_mod_config_key(c, f, &base, field(e, "subscript"), OOM_EST_NULL_NODE, false);
         value idx = oom_mod_eval(c, f, field(e, "subscript"));
-        var *held = base.kind == V_OBJECT && base.obj && idx.kind == V_STR
+        var *held = (base.kind == V_OBJECT || base.plain) && base.obj && idx.kind == V_STR
                         ? oom_mod_find_var(base.obj->attrs, base.obj->nattrs, idx.s)
                         : NULL;
-        if (held) /* config.transformer["num_layers"] */
+        if (held) /* config.transformer["num_layers"], a dict's entry */
             return held->v;
         TSNode entry = idx.kind == V_STR ? oom_est_subscript_entry(reader_of(c, e), e, idx.s) : OOM_EST_NULL_NODE;
         TSNode imported = ts_node_is_null(entry) && idx.kind == V_STR

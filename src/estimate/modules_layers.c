@@ -90,6 +90,8 @@ static value linear(ctx *c, frame *f, TSNode call)
     value v = module_value();
     v.m.params = in * out + (bias ? out : 0);
     v.m.weight = in * out;
+    v.m.in_features = in;
+    v.m.out_features = out;
     v.m.dense = 2.0 * (double)out;
     if (c->nlinear < 64)
         c->linear_outs[c->nlinear++] = out;

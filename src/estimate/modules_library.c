@@ -240,8 +240,58 @@ static value record_object(ctx *c, frame *f, TSNode call)
     return v;
 }
 
+/* torchvision.models.NAME(num_classes=...) of the knowledge base: its
+ * parameters with the classifier sized for the classes asked, its buffers;
+ * activations are the estimate's image tables' (vision.c), not counted
+ * here. Unknown for a model the knowledge base does not profile. */
+static value library_image_model(ctx *c, frame *f, TSNode call, const char *name)
+{
+    const char *last = strrchr(name, '.') + 1;
+    const oom_model *m = c->r->kb ? oom_kb_find_model(c->r->kb, last) : NULL;
+    if (!m || m->vision.resolution <= 0 || m->params <= 0 || m->vision.head_in_features <= 0 ||
+        m->vision.classes <= 0)
+        return unknown();
+    long long classes = m->vision.classes;
+    TSNode given = oom_mod_arg(c, call, -1, "num_classes");
+    if (!ts_node_is_null(given)) {
+        value n = oom_mod_eval(c, f, given);
+        if (n.kind != V_INT || n.i <= 0) {
+            oom_mod_unresolved(c, given, "num_classes of a torchvision model");
+            return unknown();
+        }
+        classes = n.i;
+    }
+    value v = module_value();
+    long long in = m->vision.head_in_features;
+    v.m.head_in = in;
+    v.m.head_out = classes;
+    v.m.head_params = in * classes + classes;
+    v.m.params = m->params - m->vision.head_params + v.m.head_params;
+    v.m.buffers = m->vision.buffer_bytes;
+    v.m.act_unknown = true;
+    if (!strchr(m->vision.head, '.')) /* `fc`; a head inside a Sequential (`classifier.6`) is not named */
+        oom_est_copy(v.m.head, sizeof v.m.head, m->vision.head);
+    return v;
+}
+
+value oom_mod_library_head(const value *model)
+{
+    value v = module_value();
+    v.m.params = model->m.head_params;
+    v.m.weight = model->m.head_in * model->m.head_out;
+    v.m.in_features = model->m.head_in;
+    v.m.out_features = model->m.head_out;
+    v.m.dense = 2.0 * (double)model->m.head_out;
+    return v;
+}
+
 value oom_mod_eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
 {
+    if (oom_str_starts_with(name, "torchvision.models.") && strchr(name + 19, '.') == NULL) {
+        value image = library_image_model(c, f, call, name);
+        if (image.kind == V_MODULE || c->why[0])
+            return image;
+    }
     const oom_library *lib = oom_library_get();
     if (lib && oom_library_lists(&lib->record_constructors, name, strlen(name)))
         return record_object(c, f, call);

@@ -110,13 +110,17 @@ value oom_mod_eval_dictionary(ctx *c, frame *f, TSNode e)
     TSNode pairs[128];
     size_t n = oom_mod_kids(c, e, pairs, 128);
     value d = empty_list();
-    d.plain = true;
+    frame *entries = oom_mod_frame_new(c, NULL); /* each entry by its string key: `self.nets["resnet18"]` */
     for (size_t i = 0; i < n; i++) {
         if (!is(pairs[i], "pair"))
             return unknown();
         value key = oom_mod_eval(c, f, field(pairs[i], "key")), item = oom_mod_eval(c, f, field(pairs[i], "value"));
         add_named(&d, key.kind == V_STR ? key.s : "", &item);
+        if (key.kind == V_STR)
+            oom_mod_set_attr(entries, key.s, &item);
     }
+    d.plain = true;
+    d.obj = entries;
     return d;
 }
 

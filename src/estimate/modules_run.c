@@ -375,6 +375,37 @@ static void tie_weight(ctx *c, frame *b, TSNode left, TSNode owner_node)
     }
 }
 
+/* Where a module named by `object` is kept: `self.backbone` on the
+ * instance being built, or a local `model`; NULL when it is no module. */
+static value *stored_module(const ctx *c, frame *f, TSNode object)
+{
+    char name[48];
+    var *v = NULL;
+    frame *b = oom_mod_builder(f);
+    if (is(object, "attribute") && b && oom_mod_is_self(c, f, field(object, "object")) &&
+        text(c, field(object, "attribute"), name, sizeof name))
+        v = oom_mod_find_var(b->inst->attrs, b->inst->nattrs, name);
+    else if (name_of(c, object, name, sizeof name))
+        for (frame *k = f; k && !v; k = k->parent)
+            v = oom_mod_find_var(k->vars, k->nvars, name);
+    return v && v->v.kind == V_MODULE ? &v->v : NULL;
+}
+
+/* model.fc = nn.Sequential(nn.Linear(512, 512), nn.ReLU(), model.fc): the
+ * library model's classifier gives way to what replaces it (which may hold
+ * the old one again: it was counted on the right-hand side). */
+static void replace_head(ctx *c, value *held, TSNode right, const value *v)
+{
+    mod m;
+    if (!oom_mod_as_module(v, &m)) {
+        oom_mod_unresolved(c, right, "a module oomlint cannot size");
+        return;
+    }
+    held->m.params += m.params - held->m.head_params;
+    held->m.buffers += m.buffers;
+    held->m.head[0] = '\0';
+}
+
 /* self.<name> = value: a module, parameter or list replaces what the name
  * held; a call that may be a module and cannot be read leaves the model
  * unsized. */
@@ -400,6 +431,11 @@ static void assign_attribute(ctx *c, frame *f, TSNode left, TSNode right, const 
     }
     if (b && strcmp(name, "weight") == 0 && is(object, "attribute") && is(right, "attribute")) {
         tie_weight(c, b, left, object);
+        return;
+    }
+    value *held = stored_module(c, f, object);
+    if (held && held->m.head[0] && strcmp(name, held->m.head) == 0) {
+        replace_head(c, held, right, v);
         return;
     }
     value o = oom_mod_eval(c, f, object); /* `config.hidden_size = 768` on a config object */
@@ -614,8 +650,15 @@ static void exec_statement(ctx *c, frame *f, TSNode s)
     } else if (strcmp(t, "while_statement") == 0) {
         if (builds_model(c, f, s))
             oom_mod_unresolved(c, field(s, "condition"), "a while loop that builds layers");
-    } else if (strcmp(t, "with_statement") == 0 || strcmp(t, "try_statement") == 0) {
+    } else if (strcmp(t, "with_statement") == 0) {
         exec_block(c, f, field(s, "body"));
+    } else if (strcmp(t, "try_statement") == 0) { /* the run that raises nothing: body, else, finally */
+        exec_block(c, f, field(s, "body"));
+        TSNode parts[16];
+        size_t n = oom_mod_kids(c, s, parts, 16);
+        for (size_t i = 0; i < n && !f->returned; i++)
+            if (is(parts[i], "else_clause") || is(parts[i], "finally_clause"))
+                exec_block(c, f, is(parts[i], "else_clause") ? field(parts[i], "body") : ts_node_named_child(parts[i], 0));
     } else if (strcmp(t, "return_statement") == 0) {
         TSNode e = ts_node_named_child(s, 0);
         f->ret = ts_node_is_null(e) ? unknown() : oom_mod_eval(c, f, e);
