@@ -657,7 +657,8 @@ cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
 # A model a holder builds (issue 27; counts in each script's docstring,
 # fixtures/estimate/holders/): an experiment whose base __init__ calls
 # self._build_model(), dispatched on type(self), reached through an alias;
-# an agent's networks set in its __init__; a holder of settings is no model.
+# an agent's networks set in its __init__ and trained by its methods; a
+# dataset keeping a feature module, or a holder of settings, is no model.
 G=fixtures/estimate/holders
 SAVED_OOMLINT=$OOMLINT; OOMLINT=$OABS; cd $G || exit 1
 run_oomlint estimate -- python train_exp.py
@@ -666,6 +667,8 @@ run_oomlint estimate -- python train_exp.py --model wide
 expect_contains "holder-experiment-picks-by-option" "$OUT" "Wide built here (class Wide at models/nets.py:14, built by ExpForecast() at exp/forecast.py:5): 4737 parameters"
 run_oomlint estimate -- python train_agent.py
 expect_contains "holder-agent-networks-summed" "$OUT" "Agent built here (class at line 29): 243 parameters"
+run_oomlint estimate -- python train_dataset_module.py
+expect_contains "holder-dataset-keeping-a-module-is-not-the-model" "$OUT" "Net built here (class at line 24): 1364 parameters"
 run_oomlint estimate -- python train_no_model.py
 expect_rc "holder-of-settings-no-model-exit-2" 2
 expect_contains "holder-of-settings-no-model" "$ERR" "no model to size"
@@ -695,6 +698,18 @@ run_oomlint estimate -- python train_contrastive.py --arch resnet50
 expect_contains "library-backbone-picked-by-option" "$OUT" "27966656 parameters"
 run_oomlint estimate -- python train_finetune.py
 expect_contains "library-factory-head-replaced" "$OUT" "Classifier built here (class Classifier at models/finetune.py:11): 23528522 parameters"
+cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
+# Sizes through calls and sequences (issue 27; counts in each script's
+# docstring, fixtures/estimate/calls/): a model built in a helper the
+# training function calls, its settings a parameter from the one caller (not
+# the --hp option of that name), len() of a symbol list built in other
+# modules, slices and zip(); a checkpoint copy is not a second model.
+G=fixtures/estimate/calls
+SAVED_OOMLINT=$OOMLINT; OOMLINT=$OABS; cd $G || exit 1
+run_oomlint estimate -- python train.py
+expect_contains "calls-helper-parameter-and-symbol-list" "$OUT" "Speech built here (class Speech at model.py:13): 2240 parameters"
+run_oomlint estimate -- python train_save.py
+expect_contains "calls-checkpoint-copy-not-a-second-model" "$OUT" "Speech built here (class Speech at model.py:13): 2240 parameters"
 cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
 # Options that reach the code as function parameters (issue 27;
 # fixtures/estimate/options/): click's decorators declare them and pass them

@@ -43,7 +43,8 @@ typedef struct ctx ctx;
 typedef enum {
     V_UNKNOWN, V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_INTS, V_TENSOR, V_MODULE, V_CLASS, V_FUNC, V_OBJECT,
     V_ARGS, /* the parsed options of a file (`args`), passed on as a value: `Net(args)` */
-    V_CONFIG /* an object or list of a JSON or YAML config the script read (configs.c) */
+    V_CONFIG, /* an object or list of a JSON or YAML config the script read (configs.c) */
+    V_SEQ     /* a list or tuple whose length is known (in i) but not its items: `len(symbols)` */
 } vkind;
 
 /* What a module (or a list of modules) adds up to. */
@@ -75,7 +76,7 @@ typedef struct {
     double f;
     long long ints[MAX_INTS]; /* a tuple of ints; a tensor's shape */
     int nints;
-    char s[64];  /* a string's value */
+    char s[64];  /* a string's value (its first 63 bytes; i: its length in characters, 0 if unset) */
     TSNode node; /* the definition of a class or function; the call of an unknown */
     frame *obj;  /* an object's attributes; a function's enclosing frame */
     TSNode made; /* a module instance: the class it was made from, for provenance */
@@ -283,6 +284,13 @@ long long oom_mod_product(const long long *dims, int n);
 bool oom_mod_as_module(const value *v, mod *out);
 /* l op r as Python computes it ("+", "//", "**" ...); unknown otherwise. */
 value oom_mod_arithmetic(const value *l, const value *r, const char *op);
+/* The number of items of a list or tuple value (ints, a plain list, one
+ * of known length); false for anything else. */
+bool oom_mod_seq_len(const value *v, long long *n);
+/* A string's length in characters. */
+long long oom_mod_str_len(const value *v);
+/* A string value of `text`, its length counted in characters. */
+value oom_mod_string(const char *text);
 
 /* ---- definitions a name reaches (modules_classes.c) ---------------------- */
 

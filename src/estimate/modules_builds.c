@@ -97,10 +97,34 @@ static bool self_value_is_model(const ctx *c, TSNode cls, TSNode def, TSNode e)
     return !ts_node_is_null(m) && !ts_node_eq(m, def) && returns_model(c, m, 1);
 }
 
+/* Whether a method of `cls` or a base trains what self.<attr> holds: hands
+ * `self.<attr>.parameters()` on (to an optimizer) or calls
+ * `self.<attr>.train()`. A dataset keeping a feature-extraction module
+ * (an STFT) does neither. */
+static bool trains_attribute(const ctx *c, TSNode cls, const char *attr)
+{
+    for (int depth = 0; depth < 8 && !ts_node_is_null(cls); depth++, cls = oom_mod_script_base(c, cls)) {
+        const oom_nodes *L = layout_of(c, cls);
+        uint32_t at = oom_nodes_find(L, cls);
+        for (uint32_t i = at + 1; at != UINT32_MAX && i < L->items[at].end; i++) {
+            TSNode x = L->items[i].node, fn = field(x, "function"), held = field(fn, "object");
+            char method[16], name[48];
+            if (is(x, "call") && is(fn, "attribute") && is(held, "attribute") &&
+                text(c, field(fn, "attribute"), method, sizeof method) &&
+                (strcmp(method, "parameters") == 0 || strcmp(method, "train") == 0) &&
+                text(c, field(held, "attribute"), name, sizeof name) && strcmp(name, attr) == 0 &&
+                is(field(held, "object"), "identifier"))
+                return true;
+        }
+    }
+    return false;
+}
+
 /* A holder: a class of the project that is no module itself but whose
- * __init__ (or a base's, which super().__init__ runs) sets a model on self
- * (an experiment, a runner, an agent: `self.model = self._build_model()`,
- * `self.actor = Actor(...)`). Instantiating it builds the model. */
+ * __init__ (or a base's, which super().__init__ runs) sets on self a model
+ * it trains (an experiment, a runner, an agent: `self.model =
+ * self._build_model()` and an optimizer over `self.model.parameters()`).
+ * Instantiating it builds the model. */
 static TSNode holder_class_called(const ctx *c, TSNode call)
 {
     TSNode cls = is(call, "call") ? oom_mod_script_class(c, field(call, "function")) : OOM_EST_NULL_NODE;
@@ -112,7 +136,9 @@ static TSNode holder_class_called(const ctx *c, TSNode call)
         uint32_t at = ts_node_is_null(init) ? UINT32_MAX : oom_nodes_find(L, init);
         for (uint32_t i = at + 1; at != UINT32_MAX && i < L->items[at].end; i++) {
             TSNode a = L->items[i].node, left = field(a, "left");
-            if (is(a, "assignment") && is(left, "attribute") && self_value_is_model(c, cls, init, field(a, "right")))
+            char attr[48];
+            if (is(a, "assignment") && is(left, "attribute") && text(c, field(left, "attribute"), attr, sizeof attr) &&
+                self_value_is_model(c, cls, init, field(a, "right")) && trains_attribute(c, cls, attr))
                 return cls;
         }
         if (ts_node_eq(oom_mod_script_base(c, k), k))
@@ -213,9 +239,56 @@ static bool runs_backward(const ctx *c, TSNode fn)
     return false;
 }
 
+/* Whether what a site builds has layers of its own: a factory, or a class
+ * whose __init__ (or a base's) sets or registers something other than
+ * plain values (a loss written as a module sets none). */
+static bool builds_layers(const ctx *c, TSNode cls)
+{
+    if (!is(cls, "class_definition"))
+        return true;
+    for (int depth = 0; depth < 8 && !ts_node_is_null(cls); depth++, cls = oom_mod_script_base(c, cls)) {
+        TSNode init = oom_mod_class_body_function(c, cls, "__init__");
+        const oom_nodes *L = layout_of(c, init);
+        uint32_t at = ts_node_is_null(init) ? UINT32_MAX : oom_nodes_find(L, init);
+        for (uint32_t i = at + 1; at != UINT32_MAX && i < L->items[at].end; i++) {
+            TSNode x = L->items[i].node;
+            if (is(x, "assignment") && is(field(x, "left"), "attribute") && is(field(x, "right"), "call"))
+                return true;
+            char m[24];
+            if (is(x, "call") && is(field(x, "function"), "attribute") &&
+                text(c, field(field(x, "function"), "attribute"), m, sizeof m) &&
+                (strcmp(m, "add_module") == 0 || strcmp(m, "register_parameter") == 0))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Whether `fn` trains: it runs a backward itself, or a function that calls
+ * it does (a `load_model()` helper called from `train()`). */
+static bool trains_in(const ctx *c, TSNode fn, int depth)
+{
+    if (ts_node_is_null(fn) || runs_backward(c, fn))
+        return true;
+    char name[64], called[64];
+    if (depth > 3 || !text(c, field(fn, "name"), name, sizeof name))
+        return false;
+    const oom_nodes *L = c->layout;
+    for (uint32_t k = 0; k < L->len; k++) {
+        TSNode x = L->items[k].node;
+        if (!is(x, "call") || !name_of(c, field(x, "function"), called, sizeof called) || strcmp(called, name) != 0)
+            continue;
+        TSNode caller = enclosing_function(c, x);
+        if (!ts_node_is_null(caller) && !ts_node_eq(caller, fn) && trains_in(c, caller, depth + 1))
+            return true;
+    }
+    return false;
+}
+
 /* Models built in different functions are different runs, not one job
  * (neural_style.py builds its network in train() and again in stylize()):
- * when some are built where a backward runs, those are the ones trained.
+ * when some are built where a backward runs (or in a helper such a function
+ * calls), those are the ones trained.
  * Models built side by side in one function (a GAN's two) all stay. */
 static size_t keep_trained(const ctx *c, build_site *sites, size_t n)
 {
@@ -223,7 +296,13 @@ static size_t keep_trained(const ctx *c, build_site *sites, size_t n)
     for (size_t i = 0; i < n; i++) {
         TSNode fn = enclosing_function(c, sites[i].call);
         split = split || !ts_node_eq(fn, enclosing_function(c, sites[0].call));
-        trained[i] = runs_backward(c, fn); /* at module level: the script trains anywhere */
+        /* at module level: the script trains anywhere; a module that builds
+         * no layer (a loss) says nothing of where the model is */
+        trained[i] = (ts_node_is_null(fn) || runs_backward(c, fn)) && builds_layers(c, sites[i].cls);
+        any = any || trained[i];
+    }
+    for (size_t i = 0; i < n && !any; i++) { /* none built where the backward runs: a helper it calls */
+        trained[i] = trains_in(c, enclosing_function(c, sites[i].call), 0);
         any = any || trained[i];
     }
     if (!split || !any)

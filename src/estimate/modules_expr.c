@@ -31,6 +31,74 @@ static value from_setting(const oom_est_reader *r, const oom_est_setting *s)
     return v;
 }
 
+/* The value a project file binds an imported name (or module.NAME) to at
+ * module level, read in that file; false when it binds none. */
+static bool imported_value(ctx *c, frame *f, TSNode e, value *out)
+{
+    TSNode bound = c->depth < MAX_DEPTH ? oom_mod_imported_value(c, f, e) : OOM_EST_NULL_NODE;
+    if (ts_node_is_null(bound))
+        return false;
+    c->depth++;
+    *out = oom_mod_eval(c, NULL, bound);
+    c->depth--;
+    return true;
+}
+
+/* The position of parameter `nm` of `fn` (-1: keyword-only, -2: none). */
+static int parameter_position(const ctx *c, TSNode fn, const char *nm)
+{
+    TSNode ps[64];
+    size_t n = oom_mod_kids(c, field(fn, "parameters"), ps, 64);
+    int pos = 0;
+    bool positional = true;
+    for (size_t i = 0; i < n; i++) {
+        if (is(ps[i], "list_splat_pattern") || is(ps[i], "dictionary_splat_pattern") || is(ps[i], "keyword_separator")) {
+            positional = false;
+            continue;
+        }
+        TSNode name = is(ps[i], "identifier") ? ps[i] : is(ps[i], "typed_parameter") ? ts_node_named_child(ps[i], 0)
+                                                                                      : field(ps[i], "name");
+        char p[48];
+        if (text(c, name, p, sizeof p) && strcmp(p, nm) == 0)
+            return positional ? pos : -1;
+        pos++;
+    }
+    return -2;
+}
+
+/* A parameter read where no call binds it (the model is built inside
+ * `def load_model(hparams)` and read from there): the argument the
+ * function's one caller in its file passes, read in the caller's place;
+ * null for a method, for several callers or none. */
+static TSNode caller_argument(const ctx *c, TSNode e, const char *nm)
+{
+    const oom_nodes *L = layout_of(c, e);
+    uint32_t up = oom_nodes_find(L, e);
+    while (up != UINT32_MAX && !is(L->items[up].node, "function_definition"))
+        up = L->items[up].parent;
+    if (up == UINT32_MAX)
+        return OOM_EST_NULL_NODE;
+    TSNode fn = L->items[up].node;
+    uint32_t owner = L->items[up].parent;
+    char name[64], called[64];
+    int pos = parameter_position(c, fn, nm);
+    if (pos == -2 || (owner != UINT32_MAX && is(L->items[owner].node, "block") &&
+                      L->items[owner].parent != UINT32_MAX && is(L->items[L->items[owner].parent].node, "class_definition")) ||
+        !text(c, field(fn, "name"), name, sizeof name))
+        return OOM_EST_NULL_NODE;
+    TSNode found = OOM_EST_NULL_NODE;
+    int callers = 0;
+    for (uint32_t k = 0; k < L->len && callers < 2; k++) {
+        TSNode x = L->items[k].node;
+        if (!is(x, "call") || !name_of(c, field(x, "function"), called, sizeof called) || strcmp(called, name) != 0 ||
+            (k > up && k < L->items[up].end))
+            continue;
+        callers++;
+        found = oom_mod_arg(c, x, pos, nm);
+    }
+    return callers == 1 ? found : OOM_EST_NULL_NODE;
+}
+
 static value eval_identifier(ctx *c, frame *f, TSNode e)
 {
     char nm[48];
@@ -59,6 +127,9 @@ static value eval_identifier(ctx *c, frame *f, TSNode e)
         v.node = imported;
         return v;
     }
+    value held;
+    if (imported_value(c, f, e, &held)) /* `from text.symbols import symbols`: its list, read there */
+        return held;
     def = oom_mod_lookup_named(here->aliases, here->naliases, nm); /* Exp = Exp_Informer */
     if (def && !ts_node_is_null(*def) && c->depth < MAX_DEPTH) {
         c->depth++;
@@ -72,7 +143,14 @@ static value eval_identifier(ctx *c, frame *f, TSNode e)
         bound = oom_est_global_value(c->configs, here->r, here->layout, e);
     if (ts_node_is_null(bound)) /* `config = CONFIGS[name]` with CONFIGS imported: the subscript, read here */
         bound = oom_pymodel_bound_value(here->r->m, e);
-    if (!ts_node_is_null(bound) && !ts_node_eq(bound, e) && !is(bound, "identifier") && c->depth < MAX_DEPTH) {
+    /* a parameter no call binds here: what its one caller passes, before
+     * any option of the same name (`def train(..., hparams)` is not --hparams) */
+    TSNode passed = ts_node_is_null(bound) && c->depth < MAX_DEPTH ? caller_argument(c, e, nm) : OOM_EST_NULL_NODE;
+    if (!ts_node_is_null(passed)) {
+        c->depth++;
+        v = oom_mod_eval(c, NULL, passed);
+        c->depth--;
+    } else if (!ts_node_is_null(bound) && !ts_node_eq(bound, e) && !is(bound, "identifier") && c->depth < MAX_DEPTH) {
         c->depth++;
         v = oom_mod_eval(c, NULL, bound);
         c->depth--;
@@ -105,6 +183,9 @@ static value eval_attribute(ctx *c, frame *f, TSNode e)
         v.node = imported;
         return v;
     }
+    value held;
+    if (!oom_mod_is_self(c, f, object) && imported_value(c, f, e, &held)) /* `cmudict.valid_symbols` */
+        return held;
     if (oom_mod_is_self(c, f, object)) {
         holder = oom_mod_builder(f)->inst;
     } else if (is(object, "identifier") || is(object, "attribute")) {
@@ -223,6 +304,45 @@ static TSNode imported_dict_entry(ctx *c, frame *f, TSNode name, const char *key
     return OOM_EST_NULL_NODE;
 }
 
+/* sizes[:-1], dims[1:], a[::2] of a tuple of ints, as Python slices it. */
+static value slice_ints(ctx *c, frame *f, const value *base, TSNode slice)
+{
+    long long part[3] = {0, base->nints, 1};
+    bool given[3] = {false, false, false};
+    int k = 0;
+    uint32_t n = ts_node_child_count(slice);
+    for (uint32_t i = 0; i < n && k < 3; i++) { /* children: [start] ':' [stop] [':' [step]] */
+        TSNode ch = ts_node_child(slice, i);
+        if (!ts_node_is_named(ch)) {
+            k++;
+            continue;
+        }
+        value x = oom_mod_eval(c, f, ch);
+        if (x.kind != V_INT)
+            return unknown();
+        part[k] = x.i;
+        given[k] = true;
+    }
+    long long len = base->nints, step = part[2];
+    if (step == 0)
+        return unknown();
+    long long start = given[0] ? part[0] : (step > 0 ? 0 : len - 1);
+    long long stop = given[1] ? part[1] : (step > 0 ? len : -len - 1);
+    if (given[0] && start < 0)
+        start += len;
+    if (given[1] && stop < 0)
+        stop += len;
+    start = start < 0 ? (step > 0 ? 0 : -1) : start > len ? len : start;
+    stop = stop < -1 ? -1 : stop > len ? len : stop;
+    value v = unknown();
+    v.kind = V_INTS;
+    v.plain = base->plain;
+    for (long long i = start; step > 0 ? i < stop : i > stop; i += step)
+        if (i >= 0 && i < len && v.nints < MAX_INTS)
+            v.ints[v.nints++] = base->ints[i];
+    return v;
+}
+
 /* obj.get(key, default) on an object whose attributes are known: the
  * attribute, else the default (None when none is given). */
 static value object_get(ctx *c, frame *f, const value *o, TSNode call)
@@ -307,6 +427,36 @@ static value eval_call(ctx *c, frame *f, TSNode call)
     return v;
 }
 
+/* The characters a string literal's text (escapes as written) holds:
+ * `\'`, `\n`, `\x41`, `\u00e9`, `\N{...}` and octal escapes count once. */
+static long long unescaped_length(const char *raw)
+{
+    long long n = 0;
+    for (const unsigned char *p = (const unsigned char *)raw; *p; n++) {
+        if (*p != '\\' || !p[1]) {
+            p++;
+            while ((*p & 0xC0) == 0x80) /* the rest of a UTF-8 character */
+                p++;
+            continue;
+        }
+        p++;
+        int hex = *p == 'x' ? 2 : *p == 'u' ? 4 : *p == 'U' ? 8 : 0;
+        if (*p == 'N' && p[1] == '{') {
+            while (*p && *p != '}')
+                p++;
+            p += *p == '}';
+        } else if (*p >= '0' && *p <= '7') {
+            for (int k = 0; k < 3 && *p >= '0' && *p <= '7'; k++)
+                p++;
+        } else {
+            p++;
+            for (int k = 0; k < hex && *p; k++)
+                p++;
+        }
+    }
+    return n;
+}
+
 static value eval_literal(ctx *c, TSNode e, const char *t)
 {
     value v = unknown();
@@ -332,8 +482,11 @@ static value eval_literal(ctx *c, TSNode e, const char *t)
         oom_buf s;
         oom_buf_init(&s);
         if (oom_pymodel_string_value(reader_of(c, e)->m, e, &s)) {
-            v.kind = V_STR;
-            oom_est_copy(v.s, sizeof v.s, s.data);
+            v = oom_mod_string(s.data);
+            char quote[4] = "";
+            text(c, e, quote, sizeof quote);
+            if (!strchr(quote, 'r') && !strchr(quote, 'R')) /* the text as written: an escape is one character */
+                v.i = unescaped_length(s.data);
         }
         oom_buf_free(&s);
     }
@@ -397,6 +550,8 @@ value oom_mod_eval_node(ctx *c, frame *f, TSNode e)
 
         if (base.kind == V_CONFIG)
             return oom_mod_config_key(c, f, &base, field(e, "subscript"), OOM_EST_NULL_NODE, false);
+        if (base.kind == V_INTS && is(field(e, "subscript"), "slice"))
+            return slice_ints(c, f, &base, field(e, "subscript"));
         value idx = oom_mod_eval(c, f, field(e, "subscript"));
         var *held = (base.kind == V_OBJECT || base.plain) && base.obj && idx.kind == V_STR
                         ? oom_mod_find_var(base.obj->attrs, base.obj->nattrs, idx.s)

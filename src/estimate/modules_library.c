@@ -86,10 +86,11 @@ static bool eval_builtin(ctx *c, frame *f, TSNode call, const char *q, value *ou
     if (strcmp(q, "max") == 0 || strcmp(q, "min") == 0)
         return eval_min_max(c, f, a, n, &first, q[1] == 'a', out);
     if (strcmp(q, "len") == 0 && n == 1) {
-        if (first.kind == V_INTS)
-            *out = int_value(first.nints);
+        long long items;
+        if (oom_mod_seq_len(&first, &items))
+            *out = int_value(items);
         else if (first.kind == V_STR)
-            *out = int_value((long long)strlen(first.s));
+            *out = int_value(oom_mod_str_len(&first));
         else if (first.kind == V_CONFIG && oom_est_config_len(c->configs, first.cfg, &out->i)) /* len(json.load(f)) */
             *out = int_value(out->i);
         return true;
@@ -108,6 +109,12 @@ static bool eval_builtin(ctx *c, frame *f, TSNode call, const char *q, value *ou
     }
     if ((strcmp(q, "tuple") == 0 || strcmp(q, "list") == 0) && n == 1) {
         *out = first;
+        if (first.kind == V_STR) { /* list("abc"): its characters */
+            *out = unknown();
+            out->kind = V_SEQ;
+            out->plain = true;
+            out->i = oom_mod_str_len(&first);
+        }
         return true;
     }
     if (strcmp(q, "abs") == 0 && n == 1) {

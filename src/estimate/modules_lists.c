@@ -51,6 +51,15 @@ void oom_mod_list_add(value *list, const value *item)
         list->i++;
         return;
     }
+    long long n;
+    bool plain = list->plain;
+    if (item->kind != V_UNKNOWN && item->kind != V_MODULE && !item->maybe_module && oom_mod_seq_len(list, &n)) {
+        *list = unknown(); /* strings, floats, tuples: only how many is kept */
+        list->kind = V_SEQ;
+        list->plain = plain;
+        list->i = n + 1;
+        return;
+    }
     bool maybe = item->maybe_module;
     TSNode at = item->node;
     *list = unknown();
@@ -60,6 +69,11 @@ void oom_mod_list_add(value *list, const value *item)
 
 void oom_mod_list_extend(value *list, const value *items)
 {
+    value joined = oom_mod_arithmetic(list, items, "+");
+    if (items->kind == V_SEQ || list->kind == V_SEQ) {
+        *list = joined; /* unknown unless both are sequences */
+        return;
+    }
     if (items->kind == V_INTS) {
         for (int k = 0; k < items->nints; k++) {
             value one = int_value(items->ints[k]);
@@ -146,6 +160,39 @@ static long long iterate_range(ctx *c, frame *f, const TSNode *a, size_t n, valu
     return count;
 }
 
+long long oom_mod_iterate(ctx *c, frame *f, TSNode iter, value *out, long long max);
+
+/* zip(a, b): tuples of the ints at each place, as long as the shortest;
+ * -1 when an item is no int or a sequence cannot be told. */
+static long long iterate_zip(ctx *c, frame *f, const TSNode *a, size_t n, value *out, long long max)
+{
+    long long count = -1;
+    value *each = oom_xcalloc((size_t)max, sizeof *each);
+    for (size_t k = 0; k < n; k++) {
+        long long got = oom_mod_iterate(c, f, a[k], each, max);
+        if (got < 0) {
+            count = -1;
+            break;
+        }
+        if (k == 0 || got < count)
+            count = got;
+        for (long long i = 0; i < got && i < max; i++) {
+            if (each[i].kind != V_INT) {
+                free(each);
+                return -1;
+            }
+            if (k == 0) {
+                out[i] = unknown();
+                out[i].kind = V_INTS;
+            }
+            if (out[i].kind == V_INTS && out[i].nints == (int)k)
+                out[i].ints[out[i].nints++] = each[i].i;
+        }
+    }
+    free(each);
+    return count;
+}
+
 /* The values a `for` (or a comprehension) runs over: range(), a tuple of
  * ints, a literal list (or a module-level name bound to one), enumerate() of
  * those; -1 when it cannot be told. */
@@ -159,6 +206,8 @@ long long oom_mod_iterate(ctx *c, frame *f, TSNode iter, value *out, long long m
             return -1;
         if (strcmp(fn, "range") == 0 && n >= 1 && n <= 3)
             return iterate_range(c, f, a, n, out, max);
+        if (strcmp(fn, "zip") == 0 && n >= 1 && n <= 4)
+            return iterate_zip(c, f, a, n, out, max);
         if (strcmp(fn, "enumerate") == 0 && n == 1) {
             long long count = oom_mod_iterate(c, f, a[0], out, max);
             for (long long i = 0; i < count; i++) {
@@ -188,6 +237,10 @@ long long oom_mod_iterate(ctx *c, frame *f, TSNode iter, value *out, long long m
         if (is(bound, "list") || is(bound, "tuple"))
             return oom_mod_iterate(c, NULL, bound, out, max);
     }
+    TSNode imported = is(iter, "identifier") || is(iter, "attribute") ? oom_mod_imported_value(c, f, iter)
+                                                                      : OOM_EST_NULL_NODE;
+    if (is(imported, "list") || is(imported, "tuple")) /* `cmudict.valid_symbols`, a project module's list */
+        return oom_mod_iterate(c, NULL, imported, out, max);
     value v = oom_mod_eval(c, f, iter);
     if (v.kind != V_INTS)
         return -1;
@@ -234,6 +287,17 @@ value oom_mod_eval_comprehension(ctx *c, frame *f, TSNode e)
         }
     }
     free(items);
+    if (count < 0 && ts_node_is_null(cond)) { /* ["@" + s for s in symbols]: as many as it runs over */
+        value over = oom_mod_eval(c, f, field(clause, "right"));
+        long long len;
+        if (over.kind == V_SEQ && oom_mod_seq_len(&over, &len)) {
+            list = unknown();
+            list.kind = V_SEQ;
+            list.plain = true;
+            list.i = len;
+            return list;
+        }
+    }
     if (count < 0) {
         oom_mod_unresolved(c, field(clause, "right"), "what a comprehension runs over");
         return unknown();

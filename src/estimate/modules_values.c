@@ -3,6 +3,7 @@
  * powers as Python has them, list and tuple concatenation), a value as a
  * module, and a module's totals added up. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "modules.h"
@@ -22,6 +23,9 @@ bool oom_mod_truth(const value *v, int *out)
         return true;
     case V_FLOAT:
         *out = v->f != 0;
+        return true;
+    case V_SEQ:
+        *out = v->i != 0;
         return true;
     case V_MODULE:
     case V_OBJECT:
@@ -81,8 +85,67 @@ static long long floor_div(long long a, long long b)
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+bool oom_mod_seq_len(const value *v, long long *n)
+{
+    if (v->kind == V_SEQ || (v->kind == V_MODULE && v->plain && v->m.params == 0 && !v->obj)) {
+        *n = v->i; /* a list of strings, or an empty (or None-holding) plain list */
+        return true;
+    }
+    if (v->kind == V_INTS) {
+        *n = v->nints;
+        return true;
+    }
+    return false;
+}
+
+long long oom_mod_str_len(const value *v)
+{
+    if (v->i > 0)
+        return v->i;
+    long long n = 0;
+    for (const unsigned char *p = (const unsigned char *)v->s; *p; p++)
+        n += (*p & 0xC0) != 0x80; /* UTF-8: count the lead bytes */
+    return n;
+}
+
+value oom_mod_string(const char *text)
+{
+    value v = unknown();
+    v.kind = V_STR;
+    size_t len = strlen(text);
+    memcpy(v.s, text, len < sizeof v.s ? len : sizeof v.s - 1);
+    v.s[len < sizeof v.s ? len : sizeof v.s - 1] = '\0';
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        v.i += (*p & 0xC0) != 0x80;
+    return v;
+}
+
+/* l + r of two sequences: a list of their lengths added (Python's list
+ * and tuple concatenation), or the two strings joined. */
+static bool concatenate(const value *l, const value *r, value *out)
+{
+    long long a, b;
+    if (l->kind == V_STR && r->kind == V_STR) {
+        char joined[128];
+        snprintf(joined, sizeof joined, "%s%s", l->s, r->s);
+        *out = oom_mod_string(joined);
+        out->i = oom_mod_str_len(l) + oom_mod_str_len(r);
+        return true;
+    }
+    if ((l->kind != V_SEQ && r->kind != V_SEQ) || !oom_mod_seq_len(l, &a) || !oom_mod_seq_len(r, &b))
+        return false;
+    *out = unknown();
+    out->kind = V_SEQ;
+    out->plain = true;
+    out->i = a + b;
+    return true;
+}
+
 value oom_mod_arithmetic(const value *l, const value *r, const char *op)
 {
+    value joined;
+    if (strcmp(op, "+") == 0 && concatenate(l, r, &joined))
+        return joined;
     if (l->kind == V_MODULE && r->kind == V_MODULE && strcmp(op, "+") == 0) { /* list + list */
         value v = *l;
         oom_mod_add(&v.m, &r->m);
