@@ -710,6 +710,8 @@ run_oomlint estimate -- python train.py
 expect_contains "calls-helper-parameter-and-symbol-list" "$OUT" "Speech built here (class Speech at model.py:13): 2240 parameters"
 run_oomlint estimate -- python train_save.py
 expect_contains "calls-checkpoint-copy-not-a-second-model" "$OUT" "Speech built here (class Speech at model.py:13): 2240 parameters"
+run_oomlint estimate -- python train_tables.py
+expect_contains "calls-factory-tuple-and-numpy-table" "$OUT" "Encoder built here (class Encoder at tables.py:19, built by build() at tables.py:27): 872 parameters"
 cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
 # Options that reach the code as function parameters (issue 27;
 # fixtures/estimate/options/): click's decorators declare them and pass them

@@ -116,6 +116,22 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
     oom_est_note(c->r, OOM_IN_MODEL, sites[0].call, what);
 }
 
+/* The one item with parameters of a factory's returned tuple; unknown
+ * when there is none or more than one. */
+static value only_module_item(const value *seq)
+{
+    value found = unknown();
+    int modules = 0;
+    for (size_t i = 0; i < 8; i++) {
+        value item = oom_mod_item(seq, i);
+        if (item.kind == V_MODULE && item.m.params > 0) {
+            found = item;
+            modules++;
+        }
+    }
+    return modules == 1 ? found : unknown();
+}
+
 static void report_unresolved(ctx *c, const build_site *site)
 {
     char nm[48] = "?", what[256], at[128];
@@ -168,6 +184,8 @@ void oom_est_read_modules(oom_est_reader *r)
             value v = oom_mod_eval(&c, top, sites[i].call);
             if (v.kind == V_OBJECT && v.m.params > 0) /* a holder: the models it set on self */
                 v.kind = V_MODULE;
+            if (v.kind != V_MODULE && v.items) /* `return model, optimizer`: the one module among them */
+                v = only_module_item(&v);
             if (v.kind != V_MODULE)
                 oom_mod_unresolved(&c, sites[i].call, "the model");
             else if (v.m.params > 0) { /* a loss or a wrapper holds none: not the model */

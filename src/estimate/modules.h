@@ -72,6 +72,8 @@ typedef struct {
     vkind kind;
     bool maybe_module; /* an unknown call's result, which may be a module */
     bool plain;        /* a Python list or dict: PyTorch registers nothing in it */
+    bool items;        /* a tuple or list literal whose items are kept in obj, by position ("0", "1" ...) */
+    bool shaped;       /* V_SEQ: every item has the shape in ints (none: numbers), so np.array() of it has one */
     long long i;
     double f;
     long long ints[MAX_INTS]; /* a tuple of ints; a tensor's shape */
@@ -291,6 +293,9 @@ bool oom_mod_seq_len(const value *v, long long *n);
 long long oom_mod_str_len(const value *v);
 /* A string value of `text`, its length counted in characters. */
 value oom_mod_string(const char *text);
+/* Item `i` of a tuple or list literal's value (`model, optim = build()`);
+ * unknown when its items are not kept. */
+value oom_mod_item(const value *seq, size_t i);
 
 /* ---- definitions a name reaches (modules_classes.c) ---------------------- */
 
@@ -320,6 +325,8 @@ bool oom_mod_opt_int(ctx *c, frame *f, TSNode call, int pos, const char *name, l
 value oom_mod_nn_layer(ctx *c, frame *f, TSNode call, const char *name);
 value oom_mod_parameter(ctx *c, frame *f, TSNode call);
 value oom_mod_tensor(ctx *c, frame *f, TSNode call);
+/* np.array(rows) / torch.tensor(rows): the nested lists' shape. */
+value oom_mod_data_tensor(const value *data);
 
 /* ---- lists, dicts, loops (modules_lists.c) ------------------------------- */
 

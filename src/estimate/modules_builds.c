@@ -69,9 +69,15 @@ static bool returns_model(const ctx *c, TSNode def, int depth)
             k = L->items[k].end - 1; /* a nested function's return is not this one's */
             continue;
         }
-        if (is(x, "return_statement") && ts_node_named_child_count(x) > 0 &&
-            is_model_instance(c, def, ts_node_named_child(x, 0), depth))
+        TSNode r = is(x, "return_statement") && ts_node_named_child_count(x) > 0 ? ts_node_named_child(x, 0)
+                                                                                : OOM_EST_NULL_NODE;
+        if (!ts_node_is_null(r) && is_model_instance(c, def, r, depth))
             return true;
+        TSNode parts[4]; /* `return model, optimizer` */
+        size_t np = is(r, "expression_list") || is(r, "tuple") ? oom_mod_kids(c, r, parts, 4) : 0;
+        for (size_t i = 0; i < np; i++)
+            if (is_model_instance(c, def, parts[i], depth))
+                return true;
     }
     return false;
 }

@@ -530,6 +530,22 @@ value oom_mod_parameter(ctx *c, frame *f, TSNode call)
     return v;
 }
 
+/* A tensor of nested lists' data (np.array(rows), torch.FloatTensor(table)):
+ * their shape, or a tensor's own; unknown when the rows differ. */
+value oom_mod_data_tensor(const value *data)
+{
+    if (data->kind == V_TENSOR)
+        return *data;
+    if (data->kind != V_SEQ || !data->shaped || data->nints >= MAX_INTS)
+        return unknown();
+    value v = unknown();
+    v.kind = V_TENSOR;
+    v.ints[v.nints++] = data->i;
+    for (int k = 0; k < data->nints; k++)
+        v.ints[v.nints++] = data->ints[k];
+    return v;
+}
+
 /* torch.zeros(a, b) / torch.randn((a, b)) / torch.ones(size=...): the shape. */
 value oom_mod_tensor(ctx *c, frame *f, TSNode call)
 {
@@ -537,6 +553,9 @@ value oom_mod_tensor(ctx *c, frame *f, TSNode call)
     size_t n = oom_mod_kids(c, field(call, "arguments"), a, 16);
     value v = unknown();
     v.kind = V_TENSOR;
+    value first = n == 1 && !is(a[0], "keyword_argument") ? oom_mod_eval(c, f, a[0]) : unknown();
+    if (first.kind == V_SEQ || first.kind == V_TENSOR) /* torch.FloatTensor(table): the data's shape */
+        return oom_mod_data_tensor(&first);
     for (size_t i = 0; i < n; i++) {
         TSNode e = is(a[i], "keyword_argument") ? OOM_EST_NULL_NODE : a[i];
         char key[16];

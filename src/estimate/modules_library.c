@@ -344,6 +344,27 @@ value oom_mod_eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
         strcmp(name, "torch.rand") == 0 || strcmp(name, "torch.empty") == 0 || strcmp(name, "torch.Tensor") == 0 ||
         strcmp(name, "torch.FloatTensor") == 0)
         return oom_mod_tensor(c, f, call);
+    if (strcmp(name, "torch.linspace") == 0 || strcmp(name, "torch.logspace") == 0) { /* (steps,), whatever the ends */
+        value steps = oom_mod_eval(c, f, oom_mod_arg(c, call, 2, "steps"));
+        value t = unknown();
+        if (steps.kind == V_INT && steps.i >= 0) {
+            t.kind = V_TENSOR;
+            t.ints[t.nints++] = steps.i;
+        }
+        return t;
+    }
+    static const char *const elementwise[] = {"torch.exp", "torch.log", "torch.sin", "torch.cos", "torch.sqrt",
+                                              "torch.tanh", "torch.sigmoid", "torch.abs", NULL};
+    for (int k = 0; elementwise[k]; k++)
+        if (strcmp(name, elementwise[k]) == 0) { /* the shape of what it is given */
+            value t = oom_mod_eval(c, f, oom_mod_arg(c, call, 0, "input"));
+            return t.kind == V_TENSOR ? t : unknown();
+        }
+    if (strcmp(name, "numpy.array") == 0 || strcmp(name, "numpy.asarray") == 0 || strcmp(name, "torch.tensor") == 0 ||
+        strcmp(name, "torch.as_tensor") == 0 || strcmp(name, "torch.from_numpy") == 0) {
+        value data = oom_mod_eval(c, f, oom_mod_arg(c, call, 0, "data"));
+        return oom_mod_data_tensor(&data);
+    }
     if (strcmp(name, "collections.OrderedDict") == 0 || strcmp(name, "OrderedDict") == 0)
         return oom_mod_ordered_dict(c, f, call);
     if (strcmp(name, "dict") == 0)

@@ -3,6 +3,7 @@
  * a loop runs over (range(), enumerate(), a literal list) and unpacking
  * into loop targets. A list of modules adds up what it holds; a list of
  * ints stays a tuple of ints for a later size. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,53 @@ static value empty_list(void)
     return v;
 }
 
+/* The shape of an item of a nested list (a number: none); false when it
+ * has none numpy could tell. */
+static bool item_shape(const value *item, long long *dims, int *n)
+{
+    *n = 0;
+    if (item->kind == V_INTS) {
+        dims[(*n)++] = item->nints;
+        return true;
+    }
+    if (item->kind == V_SEQ && item->shaped && item->nints < MAX_INTS) {
+        dims[(*n)++] = item->i;
+        for (int k = 0; k < item->nints; k++)
+            dims[(*n)++] = item->ints[k];
+        return true;
+    }
+    return item->kind == V_INT || item->kind == V_FLOAT || item->kind == V_BOOL || item->kind == V_UNKNOWN;
+}
+
+/* One more item on a list kept as its length (V_SEQ), `n` items so far:
+ * the items' common shape is kept while they agree. */
+static void add_to_sequence(value *list, long long n, bool plain, const value *item)
+{
+    bool was_seq = list->kind == V_SEQ, was_numbers = list->kind == V_INTS;
+    long long had[MAX_INTS];
+    int nhad = was_seq ? list->nints : 0;
+    bool shaped = was_seq ? list->shaped : (was_numbers || n == 0);
+    memcpy(had, list->ints, sizeof had);
+    long long dims[MAX_INTS];
+    int nd;
+    bool known = item_shape(item, dims, &nd);
+    *list = unknown();
+    list->kind = V_SEQ;
+    list->plain = plain;
+    list->i = n + 1;
+    if (n == 0 && known) { /* the first item sets the shape */
+        list->shaped = true;
+        memcpy(list->ints, dims, sizeof dims);
+        list->nints = nd;
+        return;
+    }
+    list->shaped = shaped && known && nd == nhad && memcmp(dims, had, sizeof(long long) * (size_t)nd) == 0;
+    if (list->shaped) {
+        memcpy(list->ints, had, sizeof had);
+        list->nints = nhad;
+    }
+}
+
 /* Appends one element to a list being built: ints stay a tuple of ints,
  * modules add up; anything else makes the list unknown (a module in it
  * that cannot be read keeps `maybe_module`). */
@@ -53,11 +101,8 @@ void oom_mod_list_add(value *list, const value *item)
     }
     long long n;
     bool plain = list->plain;
-    if (item->kind != V_UNKNOWN && item->kind != V_MODULE && !item->maybe_module && oom_mod_seq_len(list, &n)) {
-        *list = unknown(); /* strings, floats, tuples: only how many is kept */
-        list->kind = V_SEQ;
-        list->plain = plain;
-        list->i = n + 1;
+    if (item->kind != V_MODULE && !item->maybe_module && oom_mod_seq_len(list, &n)) {
+        add_to_sequence(list, n, plain, item); /* strings, floats, tuples: how many, and their shape */
         return;
     }
     bool maybe = item->maybe_module;
@@ -91,22 +136,46 @@ void oom_mod_list_extend(value *list, const value *items)
     }
 }
 
+/* a literal this long or shorter keeps its items, for unpacking */
+#define MAX_KEPT_ITEMS 8
+
 value oom_mod_eval_sequence(ctx *c, frame *f, TSNode e)
 {
     TSNode items[256];
     size_t n = oom_mod_kids(c, e, items, 256);
     value list = empty_list();
     list.plain = true;
+    frame *kept = NULL;
     for (size_t i = 0; i < n; i++) {
         if (is(items[i], "list_splat")) {
             value inner = oom_mod_eval(c, f, ts_node_named_child(items[i], 0));
             oom_mod_list_extend(&list, &inner);
+            kept = NULL;
+            n = 0; /* positions after a splat are not known */
         } else {
             value item = oom_mod_eval(c, f, items[i]);
             oom_mod_list_add(&list, &item);
+            if (n <= MAX_KEPT_ITEMS) {
+                char pos[8];
+                snprintf(pos, sizeof pos, "%zu", i);
+                kept = kept ? kept : oom_mod_frame_new(c, NULL);
+                oom_mod_set_attr(kept, pos, &item);
+            }
         }
     }
+    if (kept && !list.obj) {
+        list.obj = kept;
+        list.items = true;
+    }
     return list;
+}
+
+value oom_mod_item(const value *seq, size_t i)
+{
+    char pos[8];
+    snprintf(pos, sizeof pos, "%zu", i);
+    var *v = seq->items && seq->obj ? oom_mod_find_var(seq->obj->attrs, seq->obj->nattrs, pos) : NULL;
+    return v ? v->v : unknown();
 }
 
 /* {"a": nn.Linear(...), ...} and dict(a=...): modules with their names. */
@@ -249,6 +318,39 @@ long long oom_mod_iterate(ctx *c, frame *f, TSNode iter, value *out, long long m
     return v.nints;
 }
 
+/* A long comprehension of numbers (a sinusoid table's rows: `[angle(p, j)
+ * for j in range(d)]` for each of 1000 positions): its first and last
+ * items, when both are numbers or rows of one shape, stand for all, so the
+ * table's shape is had without running every item. False when the items
+ * are anything else (modules are counted one by one). */
+static bool numbers_alike(ctx *c, frame *inner, TSNode clause, TSNode body, const value *items, long long count,
+                          value *out)
+{
+    value ends[2];
+    long long dims[2][MAX_INTS];
+    int nd[2];
+    for (int k = 0; k < 2; k++) {
+        oom_mod_bind_target(c, inner, field(clause, "left"), &items[k ? count - 1 : 0]);
+        ends[k] = oom_mod_eval(c, inner, body);
+        bool number = ends[k].kind == V_INT || ends[k].kind == V_FLOAT || ends[k].kind == V_BOOL ||
+                      (ends[k].kind == V_UNKNOWN && !ends[k].maybe_module);
+        if (number)
+            nd[k] = 0;
+        else if (!(ends[k].kind == V_SEQ || ends[k].kind == V_INTS) || !item_shape(&ends[k], dims[k], &nd[k]))
+            return false;
+    }
+    if (nd[0] != nd[1] || memcmp(dims[0], dims[1], sizeof(long long) * (size_t)nd[0]) != 0)
+        return false;
+    *out = unknown();
+    out->kind = V_SEQ;
+    out->plain = true;
+    out->shaped = true;
+    out->i = count;
+    memcpy(out->ints, dims[0], sizeof dims[0]);
+    out->nints = nd[0];
+    return true;
+}
+
 /* [Block(d) for _ in range(n)]: one for-clause, an optional if-clause. */
 value oom_mod_eval_comprehension(ctx *c, frame *f, TSNode e)
 {
@@ -271,6 +373,10 @@ value oom_mod_eval_comprehension(ctx *c, frame *f, TSNode e)
     value list = empty_list();
     list.plain = true;
     frame *inner = oom_mod_frame_new(c, f);
+    if (count > 64 && ts_node_is_null(cond) && numbers_alike(c, inner, clause, body, items, count, &list)) {
+        free(items);
+        return list;
+    }
     for (long long i = 0; i < count && list.kind != V_UNKNOWN; i++) {
         oom_mod_bind_target(c, inner, field(clause, "left"), &items[i]);
         int keep = 1;

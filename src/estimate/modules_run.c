@@ -457,6 +457,8 @@ static void assign(ctx *c, frame *f, TSNode left, TSNode right, const value *v)
             value one = nr == nl ? oom_mod_eval(c, f, rs[i]) : unknown();
             if (nr != nl && v->kind == V_INTS && (size_t)v->nints == nl)
                 one = int_value(v->ints[i]);
+            else if (nr != nl && v->items) /* model, optimizer = build(...) */
+                one = oom_mod_item(v, i);
             assign(c, f, ls[i], nr == nl ? rs[i] : right, &one);
         }
     }

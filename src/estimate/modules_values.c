@@ -87,7 +87,7 @@ static long long floor_div(long long a, long long b)
 
 bool oom_mod_seq_len(const value *v, long long *n)
 {
-    if (v->kind == V_SEQ || (v->kind == V_MODULE && v->plain && v->m.params == 0 && !v->obj)) {
+    if (v->kind == V_SEQ || (v->kind == V_MODULE && v->plain && v->m.params == 0 && (!v->obj || v->items))) {
         *n = v->i; /* a list of strings, or an empty (or None-holding) plain list */
         return true;
     }
