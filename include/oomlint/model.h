@@ -446,6 +446,10 @@ TSNode oom_pymodel_value_of(const oom_pymodel *m, TSNode expr, int depth);
 /* The expression a name's reaching binding assigns, one step (no names
  * followed further, no dict entry looked up); null when none. */
 TSNode oom_pymodel_bound_value(const oom_pymodel *m, TSNode name);
+/* Whether `node` is (in) the context of a `with` whose body only defines
+ * (functions, classes): nothing runs under the context it enters
+ * (`with autocast(dtype=torch.bfloat16): def score_fn(...)`). */
+bool oom_pymodel_context_runs_nothing(const oom_pymodel *m, TSNode node);
 /* The value passed as `name=...` to a call; a null node when not passed. */
 TSNode oom_pymodel_keyword_value(const oom_pymodel *m, TSNode call, const char *name);
 /* `fn` is `<module>.<method>` for one of `modules`, the module reached by its

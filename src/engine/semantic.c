@@ -197,6 +197,7 @@ SEM_PY(sem_method_of_module, oom_pymodel_is_method_of_module(m, n, p->args[0], (
 SEM_PY(sem_constant, oom_pymodel_is_constant(m, n))
 SEM_PY(sem_hides_every_gpu, oom_pymodel_hides_every_gpu(m, n))
 SEM_PY(sem_host_tensor_factory, oom_pymodel_is_host_tensor_factory(m, n))
+SEM_PY(sem_context_runs_nothing, oom_pymodel_context_runs_nothing(m, n))
 
 /* The call passes NAME=<an integer, or a name bound to one> of at most N. */
 static bool argument_at_most(const oom_pymodel *m, TSNode call, const oom_pred *p)
@@ -837,6 +838,9 @@ static const oom_sem_entry semantic_predicates[] = {
     {"oom-host-tensor-factory", sem_host_tensor_factory, 0, 0, OOM_SEM_PYTHON, false,
      "the function is a tensor factory's (torch.ones, torch.empty, torch.as_tensor) given no device, its tensor "
      "no module's parameter (nn.Parameter): a host tensor or a buffer",
+     false, false},
+    {"oom-context-runs-nothing", sem_context_runs_nothing, 0, 0, OOM_SEM_PYTHON, false,
+     "the node is in the context of a `with` whose body only defines functions or classes: nothing runs under it",
      false, false},
     {"oom-cast-of-non-model", sem_cast_of_non_model, 0, 0, OOM_SEM_PYTHON, false,
      "the function of a call is x.to / x.type on something that is not a model", false, false},

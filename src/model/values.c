@@ -478,6 +478,38 @@ static int truth(const oom_pymodel *m, TSNode e, int depth)
     return TRUTH_UNKNOWN;
 }
 
+/* Whether a statement computes nothing when it runs: a definition (its
+ * body runs when called, not here), `pass`, a docstring. */
+static bool defines_only(const oom_pymodel *m, TSNode s)
+{
+    const char *type = ts_node_type(s);
+    if (strcmp(type, "function_definition") == 0 || strcmp(type, "class_definition") == 0 ||
+        strcmp(type, "decorated_definition") == 0 || strcmp(type, "pass_statement") == 0 ||
+        strcmp(type, "comment") == 0)
+        return true;
+    return strcmp(type, "expression_statement") == 0 && ts_node_named_child_count(s) == 1 &&
+           strcmp(ts_node_type(oom_model_named_child(m, s, 0)), "string") == 0;
+}
+
+bool oom_pymodel_context_runs_nothing(const oom_pymodel *m, TSNode node)
+{
+    TSNode up = node;
+    while (!ts_node_is_null(up) && strcmp(ts_node_type(up), "with_statement") != 0) {
+        const char *type = ts_node_type(up);
+        if (strcmp(type, "block") == 0 || strcmp(type, "module") == 0 || strstr(type, "definition"))
+            return false; /* inside a body, not the with's own items */
+        up = oom_model_parent(m, up);
+    }
+    TSNode body = ts_node_is_null(up) ? up : oom_model_child(m, up, "body", 4);
+    if (ts_node_is_null(body))
+        return false;
+    oom_model_kids kids = oom_model_kids_of(m, body);
+    for (TSNode s; oom_model_next_kid(m, &kids, &s);)
+        if (!defines_only(m, s))
+            return false;
+    return true;
+}
+
 bool oom_pymodel_never_runs(const oom_pymodel *m, TSNode node)
 {
     TSNode child = node;

@@ -57,7 +57,9 @@
 ; takes the dtype, and an elementwise operation with float32 promotes; a factory given
 ; a device makes data the step computes on, one inside nn.Parameter a weight), nor the
 ; torch_dtype given to PeftModel.from_pretrained (the adapter follows the base
-; model, whose own loading call is the finding).
+; model, whose own loading call is the finding), nor an autocast entered around
+; definitions only (`with torch.cuda.amp.autocast(dtype=torch.bfloat16): def score_fn(...)`:
+; the function runs later, outside it, so nothing is computed in bf16 there).
 ((call
   function: (_) @fn
   arguments: (argument_list
@@ -67,6 +69,7 @@
   (#any-of? @kw "dtype" "torch_dtype" "mixed_precision" "param_dtype" "compute_dtype" "bnb_4bit_compute_dtype" "precision")
   (#not-oom-cast-of-non-model? @fn)
   (#not-oom-host-tensor-factory? @fn)
+  (#not-oom-context-runs-nothing? @report)
   (#not-oom-keyword-only-stored-by-own-function? @arg)
   (#not-match? @fn "(^|\\.)(save|export|write)(_[a-z_]+)?$")
   (#not-oom-qualname-match? @fn "^peft\\.([A-Za-z_.]+\\.)?PeftModel[A-Za-z]*\\.from_pretrained$")
