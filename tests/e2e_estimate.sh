@@ -713,6 +713,17 @@ expect_contains "calls-checkpoint-copy-not-a-second-model" "$OUT" "Speech built 
 run_oomlint estimate -- python train_tables.py
 expect_contains "calls-factory-tuple-and-numpy-table" "$OUT" "Encoder built here (class Encoder at tables.py:19, built by build() at tables.py:27): 872 parameters"
 cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
+# Options parsed in a module the launched script imports (issue 27; counts
+# in main.py's docstring, fixtures/estimate/optsmodule/): the script builds
+# the model, opts.py's options carry the command's values, an option set on
+# them after parsing is read too.
+G=fixtures/estimate/optsmodule
+SAVED_OOMLINT=$OOMLINT; OOMLINT=$OABS; cd $G || exit 1
+run_oomlint estimate -- python main.py
+expect_contains "options-module-script-builds-the-model" "$OUT" "MLP built here (class MLP at models/nets.py:4, built by generate_model() at factory.py:4): 314 parameters"
+run_oomlint estimate -- python main.py --model wide --width 8 --n_classes 2
+expect_contains "options-module-command-values" "$OUT" "Wide built here (class Wide at models/nets.py:11, built by generate_model() at factory.py:4): 354 parameters"
+cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
 # Options that reach the code as function parameters (issue 27;
 # fixtures/estimate/options/): click's decorators declare them and pass them
 # as keywords through `main(**kwargs)` and `train(**kwargs)` to the loader;

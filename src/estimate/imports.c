@@ -417,6 +417,11 @@ void oom_est_project_close(oom_est_project *p)
     free(p);
 }
 
+oom_est_unit *oom_est_project_file(oom_est_project *p, const char *path)
+{
+    return unit_at(p, path);
+}
+
 oom_est_unit *oom_est_project_script(oom_est_project *p)
 {
     return p->units[0];

@@ -244,6 +244,8 @@ typedef struct {
 oom_est_project *oom_est_project_open(oom_est_reader *script, const oom_nodes *layout);
 void oom_est_project_close(oom_est_project *p);
 oom_est_unit *oom_est_project_script(oom_est_project *p);
+/* Another file of the project by its path, read once (NULL: not readable). */
+oom_est_unit *oom_est_project_file(oom_est_project *p, const char *path);
 /* A file's reader (path, source, model, module-level settings) and layout. */
 oom_est_reader *oom_est_unit_reader(oom_est_unit *u);
 const oom_nodes *oom_est_unit_layout(const oom_est_unit *u);

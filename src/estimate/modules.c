@@ -113,7 +113,7 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
         oom_est_printf(what, sizeof what,
                        "%s built here (class%s at line%s %s%s): %lld parameters counted from %s layers%s", names,
                        n > 1 ? "es" : "", n > 1 ? "s" : "", lines, from, total->params, n > 1 ? "their" : "its", acts);
-    oom_est_note(c->r, OOM_IN_MODEL, sites[0].call, what);
+    oom_est_note(reader_of(c, sites[0].call), OOM_IN_MODEL, sites[0].call, what);
 }
 
 /* The one item with parameters of a factory's returned tuple; unknown
@@ -143,8 +143,45 @@ static void report_unresolved(ctx *c, const build_site *site)
         oom_est_printf(what, sizeof what, "%s (%s at %s) not sized: %s", nm,
                        is(site->cls, "class_definition") ? "class" : "function", at, c->why);
     }
-    oom_est_note(c->r, OOM_IN_MODEL, site->call, what);
+    oom_est_note(reader_of(c, site->call), OOM_IN_MODEL, site->call, what);
     c->r->out->from[OOM_IN_MODEL].assumed = true;
+}
+
+/* Finds the builds in the file c->layout lays out and sizes them into the
+ * estimate's inputs; how many builds there were (0: none, nothing said). */
+static size_t size_builds(ctx *c, build_site *sites)
+{
+    size_t n = oom_mod_find_builds(c, sites, 8);
+    if (n == 0 || c->why[0])
+        return n;
+    c->image_side = c->side = image_side(c, c->r->out);
+    mod total;
+    memset(&total, 0, sizeof total);
+    size_t kept = 0;
+    for (size_t i = 0; i < n && !c->why[0]; i++) {
+        frame *top = oom_mod_frame_new(c, NULL);
+        value v = oom_mod_eval(c, top, sites[i].call);
+        if (v.kind == V_OBJECT && v.m.params > 0) /* a holder: the models it set on self */
+            v.kind = V_MODULE;
+        if (v.kind != V_MODULE && v.items) /* `return model, optimizer`: the one module among them */
+            v = only_module_item(&v);
+        if (v.kind != V_MODULE)
+            oom_mod_unresolved(c, sites[i].call, "the model");
+        else if (v.m.params > 0) { /* a loss or a wrapper holds none: not the model */
+            oom_mod_add(&total, &v.m);
+            sites[kept] = sites[i];
+            sites[kept++].made = v.made;
+        }
+    }
+    char first[64] = "";
+    text(c, field(sites[0].cls, "name"), first, sizeof first);
+    if (!c->why[0] && kept == 0 && !strstr(first, "Loss")) /* a loss alone is not a model */
+        oom_mod_unresolved(c, sites[0].call, "no parameters built in __init__");
+    if (kept == 0)
+        n = c->why[0] ? n : 0;
+    if (!c->why[0] && kept > 0)
+        apply(c, sites, kept, &total);
+    return n;
 }
 
 void oom_est_read_modules(oom_est_reader *r)
@@ -173,35 +210,18 @@ void oom_est_read_modules(oom_est_reader *r)
     OOM_PUSH(vs.items, vs.len, vs.cap, script);
     oom_mod_collect_definitions(&c, script);
     build_site sites[8];
-    size_t n = oom_mod_find_builds(&c, sites, 8);
-    if (n > 0 && !c.why[0]) {
-        c.image_side = c.side = image_side(&c, r->out);
-        mod total;
-        memset(&total, 0, sizeof total);
-        size_t kept = 0;
-        for (size_t i = 0; i < n && !c.why[0]; i++) {
-            frame *top = oom_mod_frame_new(&c, NULL);
-            value v = oom_mod_eval(&c, top, sites[i].call);
-            if (v.kind == V_OBJECT && v.m.params > 0) /* a holder: the models it set on self */
-                v.kind = V_MODULE;
-            if (v.kind != V_MODULE && v.items) /* `return model, optimizer`: the one module among them */
-                v = only_module_item(&v);
-            if (v.kind != V_MODULE)
-                oom_mod_unresolved(&c, sites[i].call, "the model");
-            else if (v.m.params > 0) { /* a loss or a wrapper holds none: not the model */
-                oom_mod_add(&total, &v.m);
-                sites[kept] = sites[i];
-                sites[kept++].made = v.made;
-            }
-        }
-        char first[64] = "";
-        text(&c, field(sites[0].cls, "name"), first, sizeof first);
-        if (!c.why[0] && kept == 0 && !strstr(first, "Loss")) /* a loss alone is not a model */
-            oom_mod_unresolved(&c, sites[0].call, "no parameters built in __init__");
-        if (kept == 0)
-            n = c.why[0] ? n : 0;
-        if (!c.why[0] && kept > 0)
-            apply(&c, sites, kept, &total);
+    size_t n = size_builds(&c, sites);
+    const oom_launch *l = r->launch;
+    oom_est_unit *importer = n == 0 && !c.why[0] && l && l->script && l->script_exists && r->path &&
+                                     strcmp(l->script, r->path) != 0
+                                 ? oom_est_project_file(c.project, l->script)
+                                 : NULL;
+    if (importer) {
+        /* the options were read from the module the launched script imports
+         * (its opts.py): the script itself builds the model, and the
+         * options it reads through that module carry the command's values */
+        c.layout = oom_mod_view_for(&c, importer)->layout;
+        n = size_builds(&c, sites);
     }
     if (n > 0 && c.why[0])
         report_unresolved(&c, &sites[0]);

@@ -42,7 +42,7 @@ typedef struct ctx ctx;
 
 typedef enum {
     V_UNKNOWN, V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_INTS, V_TENSOR, V_MODULE, V_CLASS, V_FUNC, V_OBJECT,
-    V_ARGS, /* the parsed options of a file (`args`), passed on as a value: `Net(args)` */
+    V_ARGS, /* the parsed options of a file (`args`), passed on as a value: `Net(args)`; obj: what is set on them after */
     V_CONFIG, /* an object or list of a JSON or YAML config the script read (configs.c) */
     V_SEQ     /* a list or tuple whose length is known (in i) but not its items: `len(symbols)` */
 } vkind;
@@ -302,6 +302,8 @@ value oom_mod_item(const value *seq, size_t i);
 TSNode oom_mod_class_body_function(const ctx *c, TSNode cls, const char *name);
 /* A file's classes and module-level functions, into its view. */
 void oom_mod_collect_definitions(const ctx *c, view *v);
+/* The view of a project file, made the first time it is asked for. */
+view *oom_mod_view_for(const ctx *c, oom_est_unit *u);
 TSNode oom_mod_imported_definition(const ctx *c, frame *f, TSNode e);
 /* The expression an imported name is bound to at module level in its file. */
 TSNode oom_mod_imported_value(const ctx *c, frame *f, TSNode e);

@@ -176,7 +176,7 @@ static bool builds_top_model(ctx *c, uint32_t k)
 {
     const oom_nodes *L = c->layout;
     TSNode call = L->items[k].node;
-    if (!oom_est_runs_without_flags(c->r, call))
+    if (!oom_est_runs_without_flags(reader_of(c, call), call))
         return false;
     uint32_t inner = k;
     for (uint32_t up = L->items[k].parent; up != UINT32_MAX; inner = up, up = L->items[up].parent) {
@@ -349,7 +349,7 @@ size_t oom_mod_find_builds(ctx *c, build_site *sites, size_t max)
         if (ts_node_is_null(cls))
             cls = holder_class_called(c, L->items[k].node);
         oom_est_pick pk;
-        bool pick = oom_est_pick_of(c->r, field(L->items[k].node, "function"), &pk);
+        bool pick = oom_est_pick_of(reader_of(c, L->items[k].node), field(L->items[k].node, "function"), &pk);
         TSNode in_fn = enclosing_function(c, L->items[k].node); /* a factory's pick: its name is the caller's */
         if (pick && !pk.known && picks_models(c, &pk) && builds_top_model(c, k) && n < max &&
             (ts_node_is_null(in_fn) || !returns_model(c, in_fn, 0))) {

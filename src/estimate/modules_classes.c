@@ -73,9 +73,14 @@ void oom_mod_collect_definitions(const ctx *c, view *v)
  * is reached. */
 static void view_for(const ctx *c, oom_est_unit *u)
 {
+    oom_mod_view_for(c, u);
+}
+
+view *oom_mod_view_for(const ctx *c, oom_est_unit *u)
+{
     for (size_t i = 0; i < c->views->len; i++)
         if (c->views->items[i]->unit == u)
-            return;
+            return c->views->items[i];
     view *v = oom_xcalloc(1, sizeof *v);
     v->unit = u;
     /* the file's module-level names and any options it declares, read as
@@ -83,11 +88,15 @@ static void view_for(const ctx *c, oom_est_unit *u)
     v->own = *oom_est_unit_reader(u);
     memset(&v->own.settings, 0, sizeof v->own.settings);
     oom_est_settings_collect(&v->own);
+    v->own.out = c->r->out; /* what a note about a node of this file records into */
+    v->own.launch = NULL;
+    v->own.via = NULL;
     v->r = &v->own;
     v->layout = oom_est_unit_layout(u);
     v->tree = v->r->root.tree;
     OOM_PUSH(c->views->items, c->views->len, c->views->cap, v);
     oom_mod_collect_definitions(c, v);
+    return v;
 }
 
 /* The class or function another file of the project defines that `e` (a

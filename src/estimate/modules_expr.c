@@ -201,6 +201,9 @@ static value eval_attribute(ctx *c, frame *f, TSNode e)
         TSNode in_class = o.kind == V_CLASS ? oom_est_class_attribute(reader_of(c, o.node), o.node, attr) : OOM_EST_NULL_NODE;
         if (!ts_node_is_null(in_class)) /* `block.expansion`: BasicBlock's `expansion = 1` */
             return oom_mod_eval(c, NULL, in_class);
+        var *set = o.kind == V_ARGS && o.obj ? oom_mod_find_var(o.obj->attrs, o.obj->nattrs, attr) : NULL;
+        if (set) /* set on the options after parsing */
+            return set->v;
         const oom_est_setting *s = o.kind == V_ARGS ? oom_est_setting_named(o.args, attr) : NULL;
         if (s && s->kind != OOM_SETTING_MODULE)
             return from_setting(o.args, s);
@@ -343,6 +346,15 @@ static value slice_ints(ctx *c, frame *f, const value *base, TSNode slice)
     return v;
 }
 
+/* Whether a file declares command-line options (argparse's add_argument). */
+static bool declares_options(const oom_est_reader *r)
+{
+    for (size_t i = 0; i < r->settings.len; i++)
+        if (r->settings.items[i].kind == OOM_SETTING_ARGPARSE)
+            return true;
+    return false;
+}
+
 /* obj.get(key, default) on an object whose attributes are known: the
  * attribute, else the default (None when none is given). */
 static value object_get(ctx *c, frame *f, const value *o, TSNode call)
@@ -379,6 +391,12 @@ static value eval_call(ctx *c, frame *f, TSNode call)
                                                 &owner);
             if (!ts_node_is_null(def))
                 return oom_mod_run_method(c, f, call, def, owner);
+        }
+        if (strcmp(method, "parse_args") == 0 && declares_options(reader_of(c, call))) {
+            value a = unknown(); /* parser.parse_args() in a file that declares the options: they, as the command gives them */
+            a.kind = V_ARGS;
+            a.args = reader_of(c, call);
+            return a;
         }
         value o = strcmp(method, "get") == 0 ? oom_mod_eval(c, f, object) : unknown();
         if (o.kind == V_OBJECT && o.obj) /* config.patches.get("grid"): the attribute, else the default */

@@ -439,8 +439,19 @@ static void assign_attribute(ctx *c, frame *f, TSNode left, TSNode right, const 
         return;
     }
     value o = oom_mod_eval(c, f, object); /* `config.hidden_size = 768` on a config object */
-    if (o.kind == V_OBJECT && o.obj)
+    if (o.kind == V_OBJECT && o.obj) {
         oom_mod_set_attr(o.obj, name, v);
+        return;
+    }
+    char held_name[48];
+    var *options = NULL; /* `opt.n_input_channels = 3` on the parsed options a local holds */
+    for (frame *k = f; k && !options && name_of(c, object, held_name, sizeof held_name); k = k->parent)
+        options = oom_mod_find_var(k->vars, k->nvars, held_name);
+    if (options && options->v.kind == V_ARGS) {
+        if (!options->v.obj)
+            options->v.obj = oom_mod_frame_new(c, NULL);
+        oom_mod_set_attr(options->v.obj, name, v);
+    }
 }
 
 static void assign(ctx *c, frame *f, TSNode left, TSNode right, const value *v)
