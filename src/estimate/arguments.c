@@ -128,20 +128,6 @@ static bool is_option(const oom_launch_word *w)
 
 /* ---- finding the option ------------------------------------------------------- */
 
-/* "--per-device-train-batch-size=4" -> "per_device_train_batch_size": the
- * leading dashes and the `=value` part cut off, dashes made underscores (as
- * argparse names an option's dest; the launchers' options read alike). */
-void oom_est_option_name(const char *word, char *out, size_t size)
-{
-    const char *p = word;
-    while (*p == '-')
-        p++;
-    size_t n = 0;
-    for (; *p && *p != '=' && n + 1 < size; p++)
-        out[n++] = *p == '-' ? '_' : *p;
-    out[n] = '\0';
-}
-
 /* Whether add_argument(...) at `at` names `word` (up to an `=`) among its
  * option strings: a short alias, `-c` of `("-c", "--config")`. */
 static bool names_option(const oom_est_reader *r, TSNode at, const char *word, size_t spelled)

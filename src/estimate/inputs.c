@@ -13,192 +13,9 @@
 
 typedef oom_est_reader reader;
 
-/* An input the launch command's argument decides: the word (or .sh line)
- * and the argument as written, and what it fed when that says more. */
-static void note_given(reader *r, oom_provenance *p, const char *what)
-{
-    const oom_est_setting *s = r->via;
-    char where[160];
-    oom_launch_where(r->launch, s->given_word, where, sizeof where);
-    bool says_more = strstr(what, s->name) == NULL;
-    oom_est_printf(p->text, sizeof p->text, "%s: %s%s%s%s", where, s->given_said, says_more ? " (" : "",
-             says_more ? what : "", says_more ? ")" : "");
-    p->assumed = false; /* given_assumed is marked once every reader is done (oom_est_apply_launch) */
-    p->line = s->given_word->line;
-    p->col = 0;
-}
-
-void oom_est_note(reader *r, oom_input_kind k, TSNode at, const char *what)
-{
-    oom_provenance *p = &r->out->from[k];
-    if (r->via && r->via->given && r->via->given_word && r->launch) {
-        note_given(r, p, what);
-        return;
-    }
-    char setting[128] = "";
-    if (r->via) {
-        /* the value is the setting's default: point at its declaration, where
-         * a user changes it, and say which call reads it */
-        oom_est_setting_describe(r->via, setting, sizeof setting);
-        at = r->via->at;
-    }
-    uint32_t row = 0, col = 0;
-    if (!ts_node_is_null(at))
-        oom_source_position(r->src, ts_node_start_byte(at), &row, &col);
-    oom_source_describe_line(r->src, r->path, row, p->text, sizeof p->text);
-    size_t used = strlen(p->text);
-    snprintf(p->text + used, sizeof p->text - used, " %s%s%s", what, setting[0] ? ", from " : "", setting);
-    p->assumed = false;
-    p->line = row;
-    p->col = col;
-}
-
-void oom_est_assume(oom_script_inputs *s, oom_input_kind k, const char *what)
-{
-    snprintf(s->from[k].text, sizeof s->from[k].text, "%s", what);
-    s->from[k].assumed = true;
-    s->from[k].line = 0;
-}
-
 static bool name_is(const char *name, size_t len, const char *want)
 {
     return strlen(want) == len && memcmp(name, want, len) == 0;
-}
-
-bool oom_est_value_text(const reader *r, TSNode n, char *buf, size_t size)
-{
-    if (r->via && r->via->given) {
-        int len = snprintf(buf, size, "\"%s\"", r->via->given);
-        return len > 0 && (size_t)len < size;
-    }
-    return oom_est_text_of(r, n, buf, size);
-}
-
-bool oom_est_text_of(const reader *r, TSNode n, char *buf, size_t size)
-{
-    if (ts_node_is_null(n)) /* `x: int` has no right-hand side */
-        return false;
-    uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-    if (b - a + 1 > size)
-        return false;
-    memcpy(buf, r->src->text + a, b - a);
-    buf[b - a] = '\0';
-    return true;
-}
-
-void oom_script_inputs_set_task(oom_script_inputs *s, oom_task t, const char *why)
-{
-    s->task = t;
-    s->in.lm_head = oom_task_has_vocab_logits(t);
-    if (why) {
-        snprintf(s->from[OOM_IN_TASK].text, sizeof s->from[OOM_IN_TASK].text, "%s", why);
-        s->from[OOM_IN_TASK].assumed = false;
-        s->from[OOM_IN_TASK].line = 0;
-    }
-}
-
-/* The knowledge base's word for the head the checkpoint comes with, where
- * neither the script nor --task has named one. */
-static void use_model_task(oom_script_inputs *s, const oom_model *m)
-{
-    oom_task t;
-    if (s->task_named)
-        return;
-    if (!m->task[0] || !oom_task_from_id(m->task, &t)) {
-        oom_script_inputs_set_task(s, OOM_TASK_UNKNOWN, NULL);
-        oom_est_assume(s, OOM_IN_TASK, "no language-model head found: no vocabulary logits");
-        return;
-    }
-    char why[160];
-    snprintf(why, sizeof why, "%s is a %s checkpoint (knowledge base)", m->id, m->task);
-    oom_script_inputs_set_task(s, t, why);
-}
-
-/* Families whose MLP is SwiGLU (gate, up, down) without dropout: their
- * layers keep what the intermediate width says, not a GPT layer's 4h. */
-static bool gated_mlp_family(const char *model_type)
-{
-    static const char *const types[] = {"llama", "mistral", "qwen2", "qwen3", "gemma",
-                                        "gemma2", "gemma3_text", "phi3", "olmo", "olmo2", "granite", "cohere", NULL};
-    for (int i = 0; types[i]; i++)
-        if (strcmp(model_type, types[i]) == 0)
-            return true;
-    return false;
-}
-
-/* Families whose attention and MLP read the output of one shared norm
- * (HF PhiDecoderLayer and GPTJBlock: one input_layernorm, parallel
- * attention and MLP): one input tensor for both, where a 4-bit layer keeps it. */
-static bool shared_block_norm_family(const char *model_type)
-{
-    return strcmp(model_type, "phi") == 0 || strcmp(model_type, "gptj") == 0 || strcmp(model_type, "codegen") == 0;
-}
-
-/* The widths the activations and a quantised model's unquantised part
- * depend on: MLP width, K/V heads, whether the head is tied. */
-static void use_model_shape(oom_script_inputs *s, const oom_model *m)
-{
-    s->in.shared_block_norm = shared_block_norm_family(m->config.model_type);
-    s->in.intermediate = m->config.intermediate_size > 0 ? m->config.intermediate_size : 0;
-    s->in.kv_heads = m->config.num_key_value_heads > 0 ? m->config.num_key_value_heads : 0;
-    s->in.gated_mlp = gated_mlp_family(m->config.model_type);
-    s->in.tied_embeddings = m->config.tie_word_embeddings == 1;
-}
-
-/* The smaller checkpoints of m's family, for the fix plan's last step. */
-static void list_smaller_models(oom_script_inputs *s, const oom_kb *kb, const oom_model *m)
-{
-    const oom_model *found[OOM_SMALLER_MODELS];
-    s->smaller_count = oom_kb_smaller_in_family(kb, m, found, OOM_SMALLER_MODELS);
-    for (size_t i = 0; i < s->smaller_count; i++) {
-        const oom_model_config *c = &found[i]->config;
-        oom_smaller_model *o = &s->smaller[i];
-        oom_est_copy(o->id, sizeof o->id, found[i]->id);
-        o->params = oom_kb_model_params(found[i]);
-        o->hidden = c->hidden_size;
-        o->layers = c->num_hidden_layers + (c->num_decoder_layers > 0 ? c->num_decoder_layers : 0);
-        o->heads = c->num_attention_heads;
-        o->vocab = c->vocab_size;
-        o->kv_heads = c->num_key_value_heads > 0 ? c->num_key_value_heads : 0;
-        o->head_dim = c->head_dim > 0 ? c->head_dim : 0;
-        o->intermediate = c->intermediate_size > 0 ? c->intermediate_size : 0;
-        o->tied_embeddings = c->tie_word_embeddings == 1;
-    }
-}
-
-bool oom_script_inputs_use_model(oom_script_inputs *s, const oom_kb *kb, const char *id, const char *why)
-{
-    const oom_model *m = oom_kb_find_model(kb, id);
-    if (!m)
-        return false;
-    long long params = oom_kb_model_params(m);
-    if (params <= 0)
-        return false;
-    s->in.params = params;
-    s->in.trainable = params;
-    s->smaller_count = 0;
-    oom_est_use_image_model(s, m); /* or clears the image fields of another model */
-    if (m->vision.resolution > 0) {
-        snprintf(s->model_id, sizeof s->model_id, "%s", m->id);
-        s->model_known = true;
-        if (why)
-            snprintf(s->from[OOM_IN_MODEL].text, sizeof s->from[OOM_IN_MODEL].text, "%s", why);
-        return true;
-    }
-    s->in.hidden = m->config.hidden_size;
-    s->in.layers = m->config.num_hidden_layers + (m->config.num_decoder_layers > 0 ? m->config.num_decoder_layers : 0);
-    s->in.decoder_layers = m->config.num_decoder_layers > 0 ? m->config.num_decoder_layers : 0;
-    s->in.heads = m->config.num_attention_heads;
-    s->in.vocab = m->config.vocab_size;
-    use_model_shape(s, m);
-    s->in.head_dim = m->config.head_dim > 0 ? m->config.head_dim : 0;
-    snprintf(s->model_id, sizeof s->model_id, "%s", m->id);
-    s->model_known = true;
-    use_model_task(s, m);
-    list_smaller_models(s, kb, m);
-    if (why)
-        snprintf(s->from[OOM_IN_MODEL].text, sizeof s->from[OOM_IN_MODEL].text, "%s", why);
-    return true;
 }
 
 static bool key_in(const char *key, const char *const *names)
@@ -374,22 +191,6 @@ static void read_keywords(reader *r)
     read_target_length(r);
 }
 
-bool oom_est_read_zero_json(const char *path, int *stage, bool *offload)
-{
-    cJSON *root = oom_json_read_file(path);
-    cJSON *zero = cJSON_GetObjectItemCaseSensitive(root, "zero_optimization");
-    cJSON *st = cJSON_GetObjectItemCaseSensitive(zero, "stage");
-    bool ok = cJSON_IsNumber(st);
-    if (ok) {
-        *stage = (int)st->valuedouble;
-        cJSON *off = cJSON_GetObjectItemCaseSensitive(zero, "offload_optimizer");
-        cJSON *dev = cJSON_GetObjectItemCaseSensitive(off, "device");
-        *offload = cJSON_IsString(dev) && strcmp(dev->valuestring, "none") != 0;
-    }
-    cJSON_Delete(root);
-    return ok;
-}
-
 /* deepspeed="ds.json": the ZeRO stage and optimizer offload. */
 static void read_deepspeed(reader *r)
 {
@@ -472,11 +273,6 @@ void oom_script_inputs_init(oom_script_inputs *s)
     oom_est_assume(s, OOM_IN_TASK, "no language-model head found: no vocabulary logits");
     oom_est_assume(s, OOM_IN_TARGET, "the target as long as the input (no max_length given with text_target=)");
     oom_est_assume(s, OOM_IN_MODE, "training");
-}
-
-bool oom_script_inputs_is_image(const oom_script_inputs *s)
-{
-    return s->in.image_bytes > 0;
 }
 
 /* The inputs from a modelled script; under a launch command, its arguments

@@ -1,5 +1,16 @@
 /* estimate internals: what the readers of a script share (inputs.c reads the
- * Trainer / Hugging Face side, vision.c the torchvision side). */
+ * Trainer / Hugging Face side, vision.c the torchvision side).
+ *
+ * The files call each other in one direction only, no circle among them:
+ * the entries (request.c, estimate.c) call inputs.c, which runs the readers
+ * (readings.c, defaults.c, loads.c, vision.c, frozen.c, amp.c, generate.c,
+ * placement.c, splats.c, modules*.c, arguments.c) and the launch readers
+ * (launch.c, which hands shell.c the way words become a launch); those call
+ * down to what they all share: settings.c and flags.c (what the run lets
+ * its user set), configs.c, registry.c, imports.c, knownmodel.c (a known
+ * model into the inputs), record.c (where each input came from, what stays
+ * assumed), launchrec.c (the launch record) and text.c (node text and
+ * formatting), which call no reader. */
 #ifndef OOMLINT_ESTIMATE_INTERNAL_H
 #define OOMLINT_ESTIMATE_INTERNAL_H
 
@@ -395,9 +406,15 @@ char *oom_est_module_file(const char *dir, const char *module);
 
 /* Reads a launch command's words (shell.c hands over a script's launch line). */
 bool oom_est_launch_from_words(oom_launch *l, oom_launch_word *words, size_t n, oom_buf *err);
+/* Frees one launch word's strings and clears it (launchrec.c). */
+void oom_est_launch_word_free(oom_launch_word *w);
+/* How a launch line's words become a launch (launch.c's
+ * oom_est_launch_from_words), handed to the shell reader so that it need
+ * not call back into launch.c, which calls it for `bash train.sh`. */
+typedef bool (*oom_est_words_reader)(oom_launch *l, oom_launch_word *words, size_t n, oom_buf *err);
 /* A shell script's launch line, run as `bash path ARGS...`: $1... are the ARGS. */
 bool oom_est_launch_from_shell_run(const char *path, int argc, const char *const *argv, oom_launch *out,
-                                   oom_buf *err);
+                                   oom_buf *err, oom_est_words_reader read_words);
 void oom_est_launch_note(oom_launch *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* snprintf into a text for people, cut short when it does not fit. */
 void oom_est_printf(char *dst, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

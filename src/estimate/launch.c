@@ -16,76 +16,6 @@
 #include "oomlint/launch.h"
 #include "oomlint/yamlmodel.h"
 
-void oom_launch_init(oom_launch *l)
-{
-    memset(l, 0, sizeof *l);
-    l->zero_stage = -1;
-}
-
-static void word_free(oom_launch_word *w)
-{
-    free(w->text);
-    free(w->unresolved);
-    memset(w, 0, sizeof *w);
-}
-
-void oom_launch_free(oom_launch *l)
-{
-    for (size_t i = 0; i < l->arg_count; i++)
-        word_free(&l->args[i]);
-    free(l->args);
-    word_free(&l->script_word);
-    free(l->file);
-    free(l->dir);
-    free(l->script);
-    free(l->command);
-    oom_strlist_free(&l->notes);
-    oom_launch_init(l);
-}
-
-const char *oom_launcher_name(oom_launcher k)
-{
-    static const char *const names[] = {"the script itself", "python", "torchrun", "accelerate launch",
-                                        "deepspeed"};
-    return names[k];
-}
-
-void oom_launch_where(const oom_launch *l, const oom_launch_word *w, char *buf, size_t size)
-{
-    if (l->file && w->line)
-        oom_est_printf(buf, size, "%s:%u", l->file, w->line);
-    else
-        oom_est_printf(buf, size, "command word %u", w->index);
-}
-
-void oom_est_printf(char *dst, size_t size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(dst, size, fmt, ap);
-    va_end(ap);
-}
-
-void oom_est_launch_note(oom_launch *l, const char *fmt, ...)
-{
-    oom_buf b;
-    oom_buf_init(&b);
-    va_list ap;
-    va_start(ap, fmt);
-    oom_buf_vprintf(&b, fmt, ap);
-    va_end(ap);
-    oom_strlist_push(&l->notes, b.data);
-    oom_buf_free(&b);
-}
-
-const char *oom_est_unresolved_why(const char *unresolved)
-{
-    char after = unresolved[0] == '$' ? unresolved[1] : '\0';
-    bool variable = after == '{' || after == '_' || isalpha((unsigned char)after);
-    bool runs = unresolved[0] == '`' || (unresolved[0] == '$' && !variable); /* $(...), $1, $@ */
-    return runs ? "is not known before the shell script runs" : "is not set in the shell script";
-}
-
 /* ---- options ---------------------------------------------------------------- */
 
 /* What an option of a launcher means for the estimate. */
@@ -633,7 +563,7 @@ bool oom_est_launch_from_words(oom_launch *l, oom_launch_word *words, size_t n, 
     settle_processes(&c);
     settle_fsdp(&c);
     for (size_t i = 0; console && i < n; i++)
-        word_free(&console[i]);
+        oom_est_launch_word_free(&console[i]);
     free(console);
     return true;
 }
@@ -660,7 +590,8 @@ bool oom_launch_from_argv(int argc, const char *const *argv, oom_launch *out, oo
 {
     int sh = shell_script_word(argc, argv);
     if (sh >= 0)
-        return oom_est_launch_from_shell_run(argv[sh], argc - sh - 1, argv + sh + 1, out, err);
+        return oom_est_launch_from_shell_run(argv[sh], argc - sh - 1, argv + sh + 1, out, err,
+                                             oom_est_launch_from_words);
     oom_launch_init(out);
     out->dir = oom_xstrdup(".");
     oom_launch_word *words = oom_xcalloc(argc > 0 ? (size_t)argc : 1, sizeof *words);
@@ -670,7 +601,7 @@ bool oom_launch_from_argv(int argc, const char *const *argv, oom_launch *out, oo
     }
     bool ok = oom_est_launch_from_words(out, words, argc > 0 ? (size_t)argc : 0, err);
     for (int i = 0; i < argc; i++)
-        word_free(&words[i]);
+        oom_est_launch_word_free(&words[i]);
     free(words);
     return ok;
 }
@@ -769,4 +700,9 @@ static void read_accelerate_config(oom_launch *l, const char *path, const char *
         oom_est_launch_note(l, "%s: --config_file %s is not YAML oomlint can read", where, path);
     oom_buf_free(&a.value);
     oom_yaml_file_free(&file);
+}
+
+bool oom_launch_from_shell(const char *path, oom_launch *out, oom_buf *err)
+{
+    return oom_est_launch_from_shell_run(path, 0, NULL, out, err, oom_est_launch_from_words);
 }

@@ -665,16 +665,6 @@ int oom_est_setting_switch(const oom_est_reader *r, const oom_est_setting *s)
     return on;
 }
 
-void oom_est_setting_describe(const oom_est_setting *s, char *buf, size_t size)
-{
-    if (s->kind == OOM_SETTING_MODULE)
-        snprintf(buf, size, "%s (module level)", s->spelling);
-    else if (s->kind == OOM_SETTING_CONFIG)
-        snprintf(buf, size, "%s", s->given_said);
-    else
-        snprintf(buf, size, "%s default", s->spelling);
-}
-
 /* A condition's value in a run without flags: a switch setting's default
  * (`args.lora_enable`), a name bound to True or False, `not` of either;
  * -1 when it cannot be told. */

@@ -46,6 +46,7 @@ typedef struct {
     int launch_lines;
     oom_strlist best_notes, notes; /* notes of the chosen line; of the line being read */
     char *best_cd;
+    oom_est_words_reader read_words; /* the chosen line's words into the launch */
 } shell;
 
 static bool name_char(char c, bool first)
@@ -639,7 +640,7 @@ static bool read_launch(shell *sh, const char *path, oom_launch *out, oom_buf *e
         oom_launch_free(out);
         out->file = oom_xstrdup(path);
         out->dir = oom_xstrdup(dirs.items[d]);
-        ok = oom_est_launch_from_words(out, sh->best, sh->best_n, err);
+        ok = sh->read_words(out, sh->best, sh->best_n, err);
         if (!ok || out->script_exists || !out->script)
             break;
     }
@@ -647,19 +648,15 @@ static bool read_launch(shell *sh, const char *path, oom_launch *out, oom_buf *e
         oom_launch_free(out);
         out->file = oom_xstrdup(path);
         out->dir = oom_xstrdup(dirs.items[0]);
-        ok = oom_est_launch_from_words(out, sh->best, sh->best_n, err);
+        ok = sh->read_words(out, sh->best, sh->best_n, err);
     }
     oom_strlist_free(&dirs);
     return ok;
 }
 
-bool oom_launch_from_shell(const char *path, oom_launch *out, oom_buf *err)
-{
-    return oom_est_launch_from_shell_run(path, 0, NULL, out, err);
-}
 
 bool oom_est_launch_from_shell_run(const char *path, int argc, const char *const *argv, oom_launch *out,
-                                   oom_buf *err)
+                                   oom_buf *err, oom_est_words_reader read_words)
 {
     oom_launch_init(out);
     oom_source src;
@@ -671,6 +668,7 @@ bool oom_est_launch_from_shell_run(const char *path, int argc, const char *const
     }
     shell sh;
     memset(&sh, 0, sizeof sh);
+    sh.read_words = read_words;
     sh.path = path;
     for (int i = 0; i < argc && i < 9; i++) { /* `bash train.sh gpt2 8`: $1, $2 */
         char name[2] = {(char)('1' + i), '\0'};

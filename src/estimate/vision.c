@@ -39,7 +39,6 @@ static bool qualname(const scan *s, TSNode expr, oom_buf *out)
     return !ts_node_is_null(expr) && oom_pymodel_qualname(s->r->m, expr, out);
 }
 
-
 /* The value of keyword argument `name`, or a null node. */
 static TSNode keyword(const scan *s, TSNode call, const char *name)
 {
@@ -708,49 +707,6 @@ static void apply_freezing(scan *s)
     out->in.trainable = trainable;
     out->in.frozen_backbone = true;
     describe_trainable(s, trainable, how);
-}
-
-void oom_est_use_image_model(oom_script_inputs *s, const oom_model *m)
-{
-    const oom_vision_profile *v = &m->vision;
-    oom_estimate_input *in = &s->in;
-    in->image_bytes = in->image_bytes_amp = in->image_bytes_frozen = in->buffer_bytes = 0;
-    in->image_ref = in->patch = in->classes = 0;
-    in->frozen_backbone = false;
-    if (v->resolution <= 0)
-        return;
-    in->image_bytes = v->saved_fp32;
-    /* CNNs: the autocast figure measured on the CPU (convolutions 16-bit,
-     * BatchNorm and ReLU following their input, as CUDA autocast does). ViT:
-     * CUDA autocast keeps softmax and LayerNorm outputs in fp32, which 1.13's
-     * CPU autocast does not, so its CPU figure is too low; use the
-     * transformer factor HF measured on a GPU (0.81, docs/estimation.md §9). */
-    in->image_bytes_amp = v->patch_size > 0 ? 0.81 * v->saved_fp32 : v->saved_autocast;
-    /* frozen: the head's saved input, or the forward pass's working set */
-    in->image_bytes_frozen = v->forward_peak > v->saved_frozen ? v->forward_peak : v->saved_frozen;
-    in->image_ref = v->resolution;
-    in->patch = v->patch_size;
-    in->classes = v->classes;
-    in->buffer_bytes = (double)v->buffer_bytes;
-    in->hidden = v->patch_size > 0 ? m->config.hidden_size : 0;
-    in->heads = v->patch_size > 0 ? m->config.num_attention_heads : 0;
-    in->layers = v->patch_size > 0 ? m->config.num_hidden_layers : 0;
-    in->vocab = 0;
-    in->lm_head = false;
-    in->gradient_checkpointing = false;
-    if (s->from[OOM_IN_IMAGE].assumed) {
-        in->image_h = in->image_w = 0;
-        snprintf(s->from[OOM_IN_IMAGE].text, sizeof s->from[0].text,
-                 "%lldx%lld (the size the activations were measured at)", v->resolution, v->resolution);
-    }
-    /* the Trainer's defaults and names do not apply to a torchvision script */
-    if (s->from[OOM_IN_BATCH].assumed) {
-        snprintf(s->from[OOM_IN_BATCH].text, sizeof s->from[0].text, "batch %lld (no batch size found)",
-                 in->micro_batch);
-        snprintf(s->batch_name, sizeof s->batch_name, "batch_size");
-    }
-    if (s->from[OOM_IN_OPTIMIZER].assumed)
-        snprintf(s->from[OOM_IN_OPTIMIZER].text, sizeof s->from[0].text, "AdamW (no optimizer found)");
 }
 
 /* A ResNet with a stride-1 stem: the figures measured that way (both
