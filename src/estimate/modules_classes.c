@@ -99,12 +99,12 @@ view *oom_mod_view_for(const ctx *c, oom_est_unit *u)
     return v;
 }
 
-/* The class or function another file of the project defines that `e` (a
- * name or a dotted name) refers to through the imports of e's own file:
- * `Net` after `from models.net import Net`, `models.ResNet` after `import
- * models`. A name the running frame binds is not the import. Null when
- * none (a library, a file not in the project). */
-TSNode oom_mod_imported_definition(const ctx *c, frame *f, TSNode e)
+/* What `e` (a name or a dotted name) refers to in another file of the
+ * project through the imports of e's own file: a class or function
+ * (`values` false), or the expression a module-level assignment binds it
+ * to (`values` true). A name the running frame binds is not the import.
+ * Null when none (a library, a file not in the project). */
+static TSNode imported(const ctx *c, frame *f, TSNode e, bool values)
 {
     char dotted[160], head[64];
     if (!c->project || !(is(e, "identifier") || is(e, "attribute")) || !text(c, e, dotted, sizeof dotted))
@@ -115,28 +115,27 @@ TSNode oom_mod_imported_definition(const ctx *c, frame *f, TSNode e)
     oom_est_printf(head, sizeof head, "%.*s", (int)strcspn(dotted, "."), dotted);
     view *v = view_of(c, e);
     oom_est_def d;
-    if ((f && oom_mod_lookup(f, head)) || !oom_est_unit_imports(v->unit, head) ||
-        !oom_est_project_resolve(c->project, v->unit, dotted, &d))
+    bool found = !(f && oom_mod_lookup(f, head)) && oom_est_unit_imports(v->unit, head) &&
+                 (values ? oom_est_project_resolve_value(c->project, v->unit, dotted, &d)
+                         : oom_est_project_resolve(c->project, v->unit, dotted, &d));
+    if (!found)
         return OOM_EST_NULL_NODE;
     view_for(c, d.unit);
     return d.def;
 }
 
-/* The expression an imported name is bound to in its project file
- * (`CONFIGS = {...}`); null when it names a definition or nothing. */
+/* `Net` after `from models.net import Net`, `models.ResNet` after `import
+ * models`: the class or function defined there. */
+TSNode oom_mod_imported_definition(const ctx *c, frame *f, TSNode e)
+{
+    return imported(c, f, e, false);
+}
+
+/* `CONFIGS` after `from models.modeling import CONFIGS`, where `CONFIGS =
+ * {...}`: the expression; null when it names a definition or nothing. */
 TSNode oom_mod_imported_value(const ctx *c, frame *f, TSNode e)
 {
-    char dotted[160], head[64];
-    if (!c->project || !(is(e, "identifier") || is(e, "attribute")) || !text(c, e, dotted, sizeof dotted))
-        return OOM_EST_NULL_NODE;
-    oom_est_printf(head, sizeof head, "%.*s", (int)strcspn(dotted, "."), dotted);
-    view *v = view_of(c, e);
-    oom_est_def d;
-    if ((f && oom_mod_lookup(f, head)) || !oom_est_unit_imports(v->unit, head) ||
-        !oom_est_project_resolve_value(c->project, v->unit, dotted, &d))
-        return OOM_EST_NULL_NODE;
-    view_for(c, d.unit);
-    return d.def;
+    return imported(c, f, e, true);
 }
 
 /* The class `name_node` names: one its own file defines, else one an
