@@ -295,3 +295,20 @@ bool oom_pymodel_may_run(const oom_pymodel *m, TSNode node)
     }
     return true;
 }
+
+TSNode oom_roles_argument_at(const oom_pymodel *m, TSNode call, int index, const char *keyword)
+{
+    TSNode kw = keyword ? oom_pymodel_keyword_value(m, call, keyword) : (TSNode){0};
+    if (!ts_node_is_null(kw) || index < 0)
+        return kw;
+    oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, call, "arguments", 9));
+    int position = 0;
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
+        if (ts_node_symbol(a) == m->sym.keyword_argument || oom_roles_is_type(a, "list_splat") ||
+            oom_roles_is_type(a, "dictionary_splat"))
+            continue;
+        if (position++ == index)
+            return a;
+    }
+    return (TSNode){0};
+}

@@ -346,3 +346,16 @@ static bool eval_mode_at(const oom_pymodel *m, int scope, TSNode node)
     return last && last->is_eval && !backward_in_eval_mode(m, scope, last);
 }
 
+bool oom_pymodel_is_eval_hook_call(const oom_pymodel *m, TSNode call)
+{
+    const oom_library *lib = oom_library_get();
+    if (!lib || ts_node_symbol(call) != m->sym.call)
+        return false;
+    TSNode fn = oom_model_child(m, call, "function", 8);
+    if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute)
+        return false;
+    uint32_t len;
+    const char *method = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
+    return method && oom_library_lists(&lib->evaluation_step_methods, method, len) &&
+           !oom_node_text_is(m, oom_model_child(m, fn, "object", 6), "self");
+}

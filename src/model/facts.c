@@ -260,32 +260,6 @@ bool oom_pymodel_pretrained_visible(const oom_pymodel *m, size_t i, TSNode node)
     return false;
 }
 
-bool oom_pymodel_int_value(const oom_pymodel *m, TSNode e, long long *out)
-{
-    for (int depth = 0; depth < 8 && !ts_node_is_null(e); depth++) {
-        if (strcmp(ts_node_type(e), "integer") == 0) {
-            uint32_t len;
-            const char *t = oom_node_text(m, e, &len);
-            char buf[32];
-            size_t n = 0;
-            for (uint32_t i = 0; i < len && n + 1 < sizeof buf; i++)
-                if (t[i] != '_')
-                    buf[n++] = t[i];
-            buf[n] = '\0';
-            char *end;
-            long long v = strtoll(buf, &end, 0);
-            if (*end)
-                return false;
-            *out = v;
-            return true;
-        }
-        if (ts_node_symbol(e) != m->sym.identifier)
-            return false;
-        e = oom_model_bound_value(m, e);
-    }
-    return false;
-}
-
 bool oom_pymodel_file_calls(const oom_pymodel *m, const char *name)
 {
     for (size_t i = 0; i < m->call_count; i++)

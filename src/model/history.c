@@ -8,14 +8,6 @@
 #include "oomlint/library.h"
 #include "internal.h"
 
-bool oom_model_text_in(const char *s, size_t len, const char *const *set)
-{
-    for (size_t i = 0; set[i]; i++)
-        if (strlen(set[i]) == len && memcmp(set[i], s, len) == 0)
-            return true;
-    return false;
-}
-
 static bool has_prefix(const char *s, size_t len, const char *p)
 {
     size_t n = strlen(p);
@@ -26,70 +18,6 @@ static bool has_suffix(const char *s, size_t len, const char *x)
 {
     size_t n = strlen(x);
     return len >= n && memcmp(s + len - n, x, n) == 0;
-}
-
-/* ---- names ------------------------------------------------------------------ */
-
-/* The word lists of oom_model_name_is_model_like, asked for every call a
- * rule looks at: with their lengths, and the first letters compared before
- * memcmp, a miss costs a few instructions per word. */
-typedef struct {
-    const char *text;
-    size_t len;
-} name_word;
-#define NAME_WORD(s) {s, sizeof(s) - 1}
-#define NAME_WORDS(a) (sizeof(a) / sizeof *(a))
-
-static bool starts_with_word(const char *s, size_t len, const name_word *w)
-{
-    return len >= w->len && s[0] == w->text[0] && memcmp(s, w->text, w->len) == 0;
-}
-
-static bool ends_with_word(const char *s, size_t len, const name_word *w)
-{
-    return len >= w->len && s[len - w->len] == w->text[0] && memcmp(s + len - w->len, w->text, w->len) == 0;
-}
-
-bool oom_model_name_is_model_like(const char *name, size_t len)
-{
-    static const name_word exact[] = {
-        NAME_WORD("model"), NAME_WORD("net"), NAME_WORD("network"), NAME_WORD("module"),
-        NAME_WORD("encoder"), NAME_WORD("decoder"), NAME_WORD("backbone"), NAME_WORD("classifier"),
-        NAME_WORD("generator"), NAME_WORD("discriminator"), NAME_WORD("critic"), NAME_WORD("actor"),
-        NAME_WORD("policy"), NAME_WORD("teacher"), NAME_WORD("student"), NAME_WORD("transformer"),
-        NAME_WORD("unet"), NAME_WORD("vae"), NAME_WORD("clf"), NAME_WORD("lm"), NAME_WORD("gen"),
-        NAME_WORD("disc"), NAME_WORD("head"), NAME_WORD("mlp"), NAME_WORD("projector"),
-        NAME_WORD("embedder")};
-    static const name_word suffixes[] = {
-        NAME_WORD("_model"), NAME_WORD("model"), NAME_WORD("_net"), NAME_WORD("net"),
-        NAME_WORD("_encoder"), NAME_WORD("_decoder"), NAME_WORD("_head"), NAME_WORD("_mlp"),
-        NAME_WORD("_proj"), NAME_WORD("_projection")};
-    static const name_word factories[] = {
-        NAME_WORD("get_"), NAME_WORD("build_"), NAME_WORD("create_"), NAME_WORD("load_"),
-        NAME_WORD("make_"), NAME_WORD("init_"), NAME_WORD("setup_"), NAME_WORD("configure_"),
-        NAME_WORD("wrap_"), NAME_WORD("unwrap_"), NAME_WORD("prepare_"), NAME_WORD("save_"),
-        NAME_WORD("export_"), NAME_WORD("convert_"), NAME_WORD("merge_"), NAME_WORD("print_"),
-        NAME_WORD("count_"), NAME_WORD("freeze_"), NAME_WORD("fuse_"), NAME_WORD("update_"),
-        NAME_WORD("copy_"), NAME_WORD("reparameterize_")};
-    static const name_word model_prefix = NAME_WORD("model_");
-    while (len > 0 && name[0] == '_') { /* self._wrap_model(...): the same verbs */
-        name++;
-        len--;
-    }
-    if (len == 0 || isupper((unsigned char)name[0]))
-        return false; /* Model(...) constructs; it does not run a forward */
-    for (size_t i = 0; i < NAME_WORDS(factories); i++)
-        if (starts_with_word(name, len, &factories[i]))
-            return false;
-    for (size_t i = 0; i < NAME_WORDS(exact); i++)
-        if (len == exact[i].len && starts_with_word(name, len, &exact[i]))
-            return true;
-    if (starts_with_word(name, len, &model_prefix))
-        return true;
-    for (size_t i = 0; i < NAME_WORDS(suffixes); i++)
-        if (ends_with_word(name, len, &suffixes[i]))
-            return true;
-    return false;
 }
 
 bool oom_model_name_is_loss_like(const char *name, size_t len)
@@ -201,19 +129,6 @@ static bool method_runs_forward(const oom_pymodel *m, int scope, int depth)
             return true;
     }
     return false;
-}
-
-/* The class a method scope belongs to: the class_definition around its
- * `def` (through a decorated_definition); null for a function. */
-TSNode oom_model_class_of_scope(const oom_pymodel *m, const oom_scope *sc)
-{
-    if (ts_node_is_null(sc->def))
-        return (TSNode){0};
-    TSNode up = oom_model_parent(m, sc->def);
-    if (!ts_node_is_null(up) && ts_node_symbol(up) == m->sym.decorated_definition)
-        up = oom_model_parent(m, up);
-    up = ts_node_is_null(up) ? up : oom_model_parent(m, up); /* block -> class_definition */
-    return !ts_node_is_null(up) && ts_node_symbol(up) == m->sym.class_definition ? up : (TSNode){0};
 }
 
 /* A context manager's own call (`with torch.inference_mode():`,
@@ -451,20 +366,6 @@ static bool passes_a_model_here(const oom_pymodel *m, TSNode call)
             return true;
     }
     return false;
-}
-
-bool oom_pymodel_is_eval_hook_call(const oom_pymodel *m, TSNode call)
-{
-    const oom_library *lib = oom_library_get();
-    if (!lib || ts_node_symbol(call) != m->sym.call)
-        return false;
-    TSNode fn = oom_model_child(m, call, "function", 8);
-    if (ts_node_is_null(fn) || ts_node_symbol(fn) != m->sym.attribute)
-        return false;
-    uint32_t len;
-    const char *method = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
-    return method && oom_library_lists(&lib->evaluation_step_methods, method, len) &&
-           !oom_node_text_is(m, oom_model_child(m, fn, "object", 6), "self");
 }
 
 static bool model_call(const oom_pymodel *m, TSNode call, int depth)

@@ -193,3 +193,8 @@ bool oom_model_class_is_module(const oom_pymodel *m, TSNode cls)
     oom_buf_free(&q.cond);
     return module;
 }
+
+void oom_pymodel_collect_pending(const oom_pymodel *m, oom_buf *into)
+{
+    ((oom_pymodel *)m)->pending_conditions = into; /* one thread owns the model */
+}

@@ -26,25 +26,7 @@
 
 #include "roles.h"
 
-
 /* ---- calls ---------------------------------------------------------------------- */
-
-TSNode oom_roles_argument_at(const oom_pymodel *m, TSNode call, int index, const char *keyword)
-{
-    TSNode kw = keyword ? oom_pymodel_keyword_value(m, call, keyword) : (TSNode){0};
-    if (!ts_node_is_null(kw) || index < 0)
-        return kw;
-    oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, call, "arguments", 9));
-    int position = 0;
-    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
-        if (ts_node_symbol(a) == m->sym.keyword_argument || oom_roles_is_type(a, "list_splat") ||
-            oom_roles_is_type(a, "dictionary_splat"))
-            continue;
-        if (position++ == index)
-            return a;
-    }
-    return (TSNode){0};
-}
 
 /* The object is an instance of a class matching `receiver`: bound (through
  * names or `self.` attributes) to a call of it. */
@@ -59,7 +41,6 @@ static bool call_constructs(role_query *q, TSNode call, const oom_qpattern *cls)
     oom_buf_free(&qn);
     return yes;
 }
-
 
 static bool instance_of(role_query *q, TSNode obj, const oom_qpattern *receiver, int depth)
 {
@@ -877,11 +858,6 @@ bool oom_pymodel_take_would_wait(const oom_pymodel *m)
     bool would = m->would_wait;
     ((oom_pymodel *)m)->would_wait = false; /* one thread owns the model */
     return would;
-}
-
-void oom_pymodel_collect_pending(const oom_pymodel *m, oom_buf *into)
-{
-    ((oom_pymodel *)m)->pending_conditions = into; /* one thread owns the model */
 }
 
 bool oom_model_is_module_forward_method(const char *name, size_t len)

@@ -4,6 +4,7 @@
  * (`if args.bf16:`, `x if args.bf16 else y`, `autocast(enabled=args.amp)`). */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -525,6 +526,32 @@ bool oom_pymodel_never_runs(const oom_pymodel *m, TSNode node)
                 truth(m, oom_model_child(m, owner, "condition", 9), 0) == TRUTH_TRUE)
                 return true;
         }
+    }
+    return false;
+}
+
+bool oom_pymodel_int_value(const oom_pymodel *m, TSNode e, long long *out)
+{
+    for (int depth = 0; depth < 8 && !ts_node_is_null(e); depth++) {
+        if (strcmp(ts_node_type(e), "integer") == 0) {
+            uint32_t len;
+            const char *t = oom_node_text(m, e, &len);
+            char buf[32];
+            size_t n = 0;
+            for (uint32_t i = 0; i < len && n + 1 < sizeof buf; i++)
+                if (t[i] != '_')
+                    buf[n++] = t[i];
+            buf[n] = '\0';
+            char *end;
+            long long v = strtoll(buf, &end, 0);
+            if (*end)
+                return false;
+            *out = v;
+            return true;
+        }
+        if (ts_node_symbol(e) != m->sym.identifier)
+            return false;
+        e = oom_model_bound_value(m, e);
     }
     return false;
 }
