@@ -130,6 +130,10 @@ bool oom_readlog_add(oom_readlog *log, const char *path, uint32_t kind, uint64_t
 bool oom_readlog_still_holds(const oom_readlog *log);
 /* Notes a read on this thread's log, if one is started (oom_source_read). */
 void oom_readlog_note_read(const char *path, oom_source_status st, const oom_source *src);
+/* The value a text read is noted with: its hash, or the failure's status. */
+uint64_t oom_readlog_text_value(oom_source_status st, const oom_source *src);
+/* Makes `log` the running thread's log (NULL: none); the one it replaces. */
+oom_readlog *oom_readlog_swap(oom_readlog *log);
 /* Whether `path` exists (stat succeeds), noted on this thread's log. */
 bool oom_source_exists(const char *path);
 

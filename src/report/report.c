@@ -30,19 +30,6 @@ const char *oom_format_names(void)
     return "full, concise, json, json-lines, sarif, github, gitlab, junit, pylint, rdjson";
 }
 
-void oom_report_cell_message(oom_buf *out, const oom_diag *d)
-{
-    if (d->cell)
-        oom_buf_printf(out, "cell %u:%u:%u: ", d->cell, d->start_row, d->start_col);
-    oom_buf_puts(out, d->message);
-}
-
-void oom_report_file_rows(const oom_diag *d, uint32_t *start, uint32_t *end)
-{
-    *start = d->cell ? d->file_start_row : d->start_row;
-    *end = d->cell ? d->file_end_row : d->end_row;
-}
-
 void oom_report_render(const oom_diag_list *diags, const oom_report_options *opts, oom_buf *out)
 {
     if (opts->statistics) {

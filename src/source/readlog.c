@@ -22,6 +22,13 @@ void oom_readlog_stop(void)
     current = NULL;
 }
 
+oom_readlog *oom_readlog_swap(oom_readlog *log)
+{
+    oom_readlog *was = current;
+    current = log;
+    return was;
+}
+
 void oom_readlog_free(oom_readlog *log)
 {
     for (size_t i = 0; i < log->len; i++)
@@ -44,7 +51,7 @@ bool oom_readlog_add(oom_readlog *log, const char *path, uint32_t kind, uint64_t
     return true;
 }
 
-static uint64_t text_value(oom_source_status st, const oom_source *src)
+uint64_t oom_readlog_text_value(oom_source_status st, const oom_source *src)
 {
     /* a failure is its status; a text its hash, which no status equals in practice */
     return st == OOM_SOURCE_OK ? oom_hash64(src->text, src->len, 0) | 0x100 : (uint64_t)st;
@@ -53,7 +60,7 @@ static uint64_t text_value(oom_source_status st, const oom_source *src)
 void oom_readlog_note_read(const char *path, oom_source_status st, const oom_source *src)
 {
     if (current && strcmp(path, "-") != 0)
-        oom_readlog_add(current, path, OOM_READ_TEXT, text_value(st, src));
+        oom_readlog_add(current, path, OOM_READ_TEXT, oom_readlog_text_value(st, src));
 }
 
 static bool exists(const char *path)
@@ -70,25 +77,3 @@ bool oom_source_exists(const char *path)
     return yes;
 }
 
-bool oom_readlog_still_holds(const oom_readlog *log)
-{
-    if (log->full)
-        return false;
-    oom_readlog *saved = current; /* checking reads files too: not notes of anything */
-    current = NULL;
-    bool holds = true;
-    for (size_t i = 0; i < log->len && holds; i++) {
-        const oom_read_note *n = &log->items[i];
-        if (n->kind == OOM_READ_EXISTS) {
-            holds = (uint64_t)exists(n->path) == n->value;
-        } else {
-            oom_source src;
-            char why[64];
-            oom_source_status st = oom_source_read(n->path, n->path, &src, why, sizeof why);
-            holds = text_value(st, &src) == n->value;
-            oom_source_free(&src);
-        }
-    }
-    current = saved;
-    return holds;
-}
