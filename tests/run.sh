@@ -94,6 +94,15 @@ record "build (make unit)" $? "$LOG/build"
     fi
 done
 
+section "structure: no files calling each other in a circle (tests/structure/circles.js)"
+node tests/structure/circles.js . > "$LOG/circles" 2>&1
+rc=$?
+cat "$LOG/circles"
+record "structure: the files of src/ call each other in no circle" $rc "$LOG/circles"
+node tests/structure/circles.js tests/structure/circle > "$LOG/circles-fixture" 2>&1
+[ $? -eq 1 ] && grep -q "call each other round: src/parts/one.c, src/parts/two.c$" "$LOG/circles-fixture"
+record "structure: a circle of two files is reported, the file calling into it is not in it" $? "$LOG/circles-fixture"
+
 if [ -x build/oomlint-tests ]; then
     section "unit tests and fixtures"
     collect "unit" build/oomlint-tests "$FIXTURES"

@@ -102,24 +102,3 @@ bool srv_position(const cJSON *pos, uint32_t *line, uint32_t *character)
     return true;
 }
 
-srv_doc *srv_request_doc(srv_session *s, const cJSON *id, const cJSON *params, size_t *cell, const char **uri)
-{
-    const cJSON *td = params ? cJSON_GetObjectItemCaseSensitive(params, "textDocument") : NULL;
-    *uri = srv_str(td, "uri");
-    *cell = SIZE_MAX;
-    if (!*uri) {
-        srv_respond_error(s, id, RPC_INVALID_PARAMS, "textDocument.uri is missing");
-        return NULL;
-    }
-    srv_doc *doc = srv_docs_find(&s->docs, *uri);
-    if (!doc)
-        doc = srv_docs_find_cell(&s->docs, *uri, cell);
-    if (!doc) {
-        oom_buf msg;
-        oom_buf_init(&msg);
-        oom_buf_printf(&msg, "%s is not an open document", *uri);
-        srv_respond_error(s, id, RPC_INVALID_PARAMS, msg.data);
-        oom_buf_free(&msg);
-    }
-    return doc;
-}
