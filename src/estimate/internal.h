@@ -109,6 +109,9 @@ const oom_est_setting *oom_est_setting_read_by(const oom_est_reader *r, TSNode e
  * as oom_est_setting_read_by tells it, in a file that declares options:
  * what a model class in another file receives as `args` (modules_expr.c). */
 bool oom_est_holds_arguments(const oom_est_reader *r, TSNode expr);
+/* The parameter `name` of function `def`: its node, and its position when
+ * it can be passed positionally (-1 after a bare `*`); null when none. */
+TSNode oom_est_find_parameter(const oom_est_reader *r, TSNode def, const char *name, int *position);
 /* The default as an integer (argparse's type=int converts a string); false
  * when there is none or it is not a whole number. */
 bool oom_est_setting_int(const oom_est_reader *r, const oom_est_setting *s, long long *out);

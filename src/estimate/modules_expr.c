@@ -44,28 +44,6 @@ static bool imported_value(ctx *c, frame *f, TSNode e, value *out)
     return true;
 }
 
-/* The position of parameter `nm` of `fn` (-1: keyword-only, -2: none). */
-static int parameter_position(const ctx *c, TSNode fn, const char *nm)
-{
-    TSNode ps[64];
-    size_t n = oom_mod_kids(c, field(fn, "parameters"), ps, 64);
-    int pos = 0;
-    bool positional = true;
-    for (size_t i = 0; i < n; i++) {
-        if (is(ps[i], "list_splat_pattern") || is(ps[i], "dictionary_splat_pattern") || is(ps[i], "keyword_separator")) {
-            positional = false;
-            continue;
-        }
-        TSNode name = is(ps[i], "identifier") ? ps[i] : is(ps[i], "typed_parameter") ? ts_node_named_child(ps[i], 0)
-                                                                                      : field(ps[i], "name");
-        char p[48];
-        if (text(c, name, p, sizeof p) && strcmp(p, nm) == 0)
-            return positional ? pos : -1;
-        pos++;
-    }
-    return -2;
-}
-
 /* A parameter read where no call binds it (the model is built inside
  * `def load_model(hparams)` and read from there): the argument the
  * function's one caller in its file passes, read in the caller's place;
@@ -81,9 +59,10 @@ static TSNode caller_argument(const ctx *c, TSNode e, const char *nm)
     TSNode fn = L->items[up].node;
     uint32_t owner = L->items[up].parent;
     char name[64], called[64];
-    int pos = parameter_position(c, fn, nm);
-    if (pos == -2 || (owner != UINT32_MAX && is(L->items[owner].node, "block") &&
-                      L->items[owner].parent != UINT32_MAX && is(L->items[L->items[owner].parent].node, "class_definition")) ||
+    int pos;
+    bool method = owner != UINT32_MAX && is(L->items[owner].node, "block") && L->items[owner].parent != UINT32_MAX &&
+                  is(L->items[L->items[owner].parent].node, "class_definition");
+    if (method || ts_node_is_null(oom_est_find_parameter(reader_of(c, fn), fn, nm, &pos)) ||
         !text(c, field(fn, "name"), name, sizeof name))
         return OOM_EST_NULL_NODE;
     TSNode found = OOM_EST_NULL_NODE;
@@ -289,22 +268,6 @@ static value eval_comparison(ctx *c, frame *f, TSNode e)
     if (strcmp(op, ">=") == 0)
         return bool_value(x >= y);
     return unknown();
-}
-
-/* The value of entry `key` of a dict literal that an imported name is bound
- * to in its project file (`from models.modeling import CONFIGS`); null when
- * the name is no such dict or has no such key. */
-static TSNode imported_dict_entry(ctx *c, frame *f, TSNode name, const char *key)
-{
-    TSNode d = oom_mod_imported_value(c, f, name);
-    TSNode pairs[128];
-    size_t n = is(d, "dictionary") ? oom_mod_kids(c, d, pairs, 128) : 0;
-    for (size_t i = 0; i < n; i++) {
-        value k = is(pairs[i], "pair") ? oom_mod_eval(c, NULL, field(pairs[i], "key")) : unknown();
-        if (k.kind == V_STR && strcmp(k.s, key) == 0)
-            return field(pairs[i], "value");
-    }
-    return OOM_EST_NULL_NODE;
 }
 
 /* sizes[:-1], dims[1:], a[::2] of a tuple of ints, as Python slices it. */
@@ -565,7 +528,6 @@ value oom_mod_eval_node(ctx *c, frame *f, TSNode e)
         return eval_call(c, f, e);
     if (strcmp(t, "subscript") == 0) {
         value base = oom_mod_eval(c, f, field(e, "value"));
-
         if (base.kind == V_CONFIG)
             return oom_mod_config_key(c, f, &base, field(e, "subscript"), OOM_EST_NULL_NODE, false);
         if (base.kind == V_INTS && is(field(e, "subscript"), "slice"))
@@ -574,14 +536,9 @@ value oom_mod_eval_node(ctx *c, frame *f, TSNode e)
         var *held = (base.kind == V_OBJECT || base.plain) && base.obj && idx.kind == V_STR
                         ? oom_mod_find_var(base.obj->attrs, base.obj->nattrs, idx.s)
                         : NULL;
-        if (held) /* config.transformer["num_layers"], a dict's entry */
+        if (held) /* config.transformer["num_layers"], a dict's entry (CONFIGS[name], CONFIGS imported) */
             return held->v;
         TSNode entry = idx.kind == V_STR ? oom_est_subscript_entry(reader_of(c, e), e, idx.s) : OOM_EST_NULL_NODE;
-        TSNode imported = ts_node_is_null(entry) && idx.kind == V_STR
-                              ? imported_dict_entry(c, f, field(e, "value"), idx.s)
-                              : OOM_EST_NULL_NODE;
-        if (!ts_node_is_null(imported)) /* CONFIGS[args.model_type], CONFIGS imported: read in its file */
-            return oom_mod_eval(c, NULL, imported);
         if (!ts_node_is_null(entry)) /* `freq_map[freq]`: a dict literal's entry */
             return oom_mod_eval(c, f, entry);
         if (base.kind == V_INTS && idx.kind == V_INT) {

@@ -445,8 +445,9 @@ static void assign_attribute(ctx *c, frame *f, TSNode left, TSNode right, const 
     }
     char held_name[48];
     var *options = NULL; /* `opt.n_input_channels = 3` on the parsed options a local holds */
-    for (frame *k = f; k && !options && name_of(c, object, held_name, sizeof held_name); k = k->parent)
-        options = oom_mod_find_var(k->vars, k->nvars, held_name);
+    if (name_of(c, object, held_name, sizeof held_name))
+        for (frame *k = f; k && !options; k = k->parent)
+            options = oom_mod_find_var(k->vars, k->nvars, held_name);
     if (options && options->v.kind == V_ARGS) {
         if (!options->v.obj)
             options->v.obj = oom_mod_frame_new(c, NULL);

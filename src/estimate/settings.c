@@ -410,7 +410,7 @@ static TSNode parameter_name(TSNode p)
 
 /* The parameter `name` of function `def`: its node, and its position when it
  * can be passed positionally (-1 after a bare `*`); null when none. */
-static TSNode find_parameter(const oom_est_reader *r, TSNode def, const char *name, int *position)
+TSNode oom_est_find_parameter(const oom_est_reader *r, TSNode def, const char *name, int *position)
 {
     TSNode params = oom_est_child(def, "parameters");
     int pos = 0;
@@ -482,7 +482,7 @@ static const oom_est_setting *parameter_setting(const oom_est_reader *r, TSNode 
 {
     int position = -1;
     char kw[64];
-    bool named = !ts_node_is_null(find_parameter(r, def, name, &position));
+    bool named = !ts_node_is_null(oom_est_find_parameter(r, def, name, &position));
     if (depth > 6 || (!named && !keywords_parameter(r, def, kw, sizeof kw)))
         return NULL;
     if (is_command(r, def)) { /* click passes every option as a keyword: a parameter of its name, or in **kwargs */
@@ -566,7 +566,7 @@ static const oom_est_setting *parameter_read(const oom_est_reader *r, TSNode e, 
     int position;
     if (ts_node_is_null(def) || !oom_est_text_of(r, e, name, sizeof name))
         return NULL;
-    TSNode p = find_parameter(r, def, name, &position);
+    TSNode p = oom_est_find_parameter(r, def, name, &position);
     if (ts_node_is_null(p))
         return NULL;
     bool unbound = ts_node_is_null(value) || ts_node_eq(value, e) ||
