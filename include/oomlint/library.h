@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "oomlint/util.h"
 
@@ -17,6 +18,7 @@
 typedef struct {
     char **segments;
     size_t count;
+    uint64_t literal; /* bit i: segment i has no wildcard, so it is compared, not globbed */
 } oom_qpattern;
 
 typedef struct {

@@ -17,13 +17,17 @@ static void qpattern_parse(const char *text, oom_qpattern *p)
 {
     p->segments = NULL;
     p->count = 0;
+    p->literal = 0;
     size_t cap = 0;
     const char *s = text;
     for (;;) {
         const char *dot = strchr(s, '.');
         size_t n = dot ? (size_t)(dot - s) : strlen(s);
         oom_grow((void **)&p->segments, &cap, p->count + 1, sizeof *p->segments);
-        p->segments[p->count++] = oom_xstrndup(s, n);
+        char *seg = oom_xstrndup(s, n);
+        if (p->count < 64 && !strpbrk(seg, "*?[\\"))
+            p->literal |= (uint64_t)1 << p->count;
+        p->segments[p->count++] = seg;
         if (!dot)
             break;
         s = dot + 1;
@@ -37,48 +41,74 @@ static void qpattern_free(oom_qpattern *p)
     free(p->segments);
 }
 
-/* Segments `segs[si..]` of the pattern against names `names[ni..]`: `**`
- * takes none, then one more name at a time. The patterns have at most one
- * or two `**`, so the backtracking stays small. */
-static bool match_from(char *const *segs, size_t nseg, char **names, size_t nname)
+/* Segments `segs[0..nseg)` of the pattern (`literal`: which of them have no
+ * wildcard) against names `names[0..nname)`: `**` takes none, then one more
+ * name at a time. The patterns have at most one or two `**`, so the
+ * backtracking stays small. A literal segment is compared with strcmp: the
+ * knowledge base's patterns are mostly literal, and every role query
+ * matches a call's name against all of them. */
+static bool match_from(char *const *segs, size_t nseg, uint64_t literal, char *const *names, size_t nname)
 {
     if (nseg == 0)
         return nname == 0;
+    if (literal & 1)
+        return nname > 0 && strcmp(segs[0], names[0]) == 0 &&
+               match_from(segs + 1, nseg - 1, literal >> 1, names + 1, nname - 1);
     if (strcmp(segs[0], "**") == 0) {
         for (size_t skip = 0; skip <= nname; skip++)
-            if (match_from(segs + 1, nseg - 1, names + skip, nname - skip))
+            if (match_from(segs + 1, nseg - 1, literal >> 1, names + skip, nname - skip))
                 return true;
         return false;
     }
-    return nname > 0 && fnmatch(segs[0], names[0], 0) == 0 && match_from(segs + 1, nseg - 1, names + 1, nname - 1);
+    return nname > 0 && fnmatch(segs[0], names[0], 0) == 0 &&
+           match_from(segs + 1, nseg - 1, literal >> 1, names + 1, nname - 1);
+}
+
+/* A qualified name split at its dots, in `buf`. */
+typedef struct {
+    char buf[512];
+    char *names[64];
+    size_t count;
+} split_name;
+
+static bool split_qualname(const char *qualname, split_name *out)
+{
+    size_t len = strlen(qualname);
+    out->count = 0;
+    if (len >= sizeof out->buf)
+        return false;
+    memcpy(out->buf, qualname, len + 1);
+    for (char *s = out->buf;;) {
+        if (out->count == 64)
+            return false;
+        out->names[out->count++] = s;
+        char *dot = strchr(s, '.');
+        if (!dot)
+            return true;
+        *dot = '\0';
+        s = dot + 1;
+    }
+}
+
+static bool match_split(const oom_qpattern *p, const split_name *n)
+{
+    /* a segment past the 64th is globbed: its literal bit is not kept */
+    return p->count > 0 && match_from(p->segments, p->count, p->literal, n->names, n->count);
 }
 
 bool oom_qpattern_match(const oom_qpattern *p, const char *qualname)
 {
-    char buf[512];
-    size_t len = strlen(qualname);
-    if (len >= sizeof buf || p->count == 0)
-        return false;
-    memcpy(buf, qualname, len + 1);
-    char *names[64];
-    size_t n = 0;
-    for (char *s = buf;;) {
-        if (n == 64)
-            return false;
-        names[n++] = s;
-        char *dot = strchr(s, '.');
-        if (!dot)
-            break;
-        *dot = '\0';
-        s = dot + 1;
-    }
-    return match_from(p->segments, p->count, names, n);
+    split_name n;
+    return split_qualname(qualname, &n) && match_split(p, &n);
 }
 
 int oom_qpattern_find(const oom_qpattern *list, size_t count, const char *qualname)
 {
+    split_name n;
+    if (!split_qualname(qualname, &n))
+        return -1;
     for (size_t i = 0; i < count; i++)
-        if (oom_qpattern_match(&list[i], qualname))
+        if (match_split(&list[i], &n))
             return (int)i;
     return -1;
 }

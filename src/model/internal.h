@@ -311,6 +311,10 @@ struct oom_pymodel {
      * qualified name matches (bit w: wrappers[w]); computed on first use,
      * since the roles ask it of every call for every name they follow */
     uint64_t *call_wrappers;
+    /* per call site, the texts that would make a name used as a module there
+     * (roleuse.c), read once: the roles ask every call of a region for every
+     * name they follow */
+    struct oom_use_site *use_sites;
     /* the file's class definitions, in order (indices into nodes), listed on
      * first use: the roles look a class up by name for every call they follow */
     uint32_t *class_nodes;

@@ -184,7 +184,7 @@ bool oom_model_class_is_module(const oom_pymodel *m, TSNode cls)
     const oom_library *lib = oom_library_get();
     if (!lib || ts_node_is_null(cls))
         return false;
-    role_query q = {m, lib, ROLE_BUDGET, {0}, false};
+    role_query q = {m, lib, ROLE_BUDGET, {0}, false, 0};
     oom_buf_init(&q.cond);
     oom_buf *waiting = m->pending_conditions;
     oom_pymodel_collect_pending(m, NULL); /* settled by this file alone */

@@ -61,7 +61,7 @@ void oom_pymodel_module_classes(const oom_pymodel *m, oom_buf *out)
         if (m->nodes->items[i].symbol != m->sym.class_definition)
             continue;
         TSNode cls = m->nodes->items[i].node;
-        role_query q = {m, lib, ROLE_BUDGET, {0}, false};
+        role_query q = {m, lib, ROLE_BUDGET, {0}, false, 0};
         oom_buf_init(&q.cond);
         bool module = oom_roles_own_class_role(&q, cls, 0) == OOM_ROLE_MODULE && q.cond.len == 0;
         oom_buf_free(&q.cond);

@@ -103,6 +103,8 @@ void oom_model_roles_free(oom_pymodel *m)
     m->role_memo = NULL;
     free(m->call_wrappers);
     m->call_wrappers = NULL;
+    free(m->use_sites);
+    m->use_sites = NULL;
     free(m->class_nodes);
     free(m->differentiating);
     m->class_nodes = NULL;
@@ -148,6 +150,7 @@ bool oom_roles_wait_on(role_query *q, const char *fmt, const char *a, size_t ale
         ((oom_pymodel *)q->m)->would_wait = true; /* one thread owns the model */
         return false;
     }
+    q->waited++;
     oom_buf line;
     oom_buf_init(&line);
     if (n >= 0)

@@ -369,7 +369,7 @@ static TSNode first_bound_argument(const oom_pymodel *m, TSNode id)
 static TSNode iterable_element_of(role_query *q, TSNode iterable, int depth, oom_role *out);
 
 /* One binding's role, for the name `name` it binds. */
-static oom_role binding_role(role_query *q, const oom_binding *b, int depth)
+static oom_role binding_role_uncached(role_query *q, const oom_binding *b, int depth)
 {
     const oom_pymodel *m = q->m;
     switch (b->kind) {
@@ -402,6 +402,34 @@ static oom_role binding_role(role_query *q, const oom_binding *b, int depth)
     default:
         return OOM_ROLE_UNKNOWN;
     }
+}
+
+/* A binding's role, kept once it is worked out whole: every name read
+ * that this binding reaches asks it again, and the roles follow names
+ * through many bindings. Only an answer the search reached without a cut
+ * (so the same at any depth and budget), waiting on no other file, is kept;
+ * a binding met again while it is answered (`x = x.to(d)`) is worked out
+ * again, as it was before answers were kept, until the depth cuts it. */
+static oom_role binding_role(role_query *q, const oom_binding *b, int depth)
+{
+    static const char key[] = "binding"; /* kept by the binding's index: the list may grow */
+    const oom_pymodel *m = q->m;
+    if (b < m->bindings || b >= m->bindings + m->binding_count)
+        return binding_role_uncached(q, b, depth);
+    uint32_t at = (uint32_t)(b - m->bindings);
+    const memo_slot *s = oom_roles_memo_find(m, MEMO_BINDING, at, key, 0);
+    if (s && s->value != MEMO_ASK_AGAIN)
+        return (oom_role)s->value;
+    unsigned waited = q->waited;
+    bool would = m->would_wait;
+    ((oom_pymodel *)m)->would_wait = false; /* one thread owns the model */
+    bool outer = oom_roles_begin_memo(q);
+    oom_role r = binding_role_uncached(q, b, depth);
+    bool whole = oom_roles_end_memo(q, outer);
+    if (whole && q->waited == waited && !m->would_wait)
+        oom_roles_memo_put(m, MEMO_BINDING, at, key, 0, (int)r);
+    ((oom_pymodel *)m)->would_wait |= would;
+    return r;
 }
 
 static oom_role name_role(role_query *q, TSNode id, int depth)
@@ -839,7 +867,7 @@ oom_role oom_model_module_role(const oom_pymodel *m, TSNode expr)
     }
     bool would = m->would_wait;
     ((oom_pymodel *)m)->would_wait = false; /* one thread owns the model */
-    role_query q = {m, lib, ROLE_BUDGET, {0}, false};
+    role_query q = {m, lib, ROLE_BUDGET, {0}, false, 0};
     oom_buf_init(&q.cond);
     oom_role r = oom_roles_of(&q, expr, 0);
     char *cond = r == OOM_ROLE_MODULE && q.cond.len ? oom_xstrdup(q.cond.data) : NULL;

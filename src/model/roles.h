@@ -31,6 +31,10 @@ typedef struct {
      * below: an answer reached so is no answer to keep in the memo, which
      * another question, with budget to spare, would read */
     bool cut;
+    /* how many times the answer waited on another file, counting a
+     * condition `cond` already held: an answer below that waited depends on
+     * it even when `cond` did not grow, so it is no answer to keep either */
+    unsigned waited;
 } role_query;
 
 
@@ -83,7 +87,7 @@ static inline bool oom_roles_is_self(const oom_pymodel *m, TSNode n)
 
 
 /* rolememo.c: answers kept per model, by kind of question, where and about what text */
-enum { MEMO_ROLE = 1, MEMO_USED = 2, MEMO_CLASS = 3, MEMO_ATTR = 4, MEMO_ROLE_WAITING = 5 };
+enum { MEMO_ROLE = 1, MEMO_USED = 2, MEMO_CLASS = 3, MEMO_ATTR = 4, MEMO_ROLE_WAITING = 5, MEMO_BINDING = 6 };
 /* an answer that waits on another file: worked out again each time it is asked */
 #define MEMO_ASK_AGAIN 99
 

@@ -7,6 +7,10 @@
 
 #include "roles.h"
 
+/* the wrappers one call can match at once that are kept; the knowledge
+ * base's wrapper patterns do not overlap beyond this */
+#define USE_SITE_ARGS 4
+
 /* ---- use ---------------------------------------------------------------------------- */
 
 /* A field only a model's output has is read off what `call` returns:
@@ -72,41 +76,116 @@ bool oom_roles_used_as_module(role_query *q, const char *text, uint32_t len, uin
     return used;
 }
 
+/* What one call site offers as evidence of a module, as byte spans of the
+ * source: the callee's text (its result may be read as a model output), the
+ * object a module-only method is called on, the arguments library wrappers
+ * take. Spans of length 0 are none. */
+struct oom_use_site {
+    uint32_t fn_at, fn_len;
+    uint32_t obj_at, obj_len; /* set when the callee is a module-only method */
+    uint32_t arg_at[USE_SITE_ARGS], arg_len[USE_SITE_ARGS];
+    bool method_evidence; /* a module-only method: the wrappers are not asked */
+    bool more_wrappers;   /* more wrappers match than are kept: asked again */
+};
+
+static void span_of(const oom_pymodel *m, TSNode n, uint32_t *at, uint32_t *len)
+{
+    *at = ts_node_is_null(n) ? 0 : ts_node_start_byte(n);
+    *len = ts_node_is_null(n) ? 0 : ts_node_end_byte(n) - *at;
+    (void)m;
+}
+
+static void read_use_site(const oom_pymodel *m, const oom_library *lib, size_t i, struct oom_use_site *u)
+{
+    const oom_call_site *c = &m->calls[i];
+    memset(u, 0, sizeof *u);
+    span_of(m, c->fn, &u->fn_at, &u->fn_len);
+    if (ts_node_symbol(c->fn) == m->sym.attribute && oom_library_lists(&lib->use_evidence, c->name, c->name_len)) {
+        u->method_evidence = true;
+        span_of(m, oom_model_child(m, c->fn, "object", 6), &u->obj_at, &u->obj_len);
+        return;
+    }
+    uint64_t wrappers = oom_roles_call_wrappers(m, lib, i);
+    int k = 0;
+    for (size_t w = 0; wrappers && w < 64; w++) {
+        if (!(wrappers >> w & 1))
+            continue;
+        if (k == USE_SITE_ARGS) {
+            u->more_wrappers = true;
+            return;
+        }
+        const oom_lib_wrapper *wr = &lib->wrappers[w];
+        span_of(m, oom_roles_argument_at(m, c->node, wr->argument, wr->keyword), &u->arg_at[k], &u->arg_len[k]);
+        k++;
+    }
+}
+
+static const struct oom_use_site *use_sites(const oom_pymodel *cm, const oom_library *lib)
+{
+    oom_pymodel *m = (oom_pymodel *)cm; /* one thread owns the model */
+    if (!m->use_sites) {
+        m->use_sites = oom_xcalloc(m->call_count ? m->call_count : 1, sizeof *m->use_sites);
+        for (size_t i = 0; i < m->call_count; i++)
+            read_use_site(m, lib, i, &m->use_sites[i]);
+    }
+    return m->use_sites;
+}
+
+static bool span_is(const oom_pymodel *m, uint32_t at, uint32_t span, const char *text, uint32_t len)
+{
+    return span == len && memcmp(m->src + at, text, len) == 0;
+}
+
+static bool kept_argument_is(const oom_pymodel *m, const struct oom_use_site *u, const char *text, uint32_t len)
+{
+    for (int k = 0; k < USE_SITE_ARGS; k++)
+        if (u->arg_len[k] && span_is(m, u->arg_at[k], u->arg_len[k], text, len))
+            return true;
+    return false;
+}
+
+/* Some wrapper matching call `i` takes `text` (every wrapper asked). */
+static bool wraps_text(role_query *q, size_t i, const char *text, uint32_t len)
+{
+    const oom_pymodel *m = q->m;
+    uint64_t wrappers = oom_roles_call_wrappers(m, q->lib, i);
+    for (size_t w = 0; wrappers && w < 64; w++) {
+        if (!(wrappers >> w & 1))
+            continue;
+        const oom_lib_wrapper *wr = &q->lib->wrappers[w];
+        uint32_t at, span;
+        span_of(m, oom_roles_argument_at(m, m->calls[i].node, wr->argument, wr->keyword), &at, &span);
+        if (span && span_is(m, at, span, text, len))
+            return true;
+    }
+    return false;
+}
+
 static bool used_as_module_uncached(role_query *q, const char *text, uint32_t len, uint32_t start, uint32_t end)
 {
     const oom_pymodel *m = q->m;
-    bool used = false;
-    for (size_t i = oom_model_first_call_from(m, start); i < m->call_count && !used; i++) {
+    const struct oom_use_site *sites = use_sites(m, q->lib);
+    for (size_t i = oom_model_first_call_from(m, start); i < m->call_count; i++) {
         const oom_call_site *c = &m->calls[i];
         if (m->calls_in_order && c->pos >= end)
             break;
         if (c->pos < start || c->pos >= end)
             continue;
-        TSNode fn = c->fn;
-        uint32_t flen;
-        const char *ftext = oom_node_text(m, fn, &flen);
-        if (flen == len && memcmp(ftext, text, len) == 0) {
-            used = result_read_as_model_output(q, c->node);
+        const struct oom_use_site *u = &sites[i];
+        if (span_is(m, u->fn_at, u->fn_len, text, len)) {
+            if (result_read_as_model_output(q, c->node))
+                return true;
             continue;
         }
-        if (ts_node_symbol(fn) == m->sym.attribute && oom_library_lists(&q->lib->use_evidence, c->name, c->name_len)) {
-            uint32_t olen;
-            const char *o = oom_node_text(m, oom_model_child(m, fn, "object", 6), &olen);
-            used = olen == len && memcmp(o, text, len) == 0;
+        if (u->method_evidence) {
+            if (span_is(m, u->obj_at, u->obj_len, text, len))
+                return true;
             continue;
         }
-        uint64_t wrappers = oom_roles_call_wrappers(m, q->lib, i);
-        for (size_t w = 0; wrappers && w < 64 && !used; w++) {
-            const oom_lib_wrapper *wr = &q->lib->wrappers[w];
-            if (!(wrappers >> w & 1))
-                continue;
-            TSNode arg = oom_roles_argument_at(m, c->node, wr->argument, wr->keyword);
-            uint32_t alen;
-            const char *a = ts_node_is_null(arg) ? NULL : oom_node_text(m, arg, &alen);
-            used = a && alen == len && memcmp(a, text, len) == 0;
-        }
+        if (u->more_wrappers ? wraps_text(q, i, text, len) : kept_argument_is(m, u, text, len))
+            return true;
     }
-    return used;
+    return false;
 }
 
 /* `e` is computed by another of the file's callables (`out` of `out =

@@ -28,6 +28,28 @@ static void patterns(void)
     CHECK(oom_qpattern_find(lib->constructors, lib->constructor_count, "torchvision.models.detection.fasterrcnn_resnet50_fpn") >= 0);
     CHECK(oom_qpattern_find(lib->constructors, lib->constructor_count, "torch.nn.functional.relu") < 0);
     CHECK(oom_qpattern_find(lib->bases, lib->base_count, "lightning.pytorch.LightningModule") >= 0);
+    /* literal segments are compared whole, wildcard ones globbed, `**` any
+     * number: `torch.nn.modules.**.[A-Z]*` and the literal `timm.create_model` */
+    CHECK(oom_qpattern_find(lib->constructors, lib->constructor_count, "torch.nn.modules.conv.Conv2d") >= 0);
+    CHECK(oom_qpattern_find(lib->constructors, lib->constructor_count, "torch.nn.modules.conv.conv2d") < 0);
+    CHECK(oom_qpattern_find(lib->constructors, lib->constructor_count, "torch.nnx.Linear") < 0);
+    CHECK(oom_qpattern_find(lib->constructors, lib->constructor_count, "timm.create_model") >= 0);
+    CHECK(oom_qpattern_find(lib->constructors, lib->constructor_count, "timm.create_mode") < 0);
+    CHECK(oom_qpattern_find(lib->constructors, lib->constructor_count, "timm.create_models") < 0);
+    CHECK(oom_qpattern_match(&lib->constructors[oom_qpattern_find(lib->constructors, lib->constructor_count,
+                                                                  "timm.create_model")],
+                             "timm.create_model"));
+    {
+        char deep[200] = "torchvision.models";
+        for (int i = 0; i < 70; i++) /* more segments than a name may have: no match, no overflow */
+            strcat(deep, ".a");
+        CHECK(oom_qpattern_find(lib->constructors, lib->constructor_count, deep) < 0);
+        char wide[700];
+        memset(wide, 'x', sizeof wide - 1);
+        wide[sizeof wide - 1] = '\0';
+        memcpy(wide, "torchvision.models.", 19);
+        CHECK(oom_qpattern_find(lib->constructors, lib->constructor_count, wide) < 0); /* longer than a name may be */
+    }
     CHECK(oom_library_lists(&lib->use_evidence, "named_parameters", 16));
     CHECK(!oom_library_lists(&lib->use_evidence, "state_dict", 10)); /* optimizers have one too */
     /* what values are, as data: placing a module, leaving the graph, text */
