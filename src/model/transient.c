@@ -140,7 +140,8 @@ static bool synthetic_name(const oom_pymodel *m, TSNode id, int depth)
 
 /* A tensor made from literal sizes by a factory, moved by a placing method
  * or cast by a casting one or not (`torch.zeros(1, 3, 640, 640).to(device)`,
- * `.type_as(weights)`), scaled by a number, or a name bound so. */
+ * `.type_as(weights)`), scaled by a number, a conditional both of whose
+ * arms are, or a name bound so. */
 static bool synthetic_tensor(const oom_pymodel *m, TSNode e, int depth)
 {
     const oom_library *lib = oom_library_get();
@@ -157,6 +158,10 @@ static bool synthetic_tensor(const oom_pymodel *m, TSNode e, int depth)
         return (synthetic_tensor(m, l, depth + 1) && number_literal(r)) ||
                (number_literal(l) && synthetic_tensor(m, r, depth + 1));
     }
+    if (strcmp(ts_node_type(e), "conditional_expression") == 0 && ts_node_named_child_count(e) == 3)
+        /* `img.half() if half else img`: whichever arm runs */
+        return synthetic_tensor(m, oom_model_named_child(m, e, 0), depth + 1) &&
+               synthetic_tensor(m, oom_model_named_child(m, e, 2), depth + 1);
     if (s != m->sym.call)
         return false;
     if (factory_call(m, e, lib) || tokenized_literal(m, e, lib))
