@@ -315,6 +315,8 @@ struct oom_pymodel {
      * (roleuse.c), read once: the roles ask every call of a region for every
      * name they follow */
     struct oom_use_site *use_sites;
+    struct oom_source_span *use_site_args; /* the wrapped arguments' spans, all sites */
+    size_t use_site_arg_count;
     /* the file's class definitions, in order (indices into nodes), listed on
      * first use: the roles look a class up by name for every call they follow */
     uint32_t *class_nodes;

@@ -105,6 +105,9 @@ void oom_model_roles_free(oom_pymodel *m)
     m->call_wrappers = NULL;
     free(m->use_sites);
     m->use_sites = NULL;
+    free(m->use_site_args);
+    m->use_site_args = NULL;
+    m->use_site_arg_count = 0;
     free(m->class_nodes);
     free(m->differentiating);
     m->class_nodes = NULL;

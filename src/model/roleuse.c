@@ -7,10 +7,6 @@
 
 #include "roles.h"
 
-/* the wrappers one call can match at once that are kept; the knowledge
- * base's wrapper patterns do not overlap beyond this */
-#define USE_SITE_ARGS 4
-
 /* ---- use ---------------------------------------------------------------------------- */
 
 /* A field only a model's output has is read off what `call` returns:
@@ -79,44 +75,56 @@ bool oom_roles_used_as_module(role_query *q, const char *text, uint32_t len, uin
 /* What one call site offers as evidence of a module, as byte spans of the
  * source: the callee's text (its result may be read as a model output), the
  * object a module-only method is called on, the arguments library wrappers
- * take. Spans of length 0 are none. */
-struct oom_use_site {
-    uint32_t fn_at, fn_len;
-    uint32_t obj_at, obj_len; /* set when the callee is a module-only method */
-    uint32_t arg_at[USE_SITE_ARGS], arg_len[USE_SITE_ARGS];
-    bool method_evidence; /* a module-only method: the wrappers are not asked */
-    bool more_wrappers;   /* more wrappers match than are kept: asked again */
+ * take (`arg_count` spans of the model's use_site_args from `first_arg`, one
+ * per matching wrapper). Spans of length 0 are none. */
+struct oom_source_span {
+    uint32_t at, len;
 };
 
-static void span_of(const oom_pymodel *m, TSNode n, uint32_t *at, uint32_t *len)
+struct oom_use_site {
+    struct oom_source_span fn;
+    struct oom_source_span obj; /* set when the callee is a module-only method */
+    uint32_t first_arg, arg_count;
+    bool method_evidence; /* a module-only method: the wrappers are not asked */
+};
+
+static struct oom_source_span span_of(TSNode n)
 {
-    *at = ts_node_is_null(n) ? 0 : ts_node_start_byte(n);
-    *len = ts_node_is_null(n) ? 0 : ts_node_end_byte(n) - *at;
-    (void)m;
+    if (ts_node_is_null(n))
+        return (struct oom_source_span){0, 0};
+    uint32_t at = ts_node_start_byte(n);
+    return (struct oom_source_span){at, ts_node_end_byte(n) - at};
 }
 
-static void read_use_site(const oom_pymodel *m, const oom_library *lib, size_t i, struct oom_use_site *u)
+/* appends a wrapped argument's span to the model's list */
+static void add_site_arg(oom_pymodel *m, size_t *cap, struct oom_source_span span)
+{
+    if (m->use_site_arg_count == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        m->use_site_args = oom_xrealloc(m->use_site_args, *cap * sizeof *m->use_site_args);
+    }
+    m->use_site_args[m->use_site_arg_count++] = span;
+}
+
+static void read_use_site(oom_pymodel *m, const oom_library *lib, size_t i, size_t *cap)
 {
     const oom_call_site *c = &m->calls[i];
+    struct oom_use_site *u = &m->use_sites[i];
     memset(u, 0, sizeof *u);
-    span_of(m, c->fn, &u->fn_at, &u->fn_len);
+    u->fn = span_of(c->fn);
     if (ts_node_symbol(c->fn) == m->sym.attribute && oom_library_lists(&lib->use_evidence, c->name, c->name_len)) {
         u->method_evidence = true;
-        span_of(m, oom_model_child(m, c->fn, "object", 6), &u->obj_at, &u->obj_len);
+        u->obj = span_of(oom_model_child(m, c->fn, "object", 6));
         return;
     }
     uint64_t wrappers = oom_roles_call_wrappers(m, lib, i);
-    int k = 0;
+    u->first_arg = (uint32_t)m->use_site_arg_count;
     for (size_t w = 0; wrappers && w < 64; w++) {
         if (!(wrappers >> w & 1))
             continue;
-        if (k == USE_SITE_ARGS) {
-            u->more_wrappers = true;
-            return;
-        }
         const oom_lib_wrapper *wr = &lib->wrappers[w];
-        span_of(m, oom_roles_argument_at(m, c->node, wr->argument, wr->keyword), &u->arg_at[k], &u->arg_len[k]);
-        k++;
+        add_site_arg(m, cap, span_of(oom_roles_argument_at(m, c->node, wr->argument, wr->keyword)));
+        u->arg_count++;
     }
 }
 
@@ -124,40 +132,24 @@ static const struct oom_use_site *use_sites(const oom_pymodel *cm, const oom_lib
 {
     oom_pymodel *m = (oom_pymodel *)cm; /* one thread owns the model */
     if (!m->use_sites) {
+        size_t cap = 0;
         m->use_sites = oom_xcalloc(m->call_count ? m->call_count : 1, sizeof *m->use_sites);
         for (size_t i = 0; i < m->call_count; i++)
-            read_use_site(m, lib, i, &m->use_sites[i]);
+            read_use_site(m, lib, i, &cap);
     }
     return m->use_sites;
 }
 
-static bool span_is(const oom_pymodel *m, uint32_t at, uint32_t span, const char *text, uint32_t len)
+static bool span_is(const oom_pymodel *m, struct oom_source_span span, const char *text, uint32_t len)
 {
-    return span == len && memcmp(m->src + at, text, len) == 0;
+    return span.len == len && memcmp(m->src + span.at, text, len) == 0;
 }
 
-static bool kept_argument_is(const oom_pymodel *m, const struct oom_use_site *u, const char *text, uint32_t len)
+static bool wrapped_argument_is(const oom_pymodel *m, const struct oom_use_site *u, const char *text, uint32_t len)
 {
-    for (int k = 0; k < USE_SITE_ARGS; k++)
-        if (u->arg_len[k] && span_is(m, u->arg_at[k], u->arg_len[k], text, len))
+    for (uint32_t k = 0; k < u->arg_count; k++)
+        if (span_is(m, m->use_site_args[u->first_arg + k], text, len))
             return true;
-    return false;
-}
-
-/* Some wrapper matching call `i` takes `text` (every wrapper asked). */
-static bool wraps_text(role_query *q, size_t i, const char *text, uint32_t len)
-{
-    const oom_pymodel *m = q->m;
-    uint64_t wrappers = oom_roles_call_wrappers(m, q->lib, i);
-    for (size_t w = 0; wrappers && w < 64; w++) {
-        if (!(wrappers >> w & 1))
-            continue;
-        const oom_lib_wrapper *wr = &q->lib->wrappers[w];
-        uint32_t at, span;
-        span_of(m, oom_roles_argument_at(m, m->calls[i].node, wr->argument, wr->keyword), &at, &span);
-        if (span && span_is(m, at, span, text, len))
-            return true;
-    }
     return false;
 }
 
@@ -172,17 +164,17 @@ static bool used_as_module_uncached(role_query *q, const char *text, uint32_t le
         if (c->pos < start || c->pos >= end)
             continue;
         const struct oom_use_site *u = &sites[i];
-        if (span_is(m, u->fn_at, u->fn_len, text, len)) {
+        if (span_is(m, u->fn, text, len)) {
             if (result_read_as_model_output(q, c->node))
                 return true;
             continue;
         }
         if (u->method_evidence) {
-            if (span_is(m, u->obj_at, u->obj_len, text, len))
+            if (span_is(m, u->obj, text, len))
                 return true;
             continue;
         }
-        if (u->more_wrappers ? wraps_text(q, i, text, len) : kept_argument_is(m, u, text, len))
+        if (wrapped_argument_is(m, u, text, len))
             return true;
     }
     return false;
