@@ -748,7 +748,7 @@ CAUSE="$ROOT/fixtures/realistic/ddp_fixed_device_and_eval_once_per_cause.py"
 "$OOMLINT" --extend-select OOM105 --no-cache --format json "$CAUSE" >"$T/cause.json" 2>>"$T/all-stderr"
 jqf cause-one-finding-per-function "$T/cause.json" '[.[] | .code] == ["OOM105", "OOM301"]'
 jqf cause-json-related "$T/cause.json" \
-    '(.[0].related | map(.row)) == [24, 25] and (.[1].related | map(.row)) == [34] and (.[0].related[0].filename | endswith("once_per_cause.py"))'
+    '(.[0].related | map(.row)) == [24, 25] and (.[1].related | map(.row)) == [49, 34] and (.[0].related[0].filename | endswith("once_per_cause.py"))'
 jqf cause-message-names-places "$T/cause.json" '.[0].message | endswith("(also at lines 24 and 25)")'
 "$OOMLINT" --extend-select OOM105 --no-cache --format sarif "$CAUSE" >"$T/cause.sarif" 2>>"$T/all-stderr"
 jqf cause-sarif-related-locations "$T/cause.sarif" \

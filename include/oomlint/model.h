@@ -284,6 +284,13 @@ void oom_pymodel_accumulator_at(const oom_pymodel *m, size_t i, const char **met
 /* The name of the innermost function (not lambda) around `pos`; NULL at
  * module level. */
 const char *oom_pymodel_function_at(const oom_pymodel *m, uint32_t pos, uint32_t *len);
+/* Calls `each` with the byte position of every call in the file, outside
+ * it, of the innermost named function around `pos` (`evaluate(...)`, or
+ * `self.evaluate(...)` for a method) that runs with autograd on: where that
+ * function's grad state comes from. Returns how many. */
+typedef void (*oom_call_position_fn)(void *ctx, uint32_t pos);
+size_t oom_pymodel_each_grad_on_call_of_function_at(const oom_pymodel *m, uint32_t pos, oom_call_position_fn each,
+                                                    void *ctx);
 /* The calls of functions and methods in the file, by last name, and whether
  * autograd is off where each stands (for the project's call facts). */
 size_t oom_pymodel_call_count(const oom_pymodel *m);

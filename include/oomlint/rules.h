@@ -47,6 +47,10 @@ typedef struct {
      * chosen or no_grad left out there, and are reported as one finding
      * with the other places related (oomlint/diag.h) */
     bool one_per_function;
+    /* "related": "grad-on-calls" in rule.json: the file's calls of the
+     * function around a finding that run with autograd on are places of its
+     * cause (a no_grad around such a call is the fix there) */
+    bool grad_on_calls_related;
     bool builtin;    /* embedded at build time (its query is checked by the test
                         suite against tree-sitter's own reader, not at run time) */
     /* a hash of its rule.json and queries: a rule changed in a --rules

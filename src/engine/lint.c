@@ -391,6 +391,31 @@ static void note_grad_condition(oom_diag *d, const oom_pred *preds, size_t count
     }
 }
 
+typedef struct {
+    oom_diag *d;
+    oom_source *src; /* its line index is built on first use */
+} call_places;
+
+static void add_grad_on_call(void *ctx, uint32_t pos)
+{
+    call_places *cp = ctx;
+    uint32_t row, col;
+    oom_source_position(cp->src, pos, &row, &col);
+    oom_diag_add_related(cp->d, cp->src->path, row,
+                         "called here with autograd on: a no-grad context around this call stops it too");
+}
+
+/* For a rule that asks it ("related": "grad-on-calls"), the calls in this
+ * file from which the function around the finding runs with grad: the
+ * evidence that grad is on there, and the other place the fix can go. */
+static void note_grad_on_calls(oom_diag *d, const oom_rule *rule, oom_source *src, const oom_sem_env *env)
+{
+    if (!rule->grad_on_calls_related || !env->py)
+        return;
+    call_places cp = {d, src};
+    oom_pymodel_each_grad_on_call_of_function_at(env->py, d->start_byte, add_grad_on_call, &cp);
+}
+
 /* Moves the findings that wait on the project pass out of `found`. */
 static oom_diag_list take_pending(oom_diag_list *found)
 {
@@ -455,6 +480,7 @@ static void on_match(void *ctx, const TSQueryMatch *m)
                 &penv);
     oom_diag *d = &mc->found->items[mc->found->len - 1];
     note_grad_condition(d, lq->preds[m->pattern_index], lq->pred_counts[m->pattern_index], m, env);
+    note_grad_on_calls(d, slot->rule, mc->src, env);
     if (slot->fix_count)
         d->fix = make_fix(mc, slot, m, site, &penv);
     if (env->role_waits && env->role_waits->len > 0) { /* both kinds, one a line */

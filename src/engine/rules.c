@@ -100,7 +100,8 @@ static char *summary_from_doc(const char *doc)
 }
 
 static const char *const known_keys[] = {"code", "name", "language", "severity", "message",
-                                         "help", "url", "default", "fix", "unnecessary", "one_per", NULL};
+                                         "help", "url", "default", "fix", "unnecessary", "one_per", "related",
+                                         NULL};
 
 static int check_known_keys(cJSON *root, const oom_rule_file *f, const char *path, oom_buf *err)
 {
@@ -168,6 +169,11 @@ static int parse_rule_json(oom_rule *r, const oom_rule_file *f, const char *path
              !(string_field(root, "one_per") && strcmp(string_field(root, "one_per"), "function") == 0))
         fail_at(err, path, f, key_offset(f, "one_per"), "%s",
                 "field \"one_per\" must be \"function\" (the findings in one function are one cause)");
+    else if (cJSON_GetObjectItemCaseSensitive(root, "related") &&
+             !(string_field(root, "related") && strcmp(string_field(root, "related"), "grad-on-calls") == 0))
+        fail_at(err, path, f, key_offset(f, "related"), "%s",
+                "field \"related\" must be \"grad-on-calls\" (the calls of the function around a finding that "
+                "run with autograd on)");
     else
         rc = 0;
     cJSON *fix = cJSON_GetObjectItemCaseSensitive(root, "fix");
@@ -192,6 +198,7 @@ static int parse_rule_json(oom_rule *r, const oom_rule_file *f, const char *path
         r->opt_in = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(root, "default"));
         r->unnecessary = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "unnecessary"));
         r->one_per_function = string_field(root, "one_per") != NULL;
+        r->grad_on_calls_related = string_field(root, "related") != NULL;
     }
     cJSON_Delete(root);
     return rc;

@@ -10,7 +10,7 @@
  * a target GPU says so: `# fixture: gpu=v100` in a Python file, `gpu: v100`
  * in a sidecar .expect file. Beside those, every fixture with findings has a
  * snapshot, `x.py.snap` (the same one format for Python, JSON and notebooks):
- * each finding's span, code and message, which `make snapshots` writes and a
+ * each finding's span, code and message, and the rows of its other places, which `make snapshots` writes and a
  * reviewer reads in the diff. */
 #include <dirent.h>
 #include <stdlib.h>
@@ -276,6 +276,8 @@ static void render_snapshot(oom_diag_list *found, oom_buf *out)
             oom_buf_printf(out, "cell %u ", d->cell);
         oom_buf_printf(out, "%u:%u-%u:%u %s %s\n", d->start_row, d->start_col, d->end_row, d->end_col, d->code,
                        d->message);
+        for (size_t r = 0; r < d->related_count; r++) /* the other places of its cause, reviewed too */
+            oom_buf_printf(out, "    also %u: %s\n", d->related[r].row, d->related[r].message);
     }
 }
 
