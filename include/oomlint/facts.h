@@ -70,6 +70,9 @@ typedef struct {
     /* the file's module classes whose own code differentiates
      * (oom_pymodel_differentiating_classes), for the files that call them */
     oom_buf differentiating_classes;
+    /* the file's code shows a way onto a GPU (oom_pymodel_shows_gpu_use):
+     * a finding waiting on OOM_GPU_USE_CONDITION needs one such file */
+    bool shows_gpu_use;
     /* the file's findings that wait on another file's accumulating method
      * (oom_diag.needs_project) */
     oom_diag_list pending;

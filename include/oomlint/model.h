@@ -281,6 +281,16 @@ void oom_pymodel_call_passed_args(const oom_pymodel *m, size_t i, uint32_t *posi
 size_t oom_pymodel_accumulator_count(const oom_pymodel *m);
 void oom_pymodel_accumulator_at(const oom_pymodel *m, size_t i, const char **method, uint32_t *method_len,
                                 const char **param, uint32_t *param_len, int *index);
+/* Whether the file's code shows any way onto a GPU: a device named, a
+ * module or tensor placed, a library imported that places models itself
+ * (model/gpuuse.c). */
+bool oom_pymodel_shows_gpu_use(const oom_pymodel *m);
+/* The same, for a predicate: when the file shows none, the answer waits on
+ * the project pass (condition OOM_GPU_USE_CONDITION: some file of the
+ * project shows one), or, asked without waiting, is false and says it
+ * would wait. */
+#define OOM_GPU_USE_CONDITION "gpu"
+bool oom_pymodel_may_use_gpu(const oom_pymodel *m);
 /* The name of the innermost function (not lambda) around `pos`; NULL at
  * module level. */
 const char *oom_pymodel_function_at(const oom_pymodel *m, uint32_t pos, uint32_t *len);

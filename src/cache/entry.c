@@ -70,6 +70,7 @@ typedef struct {
     oom_buf no_grad_forward_classes;
     oom_buf module_classes;
     oom_buf differentiating_classes;
+    bool shows_gpu_use;
     oom_diag_list pending;
     oom_script_inputs *inputs;
     struct oom_ds_links *deepspeed;
@@ -254,6 +255,7 @@ static void put_calls(oom_buf *b, const oom_file_facts *f)
     put_block(b, &f->no_grad_forward_classes);
     put_block(b, &f->module_classes);
     put_block(b, &f->differentiating_classes);
+    oom_buf_put_u32(b, f->shows_gpu_use);
 }
 
 static bool name_ok(const oom_file_facts *f, uint64_t at)
@@ -301,6 +303,9 @@ static void get_calls(oom_reader *r, oom_file_facts *f)
     get_names(r, &f->no_grad_forward_classes);
     get_names(r, &f->module_classes);
     get_names(r, &f->differentiating_classes);
+    uint32_t gpu = oom_reader_u32(r);
+    r->ok &= gpu <= 1;
+    f->shows_gpu_use = gpu == 1;
 }
 
 /* The estimate's inputs are plain values (numbers, flags, fixed-size

@@ -98,6 +98,7 @@ SEM_PY(sem_grad_enabled, oom_pymodel_grad_state(m, n) == OOM_GRAD_ENABLED)
 SEM_PY(sem_eval_code, oom_pymodel_is_eval_code(m, n))
 SEM_PY(sem_model_call, oom_pymodel_is_model_call(m, n))
 SEM_PY(sem_forward_on_host, oom_pymodel_forward_on_host(m, n))
+SEM_PY(sem_may_use_gpu, oom_pymodel_may_use_gpu(m))
 /* Where the host tensor meets the device goes in {{detail}}: the line the
  * user has to read to see the mismatch. */
 static bool sem_host_tensor_meets_device(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
@@ -641,6 +642,9 @@ static const oom_sem_entry semantic_predicates[] = {
      "a forward call of a model", false, false},
     {"oom-forward-on-host", sem_forward_on_host, 0, 0, OOM_SEM_PYTHON, false,
      "the forward's module is built in its function without a device and never placed: it runs on the host", false, false},
+    {"oom-may-use-gpu", sem_may_use_gpu, 0, 0, OOM_SEM_PYTHON, false,
+     "the file, or another file of the project, shows a way onto a GPU: a device named, something placed, a "
+     "library imported that places models itself; a project that shows none runs on the host", false, false},
     {"oom-host-tensor-meets-device", sem_host_tensor_meets_device, 0, 0, OOM_SEM_PYTHON, false,
      "a tensor factory without a device whose tensor, followed forward, meets one on the module's device (an "
      "operator, torch.cat, a submodule's call)", false, false},

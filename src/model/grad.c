@@ -393,3 +393,34 @@ bool oom_model_bound_frozen(const oom_pymodel *m, TSNode callee)
     }
     return true;
 }
+
+/* The innermost named function around `pos` (scope index), 0 for none. */
+static int named_function_at(const oom_pymodel *m, uint32_t pos)
+{
+    for (int s = oom_model_scope_at(m, pos); s > 0; s = m->scopes[s].parent)
+        if (m->scopes[s].name)
+            return s;
+    return 0;
+}
+
+size_t oom_pymodel_each_grad_on_call_of_function_at(const oom_pymodel *m, uint32_t pos, oom_call_position_fn each,
+                                                    void *ctx)
+{
+    int target = named_function_at(m, pos);
+    if (target <= 0)
+        return 0;
+    const oom_scope *s = &m->scopes[target];
+    size_t found = 0;
+    for (size_t i = 0; i < m->call_count; i++) {
+        const oom_call_site *c = &m->calls[i];
+        if (c->name_len != s->name_len || memcmp(c->name, s->name, s->name_len) != 0)
+            continue; /* the name orders the search; the resolution below decides */
+        if (c->pos >= s->start && c->pos < s->end)
+            continue; /* recursion says nothing of the callers */
+        if (oom_model_grad_state_at(m, c->pos) != OOM_GRAD_ENABLED || oom_model_called_scope(m, c->fn) != target)
+            continue;
+        each(ctx, c->pos);
+        found++;
+    }
+    return found;
+}

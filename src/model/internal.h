@@ -329,6 +329,8 @@ struct oom_pymodel {
     /* where a module role that waits on another file says so, while a
      * predicate is asked (oom_pymodel_collect_pending); NULL otherwise */
     oom_buf *pending_conditions;
+    /* whether the file shows a way onto a GPU (gpuuse.c), read on first use */
+    bool gpu_use_read, gpu_use;
     /* set when a role question asked without waiting met a condition it
      * could have waited on: only then is a predicate asked again waiting
      * (oom_pymodel_take_would_wait) */

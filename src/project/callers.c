@@ -88,6 +88,7 @@ void oom_file_facts_take_calls(oom_file_facts *f, const oom_pymodel *m)
     oom_pymodel_no_grad_forward_classes(m, &f->no_grad_forward_classes);
     oom_pymodel_module_classes(m, &f->module_classes);
     oom_pymodel_differentiating_classes(m, &f->differentiating_classes);
+    f->shows_gpu_use = oom_pymodel_shows_gpu_use(m);
     for (size_t i = 0; i < oom_pymodel_accumulator_count(m); i++) {
         const char *method, *param;
         uint32_t mlen, plen;
@@ -553,9 +554,20 @@ static bool some_file_passes_module(const char *const *paths, const oom_file_fac
     return false;
 }
 
+/* Some Python file of the project shows a way onto a GPU. */
+static bool some_file_shows_gpu_use(const oom_file_facts *facts, size_t nfiles)
+{
+    for (size_t i = 0; i < nfiles; i++)
+        if (facts[i].shows_gpu_use)
+            return true;
+    return false;
+}
+
 static bool confirmed_one(const char *const *paths, const oom_file_facts *facts, size_t nfiles, const char *file,
                           const char *condition)
 {
+    if (strcmp(condition, OOM_GPU_USE_CONDITION) == 0)
+        return some_file_shows_gpu_use(facts, nfiles);
     if (strncmp(condition, "eval\t", 5) == 0)
         return some_file_calls_for_eval(paths, facts, nfiles, file, condition);
     if (strncmp(condition, "module\t", 7) == 0)

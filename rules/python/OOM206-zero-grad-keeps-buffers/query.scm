@@ -1,3 +1,5 @@
+; Only where something can reach a GPU (oom-may-use-gpu, here or in another
+; file of the project): on the host the kept gradients are host memory.
 ; optimizer.zero_grad(set_to_none=False), model.zero_grad(False)
 ((call
   function: (attribute
@@ -7,7 +9,8 @@
       name: (identifier) @kw
       value: (false) @flag))) @call @report
   (#eq? @method "zero_grad")
-  (#eq? @kw "set_to_none"))
+  (#eq? @kw "set_to_none")
+  (#oom-may-use-gpu? @report))
 
 ((call
   function: (attribute
@@ -16,4 +19,5 @@
     .
     (false) @flag
     .)) @call @report
-  (#eq? @method "zero_grad"))
+  (#eq? @method "zero_grad")
+  (#oom-may-use-gpu? @report))

@@ -15,10 +15,16 @@
   (#oom-grad-enabled? @report)
   (#oom-eval-code? @report)
   (#oom-may-run? @report)
+  (#oom-may-use-gpu? @report)
   (#not-oom-forward-on-host? @report)
   (#not-oom-frozen-before? @callee)
   (#not-oom-forward-transient? @report)
   (#oom-forwards-need-no-grad? @report))
+
+;
+; Only where something can reach a GPU (oom-may-use-gpu: a device named,
+; something placed, a library that places models imported, here or in
+; another file of the project): a CPU-only project's forwards hold host memory.
 
 ; The same forward in a shared `def iteration(model, loader, train=True)`
 ; that this file never runs for evaluation, when another file does
@@ -30,6 +36,7 @@
   (#oom-may-be-called-for-eval? @report)
   (#oom-grad-enabled? @report)
   (#oom-may-run? @report)
+  (#oom-may-use-gpu? @report)
   (#not-oom-eval-code? @report)
   (#not-oom-forward-on-host? @report)
   (#not-oom-frozen-before? @callee)

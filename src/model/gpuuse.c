@@ -1,0 +1,121 @@
+/* model/gpuuse: whether a file's code can reach a GPU at all. A forward
+ * costs GPU memory only where something puts the module or its inputs on
+ * one; a project that never does (a CPU-only time-series or graph
+ * benchmark) runs every forward on the host. Shown, not assumed: the file
+ * names a device (a string with a device word, a device constructor, an
+ * attribute `cuda`), places something (a placing method, a placing
+ * keyword, a default-device call, a wrapper of the knowledge base's: DDP,
+ * FSDP, accelerator.prepare), or imports a library that places models
+ * itself; any of these is evidence of a GPU somewhere. A file with none
+ * leaves the question to the project pass: another file may place the
+ * module and hand it over. */
+#include <ctype.h>
+#include <string.h>
+
+#include "internal.h"
+#include "oomlint/library.h"
+#include "roles.h"
+
+/* `text` holds one of the words as a word of its own ("cuda:0", "use the
+ * GPU"), case aside. */
+static bool names_device_word(const char *text, uint32_t len, const oom_strlist *words)
+{
+    for (size_t w = 0; w < words->len; w++) {
+        size_t wl = strlen(words->items[w]);
+        for (uint32_t i = 0; wl && i + wl <= len; i++) {
+            if (strncasecmp(text + i, words->items[w], wl) != 0)
+                continue;
+            bool starts = i == 0 || !isalpha((unsigned char)text[i - 1]);
+            bool ends = i + wl == len || !isalpha((unsigned char)text[i + wl]);
+            if (starts && ends)
+                return true;
+        }
+    }
+    return false;
+}
+
+static bool call_shows_gpu(const oom_pymodel *m, const oom_library *lib, const oom_call_site *c)
+{
+    if (oom_library_lists(&lib->placing_methods, c->name, c->name_len) ||
+        oom_library_lists(&lib->gpu_methods, c->name, c->name_len))
+        return true;
+    oom_buf q;
+    oom_buf_init(&q);
+    bool device = oom_pymodel_qualname(m, c->fn, &q) &&
+                  oom_library_lists(&lib->device_constructors, q.data, (uint32_t)q.len);
+    oom_buf_free(&q);
+    return device;
+}
+
+static bool node_shows_gpu(const oom_pymodel *m, const oom_library *lib, const oom_node *n)
+{
+    uint32_t len;
+    if (n->symbol == m->sym.string) {
+        if (n->parent != UINT32_MAX && m->nodes->items[n->parent].symbol == m->sym.expression_statement)
+            return false; /* a docstring, or a string left as a statement: prose, not code */
+        const char *text = oom_node_text(m, n->node, &len);
+        return names_device_word(text, len, &lib->gpu_device_words);
+    }
+    if (n->symbol == m->sym.identifier) {
+        const char *text = oom_node_text(m, n->node, &len);
+        return oom_library_lists(&lib->gpu_methods, text, len); /* torch.cuda, x.cuda */
+    }
+    if (n->symbol == m->sym.keyword_argument) {
+        const char *key = oom_node_text(m, oom_model_child(m, n->node, "name", 4), &len);
+        return key && oom_library_lists(&lib->placing_keywords, key, len);
+    }
+    return false;
+}
+
+/* An import of a package that places models itself: `from lightning
+ * import Trainer`, `import accelerate`. */
+static bool imports_placing_library(const oom_pymodel *m, const oom_library *lib)
+{
+    for (size_t i = 0; i < m->alias_count; i++) {
+        const char *q = m->aliases[i].qualified;
+        size_t top = strcspn(q, ".");
+        if (oom_library_lists(&lib->device_placing_libraries, q, top))
+            return true;
+    }
+    return false;
+}
+
+static bool shows_gpu_use(const oom_pymodel *m, const oom_library *lib)
+{
+    if (!m->nodes || imports_placing_library(m, lib) || oom_model_may_set_default_device(m, lib))
+        return true; /* unread, or placed by the library: maybe on a GPU */
+    for (size_t i = 0; i < m->call_count; i++)
+        if (call_shows_gpu(m, lib, &m->calls[i]) || oom_roles_call_wrappers(m, lib, i) != 0)
+            return true; /* a wrapper (DataParallel, FSDP, accelerator.prepare) places or shards on GPUs */
+    for (uint32_t i = 0; i < m->nodes->len; i++)
+        if (node_shows_gpu(m, lib, &m->nodes->items[i]))
+            return true;
+    return false;
+}
+
+bool oom_pymodel_shows_gpu_use(const oom_pymodel *cm)
+{
+    oom_pymodel *m = (oom_pymodel *)cm; /* the answer, kept: one thread owns the model */
+    const oom_library *lib = oom_library_get();
+    if (!lib)
+        return true;
+    if (!m->gpu_use_read) {
+        m->gpu_use = shows_gpu_use(m, lib);
+        m->gpu_use_read = true;
+    }
+    return m->gpu_use;
+}
+
+bool oom_pymodel_may_use_gpu(const oom_pymodel *m)
+{
+    if (oom_pymodel_shows_gpu_use(m))
+        return true;
+    if (!m->pending_conditions) {
+        ((oom_pymodel *)m)->would_wait = true; /* asked again, waiting on the project */
+        return false;
+    }
+    if (m->pending_conditions->len)
+        oom_buf_putc(m->pending_conditions, '\n');
+    oom_buf_puts(m->pending_conditions, OOM_GPU_USE_CONDITION);
+    return true;
+}
