@@ -713,6 +713,18 @@ expect_contains "calls-checkpoint-copy-not-a-second-model" "$OUT" "Speech built 
 run_oomlint estimate -- python train_tables.py
 expect_contains "calls-factory-tuple-and-numpy-table" "$OUT" "Encoder built here (class Encoder at tables.py:19, built by build() at tables.py:27): 872 parameters"
 cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
+# Run settings from a record another module builds (issue 27; Tacotron 2's
+# shape, fixtures/estimate/hparams/): the batch size and the fp16 switch are
+# attributes of `create_hparams()`'s SimpleNamespace, read as it sets them.
+G=fixtures/estimate/hparams
+SAVED_OOMLINT=$OOMLINT; OOMLINT=$OABS; cd $G || exit 1
+run_oomlint estimate -- python train.py
+expect_contains "record-batch-from-another-module" "$OUT" "batch         24                           train.py:30 batch_size"
+expect_contains "record-switch-off-by-default" "$OUT" "assumed: fp32 (no mixed precision found)"
+expect_contains "record-model-sized" "$OUT" "28968 parameters"
+run_oomlint estimate -- python train_fp16.py
+expect_contains "record-switch-on" "$OUT" "train_fp16.py:29 amp.initialize(opt_level=\"O2\"): fp16 mixed precision"
+cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
 # Options parsed in a module the launched script imports (issue 27; counts
 # in main.py's docstring, fixtures/estimate/optsmodule/): the script builds
 # the model, opts.py's options carry the command's values, an option set on

@@ -108,7 +108,7 @@ def train(model, loader, criterion):
             loss)
 EOF
 # OOM206, an info finding (a GitHub "notice").
-printf 'def step(opt):\n    opt.zero_grad(set_to_none=False)\n' >"$W/info.py"
+printf 'def step(opt):\n    opt.zero_grad(set_to_none=False)\n    torch.cuda.synchronize()\n' >"$W/info.py"
 printf 'x = 1\nprint(x)\n' >"$W/clean.py"
 # A '%' inside the message (OOM101 quotes the value).
 printf 'import os\nos.environ["CUDA_VISIBLE_DEVICES"] = "0%%1"\n' >"$W/pct.py"

@@ -287,6 +287,11 @@ static void read_modelled(const char *path, oom_source *src, oom_pymodel *m, TSN
     memset(&r, 0, sizeof r);
     r.path = path, r.src = src, r.m = m, r.out = out, r.kb = kb, r.root = root;
     r.launch = launch, r.notes = notes;
+    if (own_models) { /* `oomlint estimate`: the symbolic run may be asked of values too */
+        r.run = oom_est_modules_run_new(&r);
+        r.switch_by_run = oom_est_modules_switch;
+        r.int_by_run = oom_est_modules_int;
+    }
     oom_est_settings_collect(&r);
     if (launch)
         oom_est_bind_arguments(&r);
@@ -323,6 +328,8 @@ static void read_modelled(const char *path, oom_source *src, oom_pymodel *m, TSN
         oom_est_apply_launch(&r);
     oom_est_settings_free(&r.settings);
     free(r.rejected);
+    if (r.run)
+        oom_est_modules_run_free(r.run);
 }
 
 void oom_script_inputs_from_model(const char *path, oom_source *src, oom_pymodel *m, TSNode root,

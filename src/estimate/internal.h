@@ -68,6 +68,9 @@ typedef struct {
     oom_strlist kept; /* texts the settings' `given` point into, owned here */
 } oom_est_settings;
 
+/* modules.c's symbolic run, as the readers may ask it of a value */
+typedef struct oom_est_reader_run oom_est_reader_run;
+
 typedef struct {
     const char *path;
     oom_source *src;
@@ -85,6 +88,14 @@ typedef struct {
     oom_strlist *notes;
     oom_est_rejected *rejected;
     size_t rejected_len, rejected_cap;
+    /* the symbolic run that sizes a model the script defines, asked of a
+     * value the readers cannot tell from the file's settings alone
+     * (`hparams.batch_size` of an HParams that hparams.py builds): set by
+     * inputs.c to modules.c's, NULL where there is no such run. Through
+     * these pointers, the readers below modules.c never name it. */
+    int (*switch_by_run)(oom_est_reader_run *run, TSNode expr);
+    bool (*int_by_run)(oom_est_reader_run *run, TSNode expr, long long *out);
+    oom_est_reader_run *run;
 } oom_est_reader;
 
 /* Visits every node under `root` in order, without recursion (a deeply
@@ -280,6 +291,13 @@ bool oom_est_project_resolve_value(oom_est_project *p, oom_est_unit *from, const
  * the model input says which size could not be (modules.c, with the
  * modules_*.c files modules.h lists). */
 void oom_est_read_modules(oom_est_reader *r);
+/* The symbolic run asked of one value where it stands: a truth value (1,
+ * 0; -1 unknown) or a whole number. Each answer is kept (a reading is
+ * opened once per question otherwise). */
+oom_est_reader_run *oom_est_modules_run_new(oom_est_reader *r);
+void oom_est_modules_run_free(oom_est_reader_run *run);
+int oom_est_modules_switch(oom_est_reader_run *run, TSNode expr);
+bool oom_est_modules_int(oom_est_reader_run *run, TSNode expr, long long *out);
 /* Fills the image side of the inputs from a knowledge-base entry. */
 void oom_est_use_image_model(oom_script_inputs *s, const oom_model *m);
 

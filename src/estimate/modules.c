@@ -184,63 +184,156 @@ static size_t size_builds(ctx *c, build_site *sites)
     return n;
 }
 
+/* One reading's context: the script's layout, its views, the project its
+ * imports reach. `own` holds the layout when the model has none. */
+typedef struct {
+    ctx c;
+    oom_nodes own;
+    views vs;
+} reading;
+
+static void reading_open(reading *rd, oom_est_reader *r)
+{
+    memset(rd, 0, sizeof *rd);
+    ctx *c = &rd->c;
+    c->r = r;
+    c->eval_node = oom_mod_eval_node;
+    c->configs = oom_est_configs_new();
+    oom_nodes_init(&rd->own);
+    c->layout = oom_pymodel_layout(r->m);
+    if (!c->layout || c->layout->len == 0 || !ts_node_eq(c->layout->items[0].node, r->root)) {
+        oom_nodes_build(&rd->own, r->root);
+        c->layout = &rd->own;
+    }
+    c->views = &rd->vs;
+    view *script = oom_xcalloc(1, sizeof *script);
+    c->project = oom_est_project_open(r, c->layout);
+    script->unit = oom_est_project_script(c->project);
+    script->r = r;
+    script->layout = c->layout;
+    script->tree = r->root.tree;
+    OOM_PUSH(rd->vs.items, rd->vs.len, rd->vs.cap, script);
+    oom_mod_collect_definitions(c, script);
+}
+
+static void reading_close(reading *rd)
+{
+    ctx *c = &rd->c;
+    for (size_t i = 0; i < c->nframes; i++) {
+        free(c->frames[i]->vars);
+        free(c->frames[i]->attrs);
+        free(c->frames[i]);
+    }
+    free(c->frames);
+    for (size_t i = 0; i < rd->vs.len; i++) {
+        if (i > 0)
+            oom_est_settings_free(&rd->vs.items[i]->own.settings);
+        free(rd->vs.items[i]->classes);
+        free(rd->vs.items[i]->functions);
+        free(rd->vs.items[i]->aliases);
+        free(rd->vs.items[i]);
+    }
+    free(rd->vs.items);
+    oom_est_project_close(c->project);
+    oom_est_configs_free(c->configs);
+    oom_nodes_free(&rd->own);
+}
+
 void oom_est_read_modules(oom_est_reader *r)
 {
-    ctx c;
-    memset(&c, 0, sizeof c);
-    c.r = r;
-    c.eval_node = oom_mod_eval_node;
-    c.configs = oom_est_configs_new();
-    oom_nodes own;
-    oom_nodes_init(&own);
-    c.layout = oom_pymodel_layout(r->m);
-    if (!c.layout || c.layout->len == 0 || !ts_node_eq(c.layout->items[0].node, r->root)) {
-        oom_nodes_build(&own, r->root);
-        c.layout = &own;
-    }
-    views vs;
-    memset(&vs, 0, sizeof vs);
-    c.views = &vs;
-    view *script = oom_xcalloc(1, sizeof *script);
-    c.project = oom_est_project_open(r, c.layout);
-    script->unit = oom_est_project_script(c.project);
-    script->r = r;
-    script->layout = c.layout;
-    script->tree = r->root.tree;
-    OOM_PUSH(vs.items, vs.len, vs.cap, script);
-    oom_mod_collect_definitions(&c, script);
+    reading rd;
+    reading_open(&rd, r);
+    ctx *c = &rd.c;
     build_site sites[8];
-    size_t n = size_builds(&c, sites);
+    size_t n = size_builds(c, sites);
     const oom_launch *l = r->launch;
-    oom_est_unit *importer = n == 0 && !c.why[0] && l && l->script && l->script_exists && r->path &&
+    oom_est_unit *importer = n == 0 && !c->why[0] && l && l->script && l->script_exists && r->path &&
                                      strcmp(l->script, r->path) != 0
-                                 ? oom_est_project_file(c.project, l->script)
+                                 ? oom_est_project_file(c->project, l->script)
                                  : NULL;
     if (importer) {
         /* the options were read from the module the launched script imports
          * (its opts.py): the script itself builds the model, and the
          * options it reads through that module carry the command's values */
-        c.layout = oom_mod_view_for(&c, importer)->layout;
-        n = size_builds(&c, sites);
+        c->layout = oom_mod_view_for(c, importer)->layout;
+        n = size_builds(c, sites);
     }
-    if (n > 0 && c.why[0])
-        report_unresolved(&c, &sites[0]);
-    for (size_t i = 0; i < c.nframes; i++) {
-        free(c.frames[i]->vars);
-        free(c.frames[i]->attrs);
-        free(c.frames[i]);
-    }
-    free(c.frames);
-    for (size_t i = 0; i < vs.len; i++) {
-        if (i > 0)
-            oom_est_settings_free(&vs.items[i]->own.settings);
-        free(vs.items[i]->classes);
-        free(vs.items[i]->functions);
-        free(vs.items[i]->aliases);
-        free(vs.items[i]);
-    }
-    free(vs.items);
-    oom_est_project_close(c.project);
-    oom_est_configs_free(c.configs);
-    oom_nodes_free(&own);
+    if (n > 0 && c->why[0])
+        report_unresolved(c, &sites[0]);
+    reading_close(&rd);
+}
+
+/* What the symbolic run says of one value: a truth value (1, 0; -1 for
+ * unknown) and, for a whole number, the number. */
+typedef struct {
+    uint32_t at, end; /* the expression asked */
+    int on;
+    bool whole;
+    long long n;
+} run_answer;
+
+/* `expr` run symbolically where it stands, as the model's sizes are: a
+ * record that a function of the project builds (`hparams.fp16_run` of
+ * `hparams = create_hparams()`, an HParams of hparams.py) is read as that
+ * function sets it. Read before the reading closes: a value may point into
+ * its frames. */
+static run_answer run_where_it_stands(oom_est_reader *r, TSNode expr)
+{
+    reading rd;
+    reading_open(&rd, r);
+    frame *top = oom_mod_frame_new(&rd.c, NULL);
+    value v = oom_mod_eval(&rd.c, top, expr);
+    run_answer a = {ts_node_start_byte(expr), ts_node_end_byte(expr), -1, false, 0};
+    int on;
+    if ((v.kind == V_BOOL || v.kind == V_INT || v.kind == V_NONE) && oom_mod_truth(&v, &on))
+        a.on = on;
+    if (v.kind == V_INT)
+        a.whole = true, a.n = v.i;
+    reading_close(&rd);
+    return a;
+}
+
+#define RUN_ANSWERS 32
+
+struct oom_est_reader_run {
+    oom_est_reader *r;
+    run_answer answers[RUN_ANSWERS];
+    size_t len;
+};
+
+oom_est_reader_run *oom_est_modules_run_new(oom_est_reader *r)
+{
+    oom_est_reader_run *run = oom_xcalloc(1, sizeof *run);
+    run->r = r;
+    return run;
+}
+
+void oom_est_modules_run_free(oom_est_reader_run *run)
+{
+    free(run);
+}
+
+static run_answer answer(oom_est_reader_run *run, TSNode expr)
+{
+    uint32_t at = ts_node_start_byte(expr), end = ts_node_end_byte(expr);
+    for (size_t i = 0; i < run->len; i++)
+        if (run->answers[i].at == at && run->answers[i].end == end)
+            return run->answers[i];
+    run_answer a = run_where_it_stands(run->r, expr);
+    if (run->len < RUN_ANSWERS)
+        run->answers[run->len++] = a;
+    return a;
+}
+
+int oom_est_modules_switch(oom_est_reader_run *run, TSNode expr)
+{
+    return answer(run, expr).on;
+}
+
+bool oom_est_modules_int(oom_est_reader_run *run, TSNode expr, long long *out)
+{
+    run_answer a = answer(run, expr);
+    if (a.whole)
+        *out = a.n;
+    return a.whole;
 }

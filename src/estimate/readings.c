@@ -117,7 +117,14 @@ int oom_est_value_switch(const reader *r, TSNode value)
  * setting the call reads. */
 bool oom_est_value_int(const reader *r, TSNode value, long long *n)
 {
-    return r->via ? oom_est_setting_int(r, r->via, n) : oom_pymodel_int_value(r->m, value, n);
+    if (r->via)
+        return oom_est_setting_int(r, r->via, n);
+    if (oom_pymodel_int_value(r->m, value, n))
+        return true;
+    /* an attribute of a record the project builds (`hparams.batch_size`):
+     * the symbolic run of the model's sizing reads it */
+    return r->int_by_run && !ts_node_is_null(value) && strcmp(ts_node_type(value), "attribute") == 0 &&
+           r->int_by_run(r->run, value, n);
 }
 
 /* The dtype a run without flags loads the model in: the value, names

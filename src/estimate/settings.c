@@ -682,7 +682,11 @@ static int condition_value(const oom_est_reader *r, TSNode cond, int depth)
     if (on >= 0)
         return on;
     TSNode v = oom_pymodel_value_of(r->m, cond, 0);
-    return oom_est_type_is(v, "true") ? 1 : oom_est_type_is(v, "false") ? 0 : -1;
+    if (oom_est_type_is(v, "true") || oom_est_type_is(v, "false"))
+        return oom_est_type_is(v, "true");
+    /* `if hparams.fp16_run:` of an HParams the project builds: the symbolic
+     * run of the model's sizing reads it */
+    return r->switch_by_run && oom_est_type_is(cond, "attribute") ? r->switch_by_run(r->run, cond) : -1;
 }
 
 bool oom_est_runs_without_flags(const oom_est_reader *r, TSNode node)
