@@ -85,6 +85,8 @@ typedef struct {
     oom_strlist tensor_view_attributes;     /* a tensor's attributes that are its own storage (`T`, `data`) */
     oom_strlist gpu_methods;                /* tensor methods putting it on a GPU, any arguments (`cuda`) */
     oom_strlist gpu_device_words;           /* words naming a GPU device in a string (`cuda`, `mps`) */
+    oom_strlist dtypes;                     /* the dtypes (`torch.float16`): `.to(dtype)` casts */
+    oom_strlist size_keeping_methods;       /* tensor methods giving no more elements than the tensor (`unsqueeze`) */
     oom_strlist device_placing_libraries;   /* top-level packages that place models themselves */
     oom_strlist target_placing_methods;     /* tensor methods putting it where their argument says (`to`) */
     oom_strlist factory_target_keywords;    /* factory keywords naming the tensor to write into (`out`) */

@@ -315,6 +315,8 @@ oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
     ok = ok && read_names(values, "tensor_view_attributes", &lib->tensor_view_attributes, err);
     ok = ok && read_names(values, "gpu_methods", &lib->gpu_methods, err);
     ok = ok && read_names(values, "gpu_device_words", &lib->gpu_device_words, err);
+    ok = ok && read_names(values, "dtypes", &lib->dtypes, err);
+    ok = ok && read_names(values, "size_keeping_methods", &lib->size_keeping_methods, err);
     ok = ok && read_names(values, "device_placing_libraries", &lib->device_placing_libraries, err);
     ok = ok && read_names(values, "target_placing_methods", &lib->target_placing_methods, err);
     ok = ok && read_names(values, "factory_target_keywords", &lib->factory_target_keywords, err);
@@ -422,6 +424,8 @@ void oom_library_free(oom_library *lib)
     oom_strlist_free(&lib->tensor_view_attributes);
     oom_strlist_free(&lib->gpu_methods);
     oom_strlist_free(&lib->gpu_device_words);
+    oom_strlist_free(&lib->dtypes);
+    oom_strlist_free(&lib->size_keeping_methods);
     oom_strlist_free(&lib->device_placing_libraries);
     oom_strlist_free(&lib->target_placing_methods);
     oom_strlist_free(&lib->factory_target_keywords);

@@ -3,10 +3,13 @@
  * one; a project that never does (a CPU-only time-series or graph
  * benchmark) runs every forward on the host. Shown, not assumed: the file
  * names a device (a string with a device word, a device constructor, an
- * attribute `cuda`), places something (a placing method, a placing
- * keyword, a default-device call, a wrapper of the knowledge base's: DDP,
- * FSDP, accelerator.prepare), or imports a library that places models
- * itself; any of these is evidence of a GPU somewhere. A file with none
+ * attribute `cuda`), places something where it names (a placing method or
+ * keyword given a device that is not a string, a dtype or where another
+ * value already is; a default-device call; a wrapper of the knowledge
+ * base's: DDP, FSDP, accelerator.prepare), or imports a library that places
+ * models itself; any of these is evidence of a GPU somewhere. `torch.zeros(
+ * n, device=w.device)` and `.to(torch.float16)` bring no GPU in, nor does
+ * `device="cpu"`. A file with none
  * leaves the question to the project pass: another file may place the
  * module and hand it over. */
 #include <ctype.h>
@@ -34,17 +37,78 @@ static bool names_device_word(const char *text, uint32_t len, const oom_strlist 
     return false;
 }
 
-static bool call_shows_gpu(const oom_pymodel *m, const oom_library *lib, const oom_call_site *c)
+static TSNode named_target(const oom_pymodel *m, TSNode call);
+static bool device_constructor(const oom_pymodel *m, const oom_library *lib, TSNode fn);
+
+/* What a placement names can bring a GPU in unless it is a string (whose
+ * words are judged as strings are), None or a bool, where another value
+ * already is (`x.device`, `w.dtype`: the placement follows one made
+ * elsewhere, which shows itself there), a dtype (`.to(torch.float16)`
+ * casts), a device made of one of those (`torch.device("cpu")`), or a name
+ * bound to one. `.to(device)` with `device` a parameter may be a GPU. */
+static bool may_name_gpu(const oom_pymodel *m, const oom_library *lib, TSNode target, int depth)
 {
-    if (oom_library_lists(&lib->placing_methods, c->name, c->name_len) ||
-        oom_library_lists(&lib->gpu_methods, c->name, c->name_len))
+    if (ts_node_is_null(target))
+        return false;
+    if (depth > 4)
         return true;
+    static const char *const plain[] = {"string", "concatenated_string", "none", "true", "false", NULL};
+    for (size_t i = 0; plain[i]; i++)
+        if (strcmp(ts_node_type(target), plain[i]) == 0)
+            return false;
+    if (ts_node_symbol(target) == m->sym.identifier) {
+        TSNode bound = oom_model_bound_value(m, target);
+        return ts_node_is_null(bound) || may_name_gpu(m, lib, bound, depth + 1);
+    }
+    if (ts_node_symbol(target) == m->sym.call) {
+        TSNode fn = oom_model_child(m, target, "function", 8);
+        return !device_constructor(m, lib, fn) || may_name_gpu(m, lib, named_target(m, target), depth + 1);
+    }
+    if (ts_node_symbol(target) != m->sym.attribute)
+        return true;
+    uint32_t len;
+    const char *attr = oom_node_text(m, oom_model_child(m, target, "attribute", 9), &len);
+    if (attr && oom_library_lists(&lib->tensor_metadata, attr, len))
+        return false;
     oom_buf q;
     oom_buf_init(&q);
-    bool device = oom_pymodel_qualname(m, c->fn, &q) &&
-                  oom_library_lists(&lib->device_constructors, q.data, (uint32_t)q.len);
+    bool dtype = oom_pymodel_qualname(m, target, &q) && oom_library_lists(&lib->dtypes, q.data, (uint32_t)q.len);
+    oom_buf_free(&q);
+    return !dtype;
+}
+
+static bool device_constructor(const oom_pymodel *m, const oom_library *lib, TSNode fn)
+{
+    oom_buf q;
+    oom_buf_init(&q);
+    bool device = oom_pymodel_qualname(m, fn, &q) && oom_library_lists(&lib->device_constructors, q.data, (uint32_t)q.len);
     oom_buf_free(&q);
     return device;
+}
+
+/* The device a call names: its first positional argument, or `device=`. */
+static TSNode named_target(const oom_pymodel *m, TSNode call)
+{
+    TSNode keyword = {{0}, NULL, NULL};
+    oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, call, "arguments", 9));
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
+        if (ts_node_symbol(a) != m->sym.keyword_argument)
+            return a;
+        if (ts_node_is_null(keyword) && oom_node_text_is(m, oom_model_child(m, a, "name", 4), "device"))
+            keyword = oom_model_child(m, a, "value", 5);
+    }
+    return keyword;
+}
+
+static bool call_shows_gpu(const oom_pymodel *m, const oom_library *lib, const oom_call_site *c)
+{
+    if (oom_library_lists(&lib->gpu_methods, c->name, c->name_len) ||
+        (oom_library_lists(&lib->placing_methods, c->name, c->name_len) &&
+         names_device_word(c->name, c->name_len, &lib->gpu_device_words)))
+        return true; /* `.cuda()`, `.xpu()`: the method names the device */
+    if (oom_library_lists(&lib->placing_methods, c->name, c->name_len) || device_constructor(m, lib, c->fn))
+        return may_name_gpu(m, lib, named_target(m, c->node), 0); /* `.to(device)`, `torch.device(args.device)` */
+    return false;
 }
 
 static bool node_shows_gpu(const oom_pymodel *m, const oom_library *lib, const oom_node *n)
@@ -60,9 +124,10 @@ static bool node_shows_gpu(const oom_pymodel *m, const oom_library *lib, const o
         const char *text = oom_node_text(m, n->node, &len);
         return oom_library_lists(&lib->gpu_methods, text, len); /* torch.cuda, x.cuda */
     }
-    if (n->symbol == m->sym.keyword_argument) {
+    if (n->symbol == m->sym.keyword_argument) { /* `device=device`, `device_map=args.device_map` */
         const char *key = oom_node_text(m, oom_model_child(m, n->node, "name", 4), &len);
-        return key && oom_library_lists(&lib->placing_keywords, key, len);
+        return key && oom_library_lists(&lib->placing_keywords, key, len) &&
+               may_name_gpu(m, lib, oom_model_child(m, n->node, "value", 5), 0);
     }
     return false;
 }

@@ -138,10 +138,35 @@ static bool synthetic_name(const oom_pymodel *m, TSNode id, int depth)
     return binding_synthetic(m, b, &depth);
 }
 
+/* A subscript that gives no more elements than it is given: indices that
+ * are whole numbers, slices (whatever their bounds), None or `...`; an
+ * index tensor could repeat rows, and is not one. */
+static bool narrowing_subscript(const oom_pymodel *m, TSNode e)
+{
+    static const char *const kinds[] = {"integer", "slice", "none", "ellipsis", NULL};
+    TSNode value = oom_model_child(m, e, "value", 5);
+    size_t n = 0;
+    oom_model_kids kids = oom_model_kids_of(m, e);
+    for (TSNode k; oom_model_next_kid(m, &kids, &k);) {
+        if (ts_node_eq(k, value))
+            continue;
+        if (strcmp(ts_node_type(k), "unary_operator") == 0) /* x[-1] */
+            k = oom_model_child(m, k, "argument", 8);
+        bool plain = false;
+        for (size_t i = 0; kinds[i] && !plain; i++)
+            plain = strcmp(ts_node_type(k), kinds[i]) == 0;
+        if (!plain)
+            return false;
+        n++;
+    }
+    return n > 0;
+}
+
 /* A tensor made from literal sizes by a factory, moved by a placing method
- * or cast by a casting one or not (`torch.zeros(1, 3, 640, 640).to(device)`,
- * `.type_as(weights)`), scaled by a number, a conditional both of whose
- * arms are, or a name bound so. */
+ * or cast by a casting one or reshaped or not (`torch.zeros(1, 3, 640,
+ * 640).to(device)`, `.type_as(weights)`, `.unsqueeze(0)`), indexed without
+ * growing (`x[None]`), scaled by a number, a conditional both of whose arms
+ * are, or a name bound so. */
 static bool synthetic_tensor(const oom_pymodel *m, TSNode e, int depth)
 {
     const oom_library *lib = oom_library_get();
@@ -162,6 +187,8 @@ static bool synthetic_tensor(const oom_pymodel *m, TSNode e, int depth)
         /* `img.half() if half else img`: whichever arm runs */
         return synthetic_tensor(m, oom_model_named_child(m, e, 0), depth + 1) &&
                synthetic_tensor(m, oom_model_named_child(m, e, 2), depth + 1);
+    if (strcmp(ts_node_type(e), "subscript") == 0) /* `x[None]`, `wav[:, :n]` */
+        return narrowing_subscript(m, e) && synthetic_tensor(m, oom_model_child(m, e, "value", 5), depth + 1);
     if (s != m->sym.call)
         return false;
     if (factory_call(m, e, lib) || tokenized_literal(m, e, lib))
@@ -171,7 +198,8 @@ static bool synthetic_tensor(const oom_pymodel *m, TSNode e, int depth)
         return false;
     uint32_t len;
     const char *method = oom_node_text(m, oom_model_child(m, fn, "attribute", 9), &len);
-    return (oom_library_lists(&lib->placing_methods, method, len) || oom_library_lists(&lib->casting_methods, method, len)) &&
+    return (oom_library_lists(&lib->placing_methods, method, len) || oom_library_lists(&lib->casting_methods, method, len) ||
+            oom_library_lists(&lib->size_keeping_methods, method, len)) &&
            synthetic_tensor(m, oom_model_child(m, fn, "object", 6), depth + 1);
 }
 
