@@ -45,7 +45,12 @@ static bool device_constructor(const oom_pymodel *m, const oom_library *lib, TSN
  * already is (`x.device`, `w.dtype`: the placement follows one made
  * elsewhere, which shows itself there), a dtype (`.to(torch.float16)`
  * casts), a device made of one of those (`torch.device("cpu")`), or a name
- * bound to one. `.to(device)` with `device` a parameter may be a GPU. */
+ * bound to one. `.to(device)` with `device` a parameter may be a GPU.
+ * A read of the knowledge base's tensor metadata (`.device`) is taken as
+ * following whatever it is read off: a stored setting (`args.device`,
+ * `self.device`) shows its origin where it is set (a `--device` default
+ * naming a GPU, `torch.device("cuda")`); one given only on the command line,
+ * with no default and no help naming a device, is not seen. */
 static bool may_name_gpu(const oom_pymodel *m, const oom_library *lib, TSNode target, int depth)
 {
     if (ts_node_is_null(target))

@@ -29,6 +29,7 @@ int main(int argc, char **argv)
     test_loops_suite();
     test_device_suite();
     test_hostmix_suite();
+    test_gpuuse_suite();
     test_fallback_suite();
     test_roles_suite();
     test_checkpoints_suite();
