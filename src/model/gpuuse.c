@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "hostmix.h"
 #include "internal.h"
 #include "oomlint/library.h"
 #include "roles.h"
@@ -38,7 +39,6 @@ static bool names_device_word(const char *text, uint32_t len, const oom_strlist 
 }
 
 static TSNode named_target(const oom_pymodel *m, TSNode call);
-static bool device_constructor(const oom_pymodel *m, const oom_library *lib, TSNode fn);
 
 /* What a placement names can bring a GPU in unless it is a string (whose
  * words are judged as strings are), None or a bool, where another value
@@ -67,7 +67,8 @@ static bool may_name_gpu(const oom_pymodel *m, const oom_library *lib, TSNode ta
     }
     if (ts_node_symbol(target) == m->sym.call) {
         TSNode fn = oom_model_child(m, target, "function", 8);
-        return !device_constructor(m, lib, fn) || may_name_gpu(m, lib, named_target(m, target), depth + 1);
+        return !oom_hostmix_qualname_in(m, fn, &lib->device_constructors) ||
+               may_name_gpu(m, lib, named_target(m, target), depth + 1);
     }
     if (ts_node_symbol(target) != m->sym.attribute)
         return true;
@@ -75,34 +76,21 @@ static bool may_name_gpu(const oom_pymodel *m, const oom_library *lib, TSNode ta
     const char *attr = oom_node_text(m, oom_model_child(m, target, "attribute", 9), &len);
     if (attr && oom_library_lists(&lib->tensor_metadata, attr, len))
         return false;
-    oom_buf q;
-    oom_buf_init(&q);
-    bool dtype = oom_pymodel_qualname(m, target, &q) && oom_library_lists(&lib->dtypes, q.data, (uint32_t)q.len);
-    oom_buf_free(&q);
-    return !dtype;
-}
-
-static bool device_constructor(const oom_pymodel *m, const oom_library *lib, TSNode fn)
-{
-    oom_buf q;
-    oom_buf_init(&q);
-    bool device = oom_pymodel_qualname(m, fn, &q) && oom_library_lists(&lib->device_constructors, q.data, (uint32_t)q.len);
-    oom_buf_free(&q);
-    return device;
+    return !oom_hostmix_qualname_in(m, target, &lib->dtypes);
 }
 
 /* The device a call names: its first positional argument, or `device=`. */
 static TSNode named_target(const oom_pymodel *m, TSNode call)
 {
-    TSNode keyword = {{0}, NULL, NULL};
+    size_t count;
+    TSNode first = oom_hostmix_first_positional(m, call, &count);
+    if (count > 0)
+        return first;
     oom_model_kids kids = oom_model_kids_of(m, oom_model_child(m, call, "arguments", 9));
-    for (TSNode a; oom_model_next_kid(m, &kids, &a);) {
-        if (ts_node_symbol(a) != m->sym.keyword_argument)
-            return a;
-        if (ts_node_is_null(keyword) && oom_node_text_is(m, oom_model_child(m, a, "name", 4), "device"))
-            keyword = oom_model_child(m, a, "value", 5);
-    }
-    return keyword;
+    for (TSNode a; oom_model_next_kid(m, &kids, &a);)
+        if (ts_node_symbol(a) == m->sym.keyword_argument && oom_node_text_is(m, oom_model_child(m, a, "name", 4), "device"))
+            return oom_model_child(m, a, "value", 5);
+    return first;
 }
 
 static bool call_shows_gpu(const oom_pymodel *m, const oom_library *lib, const oom_call_site *c)
@@ -111,7 +99,8 @@ static bool call_shows_gpu(const oom_pymodel *m, const oom_library *lib, const o
         (oom_library_lists(&lib->placing_methods, c->name, c->name_len) &&
          names_device_word(c->name, c->name_len, &lib->gpu_device_words)))
         return true; /* `.cuda()`, `.xpu()`: the method names the device */
-    if (oom_library_lists(&lib->placing_methods, c->name, c->name_len) || device_constructor(m, lib, c->fn))
+    if (oom_library_lists(&lib->placing_methods, c->name, c->name_len) ||
+        oom_hostmix_qualname_in(m, c->fn, &lib->device_constructors))
         return may_name_gpu(m, lib, named_target(m, c->node), 0); /* `.to(device)`, `torch.device(args.device)` */
     return false;
 }
