@@ -725,6 +725,24 @@ expect_contains "record-model-sized" "$OUT" "28968 parameters"
 run_oomlint estimate -- python train_fp16.py
 expect_contains "record-switch-on" "$OUT" "train_fp16.py:29 amp.initialize(opt_level=\"O2\"): fp16 mixed precision"
 cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
+# Policies sized by their environment's spaces (issue 27; counts in
+# fixtures/estimate/environments/README.md): gym.make's id from the --env
+# default or the command, a Box's shape or a Discrete space's n; target
+# networks no optimizer trains are weights alone, not the model.
+G=fixtures/estimate/environments
+SAVED_OOMLINT=$OOMLINT; OOMLINT=$OABS; cd $G || exit 1
+run_oomlint estimate -- python train.py
+expect_contains "environment-default-id" "$OUT" "Agent built here (class Agent at agent.py:26; Hopper-v3's spaces from the knowledge base): 1988 parameters"
+expect_contains "environment-target-copies" "$OUT" "1988 more in copies no optimizer trains, counted as weights alone"
+run_oomlint estimate -- python train.py --env HalfCheetah-v2
+expect_contains "environment-command-id" "$OUT" "HalfCheetah-v2's spaces from the knowledge base): 3143 parameters"
+run_oomlint estimate -- python train_dqn.py
+expect_contains "environment-discrete-actions" "$OUT" "CartPole-v1's spaces from the knowledge base): 898 parameters counted from its layers; 898 more in copies"
+run_oomlint estimate -- python train_pair.py
+expect_contains "environment-one-optimizer-over-both" "$OUT" "1988 parameters counted from its layers; activations rough"
+run_oomlint estimate -- python train_unknown_env.py
+expect_contains "environment-unlisted-said" "$ERR" "the environment \`MyCustomEnv-v0\` is not one the knowledge base lists, which would settle \`state_dim\`"
+cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
 # Options parsed in a module the launched script imports (issue 27; counts
 # in main.py's docstring, fixtures/estimate/optsmodule/): the script builds
 # the model, opts.py's options carry the command's values, an option set on

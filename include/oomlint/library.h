@@ -41,6 +41,20 @@ typedef struct {
     int position; /* the parameter's position after self */
 } oom_lib_hook;
 
+/* A space of a reinforcement-learning environment: a Box's shape, or a
+ * Discrete space's n (rank 0). */
+typedef struct {
+    long long shape[4];
+    int rank;
+    long long n;
+} oom_lib_space;
+
+/* What `gym.make(id)` gives for one of the ids (environments.spaces). */
+typedef struct {
+    oom_strlist ids;
+    oom_lib_space observation, action;
+} oom_lib_environment;
+
 typedef struct {
     oom_qpattern *not_modules, *constructors, *bases, *containers;
     size_t not_module_count, constructor_count, base_count, container_count;
@@ -97,6 +111,11 @@ typedef struct {
     oom_strlist bool_flag_definers; /* those of them whose flag is a switch */
     oom_strlist opt_level_initializers; /* calls setting mixed precision by opt_level= (`apex.amp.initialize`) */
     oom_strlist record_constructors;    /* objects holding their keywords as attributes (`ml_collections.ConfigDict`) */
+    oom_strlist optimizer_constructors; /* calls making an optimizer over the parameters given (`torch.optim.Adam`) */
+    oom_strlist parameter_methods;      /* a module's methods giving its parameters (`parameters`) */
+    oom_strlist environment_makers;     /* calls making an environment by its id (`gym.make`) */
+    oom_lib_environment *environments;
+    size_t environment_count;
 } oom_library;
 
 /* The library knowledge, parsed from the embedded file on the first call
@@ -114,5 +133,7 @@ bool oom_qpattern_match(const oom_qpattern *p, const char *qualname);
 int oom_qpattern_find(const oom_qpattern *list, size_t count, const char *qualname);
 /* Whether `s` (`len` bytes, not terminated) is one of the list's. */
 bool oom_library_lists(const oom_strlist *list, const char *s, size_t len);
+/* The environment `gym.make(id)` makes, or NULL when the id is not listed. */
+const oom_lib_environment *oom_library_environment(const oom_library *lib, const char *id);
 
 #endif

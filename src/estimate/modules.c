@@ -104,8 +104,18 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
     oom_est_copy(out->model_id, sizeof out->model_id, names);
     char what[768], from[224]; /* "; sizes from config.json [\"model\"]": the file and keys they came from */
     oom_est_configs_describe(c->configs, from, sizeof from);
-    const char *acts =
-        total->act_unknown ? "; activations not counted (Conv1d/Conv3d, or a library model inside)" : "; activations rough";
+    if (c->environment[0]) { /* gym.make("Hopper-v3"): the policy's sizes are its spaces' */
+        size_t fused = strlen(from);
+        snprintf(from + fused, sizeof from - fused, "; %s's spaces from the knowledge base", c->environment);
+    }
+    char acts[160];
+    int used = 0;
+    if (total->untrained > 0) /* target networks: weights, counted apart from the model */
+        used = snprintf(acts, sizeof acts, "; %lld more in copies no optimizer trains, counted as weights alone",
+                        total->untrained);
+    snprintf(acts + used, sizeof acts - (size_t)used, "%s",
+             total->act_unknown ? "; activations not counted (Conv1d/Conv3d, or a library model inside)"
+                                : "; activations rough");
     if (elsewhere) /* where the model came from: the file and line of its class */
         oom_est_printf(what, sizeof what, "%s built here (%s%s): %lld parameters counted from %s layers%s", names,
                        places, from, total->params, n > 1 ? "their" : "its", acts);

@@ -50,6 +50,7 @@ typedef enum {
 /* What a module (or a list of modules) adds up to. */
 typedef struct {
     long long params, buffers; /* buffers in bytes */
+    long long untrained;       /* parameters of copies no optimizer trains (a target network), in buffers */
     double dense;              /* outputs of Linear layers, per sample or per position */
     double seq;                /* per position: embeddings, recurrent and transformer layers */
     double spatial;            /* per sample at the reference image side: convolutions */
@@ -104,6 +105,12 @@ struct frame {
                   * instance's own frame, type(self), where self.method() is looked up */
     value ret;
     bool returned;
+    /* an instance's self.<name> modules whose parameters an optimizer made in
+     * its methods trains (`Adam(self.actor.parameters())`); trains_all for
+     * `self.parameters()` */
+    char trained[8][32];
+    int ntrained;
+    bool trains_all;
 };
 
 typedef struct {
@@ -143,6 +150,8 @@ struct ctx {
     size_t nframes, frames_cap;
     char why[448]; /* the first size that could not be told */
     oom_est_configs *configs; /* the config files read, and the first one or key that could not be */
+    char environment[48];     /* the id of the knowledge base's environment whose spaces were read */
+    char environment_unlisted[48]; /* the first gym.make() id the knowledge base does not list */
     int depth, steps, nesting;
     long long side; /* the image side the next convolution sees */
     long long image_side;

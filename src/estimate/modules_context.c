@@ -61,7 +61,12 @@ void oom_mod_unresolved(ctx *c, TSNode at, const char *what)
             *p = ' ';
     if (!ts_node_is_null(at))
         oom_mod_place_of(c, at, where, sizeof where);
+    char env[112] = "";
+    if (c->environment_unlisted[0])
+        snprintf(env, sizeof env, "the environment `%s` is not one the knowledge base lists", c->environment_unlisted);
     const char *cfg = oom_est_configs_why(c->configs); /* the config file or key that would settle it */
+    if (!cfg[0])
+        cfg = env;
     snprintf(c->why, sizeof c->why, "%s%s`%s` (%s, %s)", cfg, cfg[0] ? ", which would settle " : "", t, what, where);
 }
 

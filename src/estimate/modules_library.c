@@ -292,6 +292,70 @@ value oom_mod_library_head(const value *model)
     return v;
 }
 
+/* A space of the knowledge base's environments: `.shape` of a Box, `.n` of
+ * a Discrete space. */
+static value space_object(ctx *c, const oom_lib_space *s)
+{
+    value v = unknown(), item = unknown();
+    v.kind = V_OBJECT;
+    v.obj = oom_mod_frame_new(c, NULL);
+    if (s->rank > 0) {
+        item.kind = V_INTS;
+        for (int i = 0; i < s->rank; i++)
+            item.ints[item.nints++] = s->shape[i];
+        oom_mod_set_attr(v.obj, "shape", &item);
+    } else {
+        item = int_value(s->n);
+        oom_mod_set_attr(v.obj, "n", &item);
+    }
+    return v;
+}
+
+/* gym.make(id) of an id the knowledge base lists: an object with its
+ * observation_space and action_space, which policies are sized by. */
+static value environment_object(ctx *c, frame *f, TSNode call, const oom_library *lib)
+{
+    value id = oom_mod_eval(c, f, oom_mod_arg(c, call, 0, "id"));
+    const oom_lib_environment *env = id.kind == V_STR ? oom_library_environment(lib, id.s) : NULL;
+    if (!env) { /* the size that needs it says so, naming the id */
+        if (id.kind == V_STR && !c->environment_unlisted[0])
+            oom_est_copy(c->environment_unlisted, sizeof c->environment_unlisted, id.s);
+        return unknown();
+    }
+    oom_est_copy(c->environment, sizeof c->environment, id.s);
+    value v = unknown();
+    v.kind = V_OBJECT;
+    v.obj = oom_mod_frame_new(c, NULL);
+    value obs = space_object(c, &env->observation), act = space_object(c, &env->action);
+    oom_mod_set_attr(v.obj, "observation_space", &obs);
+    oom_mod_set_attr(v.obj, "action_space", &act);
+    return v;
+}
+
+/* Notes on the instance being built which of its self.<name> modules the
+ * parameters in `e` come from (`self.actor.parameters()`, in a list, a sum
+ * or a chain); self.parameters() trains them all. */
+static void note_trained(ctx *c, const frame *f, frame *inst, TSNode e, const oom_library *lib, int depth)
+{
+    if (ts_node_is_null(e) || depth > 12)
+        return;
+    TSNode fn = is(e, "call") ? field(e, "function") : OOM_EST_NULL_NODE;
+    char method[32], self_name[32], attr[32];
+    if (is(fn, "attribute") && text(c, field(fn, "attribute"), method, sizeof method) &&
+        oom_library_lists(&lib->parameter_methods, method, strlen(method))) {
+        TSNode of = field(fn, "object");
+        if (is(of, "identifier") && text(c, of, self_name, sizeof self_name) && strcmp(self_name, f->self_name) == 0)
+            inst->trains_all = true;
+        else if (is(of, "attribute") && is(field(of, "object"), "identifier") &&
+                 text(c, field(of, "object"), self_name, sizeof self_name) && strcmp(self_name, f->self_name) == 0 &&
+                 text(c, field(of, "attribute"), attr, sizeof attr) && inst->ntrained < 8)
+            oom_est_copy(inst->trained[inst->ntrained++], sizeof inst->trained[0], attr);
+        return;
+    }
+    for (uint32_t i = 0; i < ts_node_named_child_count(e); i++)
+        note_trained(c, f, inst, ts_node_named_child(e, i), lib, depth + 1);
+}
+
 value oom_mod_eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
 {
     if (oom_str_starts_with(name, "torchvision.models.") && strchr(name + 19, '.') == NULL) {
@@ -302,6 +366,12 @@ value oom_mod_eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
     const oom_library *lib = oom_library_get();
     if (lib && oom_library_lists(&lib->record_constructors, name, strlen(name)))
         return record_object(c, f, call);
+    if (lib && f && f->inst && f->self_name[0] && oom_library_lists(&lib->optimizer_constructors, name, strlen(name))) {
+        note_trained(c, f, f->inst, field(call, "arguments"), lib, 0);
+        return unknown();
+    }
+    if (lib && oom_library_lists(&lib->environment_makers, name, strlen(name)))
+        return environment_object(c, f, call, lib);
     int yaml = oom_est_config_loader(name); /* json.load(open(path)), yaml.safe_load(f) ... (configs.c) */
     if (yaml >= 0) {
         TSNode p = oom_est_config_path_of(reader_of(c, call), layout_of(c, call), call);

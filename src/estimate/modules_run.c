@@ -36,14 +36,19 @@ static TSNode argument_for(const ctx *c, const TSNode *args, size_t na, size_t p
     return OOM_EST_NULL_NODE;
 }
 
-/* The value a `**config["model"]` of the call passes for parameter `nm`;
- * false when none does (a key the config lacks leaves the default; without
- * one, the key is what would settle the size). */
+/* The value a `**config["model"]` or a `**kwargs` dict of the call passes
+ * for parameter `nm`; false when none does (a key the config lacks leaves
+ * the default; without one, the key is what would settle the size). */
 static bool splatted(ctx *c, frame *caller, const TSNode *args, size_t na, const char *nm, bool dflt, value *out)
 {
     for (size_t k = 0; k < na; k++) {
         value d =
             is(args[k], "dictionary_splat") ? oom_mod_eval(c, caller, ts_node_named_child(args[k], 0)) : unknown();
+        var *held = (d.kind == V_OBJECT || d.plain) && d.obj ? oom_mod_find_var(d.obj->attrs, d.obj->nattrs, nm) : NULL;
+        if (held) { /* kwargs = {"state_dim": state_dim, ...}; Actor(**kwargs) */
+            *out = held->v;
+            return true;
+        }
         const oom_est_config *key = d.kind == V_CONFIG ? oom_est_config_key(c->configs, d.cfg, nm) : NULL;
         if (key && (oom_est_config_kind_of(key) != OOM_CFG_MISSING || !dflt)) {
             *out = oom_mod_from_config(c, key); /* an unreadable file: unknown, never the default */
@@ -91,8 +96,24 @@ static void bind_parameters(ctx *c, frame *caller, TSNode call, TSNode def, fram
     }
 }
 
+/* Whether the instance's optimizers train self.<name>: true when it made
+ * none (nothing tells), or one over all its parameters. */
+static bool trained_attr(const frame *self, const char *name)
+{
+    if (self->ntrained == 0 || self->trains_all)
+        return true;
+    for (int i = 0; i < self->ntrained; i++)
+        if (strcmp(self->trained[i], name) == 0)
+            return true;
+    return false;
+}
+
 /* The parameters a finished instance holds: every self.<name> that is a
- * module or a parameter (paths into a ModuleDict are only for tied weights). */
+ * module or a parameter (paths into a ModuleDict are only for tied weights).
+ * A module no optimizer of the instance trains while another is trained (a
+ * target network, `self.actor_target = copy.deepcopy(self.actor)`) has
+ * weights but no gradients or optimizer states, and its forwards build no
+ * graph: it counts as buffers at fp32. */
 static value instance_total(frame *self)
 {
     value v = module_value();
@@ -100,6 +121,10 @@ static value instance_total(frame *self)
         mod m;
         if (strchr(self->attrs[i].name, '.') || self->attrs[i].v.plain || !oom_mod_as_module(&self->attrs[i].v, &m))
             continue;
+        if (!trained_attr(self, self->attrs[i].name)) {
+            mod copy = {.buffers = m.buffers + 4 * m.params, .untrained = m.untrained + m.params};
+            m = copy;
+        }
         oom_mod_add(&v.m, &m);
     }
     return v;

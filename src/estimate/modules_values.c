@@ -43,6 +43,7 @@ void oom_mod_add(mod *a, const mod *b)
 {
     a->params += b->params;
     a->buffers += b->buffers;
+    a->untrained += b->untrained;
     a->dense += b->dense;
     a->seq += b->seq;
     a->spatial += b->spatial;

@@ -256,6 +256,61 @@ static bool read_hooks(const cJSON *section, oom_library *lib, oom_buf *err)
     return true;
 }
 
+/* A space as the file writes it: a Box's shape `[17]`, or `{"n": 2}`. */
+static bool read_space(const cJSON *j, oom_lib_space *out)
+{
+    memset(out, 0, sizeof *out);
+    if (cJSON_IsObject(j)) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(j, "n");
+        out->n = cJSON_IsNumber(n) ? (long long)n->valuedouble : 0;
+        return out->n > 0;
+    }
+    const cJSON *d;
+    cJSON_ArrayForEach(d, j)
+    {
+        if (!cJSON_IsNumber(d) || d->valuedouble < 1 || out->rank == 4)
+            return false;
+        out->shape[out->rank++] = (long long)d->valuedouble;
+    }
+    return cJSON_IsArray(j) && out->rank > 0;
+}
+
+/* environments: the calls that make one, and each id's spaces. */
+static bool read_environments(const cJSON *section, oom_library *lib, oom_buf *err)
+{
+    if (!read_names(section, "makers", &lib->environment_makers, err))
+        return false;
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(section, "spaces");
+    if (!cJSON_IsArray(arr)) {
+        oom_buf_printf(err, "environments.spaces must be a list");
+        return false;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    lib->environments = oom_xcalloc(n ? n : 1, sizeof *lib->environments);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        oom_lib_environment *env = &lib->environments[lib->environment_count++];
+        if (!read_names(e, "ids", &env->ids, err) || env->ids.len == 0 ||
+            !read_space(cJSON_GetObjectItemCaseSensitive(e, "observation"), &env->observation) ||
+            !read_space(cJSON_GetObjectItemCaseSensitive(e, "action"), &env->action)) {
+            oom_buf_printf(err, "environments.spaces[%zu] needs \"ids\", an \"observation\" and an \"action\" "
+                                "(a shape, or {\"n\": N})",
+                           lib->environment_count - 1);
+            return false;
+        }
+    }
+    return true;
+}
+
+const oom_lib_environment *oom_library_environment(const oom_library *lib, const char *id)
+{
+    for (size_t i = 0; lib && i < lib->environment_count; i++)
+        if (oom_library_lists(&lib->environments[i].ids, id, strlen(id)))
+            return &lib->environments[i];
+    return NULL;
+}
+
 oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
 {
     cJSON *root = cJSON_ParseWithLength(text, len);
@@ -334,6 +389,13 @@ oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
     const cJSON *configs = cJSON_GetObjectItemCaseSensitive(root, "configs");
     if (ok && configs)
         ok = read_names(configs, "record_constructors", &lib->record_constructors, err);
+    const cJSON *training = cJSON_GetObjectItemCaseSensitive(root, "training");
+    if (ok && training)
+        ok = read_names(training, "optimizer_constructors", &lib->optimizer_constructors, err) &&
+             read_names(training, "parameter_methods", &lib->parameter_methods, err);
+    const cJSON *environments = cJSON_GetObjectItemCaseSensitive(root, "environments");
+    if (ok && environments)
+        ok = read_environments(environments, lib, err);
     if (ok) {
         const cJSON *arr = cJSON_GetObjectItemCaseSensitive(mod, "containers");
         size_t n = cJSON_IsArray(arr) ? (size_t)cJSON_GetArraySize(arr) : 0;
@@ -406,6 +468,12 @@ void oom_library_free(oom_library *lib)
     oom_strlist_free(&lib->synthetic_tensor_functions);
     oom_strlist_free(&lib->option_decorators);
     oom_strlist_free(&lib->record_constructors);
+    oom_strlist_free(&lib->environment_makers);
+    oom_strlist_free(&lib->optimizer_constructors);
+    oom_strlist_free(&lib->parameter_methods);
+    for (size_t i = 0; i < lib->environment_count; i++)
+        oom_strlist_free(&lib->environments[i].ids);
+    free(lib->environments);
     oom_strlist_free(&lib->flag_definers);
     oom_strlist_free(&lib->int_flag_definers);
     oom_strlist_free(&lib->bool_flag_definers);

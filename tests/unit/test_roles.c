@@ -4,6 +4,7 @@
 
 #include "harness.h"
 #include "oomlint/library.h"
+#include "oomlint/rules.h"
 
 static bool forward(const parsed *p, const char *call)
 {
@@ -68,6 +69,77 @@ static void patterns(void)
     CHECK(oom_library_lists(&lib->bool_flag_definers, "absl.flags.DEFINE_bool", 22));
     /* mixed precision set by an opt_level */
     CHECK(oom_library_lists(&lib->opt_level_initializers, "apex.amp.initialize", 19));
+}
+
+/* Environments by id, and what says which parameters an optimizer
+ * trains, as data. */
+static void environments_and_training(void)
+{
+    const oom_library *lib = oom_library_get();
+    CHECK(lib != NULL);
+    if (!lib)
+        return;
+    CHECK(oom_library_lists(&lib->environment_makers, "gym.make", 8));
+    CHECK(oom_library_lists(&lib->environment_makers, "gymnasium.make", 14));
+    const oom_lib_environment *hopper = oom_library_environment(lib, "Hopper-v3");
+    CHECK(hopper && hopper->observation.rank == 1 && hopper->observation.shape[0] == 11);
+    CHECK(hopper && hopper->action.rank == 1 && hopper->action.shape[0] == 3);
+    const oom_lib_environment *cart = oom_library_environment(lib, "CartPole-v1");
+    CHECK(cart && cart->action.rank == 0 && cart->action.n == 2 && cart->observation.shape[0] == 4);
+    /* versions differ where the environments do: Humanoid-v5 drops 28 values */
+    const oom_lib_environment *h4 = oom_library_environment(lib, "Humanoid-v4");
+    const oom_lib_environment *h5 = oom_library_environment(lib, "Humanoid-v5");
+    CHECK(h4 && h5 && h4->observation.shape[0] == 376 && h5->observation.shape[0] == 348);
+    CHECK(oom_library_environment(lib, "Hopper") == NULL);
+    CHECK(oom_library_environment(lib, "MyCustomEnv-v0") == NULL);
+    CHECK(oom_library_lists(&lib->optimizer_constructors, "torch.optim.AdamW", 17));
+    CHECK(!oom_library_lists(&lib->optimizer_constructors, "torch.optim.lr_scheduler.StepLR", 31));
+    CHECK(oom_library_lists(&lib->parameter_methods, "parameters", 10));
+}
+
+/* The embedded library file with one piece of text replaced: a section
+ * made malformed, the rest whole. */
+static oom_library *parse_with(const char *from, const char *to, oom_buf *err)
+{
+    const char *text = NULL;
+    for (size_t i = 0; i < oom_embedded_rule_file_count; i++)
+        if (strcmp(oom_embedded_rule_files[i].path, "kb/library.json") == 0)
+            text = oom_embedded_rule_files[i].data;
+    const char *at = text ? strstr(text, from) : NULL;
+    if (!at)
+        return NULL;
+    oom_buf b;
+    oom_buf_init(&b);
+    oom_buf_printf(&b, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    oom_library *lib = oom_library_parse(b.data, b.len, err);
+    oom_buf_free(&b);
+    return lib;
+}
+
+/* A malformed environment is refused with the reason: a width of 0, no
+ * ids, a Discrete space without n. */
+static void malformed_environments(void)
+{
+    static const char *const bad[][2] = {
+        {"\"observation\": [17]", "\"observation\": [0]"},
+        {"\"ids\": [\"CartPole-v0\", \"CartPole-v1\"]", "\"ids\": []"},
+        {"\"action\": {\"n\": 2}", "\"action\": {\"count\": 2}"},
+        {"\"makers\": [\"gym.make\", \"gymnasium.make\"]", "\"makers\": \"gym.make\""},
+    };
+    oom_buf err;
+    oom_buf_init(&err);
+    oom_library *whole = parse_with("\"observation\": [17]", "\"observation\": [17]", &err);
+    CHECK(whole != NULL); /* the replacement itself breaks nothing */
+    oom_library_free(whole);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        oom_buf_free(&err);
+        oom_buf_init(&err);
+        oom_library *lib = parse_with(bad[i][0], bad[i][1], &err);
+        CHECK(lib == NULL);
+        CHECK(err.len > 0 && (strstr(err.data, "environments") || strstr(err.data, "makers")));
+        oom_library_free(lib);
+    }
+    oom_buf_free(&err);
 }
 
 /* A malformed library file is refused with the reason, never half read. */
@@ -218,6 +290,8 @@ void test_roles_suite(void)
     oom_test_run("roles: the library knowledge's patterns", patterns);
     oom_test_run("roles: a loader on an object of unknown class", loaders_of_unknown_objects);
     oom_test_run("roles: a malformed library file is refused", malformed_library);
+    oom_test_run("roles: environments by id, optimizers' parameters, as data", environments_and_training);
+    oom_test_run("roles: a malformed environment is refused with the reason", malformed_environments);
     oom_test_run("roles: constructors, own classes, wrappers; a tokenizer is no module", constructed);
     oom_test_run("roles: module-only methods and model-output fields", used);
     oom_test_run("roles: parameters, self attributes, keyed containers, framework hooks", dataflow);
