@@ -114,6 +114,15 @@ typedef struct {
     oom_strlist optimizer_constructors; /* calls making an optimizer over the parameters given (`torch.optim.Adam`) */
     oom_strlist parameter_methods;      /* a module's methods giving its parameters (`parameters`) */
     oom_strlist environment_makers;     /* calls making an environment by its id (`gym.make`) */
+    /* distributed: what numbers a job's processes */
+    oom_strlist global_rank_calls;          /* calls giving the process's rank in the whole job (`dist.get_rank`) */
+    oom_strlist global_rank_variables;      /* a launcher's environment variables holding it (`RANK`) */
+    oom_strlist launcher_variables;         /* variables a multi-node launcher sets (`RANK`, `LOCAL_RANK`) */
+    oom_strlist environment_mappings;       /* the environment as a mapping (`os.environ`) */
+    oom_strlist environment_readers;        /* calls reading one variable of it (`os.getenv`) */
+    oom_strlist value_keeping_builtins;     /* casts that keep the number (`int`, `str`) */
+    oom_strlist process_spawners;           /* calls starting the job's processes from the script (`mp.spawn`) */
+    oom_strlist process_group_initializers; /* calls building the process group (`init_process_group`) */
     oom_lib_environment *environments;
     size_t environment_count;
 } oom_library;

@@ -291,6 +291,13 @@ bool oom_pymodel_shows_gpu_use(const oom_pymodel *m);
  * would wait. */
 #define OOM_GPU_USE_CONDITION "gpu"
 bool oom_pymodel_may_use_gpu(const oom_pymodel *m);
+/* ranks.c: whether `expr` is the process's rank in the whole job (a call or
+ * an environment variable the knowledge base lists, a cast of one, a name
+ * every reaching binding of which is one), and whether the file's ranks come
+ * from a launcher that may span nodes (it reads a launcher's variable or
+ * builds its process group from the environment, and spawns no processes). */
+bool oom_pymodel_is_global_rank(const oom_pymodel *m, TSNode expr);
+bool oom_pymodel_ranks_from_launcher(const oom_pymodel *m);
 /* The name of the innermost function (not lambda) around `pos`; NULL at
  * module level. */
 const char *oom_pymodel_function_at(const oom_pymodel *m, uint32_t pos, uint32_t *len);

@@ -99,6 +99,8 @@ SEM_PY(sem_eval_code, oom_pymodel_is_eval_code(m, n))
 SEM_PY(sem_model_call, oom_pymodel_is_model_call(m, n))
 SEM_PY(sem_forward_on_host, oom_pymodel_forward_on_host(m, n))
 SEM_PY(sem_may_use_gpu, oom_pymodel_may_use_gpu(m))
+SEM_PY(sem_global_rank, oom_pymodel_is_global_rank(m, n))
+SEM_PY(sem_ranks_from_launcher, oom_pymodel_ranks_from_launcher(m))
 /* Where the host tensor meets the device goes in {{detail}}: the line the
  * user has to read to see the mismatch. */
 static bool sem_host_tensor_meets_device(const oom_sem_env *env, TSNode n, TSNode site, const oom_pred *p,
@@ -645,6 +647,14 @@ static const oom_sem_entry semantic_predicates[] = {
     {"oom-may-use-gpu", sem_may_use_gpu, 0, 0, OOM_SEM_PYTHON, false,
      "the file, or another file of the project, shows a way onto a GPU: a device named, something placed, a "
      "library imported that places models itself; a project that shows none runs on the host", false, false},
+    {"oom-global-rank", sem_global_rank, 0, 0, OOM_SEM_PYTHON, false,
+     "the process's rank in the whole job: a call or a launcher's environment variable the knowledge base lists "
+     "(dist.get_rank(), os.environ[\"RANK\"]), a cast of one, a name every reaching binding of which is one",
+     false, false},
+    {"oom-ranks-from-launcher", sem_ranks_from_launcher, 0, 0, OOM_SEM_PYTHON, false,
+     "the file's processes are numbered by a launcher that may span nodes: it reads a launcher's variable or "
+     "builds its process group from the environment, and spawns no processes itself",
+     false, false},
     {"oom-host-tensor-meets-device", sem_host_tensor_meets_device, 0, 0, OOM_SEM_PYTHON, false,
      "a tensor factory without a device whose tensor, followed forward, meets one on the module's device (an "
      "operator, torch.cat, a submodule's call)", false, false},

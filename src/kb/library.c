@@ -393,6 +393,16 @@ oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
     if (ok && training)
         ok = read_names(training, "optimizer_constructors", &lib->optimizer_constructors, err) &&
              read_names(training, "parameter_methods", &lib->parameter_methods, err);
+    const cJSON *distributed = cJSON_GetObjectItemCaseSensitive(root, "distributed");
+    if (ok && distributed)
+        ok = read_names(distributed, "global_rank_calls", &lib->global_rank_calls, err) &&
+             read_names(distributed, "global_rank_variables", &lib->global_rank_variables, err) &&
+             read_names(distributed, "launcher_variables", &lib->launcher_variables, err) &&
+             read_names(distributed, "environment_mappings", &lib->environment_mappings, err) &&
+             read_names(distributed, "environment_readers", &lib->environment_readers, err) &&
+             read_names(distributed, "value_keeping_builtins", &lib->value_keeping_builtins, err) &&
+             read_names(distributed, "process_spawners", &lib->process_spawners, err) &&
+             read_names(distributed, "process_group_initializers", &lib->process_group_initializers, err);
     const cJSON *environments = cJSON_GetObjectItemCaseSensitive(root, "environments");
     if (ok && environments)
         ok = read_environments(environments, lib, err);
@@ -469,6 +479,14 @@ void oom_library_free(oom_library *lib)
     oom_strlist_free(&lib->option_decorators);
     oom_strlist_free(&lib->record_constructors);
     oom_strlist_free(&lib->environment_makers);
+    oom_strlist_free(&lib->global_rank_calls);
+    oom_strlist_free(&lib->global_rank_variables);
+    oom_strlist_free(&lib->launcher_variables);
+    oom_strlist_free(&lib->environment_mappings);
+    oom_strlist_free(&lib->environment_readers);
+    oom_strlist_free(&lib->value_keeping_builtins);
+    oom_strlist_free(&lib->process_spawners);
+    oom_strlist_free(&lib->process_group_initializers);
     oom_strlist_free(&lib->optimizer_constructors);
     oom_strlist_free(&lib->parameter_methods);
     for (size_t i = 0; i < lib->environment_count; i++)

@@ -62,6 +62,7 @@ void test_evaluation_suite(void);
 void test_storage_suite(void);
 void test_loops_suite(void);
 void test_gpuuse_suite(void);
+void test_ranks_suite(void);
 void test_device_suite(void);
 void test_hostmix_suite(void);
 void test_fallback_suite(void);

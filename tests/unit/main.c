@@ -30,6 +30,7 @@ int main(int argc, char **argv)
     test_device_suite();
     test_hostmix_suite();
     test_gpuuse_suite();
+    test_ranks_suite();
     test_fallback_suite();
     test_roles_suite();
     test_checkpoints_suite();
