@@ -55,9 +55,18 @@ static bool reads_environment(const oom_pymodel *m, const oom_library *lib, TSNo
     return count > 0 && literal_text(m, first, &text, &len) && oom_library_lists(vars, text, len);
 }
 
-static bool global_rank(const oom_pymodel *m, const oom_library *lib, TSNode e, int depth);
+/* One question: the knowledge it reads, and the nodes it may still visit
+ * (names bound on both sides of many branches would otherwise be walked
+ * once per path); out of budget, the answer is no. */
+typedef struct {
+    const oom_library *lib;
+    int budget;
+} rank_query;
+
+static bool global_rank(const oom_pymodel *m, rank_query *q, TSNode e, int depth);
 
 typedef struct {
+    rank_query *q;
     int depth;
     bool global; /* a binding that reaches holds the global rank */
 } rank_walk;
@@ -71,7 +80,7 @@ static bool binding_is_global_rank(const oom_pymodel *m, const oom_binding *b, v
         return false;
     if (strcmp(ts_node_type(b->value), "integer") == 0)
         return true;
-    bool g = global_rank(m, oom_library_get(), b->value, w->depth);
+    bool g = global_rank(m, w->q, b->value, w->depth);
     w->global = w->global || g;
     return g;
 }
@@ -81,38 +90,39 @@ static bool binding_is_global_rank(const oom_pymodel *m, const oom_binding *b, v
 static bool argument_is_global_rank(const oom_pymodel *m, TSNode arg, TSNode call, void *ctx)
 {
     (void)call;
-    return global_rank(m, oom_library_get(), arg, *(const int *)ctx);
+    rank_walk *w = ctx;
+    return global_rank(m, w->q, arg, w->depth);
 }
 
-static bool global_rank(const oom_pymodel *m, const oom_library *lib, TSNode e, int depth)
+static bool global_rank(const oom_pymodel *m, rank_query *q, TSNode e, int depth)
 {
-    if (ts_node_is_null(e) || depth > OOM_MODEL_MAX_DEPTH)
+    if (ts_node_is_null(e) || depth > OOM_MODEL_MAX_DEPTH || q->budget-- <= 0)
         return false;
     if (strcmp(ts_node_type(e), "parenthesized_expression") == 0)
-        return global_rank(m, lib, ts_node_named_child(e, 0), depth + 1);
+        return global_rank(m, q, ts_node_named_child(e, 0), depth + 1);
     if (ts_node_symbol(e) == m->sym.identifier) {
-        rank_walk w = {depth + 1, false};
-        int next = depth + 1;
-        int reached = oom_model_every_reaching_binding(m, e, binding_is_global_rank, &w);
-        return (reached == 1 && w.global) || oom_model_every_bound_argument(m, e, argument_is_global_rank, &next) == 1;
+        rank_walk w = {q, depth + 1, false};
+        if (oom_model_every_reaching_binding(m, e, binding_is_global_rank, &w) == 1 && w.global)
+            return true;
+        return oom_model_every_bound_argument(m, e, argument_is_global_rank, &w) == 1;
     }
-    if (reads_environment(m, lib, e, &lib->global_rank_variables))
+    if (reads_environment(m, q->lib, e, &q->lib->global_rank_variables))
         return true;
     if (ts_node_symbol(e) != m->sym.call)
         return false;
     TSNode fn = oom_model_child(m, e, "function", 8);
     size_t count;
     TSNode first = oom_hostmix_first_positional(m, e, &count);
-    if (oom_hostmix_qualname_in(m, fn, &lib->global_rank_calls))
+    if (oom_hostmix_qualname_in(m, fn, &q->lib->global_rank_calls))
         return ts_node_named_child_count(oom_model_child(m, e, "arguments", 9)) == 0; /* get_rank(group): the group's */
-    return count == 1 && oom_hostmix_qualname_in(m, fn, &lib->value_keeping_builtins) &&
-           global_rank(m, lib, first, depth + 1); /* int(os.environ["RANK"]) */
+    return count == 1 && oom_hostmix_qualname_in(m, fn, &q->lib->value_keeping_builtins) &&
+           global_rank(m, q, first, depth + 1); /* int(os.environ["RANK"]) */
 }
 
 bool oom_pymodel_is_global_rank(const oom_pymodel *m, TSNode e)
 {
-    const oom_library *lib = oom_library_get();
-    return lib && m->nodes && global_rank(m, lib, e, 0);
+    rank_query q = {oom_library_get(), 256};
+    return q.lib && m->nodes && global_rank(m, &q, e, 0);
 }
 
 /* Whether a call passes `rank=`: the script numbers the processes itself. */

@@ -55,6 +55,23 @@ static void what_it_is_not(void)
     CHECK(!is_global("rw = 0\nh(rw)\n", "h(rw)"));
 }
 
+/* Names bound on both sides of many branches: each path would be walked on
+ * its own; the question's budget ends it, and the answer is no. */
+static void many_paths_end(void)
+{
+    oom_buf src;
+    oom_buf_init(&src);
+    oom_buf_printf(&src, "import torch.distributed as dist\ndef f(c):\n    r0 = dist.get_rank()\n");
+    for (int i = 1; i < 40; i++)
+        oom_buf_printf(&src, "    if c:\n        r%d = r%d\n    else:\n        r%d = int(r%d)\n", i, i - 1, i, i - 1);
+    oom_buf_printf(&src, "    h(r39)\n");
+    CHECK(!is_global(src.data, "h(r39)"));
+    CHECK(is_global("import torch.distributed as dist\ndef f(c):\n    a = dist.get_rank()\n    if c:\n"
+                    "        b = a\n    else:\n        b = int(a)\n    h(b)\n",
+                    "h(b)"));
+    oom_buf_free(&src);
+}
+
 /* A launcher's variable read, or the process group from the environment,
  * and no processes spawned by the script. */
 static void launched_processes(void)
@@ -72,5 +89,6 @@ void test_ranks_suite(void)
 {
     oom_test_run("ranks: the global rank, from calls, variables, casts, bindings, parameters", what_the_global_rank_is);
     oom_test_run("ranks: the local rank, a group's, arithmetic, unknown origins are not", what_it_is_not);
+    oom_test_run("ranks: many paths end within the question's budget", many_paths_end);
     oom_test_run("ranks: processes numbered by a launcher, not spawned by the script", launched_processes);
 }
