@@ -18,41 +18,27 @@
 #include "internal.h"
 #include "oomlint/library.h"
 
-/* A string literal's text between its quotes (no prefix, not an f-string). */
-static bool literal_text(const oom_pymodel *m, TSNode s, const char **text, uint32_t *len)
-{
-    if (ts_node_is_null(s) || ts_node_symbol(s) != m->sym.string)
-        return false;
-    for (uint32_t i = 0; i < ts_node_named_child_count(s); i++)
-        if (strcmp(ts_node_type(ts_node_named_child(s, i)), "interpolation") == 0)
-            return false;
-    uint32_t n;
-    const char *t = oom_node_text(m, s, &n);
-    if (!t || n < 2 || (t[0] != '"' && t[0] != '\''))
-        return false;
-    uint32_t q = (n >= 6 && t[1] == t[0] && t[2] == t[0]) ? 3 : 1;
-    if (n < 2 * q)
-        return false;
-    *text = t + q;
-    *len = n - 2 * q;
-    return true;
-}
-
 /* `os.environ["RANK"]`, `os.environ.get("RANK")`, `os.getenv("SLURM_PROCID", 0)`:
  * a read of one of `vars` from the environment. */
 static bool reads_environment(const oom_pymodel *m, const oom_library *lib, TSNode e, const oom_strlist *vars)
 {
-    const char *text;
-    uint32_t len;
-    if (strcmp(ts_node_type(e), "subscript") == 0)
-        return oom_hostmix_qualname_in(m, oom_model_child(m, e, "value", 5), &lib->environment_mappings) &&
-               literal_text(m, oom_model_child(m, e, "subscript", 9), &text, &len) && oom_library_lists(vars, text, len);
-    if (ts_node_symbol(e) != m->sym.call ||
-        !oom_hostmix_qualname_in(m, oom_model_child(m, e, "function", 8), &lib->environment_readers))
+    TSNode name = (TSNode){{0}, NULL, NULL};
+    if (strcmp(ts_node_type(e), "subscript") == 0) {
+        if (!oom_hostmix_qualname_in(m, oom_model_child(m, e, "value", 5), &lib->environment_mappings))
+            return false;
+        name = oom_model_child(m, e, "subscript", 9);
+    } else if (ts_node_symbol(e) == m->sym.call &&
+               oom_hostmix_qualname_in(m, oom_model_child(m, e, "function", 8), &lib->environment_readers)) {
+        size_t count;
+        name = oom_hostmix_first_positional(m, e, &count);
+    } else {
         return false;
-    size_t count;
-    TSNode first = oom_hostmix_first_positional(m, e, &count);
-    return count > 0 && literal_text(m, first, &text, &len) && oom_library_lists(vars, text, len);
+    }
+    oom_buf text;
+    oom_buf_init(&text);
+    bool listed = oom_pymodel_string_value(m, name, &text) && oom_library_lists(vars, text.data, text.len);
+    oom_buf_free(&text);
+    return listed;
 }
 
 /* One question: the knowledge it reads, and the nodes it may still visit
