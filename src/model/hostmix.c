@@ -14,7 +14,10 @@
  * assignment of a module's attribute) to the place it meets a value that is
  * shown to be on the module's device: a forward's parameter the function
  * uses as a tensor, a submodule's output, what torch computes from those, a
- * tensor moved with `.cuda()` / `.to(...)`. A value moved (`.to`, `.cuda`,
+ * tensor moved with `.cuda()` / `.to(...)`; or, in any function that places
+ * tensors by a tensor's device (`device=x.device`), its tensor parameters:
+ * the function is written for inputs on any device. A host tensor indexed
+ * by a device value fails too. A value moved (`.to`, `.cuda`,
  * `.type_as`), read for its metadata (`.shape`) or used as an index goes
  * nowhere; an unknown link is silence. Which values are on the device is
  * model/hostvalues.c. */
@@ -120,7 +123,7 @@ static bool module_on_device(mix_query *q, TSNode call)
     if (oom_model_module_role(m, fn) != OOM_ROLE_MODULE)
         return false;
     if (oom_hostmix_computes(m, call))
-        return true;
+        return !q->constructing;
     if (oom_pymodel_in_forward_code(m, call) || ts_node_symbol(fn) != m->sym.identifier)
         return false; /* a constructor's probe; an attribute in a script */
     if (oom_model_every_reaching_binding(m, fn, bound_to_input_placer, q) != 0)
@@ -355,6 +358,34 @@ static bool read_name(const oom_pymodel *m, TSNode id)
     return true;
 }
 
+static bool reads_name(const oom_pymodel *m, TSNode n, const char *name, uint32_t len)
+{
+    if (ts_node_symbol(n) == m->sym.identifier) {
+        uint32_t l;
+        const char *t = oom_node_text(m, n, &l);
+        return l == len && memcmp(t, name, len) == 0;
+    }
+    uint32_t kids = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < kids; i++)
+        if (reads_name(m, ts_node_named_child(n, i), name, len))
+            return true;
+    return false;
+}
+
+/* The binding at `site` is an assignment whose value reads the name (or
+ * one the flow cannot show otherwise: a loop target, an augmented one). */
+static bool rebinds_from(const oom_pymodel *m, TSNode site, const char *name, uint32_t len)
+{
+    TSNode p = oom_model_parent(m, site);
+    while (!ts_node_is_null(p) && (ts_node_symbol(p) == m->sym.pattern_list || ts_node_symbol(p) == m->sym.tuple_pattern))
+        p = oom_model_parent(m, p);
+    if (ts_node_is_null(p) || ts_node_symbol(p) != m->sym.assignment)
+        return !ts_node_is_null(p) && !is_type(p, "parameters") && !is_type(p, "default_parameter") &&
+               !is_type(p, "typed_parameter") && !is_type(p, "typed_default_parameter");
+    TSNode right = oom_model_child(m, p, "right", 5);
+    return ts_node_is_null(right) || reads_name(m, right, name, len);
+}
+
 /* Every read of the name bound at `site` that the binding reaches. */
 static bool uses_meet_device(mix_query *q, TSNode n, TSNode site, int depth)
 {
@@ -373,10 +404,19 @@ static bool uses_meet_device(mix_query *q, TSNode n, TSNode site, int depth)
         bool unbound;
         if (oom_pymodel_reaching_definitions(m, n, sites, OOM_FLOW_MAX_REACH, &count, &unbound) != OOM_FLOW_LOCAL)
             return false;
-        /* only this binding: where another reaches too (`if x.is_cuda:
-         * zeros = zeros.cuda()`), the path that keeps the host tensor may
-         * be the one where everything is on the host */
-        return count == 1 && !unbound && same_node(sites[0], site) && reaches_device(q, n, depth + 1);
+        /* this binding, and none that moves it: where one made from it
+         * reaches too (`if x.is_cuda: zeros = zeros.cuda()`), the path that
+         * keeps the host tensor may be the one where everything is on the
+         * host. One from elsewhere (`x = inputs["x"] if training else
+         * torch.zeros(n)`) leaves a path where the host tensor arrives. */
+        bool ours = false;
+        for (size_t i = 0; i < count && i < OOM_FLOW_MAX_REACH; i++) {
+            if (same_node(sites[i], site))
+                ours = true;
+            else if (rebinds_from(m, sites[i], t, len))
+                return false;
+        }
+        return ours && !unbound && reaches_device(q, n, depth + 1);
     }
     if (ts_node_symbol(n) == m->sym.function_definition || ts_node_symbol(n) == m->sym.class_definition)
         return false;
@@ -462,7 +502,12 @@ static bool attribute_meets_device(mix_query *q, TSNode left, int depth)
     survey_class(m, cls, &s);
     if (s.assignments != 1 || s.moves)
         return false;
-    return attribute_uses_meet_device(q, oom_model_child(m, cls, "body", 4), &s, left, depth);
+    /* read in the computation, once the module has been placed */
+    bool constructing = q->constructing;
+    q->constructing = false;
+    bool meets = attribute_uses_meet_device(q, oom_model_child(m, cls, "body", 4), &s, left, depth);
+    q->constructing = constructing;
+    return meets;
 }
 
 static bool assigned_meets_device(mix_query *q, TSNode p, int depth)
@@ -479,6 +524,38 @@ static bool assigned_meets_device(mix_query *q, TSNode p, int depth)
     if (ts_node_symbol(left) == m->sym.attribute && oom_roles_is_self(m, oom_model_child(m, left, "object", 6)))
         return attribute_meets_device(q, left, depth);
     return false;
+}
+
+/* `a, b = (e0, e1)`: the name the element `e` of the assigned tuple binds,
+ * where both sides have as many elements; null otherwise. */
+static TSNode unpacked_name(const oom_pymodel *m, TSNode values, TSNode e)
+{
+    TSNode none = {{0}, NULL, NULL};
+    TSNode assign = oom_model_parent(m, values);
+    if (is_type(assign, "parenthesized_expression"))
+        assign = oom_model_parent(m, assign);
+    if (ts_node_is_null(assign) || ts_node_symbol(assign) != m->sym.assignment)
+        return none;
+    TSNode left = oom_model_child(m, assign, "left", 4);
+    if (ts_node_is_null(left) || (ts_node_symbol(left) != m->sym.pattern_list && ts_node_symbol(left) != m->sym.tuple_pattern))
+        return none;
+    uint32_t n = ts_node_named_child_count(values), index = UINT32_MAX, count = 0;
+    for (uint32_t i = 0; i < n; i++) { /* comments are named children too */
+        TSNode v = ts_node_named_child(values, i);
+        if (same_node(v, e))
+            index = count;
+        count += !is_type(v, "comment");
+    }
+    uint32_t ln = ts_node_named_child_count(left), lcount = 0;
+    TSNode name = none;
+    for (uint32_t i = 0; i < ln; i++) {
+        TSNode t = ts_node_named_child(left, i);
+        if (is_type(t, "comment"))
+            continue;
+        if (lcount++ == index)
+            name = t;
+    }
+    return lcount == count && !ts_node_is_null(name) && ts_node_symbol(name) == m->sym.identifier ? name : none;
 }
 
 /* The host tensor `e` (a value, not a place) meets a device value: walks up
@@ -504,8 +581,17 @@ static bool reaches_device(mix_query *q, TSNode e, int depth)
         }
         return reaches_device(q, p, depth + 1);
     }
-    if (is_type(p, "subscript"))
-        return same_node(oom_model_child(m, p, "value", 5), e) && reaches_device(q, p, depth + 1);
+    if (is_type(p, "subscript")) {
+        if (!same_node(oom_model_child(m, p, "value", 5), e))
+            return false; /* an index: a device tensor may be indexed by a host one */
+        /* `host[mask]` with the mask on the device: indices must be on the
+         * host or where the indexed tensor is */
+        uint32_t n = ts_node_named_child_count(p);
+        for (uint32_t i = 1; i < n; i++)
+            if (oom_hostmix_device_value(q, ts_node_named_child(p, i), depth + 1))
+                return found(q, p);
+        return reaches_device(q, p, depth + 1);
+    }
     if (s == m->sym.attribute) {
         uint32_t alen;
         const char *attr = oom_node_text(m, oom_model_child(m, p, "attribute", 9), &alen);
@@ -524,6 +610,14 @@ static bool reaches_device(mix_query *q, TSNode e, int depth)
         if (lists_text(&lib->device_combining_methods, attr, alen) && other_argument_on_device(q, call, e, depth))
             return found(q, call);
         return reaches_device(q, call, depth + 1);
+    }
+    if (ts_node_symbol(p) == m->sym.tuple || is_type(p, "expression_list")) {
+        TSNode unpacked = unpacked_name(m, p, e);
+        if (!ts_node_is_null(unpacked)) { /* `x, mask = torch.zeros(n), torch.ones(n)` */
+            TSNode def = oom_hostmix_scope_def(m, oom_hostmix_scope_of(m, p));
+            return uses_meet_device(q, ts_node_is_null(def) ? m->root : oom_model_child(m, def, "body", 4), unpacked,
+                                    depth + 1);
+        }
     }
     if (is_type(p, "list") || s == m->sym.tuple) { /* torch.cat([x, host]) */
         TSNode args = oom_model_parent(m, p);
@@ -555,7 +649,10 @@ bool oom_pymodel_host_tensor_meets_device(const oom_pymodel *m, TSNode call, uin
     const oom_library *lib = oom_library_get();
     if (!lib || !host_factory(m, lib, call) || oom_model_may_set_default_device(m, lib))
         return false;
-    mix_query q = {m, lib, HOSTMIX_BUDGET, {{0}, NULL, NULL}, -1, {{0}, NULL, NULL}, false};
+    mix_query q = {m, lib, HOSTMIX_BUDGET, {{0}, NULL, NULL}, -1, {{0}, NULL, NULL}, false, false};
+    TSNode def = oom_hostmix_scope_def(m, oom_hostmix_scope_of(m, call));
+    TSNode cls = ts_node_is_null(def) ? def : enclosing_class(m, def);
+    q.constructing = !ts_node_is_null(cls) && oom_model_class_is_module(m, cls) && !oom_hostmix_computes(m, call);
     if (!reaches_device(&q, call, 0))
         return false;
     if (line)

@@ -19,6 +19,9 @@ typedef struct {
     int frame_scope;
     TSNode frame_call;
     bool frame_method;
+    /* the factory runs while the module is built (its constructor, a
+     * method only the constructor calls): the module is on the host */
+    bool constructing;
 } mix_query;
 
 typedef struct {
@@ -53,6 +56,7 @@ bool oom_hostmix_torch_function(const oom_pymodel *m, TSNode fn);
 const char *oom_hostmix_method_of(const oom_pymodel *m, TSNode call, TSNode *recv, uint32_t *len);
 TSNode oom_hostmix_first_positional(const oom_pymodel *m, TSNode call, size_t *count);
 bool oom_hostmix_computes(const oom_pymodel *m, TSNode n);
+bool oom_hostmix_query_computes(const mix_query *q, TSNode n);
 TSNode oom_hostmix_scope_def(const oom_pymodel *m, int scope);
 int oom_hostmix_scope_of(const oom_pymodel *m, TSNode n);
 bool oom_hostmix_device_value(mix_query *q, TSNode e, int depth);

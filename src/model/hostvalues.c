@@ -60,6 +60,15 @@ bool oom_hostmix_computes(const oom_pymodel *m, TSNode n)
     return oom_pymodel_in_computation(m, n);
 }
 
+/* The same within a question: a host tensor made while the module is built
+ * is followed into its computation's code (`self.check_equal()` in
+ * `__init__` runs `self.forward(probe)`) while the module is still on the
+ * host, so that code's values are not on the device there. */
+bool oom_hostmix_query_computes(const mix_query *q, TSNode n)
+{
+    return !q->constructing && oom_pymodel_in_computation(q->m, n);
+}
+
 /* The function_definition a scope is, or null. */
 TSNode oom_hostmix_scope_def(const oom_pymodel *m, int scope)
 {
@@ -116,7 +125,10 @@ static void find_tensor_use(mix_query *q, TSNode n, param_use *u)
             return;
         }
     }
-    if (ts_node_symbol(n) == m->sym.call && oom_hostmix_torch_function(m, oom_model_child(m, n, "function", 8))) {
+    /* a factory's positional arguments are sizes or data (`torch.zeros(n, d)`), not a tensor it is given */
+    TSNode called = ts_node_symbol(n) == m->sym.call ? oom_model_child(m, n, "function", 8) : n;
+    if (ts_node_symbol(n) == m->sym.call && oom_hostmix_torch_function(m, called) &&
+        !oom_hostmix_qualname_in(m, called, &q->lib->host_tensor_factories)) {
         size_t count;
         TSNode first = oom_hostmix_first_positional(m, n, &count);
         if (count && (names_parameter(m, first, u) || element_names_parameter(m, first, u))) {
@@ -188,8 +200,93 @@ static bool frame_argument_on_device(mix_query *q, TSNode def, const char *name,
     return on;
 }
 
-/* A parameter of the forward `id` is read in (not self), with no default
- * but None, that the function uses as a tensor. */
+/* The parameter binding of `scope` is the only one that reaches `id`: the
+ * name is read as the caller handed it, not as reassigned (`d = int(d / 2)`). */
+static bool parameter_binding(const oom_pymodel *m, const oom_binding *b, void *ctx)
+{
+    const int *scope = ctx;
+    (void)m;
+    return b && b->kind == OOM_BIND_OPAQUE && b->scope == *scope;
+}
+
+static bool reads_parameter(const oom_pymodel *m, TSNode id, int scope)
+{
+    int every = oom_model_every_reaching_binding(m, id, parameter_binding, &scope);
+    if (every >= 0)
+        return every == 1;
+    uint32_t len;
+    const char *name = oom_node_text(m, id, &len);
+    const oom_binding *b = oom_model_visible_binding(m, scope, name, len, ts_node_start_byte(id), true);
+    return parameter_binding(m, b, &scope);
+}
+
+/* `device=x.device`, `.to(x.device)`: a placement the function makes from
+ * its parameter's device. The function is written to take `x` on any
+ * device, a GPU among them; what it makes on the host to meet `x` fails
+ * there. */
+static bool places_by(mix_query *q, TSNode n, const char *name, uint32_t len, int scope)
+{
+    const oom_pymodel *m = q->m;
+    if (!spend(q, 0))
+        return false;
+    if (ts_node_symbol(n) == m->sym.attribute && oom_node_text_is(m, oom_model_child(m, n, "attribute", 9), "device")) {
+        TSNode obj = oom_model_child(m, n, "object", 6);
+        uint32_t olen;
+        const char *o = oom_node_text(m, obj, &olen);
+        TSNode p = oom_model_parent(m, n);
+        TSNode call = is_type(p, "argument_list") ? oom_model_parent(m, p) : (TSNode){{0}, NULL, NULL};
+        TSNode recv;
+        uint32_t mlen;
+        const char *method = ts_node_is_null(call) ? NULL : oom_hostmix_method_of(m, call, &recv, &mlen);
+        bool placement = (ts_node_symbol(p) == m->sym.keyword_argument &&
+                          oom_node_text_is(m, oom_model_child(m, p, "name", 4), "device")) ||
+                         lists_text(&q->lib->target_placing_methods, method, mlen);
+        if (placement && ts_node_symbol(obj) == m->sym.identifier && olen == len && memcmp(o, name, len) == 0 &&
+            reads_parameter(m, obj, scope))
+            return true;
+    }
+    if (ts_node_symbol(n) == m->sym.function_definition || ts_node_symbol(n) == m->sym.class_definition)
+        return false;
+    uint32_t kids = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < kids; i++)
+        if (places_by(q, ts_node_named_child(n, i), name, len, scope))
+            return true;
+    return false;
+}
+
+/* `device = points.device`, `torch.randint(..., device=x.device)`,
+ * `.to(x.device)`: the function places tensors by where a tensor it has is,
+ * so it is written to run with its tensors on any device, a GPU among them. */
+static bool device_generic(mix_query *q, TSNode n)
+{
+    const oom_pymodel *m = q->m;
+    if (!spend(q, 0))
+        return false;
+    if (ts_node_symbol(n) == m->sym.attribute && oom_node_text_is(m, oom_model_child(m, n, "attribute", 9), "device") &&
+        !oom_roles_is_self(m, oom_model_child(m, n, "object", 6))) {
+        TSNode p = oom_model_parent(m, n);
+        TSNode call = is_type(p, "argument_list") ? oom_model_parent(m, p) : (TSNode){{0}, NULL, NULL};
+        TSNode recv;
+        uint32_t mlen;
+        const char *method = ts_node_is_null(call) ? NULL : oom_hostmix_method_of(m, call, &recv, &mlen);
+        if ((ts_node_symbol(p) == m->sym.keyword_argument && oom_node_text_is(m, oom_model_child(m, p, "name", 4), "device")) ||
+            lists_text(&q->lib->target_placing_methods, method, mlen) ||
+            (ts_node_symbol(p) == m->sym.assignment && same_node(oom_model_child(m, p, "right", 5), n)))
+            return true;
+    }
+    if (ts_node_symbol(n) == m->sym.function_definition || ts_node_symbol(n) == m->sym.class_definition)
+        return false;
+    uint32_t kids = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < kids; i++)
+        if (device_generic(q, ts_node_named_child(n, i)))
+            return true;
+    return false;
+}
+
+/* A parameter `id` is read as (not self, no default but None) that is on
+ * the device: one the function uses as a tensor, in a module's computation
+ * or in a function written for any device (device_generic); anywhere, one
+ * whose device the function places other tensors on. */
 static bool tensor_parameter(mix_query *q, TSNode id, int depth)
 {
     const oom_pymodel *m = q->m;
@@ -200,10 +297,11 @@ static bool tensor_parameter(mix_query *q, TSNode id, int depth)
         const char *name = oom_node_text(m, id, &len);
         return frame_argument_on_device(q, def, name, len, depth);
     }
-    if (ts_node_is_null(def) || !oom_hostmix_computes(m, id))
+    if (ts_node_is_null(def) || !reads_parameter(m, id, scope))
         return false;
     uint32_t len;
     const char *name = oom_node_text(m, id, &len);
+    bool computes = oom_hostmix_query_computes(q, id);
     TSNode params = oom_model_child(m, def, "parameters", 10);
     uint32_t n = ts_node_named_child_count(params);
     for (uint32_t i = 0; i < n; i++) {
@@ -224,8 +322,13 @@ static bool tensor_parameter(mix_query *q, TSNode id, int depth)
         const char *pname = oom_node_text(m, pid, &plen);
         if (plen != len || memcmp(pname, name, len) != 0)
             continue;
+        TSNode body = oom_model_child(m, def, "body", 4);
+        if (places_by(q, body, name, len, scope))
+            return true;
+        if (!computes && !device_generic(q, body))
+            return false;
         param_use u = {name, len, false};
-        find_tensor_use(q, oom_model_child(m, def, "body", 4), &u);
+        find_tensor_use(q, body, &u);
         return u.tensor;
     }
     return false;
@@ -313,7 +416,7 @@ bool oom_hostmix_moves_to_device(mix_query *q, TSNode call, int depth)
 static bool module_output(mix_query *q, TSNode call)
 {
     const oom_pymodel *m = q->m;
-    return oom_hostmix_computes(m, call) && oom_model_module_role(m, oom_model_child(m, call, "function", 8)) == OOM_ROLE_MODULE;
+    return oom_hostmix_query_computes(q, call) && oom_model_module_role(m, oom_model_child(m, call, "function", 8)) == OOM_ROLE_MODULE;
 }
 
 static bool device_call(mix_query *q, TSNode e, int depth)
@@ -378,6 +481,13 @@ bool oom_hostmix_device_value(mix_query *q, TSNode e, int depth)
     }
     if (is_type(e, "parenthesized_expression"))
         return oom_hostmix_device_value(q, ts_node_named_child(e, 0), depth + 1);
+    if (is_type(e, "comparison_operator")) { /* `scores > 0`: a mask where the scores are */
+        uint32_t n = ts_node_named_child_count(e);
+        for (uint32_t i = 0; i < n; i++)
+            if (oom_hostmix_device_value(q, ts_node_named_child(e, i), depth + 1))
+                return true;
+        return false;
+    }
     if (is_type(e, "binary_operator"))
         return oom_hostmix_device_value(q, oom_model_child(m, e, "left", 4), depth + 1) ||
                oom_hostmix_device_value(q, oom_model_child(m, e, "right", 5), depth + 1);
