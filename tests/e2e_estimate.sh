@@ -743,6 +743,16 @@ expect_contains "environment-one-optimizer-over-both" "$OUT" "1988 parameters co
 run_oomlint estimate -- python train_unknown_env.py
 expect_contains "environment-unlisted-said" "$ERR" "the environment \`MyCustomEnv-v0\` is not one the knowledge base lists, which would settle \`state_dim\`"
 cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
+# An argument the run cannot tell (a class count read from the data) taken
+# at its parameter's number default, the model marked assumed; none without
+# a default (fixtures/estimate/defaults/README.md has the counts).
+G=fixtures/estimate/defaults
+SAVED_OOMLINT=$OOMLINT; OOMLINT=$OABS; cd $G || exit 1
+run_oomlint estimate -- python train.py
+expect_contains "default-for-untold-argument" "$OUT" "assumed: train.py:15 Classifier built here (class Classifier at net.py:4; assumed k=2, Classifier's default, for \`len(train_set.classes)\` (line 15)): 2146 parameters"
+run_oomlint estimate -- python train_vocab.py
+expect_contains "no-default-stays-unsized" "$ERR" "not sized: \`vocab\` (num_embeddings of nn.Embedding, net.py:17)"
+cd - >/dev/null || exit 1; OOMLINT=$SAVED_OOMLINT
 # Options parsed in a module the launched script imports (issue 27; counts
 # in main.py's docstring, fixtures/estimate/optsmodule/): the script builds
 # the model, opts.py's options carry the command's values, an option set on

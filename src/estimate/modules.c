@@ -102,11 +102,15 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
         elsewhere = elsewhere || sites[i].said[0];
     }
     oom_est_copy(out->model_id, sizeof out->model_id, names);
-    char what[768], from[224]; /* "; sizes from config.json [\"model\"]": the file and keys they came from */
+    char what[768], from[400]; /* "; sizes from config.json [\"model\"]": the file and keys they came from */
     oom_est_configs_describe(c->configs, from, sizeof from);
     if (c->environment[0]) { /* gym.make("Hopper-v3"): the policy's sizes are its spaces' */
         size_t fused = strlen(from);
         snprintf(from + fused, sizeof from - fused, "; %s's spaces from the knowledge base", c->environment);
+    }
+    if (c->assumed[0]) { /* an argument the run could not tell, at its default */
+        size_t fused = strlen(from);
+        snprintf(from + fused, sizeof from - fused, "; assumed %s", c->assumed);
     }
     char acts[160];
     int used = 0;
@@ -124,6 +128,7 @@ static void apply(ctx *c, const build_site *sites, size_t n, const mod *total)
                        "%s built here (class%s at line%s %s%s): %lld parameters counted from %s layers%s", names,
                        n > 1 ? "es" : "", n > 1 ? "s" : "", lines, from, total->params, n > 1 ? "their" : "its", acts);
     oom_est_note(reader_of(c, sites[0].call), OOM_IN_MODEL, sites[0].call, what);
+    out->from[OOM_IN_MODEL].assumed = c->assumed[0] != '\0';
 }
 
 /* The one item with parameters of a factory's returned tuple; unknown
@@ -249,6 +254,21 @@ static void reading_close(reading *rd)
     oom_nodes_free(&rd->own);
 }
 
+/* The second try of a model the first could not size: with arguments the
+ * run cannot tell at their parameters' number defaults. Whether it sized
+ * it (the inputs are then written, the model marked assumed). */
+static bool sized_with_defaults(oom_est_reader *r)
+{
+    reading rd;
+    reading_open(&rd, r);
+    rd.c.take_defaults = true;
+    build_site sites[8];
+    size_t n = size_builds(&rd.c, sites);
+    bool sized = n > 0 && !rd.c.why[0];
+    reading_close(&rd);
+    return sized;
+}
+
 void oom_est_read_modules(oom_est_reader *r)
 {
     reading rd;
@@ -268,7 +288,7 @@ void oom_est_read_modules(oom_est_reader *r)
         c->layout = oom_mod_view_for(c, importer)->layout;
         n = size_builds(c, sites);
     }
-    if (n > 0 && c->why[0])
+    if (n > 0 && c->why[0] && (importer || !sized_with_defaults(r)))
         report_unresolved(c, &sites[0]);
     reading_close(&rd);
 }

@@ -149,6 +149,12 @@ struct ctx {
     frame **frames; /* every frame made, freed at the end */
     size_t nframes, frames_cap;
     char why[448]; /* the first size that could not be told */
+    /* a second try, after the first could not size the model: arguments
+     * the run cannot tell take their parameters' number defaults, named in
+     * `assumed` ("k=2, PointNetCls's default, for `num_classes` (line 88)"),
+     * and the model is marked assumed */
+    bool take_defaults;
+    char assumed[160];
     oom_est_configs *configs; /* the config files read, and the first one or key that could not be */
     char environment[48];     /* the id of the knowledge base's environment whose spaces were read */
     char environment_unlisted[48]; /* the first gym.make() id the knowledge base does not list */

@@ -58,6 +58,35 @@ static bool splatted(ctx *c, frame *caller, const TSNode *args, size_t na, const
     return false;
 }
 
+/* The argument `given` for parameter `nm` of `def`. On the second try of a
+ * model the first could not size (c->take_defaults), an argument that
+ * cannot be told (`len(dataset.classes)`: the run reads no data) of a
+ * parameter whose default is a number (`k=2`) takes the default, and the
+ * size is marked assumed, naming the argument that would settle it: a class
+ * count moves a classifier's last layer, not its size. */
+static value given_or_default(ctx *c, frame *caller, TSNode given, TSNode p, frame *callee, TSNode def, const char *nm)
+{
+    bool clear = !c->why[0];
+    value v = oom_mod_eval(c, caller, given);
+    TSNode dflt = field(p, "value");
+    if (!c->take_defaults || !clear || v.kind != V_UNKNOWN || v.maybe_module || (!is(dflt, "integer") && !is(dflt, "float")))
+        return v;
+    value d = oom_mod_eval(c, callee->parent, dflt);
+    if (d.kind != V_INT && d.kind != V_FLOAT)
+        return v;
+    char owner[48] = "?", dtext[24] = "?", gtext[64] = "its argument", at[96];
+    text(c, field(ts_node_is_null(callee->cls) ? def : callee->cls, "name"), owner, sizeof owner);
+    text(c, dflt, dtext, sizeof dtext);
+    if (!text(c, given, gtext, sizeof gtext))
+        oom_est_copy(gtext, sizeof gtext, "its argument");
+    oom_mod_place_of(c, given, at, sizeof at);
+    size_t used = strlen(c->assumed);
+    snprintf(c->assumed + used, sizeof c->assumed - used, "%s%s=%s, %s's default, for `%s` (%s)", used ? "; " : "", nm,
+             dtext, owner, gtext, at);
+    c->why[0] = '\0';
+    return d;
+}
+
 /* Binds a function's parameters from a call: positional, keyword, then the
  * defaults; the first `skip` parameters (self) are not bound. */
 static void bind_parameters(ctx *c, frame *caller, TSNode call, TSNode def, frame *callee, int skip)
@@ -88,7 +117,7 @@ static void bind_parameters(ctx *c, frame *caller, TSNode call, TSNode def, fram
             pos++;
         value v = unknown();
         if (!ts_node_is_null(given))
-            v = oom_mod_eval(c, caller, given);
+            v = given_or_default(c, caller, given, p, callee, def, nm);
         else if (!splatted(c, caller, args, na, nm, !ts_node_is_null(field(p, "value")), &v) &&
                  !ts_node_is_null(field(p, "value")))
             v = oom_mod_eval(c, callee->parent, field(p, "value"));
