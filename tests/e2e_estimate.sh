@@ -610,6 +610,9 @@ expect_contains "config-json-missing-key-named" "$ERR" "$T/short.json [\"model\"
 # YAML through yaml.safe_load, read by the project's YAML reader
 run_oomlint estimate -- python train_yaml.py
 expect_contains "config-yaml-sized" "$OUT" "train_yaml.py:19 Flow built here (class Flow at models/flow.py:4; sizes from configs/flow.yaml [\"model\"] [\"flow\"]): 1410 parameters"
+# the path joined with os.path.join from a folder and a required option
+run_oomlint estimate -- python train_joined.py --config flow.yaml
+expect_contains "config-yaml-path-joined" "$OUT" "train_joined.py:20 Flow built here (class Flow at models/flow.py:4; sizes from configs/flow.yaml [\"model\"] [\"flow\"]): 1410 parameters"
 printf 'model:\n  flow: {n_in: 8, n_hidden: [\n' > "$T/broken.yaml"
 run_oomlint estimate -- python train_yaml.py --config "$T/broken.yaml"
 expect_rc "config-yaml-broken-exit-2" 2

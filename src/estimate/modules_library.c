@@ -356,6 +356,32 @@ static void note_trained(ctx *c, const frame *f, frame *inst, TSNode e, const oo
         note_trained(c, f, inst, ts_node_named_child(e, i), lib, depth + 1);
 }
 
+/* `os.path.join("configs", args.config)` of strings, as Python joins them:
+ * a "/" between parts, an absolute part starting over; unknown when a part
+ * is not a string the run knows. */
+static value path_join(ctx *c, frame *f, TSNode call)
+{
+    char joined[sizeof ((value *)0)->s] = "";
+    TSNode args[16];
+    size_t n = oom_mod_kids(c, field(call, "arguments"), args, 16);
+    if (n == 0)
+        return unknown();
+    for (size_t i = 0; i < n; i++) {
+        value part = is(args[i], "keyword_argument") || is(args[i], "list_splat") ? unknown() : oom_mod_eval(c, f, args[i]);
+        if (part.kind != V_STR)
+            return unknown();
+        size_t used = strlen(joined);
+        if (part.s[0] == '/')
+            used = 0;
+        else if (used > 0 && joined[used - 1] != '/')
+            joined[used++] = '/';
+        if (used + strlen(part.s) >= sizeof joined)
+            return unknown(); /* longer than a value holds: not this path */
+        strcpy(joined + used, part.s);
+    }
+    return oom_mod_string(joined);
+}
+
 value oom_mod_eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
 {
     if (oom_str_starts_with(name, "torchvision.models.") && strchr(name + 19, '.') == NULL) {
@@ -372,6 +398,8 @@ value oom_mod_eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
     }
     if (lib && oom_library_lists(&lib->environment_makers, name, strlen(name)))
         return environment_object(c, f, call, lib);
+    if (strcmp(name, "os.path.join") == 0)
+        return path_join(c, f, call);
     int yaml = oom_est_config_loader(name); /* json.load(open(path)), yaml.safe_load(f) ... (configs.c) */
     if (yaml >= 0) {
         TSNode p = oom_est_config_path_of(reader_of(c, call), layout_of(c, call), call);
