@@ -237,6 +237,45 @@ static void host_tensor_factories(void)
     oom_test_parsed_free(&p);
 }
 
+/* A function that places tensors by a tensor's device is written for any
+ * device: its tensor parameters are on one, a host tensor meeting them
+ * fails; so does one indexed by a device mask, or unpacked from a tuple.
+ * A parameter it rebinds, a factory's size arguments, a probe its module's
+ * constructor runs through the forward, are no device values. */
+static void device_generic_and_construction(void)
+{
+    parsed p = oom_test_parse("import math\nimport torch\nfrom torch import nn\n"
+                              "def starts(points, counts):\n"
+                              "    where = points.device\n"
+                              "    first = torch.zeros(points.shape[0], device=where)\n"
+                              "    return first + counts * torch.rand(counts.size())\n"
+                              "def table(width, length):\n"
+                              "    t = torch.zeros(width, length)\n"
+                              "    width = int(width / 2)\n"
+                              "    f = torch.exp(torch.arange(0.0, width, 2) * -(math.log(1e4) / width))\n"
+                              "    return t, f\n"
+                              "class K(nn.Module):\n"
+                              "    def __init__(self):\n        super().__init__()\n        self.lin = nn.Linear(4, 4)\n"
+                              "        self.check()\n"
+                              "    def check(self):\n        return self.forward(torch.randn(2, 4))\n"
+                              "    def forward(self, x):\n"
+                              "        keep = self.lin(x).sum(-1) > 0\n"
+                              "        order = torch.arange(x.shape[0])\n"
+                              "        a, b = (torch.zeros(2, 4), 1)\n"
+                              "        return self.lin(x) + self.lin(a), order[keep]\n");
+    uint32_t line = 0;
+    CHECK(meets(&p, "torch.rand(counts.size())", &line));
+    CHECK(line == 7);
+    CHECK(!meets(&p, "torch.zeros(width, length)", NULL));
+    CHECK(!meets(&p, "torch.arange(0.0, width, 2)", NULL));
+    CHECK(!meets(&p, "torch.randn(2, 4)", NULL));
+    CHECK(meets(&p, "torch.arange(x.shape[0])", &line));
+    CHECK(line == 24);
+    CHECK(meets(&p, "torch.zeros(2, 4)", &line));
+    CHECK(line == 24);
+    oom_test_parsed_free(&p);
+}
+
 void test_hostmix_suite(void)
 {
     oom_test_run("hostmix: host tensors and buffers a factory makes, not parameters", host_tensor_factories);
@@ -248,4 +287,5 @@ void test_hostmix_suite(void)
     oom_test_run("hostmix: a module's plain attributes", module_attributes);
     oom_test_run("hostmix: parameters used as tensors", parameters_as_tensors);
     oom_test_run("hostmix: scripts and a default device", scripts_and_default_device);
+    oom_test_run("hostmix: device-generic functions, device masks, tuples, constructor probes", device_generic_and_construction);
 }
