@@ -111,6 +111,7 @@ typedef struct {
     oom_strlist bool_flag_definers; /* those of them whose flag is a switch */
     oom_strlist opt_level_initializers; /* calls setting mixed precision by opt_level= (`apex.amp.initialize`) */
     oom_strlist record_constructors;    /* objects holding their keywords as attributes (`ml_collections.ConfigDict`) */
+    oom_strlist path_joiners;           /* functions joining path strings (`os.path.join`) */
     oom_strlist optimizer_constructors; /* calls making an optimizer over the parameters given (`torch.optim.Adam`) */
     oom_strlist parameter_methods;      /* a module's methods giving its parameters (`parameters`) */
     oom_strlist environment_makers;     /* calls making an environment by its id (`gym.make`) */

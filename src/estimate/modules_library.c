@@ -356,7 +356,8 @@ static void note_trained(ctx *c, const frame *f, frame *inst, TSNode e, const oo
         note_trained(c, f, inst, ts_node_named_child(e, i), lib, depth + 1);
 }
 
-/* `os.path.join("configs", args.config)` of strings, as Python joins them:
+/* A path joiner of the knowledge base (`os.path.join("configs",
+ * args.config)`) given strings, as Python joins them:
  * a "/" between parts, an absolute part starting over; unknown when a part
  * is not a string the run knows. */
 static value path_join(ctx *c, frame *f, TSNode call)
@@ -398,7 +399,7 @@ value oom_mod_eval_named_call(ctx *c, frame *f, TSNode call, const char *name)
     }
     if (lib && oom_library_lists(&lib->environment_makers, name, strlen(name)))
         return environment_object(c, f, call, lib);
-    if (strcmp(name, "os.path.join") == 0)
+    if (lib && oom_library_lists(&lib->path_joiners, name, strlen(name)))
         return path_join(c, f, call);
     int yaml = oom_est_config_loader(name); /* json.load(open(path)), yaml.safe_load(f) ... (configs.c) */
     if (yaml >= 0) {

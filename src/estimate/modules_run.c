@@ -74,7 +74,7 @@ static value given_or_default(ctx *c, frame *caller, TSNode given, TSNode p, fra
     value d = oom_mod_eval(c, callee->parent, dflt);
     if (d.kind != V_INT && d.kind != V_FLOAT)
         return v;
-    char owner[48] = "?", dtext[24] = "?", gtext[64] = "its argument", at[96];
+    char owner[48] = "?", dtext[24] = "?", gtext[64], at[96];
     text(c, field(ts_node_is_null(callee->cls) ? def : callee->cls, "name"), owner, sizeof owner);
     text(c, dflt, dtext, sizeof dtext);
     if (!text(c, given, gtext, sizeof gtext))

@@ -388,7 +388,8 @@ oom_library *oom_library_parse(const char *text, size_t len, oom_buf *err)
         ok = read_names(precision, "opt_level_initializers", &lib->opt_level_initializers, err);
     const cJSON *configs = cJSON_GetObjectItemCaseSensitive(root, "configs");
     if (ok && configs)
-        ok = read_names(configs, "record_constructors", &lib->record_constructors, err);
+        ok = read_names(configs, "record_constructors", &lib->record_constructors, err) &&
+             read_names(configs, "path_joiners", &lib->path_joiners, err);
     const cJSON *training = cJSON_GetObjectItemCaseSensitive(root, "training");
     if (ok && training)
         ok = read_names(training, "optimizer_constructors", &lib->optimizer_constructors, err) &&
@@ -478,6 +479,7 @@ void oom_library_free(oom_library *lib)
     oom_strlist_free(&lib->synthetic_tensor_functions);
     oom_strlist_free(&lib->option_decorators);
     oom_strlist_free(&lib->record_constructors);
+    oom_strlist_free(&lib->path_joiners);
     oom_strlist_free(&lib->environment_makers);
     oom_strlist_free(&lib->global_rank_calls);
     oom_strlist_free(&lib->global_rank_variables);

@@ -220,29 +220,36 @@ static bool reads_parameter(const oom_pymodel *m, TSNode id, int scope)
     return parameter_binding(m, b, &scope);
 }
 
-/* `device=x.device`, `.to(x.device)`: a placement the function makes from
- * its parameter's device. The function is written to take `x` on any
- * device, a GPU among them; what it makes on the host to meet `x` fails
- * there. */
+/* `device=x.device`, `.to(x.device)`: the node `n` is a tensor's `.device`
+ * read to place another tensor there; its object in *obj. */
+static bool device_placement(mix_query *q, TSNode n, TSNode *obj)
+{
+    const oom_pymodel *m = q->m;
+    if (ts_node_symbol(n) != m->sym.attribute || !oom_node_text_is(m, oom_model_child(m, n, "attribute", 9), "device"))
+        return false;
+    *obj = oom_model_child(m, n, "object", 6);
+    TSNode p = oom_model_parent(m, n);
+    TSNode call = is_type(p, "argument_list") ? oom_model_parent(m, p) : (TSNode){{0}, NULL, NULL};
+    TSNode recv;
+    uint32_t mlen;
+    const char *method = ts_node_is_null(call) ? NULL : oom_hostmix_method_of(m, call, &recv, &mlen);
+    return (ts_node_symbol(p) == m->sym.keyword_argument && oom_node_text_is(m, oom_model_child(m, p, "name", 4), "device")) ||
+           lists_text(&q->lib->target_placing_methods, method, mlen);
+}
+
+/* A placement the function makes from its parameter's device. The function
+ * is written to take `x` on any device, a GPU among them; what it makes on
+ * the host to meet `x` fails there. */
 static bool places_by(mix_query *q, TSNode n, const char *name, uint32_t len, int scope)
 {
     const oom_pymodel *m = q->m;
     if (!spend(q, 0))
         return false;
-    if (ts_node_symbol(n) == m->sym.attribute && oom_node_text_is(m, oom_model_child(m, n, "attribute", 9), "device")) {
-        TSNode obj = oom_model_child(m, n, "object", 6);
+    TSNode obj;
+    if (device_placement(q, n, &obj) && ts_node_symbol(obj) == m->sym.identifier) {
         uint32_t olen;
         const char *o = oom_node_text(m, obj, &olen);
-        TSNode p = oom_model_parent(m, n);
-        TSNode call = is_type(p, "argument_list") ? oom_model_parent(m, p) : (TSNode){{0}, NULL, NULL};
-        TSNode recv;
-        uint32_t mlen;
-        const char *method = ts_node_is_null(call) ? NULL : oom_hostmix_method_of(m, call, &recv, &mlen);
-        bool placement = (ts_node_symbol(p) == m->sym.keyword_argument &&
-                          oom_node_text_is(m, oom_model_child(m, p, "name", 4), "device")) ||
-                         lists_text(&q->lib->target_placing_methods, method, mlen);
-        if (placement && ts_node_symbol(obj) == m->sym.identifier && olen == len && memcmp(o, name, len) == 0 &&
-            reads_parameter(m, obj, scope))
+        if (olen == len && memcmp(o, name, len) == 0 && reads_parameter(m, obj, scope))
             return true;
     }
     if (ts_node_symbol(n) == m->sym.function_definition || ts_node_symbol(n) == m->sym.class_definition)
@@ -262,15 +269,11 @@ static bool device_generic(mix_query *q, TSNode n)
     const oom_pymodel *m = q->m;
     if (!spend(q, 0))
         return false;
-    if (ts_node_symbol(n) == m->sym.attribute && oom_node_text_is(m, oom_model_child(m, n, "attribute", 9), "device") &&
-        !oom_roles_is_self(m, oom_model_child(m, n, "object", 6))) {
+    TSNode obj;
+    bool read = ts_node_symbol(n) == m->sym.attribute && oom_node_text_is(m, oom_model_child(m, n, "attribute", 9), "device");
+    if (read && !oom_roles_is_self(m, oom_model_child(m, n, "object", 6))) {
         TSNode p = oom_model_parent(m, n);
-        TSNode call = is_type(p, "argument_list") ? oom_model_parent(m, p) : (TSNode){{0}, NULL, NULL};
-        TSNode recv;
-        uint32_t mlen;
-        const char *method = ts_node_is_null(call) ? NULL : oom_hostmix_method_of(m, call, &recv, &mlen);
-        if ((ts_node_symbol(p) == m->sym.keyword_argument && oom_node_text_is(m, oom_model_child(m, p, "name", 4), "device")) ||
-            lists_text(&q->lib->target_placing_methods, method, mlen) ||
+        if (device_placement(q, n, &obj) ||
             (ts_node_symbol(p) == m->sym.assignment && same_node(oom_model_child(m, p, "right", 5), n)))
             return true;
     }
